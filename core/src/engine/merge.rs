@@ -1,0 +1,358 @@
+//! Merged reading of a tablet: its memtable and runs seen as one sorted
+//! sequence of rows, forwards or backwards.
+//!
+//! Merging works a row at a time. Each source (the memtable's two sorted
+//! parts, then the runs, newest first) has a cursor over its rows inside the
+//! requested key range. The next row is the smallest (or, reversed, the
+//! largest) key among the cursors; its cells are the union of that row's
+//! cells in every source, merged in cell order. Where several sources hold
+//! the same cell coordinates the newest source wins, deleted cells and
+//! cells of dropped families are skipped. Nothing here allocates: callers
+//! own the buffers.
+
+use std::cmp::Ordering;
+
+use super::family::{Families, FamilyId};
+use super::memtable::{Arena, MemEntry};
+use super::run::Run;
+
+/// One sorted source of cells.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'t> {
+    Mem(Arena<'t>, &'t [MemEntry]),
+    Run(&'t Run),
+}
+
+/// A cell as a source holds it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawCell<'t> {
+    pub(crate) fid: FamilyId,
+    pub(crate) qual: &'t [u8],
+    pub(crate) ts: i64,
+    pub(crate) value: &'t [u8],
+    pub(crate) dead: bool,
+}
+
+impl<'t> Source<'t> {
+    /// Positions are entries for a memtable part and rows for a run.
+    fn len(&self) -> usize {
+        match self {
+            Source::Mem(_, e) => e.len(),
+            Source::Run(r) => r.row_count(),
+        }
+    }
+
+    fn lower_bound(&self, key: &[u8]) -> usize {
+        match self {
+            Source::Mem(a, e) => e.partition_point(|x| a.row(x) < key),
+            Source::Run(r) => r.lower_bound(key),
+        }
+    }
+
+    #[inline]
+    fn key_at(&self, pos: usize) -> &'t [u8] {
+        match self {
+            Source::Mem(a, e) => a.row(&e[pos]),
+            Source::Run(r) => r.row_key(pos),
+        }
+    }
+
+    /// Position after the row starting at `pos`.
+    #[inline]
+    fn row_end(&self, pos: usize, limit: usize) -> usize {
+        match self {
+            Source::Mem(a, e) => {
+                let key = a.row(&e[pos]);
+                let mut p = pos + 1;
+                while p < limit && a.row(&e[p]) == key {
+                    p += 1;
+                }
+                p
+            }
+            Source::Run(_) => pos + 1,
+        }
+    }
+
+    /// Start position of the row ending just before `end`.
+    #[inline]
+    fn row_start_before(&self, end: usize, limit: usize) -> usize {
+        match self {
+            Source::Mem(a, e) => {
+                let key = a.row(&e[end - 1]);
+                let mut p = end - 1;
+                while p > limit && a.row(&e[p - 1]) == key {
+                    p -= 1;
+                }
+                p
+            }
+            Source::Run(_) => end - 1,
+        }
+    }
+
+    /// Cell indexes of the row occupying positions `[pos, next)`.
+    #[inline]
+    fn cells(&self, pos: usize, next: usize) -> (usize, usize) {
+        match self {
+            Source::Mem(..) => (pos, next),
+            Source::Run(r) => {
+                let c = r.row_cells(pos);
+                (c.start, c.end)
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn cell(&self, i: usize) -> RawCell<'t> {
+        match *self {
+            Source::Mem(a, e) => {
+                let x = &e[i];
+                RawCell {
+                    fid: x.fid,
+                    qual: a.qual(x),
+                    ts: x.ts,
+                    value: a.value(x),
+                    dead: x.dead,
+                }
+            }
+            Source::Run(r) => {
+                let c = r.cell(i);
+                RawCell {
+                    fid: c.fid,
+                    qual: r.qual(c),
+                    ts: c.ts,
+                    value: r.value(c),
+                    dead: r.is_dead(i),
+                }
+            }
+        }
+    }
+}
+
+/// A cursor over the rows of one source inside a key range.
+#[derive(Clone, Copy)]
+struct Cursor<'t> {
+    src: Source<'t>,
+    /// Remaining positions `[lo, hi)`.
+    lo: usize,
+    hi: usize,
+    /// Start of the last remaining row, once computed.
+    back: Option<usize>,
+}
+
+impl<'t> Cursor<'t> {
+    fn front_key(&self) -> Option<&'t [u8]> {
+        (self.lo < self.hi).then(|| self.src.key_at(self.lo))
+    }
+
+    fn back_start(&mut self) -> Option<usize> {
+        if self.lo >= self.hi {
+            return None;
+        }
+        if self.back.is_none() {
+            self.back = Some(self.src.row_start_before(self.hi, self.lo));
+        }
+        self.back
+    }
+}
+
+/// The part of one row a source contributes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Piece {
+    /// Index of the source (0 is the newest).
+    pub(crate) src: usize,
+    pub(crate) pos: usize,
+    pub(crate) end: usize,
+}
+
+/// Iterates the rows of a set of sources within one key range.
+pub(crate) struct RowMerger<'t> {
+    cursors: Vec<Cursor<'t>>,
+}
+
+impl<'t> RowMerger<'t> {
+    /// A merger over `sources` (newest first) restricted to `[start, end)`.
+    pub(crate) fn new(sources: &[Source<'t>], start: &[u8], end: Option<&[u8]>) -> RowMerger<'t> {
+        let mut cursors = Vec::with_capacity(sources.len());
+        Self::reset_into(&mut cursors, sources, start, end);
+        RowMerger { cursors }
+    }
+
+    /// Re-targets the merger, reusing its buffer.
+    pub(crate) fn reset(&mut self, sources: &[Source<'t>], start: &[u8], end: Option<&[u8]>) {
+        Self::reset_into(&mut self.cursors, sources, start, end);
+    }
+
+    fn reset_into(
+        cursors: &mut Vec<Cursor<'t>>,
+        sources: &[Source<'t>],
+        start: &[u8],
+        end: Option<&[u8]>,
+    ) {
+        cursors.clear();
+        for &src in sources {
+            let lo = if start.is_empty() {
+                0
+            } else {
+                src.lower_bound(start)
+            };
+            let hi = end.map_or(src.len(), |e| src.lower_bound(e));
+            cursors.push(Cursor {
+                src,
+                lo,
+                hi: hi.max(lo),
+                back: None,
+            });
+        }
+    }
+
+    /// The sources, in the order pieces refer to them.
+    pub(crate) fn source(&self, i: usize) -> Source<'t> {
+        self.cursors[i].src
+    }
+
+    /// Advances to the next row, filling `pieces` with its parts in every
+    /// source. Returns the row key, or `None` at the end.
+    pub(crate) fn next_row(&mut self, reversed: bool, pieces: &mut Vec<Piece>) -> Option<&'t [u8]> {
+        pieces.clear();
+        if reversed {
+            self.next_back(pieces)
+        } else {
+            self.next_front(pieces)
+        }
+    }
+
+    fn next_front(&mut self, pieces: &mut Vec<Piece>) -> Option<&'t [u8]> {
+        let mut best: Option<&'t [u8]> = None;
+        for c in &self.cursors {
+            if let Some(k) = c.front_key()
+                && best.is_none_or(|b| k < b)
+            {
+                best = Some(k);
+            }
+        }
+        let key = best?;
+        for (i, c) in self.cursors.iter_mut().enumerate() {
+            if c.front_key() == Some(key) {
+                let next = c.src.row_end(c.lo, c.hi);
+                let (pos, end) = c.src.cells(c.lo, next);
+                pieces.push(Piece { src: i, pos, end });
+                c.lo = next;
+                if c.back.is_some_and(|b| b < c.lo) {
+                    c.back = None;
+                }
+            }
+        }
+        Some(key)
+    }
+
+    fn next_back(&mut self, pieces: &mut Vec<Piece>) -> Option<&'t [u8]> {
+        let mut best: Option<&'t [u8]> = None;
+        for c in &mut self.cursors {
+            if let Some(s) = c.back_start() {
+                let k = c.src.key_at(s);
+                if best.is_none_or(|b| k > b) {
+                    best = Some(k);
+                }
+            }
+        }
+        let key = best?;
+        for (i, c) in self.cursors.iter_mut().enumerate() {
+            if let Some(s) = c.back_start()
+                && c.src.key_at(s) == key
+            {
+                let (pos, end) = c.src.cells(s, c.hi);
+                pieces.push(Piece { src: i, pos, end });
+                c.hi = s;
+                c.back = None;
+            }
+        }
+        Some(key)
+    }
+}
+
+/// A visible cell of a merged row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MergedCell<'t> {
+    pub(crate) fid: FamilyId,
+    pub(crate) qual: &'t [u8],
+    pub(crate) ts: i64,
+    pub(crate) value: &'t [u8],
+    /// The family's GC rule allows collecting this version at `now`.
+    pub(crate) gc_eligible: bool,
+}
+
+/// Merges the pieces of one row into its visible cells, in cell order,
+/// appending to `out`. Marks GC eligibility as of `now_micros`.
+/// Returns the number of raw cells examined.
+pub(crate) fn assemble_row<'t>(
+    merger: &RowMerger<'t>,
+    pieces: &mut [Piece],
+    fams: &Families,
+    now_micros: i64,
+    out: &mut Vec<MergedCell<'t>>,
+) -> usize {
+    let ranks = fams.ranks();
+    let mut examined = 0;
+    // The last coordinates taken (dedups older copies) and the version
+    // number within the current column (for GC eligibility).
+    let mut last: Option<(FamilyId, &'t [u8], i64)> = None;
+    let mut column: Option<(FamilyId, &'t [u8])> = None;
+    let mut version = 0usize;
+    loop {
+        // Find the smallest head; ties go to the lower (newer) source.
+        let mut best: Option<(usize, RawCell<'t>)> = None;
+        for (pi, p) in pieces.iter().enumerate() {
+            if p.pos >= p.end {
+                continue;
+            }
+            let c = merger.source(p.src).cell(p.pos);
+            let better = match &best {
+                None => true,
+                Some((_, b)) => cmp_cells(ranks, &c, b) == Ordering::Less,
+            };
+            if better {
+                best = Some((pi, c));
+            }
+        }
+        let Some((pi, c)) = best else { break };
+        pieces[pi].pos += 1;
+        examined += 1;
+        if let Some((fid, qual, ts)) = last
+            && fid == c.fid
+            && ts == c.ts
+            && qual == c.qual
+        {
+            continue; // an older copy of a cell already taken
+        }
+        last = Some((c.fid, c.qual, c.ts));
+        if c.dead || !fams.is_alive(c.fid) {
+            continue;
+        }
+        if column.is_some_and(|(fid, qual)| fid == c.fid && qual == c.qual) {
+            version += 1;
+        } else {
+            column = Some((c.fid, c.qual));
+            version = 0;
+        }
+        let gc_eligible = fams
+            .gc_rule(c.fid)
+            .is_some_and(|rule| rule.erases(version, c.ts, now_micros));
+        out.push(MergedCell {
+            fid: c.fid,
+            qual: c.qual,
+            ts: c.ts,
+            value: c.value,
+            gc_eligible,
+        });
+    }
+    examined
+}
+
+/// Cell order within a row: family rank, qualifier, timestamp newest first.
+#[inline]
+fn cmp_cells(ranks: &[u16], a: &RawCell<'_>, b: &RawCell<'_>) -> Ordering {
+    ranks[usize::from(a.fid)]
+        .cmp(&ranks[usize::from(b.fid)])
+        .then_with(|| a.qual.cmp(b.qual))
+        .then_with(|| b.ts.cmp(&a.ts))
+}

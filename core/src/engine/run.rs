@@ -1,0 +1,421 @@
+//! Immutable sorted runs: what a memtable becomes when it is flushed, and
+//! what compaction produces (the SSTables of Bigtable, kept in memory).
+//!
+//! A run is a handful of flat vectors: row keys in one arena, a fixed-size
+//! entry per row and per cell, qualifiers interned in a per-run dictionary
+//! (tables repeat the same few qualifiers millions of times), and values in
+//! one arena. Cells of a row are contiguous and in cell order.
+//!
+//! Runs never change after [`RunBuilder::finish`], except for one thing: a
+//! deletion bitmap. Deletes mark the cells they remove instead of writing
+//! tombstones; reads skip marked cells and the next compaction drops them.
+
+use super::family::FamilyId;
+
+/// One row of a run.
+#[derive(Clone, Copy, Debug)]
+struct RunRow {
+    key_off: u32,
+    key_len: u32,
+    first_cell: u32,
+}
+
+/// One cell of a run (24 bytes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunCell {
+    /// Index into the qualifier dictionary.
+    qual: u32,
+    pub(crate) fid: FamilyId,
+    val_off: u32,
+    val_len: u32,
+    pub(crate) ts: i64,
+}
+
+/// An immutable sorted run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Run {
+    keys: Vec<u8>,
+    rows: Vec<RunRow>,
+    /// `row_end_bytes[i]`: logical bytes of rows `0..=i`.
+    row_end_bytes: Vec<u64>,
+    cells: Vec<RunCell>,
+    /// `(offset, len)` of each interned qualifier in `qual_bytes`.
+    quals: Vec<(u32, u32)>,
+    qual_bytes: Vec<u8>,
+    values: Vec<u8>,
+    /// Deletion bitmap over `cells`; empty while nothing is deleted.
+    dead: Vec<u64>,
+    dead_cells: usize,
+}
+
+impl Run {
+    pub(crate) fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub(crate) fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub(crate) fn dead_count(&self) -> usize {
+        self.dead_cells
+    }
+
+    /// Logical bytes of every cell, deleted ones included.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.row_end_bytes.last().copied().unwrap_or(0)
+    }
+
+    /// Logical bytes of rows `0..row` (a prefix of the run).
+    pub(crate) fn bytes_before(&self, row: usize) -> u64 {
+        if row == 0 {
+            0
+        } else {
+            self.row_end_bytes[row - 1]
+        }
+    }
+
+    /// Heap bytes this run holds.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.keys.capacity()
+            + self.rows.capacity() * std::mem::size_of::<RunRow>()
+            + self.row_end_bytes.capacity() * 8
+            + self.cells.capacity() * std::mem::size_of::<RunCell>()
+            + self.quals.capacity() * 8
+            + self.qual_bytes.capacity()
+            + self.values.capacity()
+            + self.dead.capacity() * 8
+    }
+
+    #[inline]
+    pub(crate) fn row_key(&self, row: usize) -> &[u8] {
+        let r = &self.rows[row];
+        &self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize]
+    }
+
+    /// The range of cell indexes of a row.
+    #[inline]
+    pub(crate) fn row_cells(&self, row: usize) -> std::ops::Range<usize> {
+        let start = self.rows[row].first_cell as usize;
+        let end = self
+            .rows
+            .get(row + 1)
+            .map_or(self.cells.len(), |r| r.first_cell as usize);
+        start..end
+    }
+
+    /// First row whose key is not less than `key`.
+    pub(crate) fn lower_bound(&self, key: &[u8]) -> usize {
+        self.rows.partition_point(|r| {
+            &self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize] < key
+        })
+    }
+
+    #[inline]
+    pub(crate) fn cell(&self, i: usize) -> &RunCell {
+        &self.cells[i]
+    }
+
+    #[inline]
+    pub(crate) fn qual(&self, c: &RunCell) -> &[u8] {
+        let (off, len) = self.quals[c.qual as usize];
+        &self.qual_bytes[off as usize..(off + len) as usize]
+    }
+
+    #[inline]
+    pub(crate) fn value(&self, c: &RunCell) -> &[u8] {
+        &self.values[c.val_off as usize..(c.val_off + c.val_len) as usize]
+    }
+
+    #[inline]
+    pub(crate) fn is_dead(&self, i: usize) -> bool {
+        !self.dead.is_empty() && self.dead[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// Marks cell `i` deleted; returns whether it was live.
+    pub(crate) fn mark_dead(&mut self, i: usize) -> bool {
+        if self.dead.is_empty() {
+            self.dead = vec![0; self.cells.len().div_ceil(64)];
+        }
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if self.dead[word] & bit != 0 {
+            return false;
+        }
+        self.dead[word] |= bit;
+        self.dead_cells += 1;
+        true
+    }
+
+    /// Marks every cell of rows `[lo, hi)` deleted; returns how many were live.
+    pub(crate) fn mark_rows_dead(&mut self, lo: usize, hi: usize) -> usize {
+        if lo >= hi {
+            return 0;
+        }
+        let cells = self.row_cells(lo).start..self.row_cells(hi - 1).end;
+        cells.filter(|&i| self.mark_dead(i)).count()
+    }
+
+    /// Whether the first row of `other` sorts after the last row of `self`.
+    pub(crate) fn precedes(&self, other: &Run) -> bool {
+        match (self.rows.len(), other.rows.len()) {
+            (0, _) | (_, 0) => true,
+            (n, _) => self.row_key(n - 1) < other.row_key(0),
+        }
+    }
+}
+
+/// Builds a [`Run`] from cells given in cell order.
+#[derive(Debug)]
+pub(crate) struct RunBuilder {
+    run: Run,
+    dict: QualDict,
+    /// Family name length by id, for byte accounting.
+    family_lens: Vec<u16>,
+    total_bytes: u64,
+    /// Qualifier-id translation for [`RunBuilder::copy_rows`].
+    remap: Vec<u32>,
+}
+
+impl RunBuilder {
+    /// A builder; `family_lens[id]` is the length of family `id`'s name.
+    pub(crate) fn new(family_lens: Vec<u16>) -> RunBuilder {
+        RunBuilder {
+            run: Run::default(),
+            dict: QualDict::default(),
+            family_lens,
+            total_bytes: 0,
+            remap: Vec::new(),
+        }
+    }
+
+    /// Starts a new row; rows must come in increasing key order. A row that
+    /// receives no cell is dropped.
+    pub(crate) fn start_row(&mut self, key: &[u8]) {
+        self.drop_empty_last_row();
+        let key_off = self.run.keys.len() as u32;
+        self.run.keys.extend_from_slice(key);
+        self.run.rows.push(RunRow {
+            key_off,
+            key_len: key.len() as u32,
+            first_cell: self.run.cells.len() as u32,
+        });
+        self.run.row_end_bytes.push(self.total_bytes);
+    }
+
+    fn drop_empty_last_row(&mut self) {
+        if let Some(last) = self.run.rows.last()
+            && last.first_cell as usize == self.run.cells.len()
+        {
+            self.run.keys.truncate(last.key_off as usize);
+            self.run.rows.pop();
+            self.run.row_end_bytes.pop();
+        }
+    }
+
+    fn current_key_len(&self) -> usize {
+        self.run.rows.last().map_or(0, |r| r.key_len as usize)
+    }
+
+    /// Adds a cell to the current row.
+    pub(crate) fn add_cell(&mut self, fid: FamilyId, qualifier: &[u8], ts: i64, value: &[u8]) {
+        let qual = self
+            .dict
+            .intern(qualifier, &mut self.run.quals, &mut self.run.qual_bytes);
+        self.push(fid, qual, qualifier.len(), ts, value);
+    }
+
+    #[inline]
+    fn push(&mut self, fid: FamilyId, qual: u32, qual_len: usize, ts: i64, value: &[u8]) {
+        let val_off = self.run.values.len() as u32;
+        self.run.values.extend_from_slice(value);
+        self.run.cells.push(RunCell {
+            qual,
+            fid,
+            val_off,
+            val_len: value.len() as u32,
+            ts,
+        });
+        let fam_len = self.family_lens.get(usize::from(fid)).copied().unwrap_or(0);
+        self.total_bytes += crate::row::cell_bytes(
+            self.current_key_len(),
+            usize::from(fam_len),
+            qual_len,
+            value.len(),
+        );
+        if let Some(b) = self.run.row_end_bytes.last_mut() {
+            *b = self.total_bytes;
+        }
+    }
+
+    /// Copies rows `[lo, hi)` of `src` verbatim, skipping deleted cells and
+    /// cells of families for which `keep_family` is false. `src` must sort
+    /// after everything added so far. Qualifiers are translated through a
+    /// table instead of being hashed again.
+    pub(crate) fn copy_rows(
+        &mut self,
+        src: &Run,
+        lo: usize,
+        hi: usize,
+        keep_family: &dyn Fn(FamilyId) -> bool,
+    ) {
+        self.remap.clear();
+        self.remap.resize(src.quals.len(), u32::MAX);
+        for row in lo..hi {
+            self.start_row(src.row_key(row));
+            for i in src.row_cells(row) {
+                if src.is_dead(i) {
+                    continue;
+                }
+                let c = src.cells[i];
+                if !keep_family(c.fid) {
+                    continue;
+                }
+                let mut id = self.remap[c.qual as usize];
+                if id == u32::MAX {
+                    id = self.dict.intern(
+                        src.qual(&c),
+                        &mut self.run.quals,
+                        &mut self.run.qual_bytes,
+                    );
+                    self.remap[c.qual as usize] = id;
+                }
+                let qual_len = src.quals[c.qual as usize].1 as usize;
+                self.push(c.fid, id, qual_len, c.ts, src.value(&c));
+            }
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Run {
+        self.drop_empty_last_row();
+        let mut run = self.run;
+        run.keys.shrink_to_fit();
+        run.rows.shrink_to_fit();
+        run.row_end_bytes.shrink_to_fit();
+        run.cells.shrink_to_fit();
+        run.quals.shrink_to_fit();
+        run.qual_bytes.shrink_to_fit();
+        run.values.shrink_to_fit();
+        run
+    }
+}
+
+/// Open-addressing interning table for qualifiers.
+#[derive(Debug, Default)]
+struct QualDict {
+    /// Qualifier ids, `u32::MAX` for empty; length is a power of two.
+    slots: Vec<u32>,
+    len: usize,
+}
+
+impl QualDict {
+    fn hash(bytes: &[u8]) -> u64 {
+        // FNV-1a, then a multiply to spread the low bits.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    fn intern(&mut self, q: &[u8], quals: &mut Vec<(u32, u32)>, bytes: &mut Vec<u8>) -> u32 {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow(quals, bytes);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (Self::hash(q) >> 32) as usize & mask;
+        loop {
+            let id = self.slots[i];
+            if id == u32::MAX {
+                let new_id = quals.len() as u32;
+                quals.push((bytes.len() as u32, q.len() as u32));
+                bytes.extend_from_slice(q);
+                self.slots[i] = new_id;
+                self.len += 1;
+                return new_id;
+            }
+            let (off, len) = quals[id as usize];
+            if &bytes[off as usize..(off + len) as usize] == q {
+                return id;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self, quals: &[(u32, u32)], bytes: &[u8]) {
+        let cap = (self.slots.len() * 2).max(16);
+        self.slots = vec![u32::MAX; cap];
+        let mask = cap - 1;
+        for (id, &(off, len)) in quals.iter().enumerate() {
+            let mut i =
+                (Self::hash(&bytes[off as usize..(off + len) as usize]) >> 32) as usize & mask;
+            while self.slots[i] != u32::MAX {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = id as u32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Run {
+        let mut b = RunBuilder::new(vec![2, 2]);
+        b.start_row(b"a");
+        b.add_cell(0, b"x", 2000, b"1");
+        b.add_cell(0, b"x", 1000, b"2");
+        b.add_cell(1, b"y", 1000, b"3");
+        b.start_row(b"empty");
+        b.start_row(b"c");
+        b.add_cell(0, b"x", 1000, b"4");
+        b.finish()
+    }
+
+    #[test]
+    fn builder_keeps_rows_cells_and_interns_qualifiers() {
+        let r = sample();
+        assert_eq!(r.row_count(), 2, "a row without cells is dropped");
+        assert_eq!(r.row_key(1), b"c");
+        assert_eq!(r.row_cells(0), 0..3);
+        assert_eq!(r.quals.len(), 2);
+        let c = r.cell(3);
+        assert_eq!((r.qual(c), r.value(c), c.ts), (&b"x"[..], &b"4"[..], 1000));
+        assert_eq!(r.lower_bound(b"b"), 1);
+        assert_eq!(r.lower_bound(b"d"), 2);
+        // a: 3 cells of 1+2+1+8+1 bytes, c: 1 cell.
+        assert_eq!(r.bytes(), 4 * 13);
+        assert_eq!(r.bytes_before(1), 3 * 13);
+    }
+
+    #[test]
+    fn deletion_bitmap_and_copy_rows_skip_dead_cells() {
+        let mut r = sample();
+        assert!(r.mark_dead(1));
+        assert!(!r.mark_dead(1));
+        assert_eq!(r.mark_rows_dead(1, 2), 1);
+        assert_eq!(r.dead_count(), 2);
+        let mut b = RunBuilder::new(vec![2, 2]);
+        b.copy_rows(&r, 0, r.row_count(), &|fid| fid == 0);
+        let copy = b.finish();
+        assert_eq!(copy.row_count(), 1);
+        assert_eq!(copy.cell_count(), 1);
+        assert_eq!(copy.value(copy.cell(0)), b"1");
+    }
+
+    #[test]
+    fn dictionary_survives_growth() {
+        let mut b = RunBuilder::new(vec![1]);
+        b.start_row(b"r");
+        for i in 0..1000 {
+            b.add_cell(0, format!("q{i:04}").as_bytes(), 1000, b"");
+        }
+        for i in 0..1000 {
+            b.add_cell(0, format!("q{i:04}").as_bytes(), 0, b"");
+        }
+        let r = b.finish();
+        assert_eq!(r.quals.len(), 1000);
+        assert_eq!(r.qual(r.cell(1500)), b"q0500");
+    }
+}

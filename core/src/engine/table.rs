@@ -1,0 +1,740 @@
+//! A table: its column families and its tablets in key order. Routes
+//! writes to tablets, streams reads across them, and runs the tick policy
+//! (flush, compaction with GC, split, merge).
+
+use super::family::{Families, FamilyId};
+use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
+use super::tablet::{CompactionOutcome, Tablet};
+use super::{EngineConfig, EngineEvent};
+use crate::aggregate::{check_input, merge_input};
+use crate::error::{Error, Result};
+use crate::filter::{FilterPlan, FilterScratch};
+use crate::mutation::{
+    Mutation, SERVER_TIMESTAMP, validate_qualifier, validate_row_key, validate_time_range,
+    validate_timestamp, validate_value,
+};
+use crate::row::{CellView, ReadStats, RowSink, RowView, cell_bytes};
+use crate::row_set::KeyRange;
+use crate::schema::{FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name};
+
+/// A table.
+#[derive(Clone, Debug)]
+pub(crate) struct Table {
+    pub(crate) id: String,
+    pub(crate) fams: Families,
+    /// In key order; together they cover every key exactly once.
+    pub(crate) tablets: Vec<Tablet>,
+    /// The split keys given at creation; tablets never merge across them.
+    pub(crate) initial_splits: Vec<Vec<u8>>,
+    next_tablet_id: u64,
+    /// Layout changes made by the write path, reported at the next tick.
+    pending: Vec<EngineEvent>,
+}
+
+/// How to run a read over a table.
+pub(crate) struct ReadOptions<'p> {
+    pub(crate) reversed: bool,
+    /// Stop after this many returned rows.
+    pub(crate) limit: Option<u64>,
+    pub(crate) plan: Option<&'p FilterPlan>,
+    pub(crate) now_micros: i64,
+}
+
+impl Table {
+    /// A new, empty table. `initial_splits` must be sorted and unique.
+    pub(crate) fn new(
+        id: &str,
+        schema: &TableSchema,
+        initial_splits: Vec<Vec<u8>>,
+        now_micros: i64,
+    ) -> Result<Table> {
+        let mut fams = Families::default();
+        for (name, def) in &schema.families {
+            fams.create(name, def.clone())?;
+        }
+        let mut tablets = Vec::with_capacity(initial_splits.len() + 1);
+        let mut start = Vec::new();
+        for (i, split) in initial_splits.iter().enumerate() {
+            tablets.push(Tablet::new(i as u64, start, Some(split.clone())));
+            start = split.clone();
+        }
+        tablets.push(Tablet::new(initial_splits.len() as u64, start, None));
+        for t in &mut tablets {
+            t.last_gc_micros = now_micros;
+        }
+        Ok(Table {
+            id: id.to_string(),
+            fams,
+            next_tablet_id: tablets.len() as u64,
+            tablets,
+            initial_splits,
+            pending: Vec::new(),
+        })
+    }
+
+    /// The live schema.
+    pub(crate) fn schema(&self) -> TableSchema {
+        TableSchema {
+            families: self
+                .fams
+                .live()
+                .map(|(name, _, def)| (name.to_string(), def.clone()))
+                .collect(),
+        }
+    }
+
+    /// Applies a ModifyColumnFamilies request atomically: every change is
+    /// checked against the schema as it will be after the earlier changes
+    /// before any is applied.
+    pub(crate) fn modify_families(&mut self, changes: &[FamilyChange]) -> Result<()> {
+        let mut next = self.fams.clone();
+        for (i, change) in changes.iter().enumerate() {
+            let at = |e: Error| e.context(format!("modification {i}"));
+            validate_family_name(change.family()).map_err(at)?;
+            if changes[..i].iter().any(|c| c.family() == change.family()) {
+                return Err(at(Error::invalid(format!(
+                    "column family \"{}\" is modified more than once in one request",
+                    change.family()
+                ))));
+            }
+            match change {
+                FamilyChange::Create(name, def) => {
+                    def.validate().map_err(at)?;
+                    next.create(name, def.clone()).map_err(at)?;
+                }
+                FamilyChange::Update(name, def) => {
+                    def.validate().map_err(at)?;
+                    let id = next.require(name).map_err(at)?;
+                    if next.def(id).value_type != def.value_type {
+                        return Err(at(Error::invalid(format!(
+                            "the value type of column family \"{name}\" cannot change"
+                        ))));
+                    }
+                    next.update(name, def.clone()).map_err(at)?;
+                }
+                FamilyChange::Drop(name) => {
+                    next.drop_family(name).map_err(at)?;
+                }
+            }
+        }
+        self.fams = next;
+        Ok(())
+    }
+
+    fn tablet_index(&self, key: &[u8]) -> usize {
+        self.tablets
+            .partition_point(|t| t.start.as_slice() <= key)
+            .saturating_sub(1)
+    }
+
+    /// Sorts memtable tails so the table can be read.
+    pub(crate) fn prepare_read(&mut self) {
+        let ranks = self.fams.ranks().to_vec();
+        for t in &mut self.tablets {
+            t.mem.prepare(&ranks);
+        }
+    }
+
+    /// Checks a MutateRow request against the schema without changing
+    /// anything.
+    pub(crate) fn validate_mutations(
+        &self,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+    ) -> Result<u64> {
+        validate_row_key(row_key)?;
+        if mutations.is_empty() {
+            return Err(Error::invalid(
+                "a row mutation must contain at least one mutation",
+            ));
+        }
+        let mut added = 0u64;
+        for (i, m) in mutations.iter().enumerate() {
+            let at = |e: Error| e.context(format!("mutation {i}"));
+            let family = match m.family_name() {
+                Some(name) => {
+                    let id = self.fams.require(name).map_err(at)?;
+                    Some((id, self.fams.def(id)))
+                }
+                None => None,
+            };
+            match m {
+                Mutation::SetCell {
+                    column_qualifier,
+                    timestamp_micros,
+                    value,
+                    family_name,
+                } => {
+                    validate_timestamp(*timestamp_micros).map_err(at)?;
+                    validate_qualifier(column_qualifier).map_err(at)?;
+                    validate_value(value).map_err(at)?;
+                    if let Some((_, def)) = family
+                        && let ValueType::Aggregate(agg) = def.value_type
+                    {
+                        return Err(at(Error::invalid(format!(
+                            "column family \"{family_name}\" is an aggregate family ({}); \
+                             write it with AddToCell or MergeToCell, not SetCell",
+                            agg.cbt_name()
+                        ))));
+                    }
+                    added += cell_bytes(
+                        row_key.len(),
+                        family_name.len(),
+                        column_qualifier.len(),
+                        value.len(),
+                    );
+                }
+                Mutation::AddToCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros,
+                    input,
+                }
+                | Mutation::MergeToCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros,
+                    input,
+                } => {
+                    validate_timestamp(*timestamp_micros).map_err(at)?;
+                    validate_qualifier(column_qualifier).map_err(at)?;
+                    let Some((_, def)) = family else {
+                        return Err(at(Error::internal("aggregate mutation without family")));
+                    };
+                    let ValueType::Aggregate(agg) = def.value_type else {
+                        return Err(at(Error::invalid(format!(
+                            "column family \"{family_name}\" is not an aggregate family; \
+                             AddToCell and MergeToCell need one"
+                        ))));
+                    };
+                    check_input(agg, input).map_err(at)?;
+                    added +=
+                        cell_bytes(row_key.len(), family_name.len(), column_qualifier.len(), 8);
+                }
+                Mutation::DeleteFromColumn {
+                    column_qualifier,
+                    time_range,
+                    ..
+                } => {
+                    validate_qualifier(column_qualifier).map_err(at)?;
+                    if let Some(r) = time_range {
+                        validate_time_range(r).map_err(at)?;
+                    }
+                }
+                Mutation::DeleteFromFamily { .. } | Mutation::DeleteFromRow => {}
+            }
+        }
+        Ok(added)
+    }
+
+    /// Applies a MutateRow request atomically: if any mutation is invalid,
+    /// nothing changes. `now_micros` resolves server timestamps.
+    pub(crate) fn mutate_row(
+        &mut self,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        now_micros: i64,
+        cfg: &EngineConfig,
+    ) -> Result<()> {
+        let added = self.validate_mutations(row_key, mutations)?;
+        let ti = self.tablet_index(row_key);
+        if self.tablets[ti].bytes().saturating_add(added) > MAX_ROW_BYTES as u64 {
+            let current = self.row_bytes(ti, row_key);
+            if current + added > MAX_ROW_BYTES as u64 {
+                return Err(Error::invalid(format!(
+                    "row would grow to {} bytes; a row may hold at most {MAX_ROW_BYTES} bytes (256 MiB)",
+                    current + added
+                )));
+            }
+        }
+        let arena_need = row_key.len()
+            + mutations
+                .iter()
+                .map(|m| match m {
+                    Mutation::SetCell {
+                        column_qualifier,
+                        value,
+                        ..
+                    } => column_qualifier.len() + value.len(),
+                    Mutation::AddToCell {
+                        column_qualifier, ..
+                    }
+                    | Mutation::MergeToCell {
+                        column_qualifier, ..
+                    } => column_qualifier.len() + 8,
+                    _ => 0,
+                })
+                .sum::<usize>();
+        if !self.tablets[ti].mem.has_room(arena_need) {
+            self.tablets[ti].flush(&self.fams);
+        }
+        let server_ts = now_micros - now_micros.rem_euclid(1000);
+        let resolve = |ts: i64| {
+            if ts == SERVER_TIMESTAMP {
+                server_ts
+            } else {
+                ts
+            }
+        };
+        let ranks = self.fams.ranks().to_vec();
+        let mut row_handle: Option<(u32, u16)> = None;
+        for m in mutations {
+            match m {
+                Mutation::SetCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros,
+                    value,
+                } => {
+                    let fid = self.fid(family_name)?;
+                    let tablet = &mut self.tablets[ti];
+                    let row = *row_handle.get_or_insert_with(|| tablet.mem.push_row_key(row_key));
+                    tablet.mem.push_cell(
+                        &ranks,
+                        row,
+                        fid,
+                        family_name.len(),
+                        column_qualifier,
+                        resolve(*timestamp_micros),
+                        value,
+                    );
+                }
+                Mutation::AddToCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros,
+                    input,
+                }
+                | Mutation::MergeToCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros,
+                    input,
+                } => {
+                    let fid = self.fid(family_name)?;
+                    let ValueType::Aggregate(agg) = self.fams.def(fid).value_type else {
+                        return Err(Error::internal("aggregate family changed type"));
+                    };
+                    let ts = resolve(*timestamp_micros);
+                    let current = self.find_cell(ti, row_key, fid, column_qualifier, ts);
+                    let merged = merge_input(agg, current.as_deref(), input)?;
+                    let tablet = &mut self.tablets[ti];
+                    let row = *row_handle.get_or_insert_with(|| tablet.mem.push_row_key(row_key));
+                    tablet.mem.push_cell(
+                        &ranks,
+                        row,
+                        fid,
+                        family_name.len(),
+                        column_qualifier,
+                        ts,
+                        &merged,
+                    );
+                }
+                Mutation::DeleteFromColumn {
+                    family_name,
+                    column_qualifier,
+                    time_range,
+                } => {
+                    let fid = self.fid(family_name)?;
+                    let range = *time_range;
+                    self.mark_dead(ti, row_key, |cfid, qual, ts| {
+                        cfid == fid
+                            && qual == column_qualifier.as_ref()
+                            && range.is_none_or(|r| r.contains(ts))
+                    });
+                }
+                Mutation::DeleteFromFamily { family_name } => {
+                    let fid = self.fid(family_name)?;
+                    self.mark_dead(ti, row_key, |cfid, _, _| cfid == fid);
+                }
+                Mutation::DeleteFromRow => {
+                    self.mark_dead(ti, row_key, |_, _, _| true);
+                }
+            }
+        }
+        if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
+            self.tablets[ti].flush(&self.fams);
+            self.pending.push(EngineEvent::Flush {
+                table: self.id.clone(),
+                tablet: self.tablets[ti].id,
+            });
+        }
+        // A tablet far past the split threshold (the host has not ticked
+        // for a long time) is split right away, without GC, to keep runs
+        // within their 32-bit offsets and reads fast.
+        if cfg.split_bytes > 0 && self.tablets[ti].bytes() > cfg.split_bytes.saturating_mul(4) {
+            self.tablets[ti].compact(&self.fams, None);
+            let mut events = std::mem::take(&mut self.pending);
+            self.split_one(ti, cfg, &mut events);
+            self.pending = events;
+        }
+        Ok(())
+    }
+
+    fn fid(&self, name: &str) -> Result<FamilyId> {
+        self.fams.require(name)
+    }
+
+    /// Marks dead the cells of a row matching `pred(family, qualifier, ts)`
+    /// in the tablet's memtable and runs.
+    fn mark_dead(
+        &mut self,
+        ti: usize,
+        key: &[u8],
+        pred: impl Fn(FamilyId, &[u8], i64) -> bool,
+    ) -> usize {
+        let tablet = &mut self.tablets[ti];
+        let mut n = tablet
+            .mem
+            .mark_dead_in_row(key, |e, q| pred(e.fid, q, e.ts));
+        for run in &mut tablet.runs {
+            let r = run.lower_bound(key);
+            if r < run.row_count() && run.row_key(r) == key {
+                for i in run.row_cells(r) {
+                    let c = *run.cell(i);
+                    if pred(c.fid, run.qual(&c), c.ts) && run.mark_dead(i) {
+                        n += 1;
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    /// The newest live value at exact coordinates, if any.
+    fn find_cell(
+        &self,
+        ti: usize,
+        key: &[u8],
+        fid: FamilyId,
+        qual: &[u8],
+        ts: i64,
+    ) -> Option<Vec<u8>> {
+        let tablet = &self.tablets[ti];
+        if let Some(v) = tablet.mem.find_cell(key, fid, qual, ts) {
+            return Some(v.to_vec());
+        }
+        for run in &tablet.runs {
+            let r = run.lower_bound(key);
+            if r < run.row_count() && run.row_key(r) == key {
+                for i in run.row_cells(r) {
+                    let c = run.cell(i);
+                    if c.fid == fid && c.ts == ts && !run.is_dead(i) && run.qual(c) == qual {
+                        return Some(run.value(c).to_vec());
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Logical bytes of the live cells of one row.
+    fn row_bytes(&mut self, ti: usize, key: &[u8]) -> u64 {
+        self.prepare_read();
+        let mut total = 0;
+        let range = KeyRange {
+            start: key.to_vec(),
+            end: Some(crate::row_set::successor(key)),
+        };
+        self.scan_tablet(ti, &range, false, 0, &mut |key, cells| {
+            total += cells
+                .iter()
+                .map(|c| cell_bytes(key.len(), 0, c.qual.len(), c.value.len()))
+                .sum::<u64>();
+            true
+        });
+        total
+    }
+
+    /// Visits the merged rows of one tablet inside `range`.
+    fn scan_tablet(
+        &self,
+        ti: usize,
+        range: &KeyRange,
+        reversed: bool,
+        now: i64,
+        visit: &mut dyn FnMut(&[u8], &[MergedCell<'_>]) -> bool,
+    ) {
+        let tablet = &self.tablets[ti];
+        let mut sources = Vec::new();
+        tablet.sources(&mut sources);
+        let (start, end) = clip(range, tablet);
+        let mut merger = RowMerger::new(&sources, start, end);
+        let mut pieces = Vec::new();
+        let mut cells = Vec::new();
+        while let Some(key) = merger.next_row(reversed, &mut pieces) {
+            cells.clear();
+            assemble_row(&merger, &mut pieces, &self.fams, now, &mut cells);
+            if !cells.is_empty() && !visit(key, &cells) {
+                return;
+            }
+        }
+    }
+
+    /// Streams the rows of `ranges` (sorted, disjoint) to `sink`. Call
+    /// [`Table::prepare_read`] first.
+    pub(crate) fn read<S: RowSink + ?Sized>(
+        &self,
+        ranges: &[KeyRange],
+        opts: &ReadOptions<'_>,
+        sink: &mut S,
+    ) -> ReadStats {
+        let mut stats = ReadStats::default();
+        let mut sources: Vec<Source<'_>> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut merged: Vec<MergedCell<'_>> = Vec::new();
+        let mut views: Vec<CellView<'_>> = Vec::new();
+        let mut filtered: Vec<CellView<'_>> = Vec::new();
+        let mut scratch = FilterScratch::new();
+        let mut merger = RowMerger::new(&[], &[], None);
+        let range_order: Box<dyn Iterator<Item = &KeyRange>> = if opts.reversed {
+            Box::new(ranges.iter().rev())
+        } else {
+            Box::new(ranges.iter())
+        };
+        for range in range_order {
+            let first = self.tablet_index(&range.start);
+            let mut last = first;
+            while last + 1 < self.tablets.len()
+                && range
+                    .end
+                    .as_deref()
+                    .is_none_or(|e| self.tablets[last + 1].start.as_slice() < e)
+            {
+                last += 1;
+            }
+            let order: Box<dyn Iterator<Item = usize>> = if opts.reversed {
+                Box::new((first..=last).rev())
+            } else {
+                Box::new(first..=last)
+            };
+            for ti in order {
+                let tablet = &self.tablets[ti];
+                if stats.tablets.last() != Some(&tablet.id) {
+                    stats.tablets.push(tablet.id);
+                }
+                tablet.sources(&mut sources);
+                let (start, end) = clip(range, tablet);
+                merger.reset(&sources, start, end);
+                while let Some(key) = merger.next_row(opts.reversed, &mut pieces) {
+                    merged.clear();
+                    assemble_row(
+                        &merger,
+                        &mut pieces,
+                        &self.fams,
+                        opts.now_micros,
+                        &mut merged,
+                    );
+                    if merged.is_empty() {
+                        continue;
+                    }
+                    stats.rows_seen += 1;
+                    stats.cells_seen += merged.len() as u64;
+                    views.clear();
+                    for c in &merged {
+                        let family = self.fams.name(c.fid);
+                        stats.bytes_seen +=
+                            cell_bytes(key.len(), family.len(), c.qual.len(), c.value.len());
+                        views.push(CellView {
+                            family,
+                            qualifier: c.qual,
+                            timestamp_micros: c.ts,
+                            value: c.value,
+                            label: None,
+                            gc_eligible: c.gc_eligible,
+                        });
+                    }
+                    let out: &[CellView<'_>] = match opts.plan {
+                        Some(plan) => {
+                            filtered.clear();
+                            plan.apply(key, &views, &mut scratch, &mut filtered);
+                            &filtered
+                        }
+                        None => &views,
+                    };
+                    if out.is_empty() {
+                        continue;
+                    }
+                    stats.rows_returned += 1;
+                    stats.cells_returned += out.len() as u64;
+                    stats.bytes_returned += out
+                        .iter()
+                        .map(|c| {
+                            cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len())
+                        })
+                        .sum::<u64>();
+                    let go_on = sink.accept(RowView { key, cells: out });
+                    if !go_on || opts.limit.is_some_and(|l| stats.rows_returned >= l) {
+                        return stats;
+                    }
+                }
+            }
+        }
+        stats
+    }
+
+    /// Deletes every row starting with `prefix`, or every row.
+    pub(crate) fn drop_rows(&mut self, prefix: Option<&[u8]>) {
+        let (start, end) = match prefix {
+            Some(p) => (p.to_vec(), crate::row_set::prefix_successor(p)),
+            None => (Vec::new(), None),
+        };
+        for t in &mut self.tablets {
+            if end.as_deref().is_some_and(|e| t.start.as_slice() >= e)
+                || t.end.as_deref().is_some_and(|e| e <= start.as_slice())
+            {
+                continue;
+            }
+            t.mem.mark_dead_in_range(&start, end.as_deref());
+            for run in &mut t.runs {
+                let lo = run.lower_bound(&start);
+                let hi = end
+                    .as_deref()
+                    .map_or(run.row_count(), |e| run.lower_bound(e));
+                run.mark_rows_dead(lo, hi);
+            }
+        }
+    }
+
+    /// The engine's periodic work at instance time `now`: flush full
+    /// memtables, compact (with GC) tablets that are due, split big tablets
+    /// and merge small neighbours.
+    pub(crate) fn tick(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        events.append(&mut self.pending);
+        for t in &mut self.tablets {
+            if t.mem.bytes() >= cfg.memtable_flush_bytes {
+                t.flush(&self.fams);
+                events.push(EngineEvent::Flush {
+                    table: self.id.clone(),
+                    tablet: t.id,
+                });
+            }
+            let has_data = !t.mem.is_empty() || !t.runs.is_empty();
+            let due = now.saturating_sub(t.last_gc_micros) >= cfg.gc_interval_micros;
+            let cells: usize = t.runs.iter().map(|r| r.cell_count()).sum();
+            let dead: usize = t.runs.iter().map(|r| r.dead_count()).sum();
+            let mostly_deleted = dead > 0 && dead * 3 >= cells;
+            if has_data
+                && (t.runs.len() > cfg.max_runs
+                    || due
+                    || mostly_deleted
+                    || t.bytes() > cfg.split_bytes)
+            {
+                let o = t.compact(&self.fams, Some(now));
+                events.push(compaction_event(&self.id, t, o));
+            }
+        }
+        self.split_big(cfg, events);
+        self.merge_small(now, cfg, events);
+    }
+
+    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        let mut i = 0;
+        while i < self.tablets.len() {
+            i += self.split_one(i, cfg, events);
+        }
+    }
+
+    /// Splits tablet `i` if it is past the threshold (it must be compacted);
+    /// returns how many tablets now stand in its place.
+    fn split_one(&mut self, i: usize, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) -> usize {
+        let bytes = self.tablets[i].bytes();
+        if bytes <= cfg.split_bytes || cfg.split_bytes == 0 {
+            return 1;
+        }
+        // Pieces of about three quarters of the threshold, at least two.
+        let target = (cfg.split_bytes / 4 * 3).max(1);
+        let parts = usize::try_from(bytes.div_ceil(target)).unwrap_or(2).max(2);
+        let points = self.tablets[i].split_points(parts);
+        if points.is_empty() {
+            return 1; // a single huge row cannot be split
+        }
+        let old = self.tablets.remove(i);
+        let old_id = old.id;
+        let pieces = old.split_at(&points, &self.fams, &mut self.next_tablet_id);
+        events.push(EngineEvent::Split {
+            table: self.id.clone(),
+            tablet: old_id,
+            into: pieces.iter().map(|t| t.id).collect(),
+            keys: pieces.iter().skip(1).map(|t| t.start.clone()).collect(),
+        });
+        let n = pieces.len();
+        for (k, t) in pieces.into_iter().enumerate() {
+            self.tablets.insert(i + k, t);
+        }
+        n
+    }
+
+    fn merge_small(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        let mut i = 0;
+        while i + 1 < self.tablets.len() {
+            let boundary = &self.tablets[i + 1].start;
+            let combined = self.tablets[i].bytes() + self.tablets[i + 1].bytes();
+            if combined >= cfg.merge_bytes || self.initial_splits.binary_search(boundary).is_ok() {
+                i += 1;
+                continue;
+            }
+            let mut right = self.tablets.remove(i + 1);
+            let mut left = self.tablets.remove(i);
+            for t in [&mut left, &mut right] {
+                let o = t.compact(&self.fams, Some(now));
+                events.push(compaction_event(&self.id, t, o));
+            }
+            let from = [left.id, right.id];
+            let id = self.next_tablet_id;
+            self.next_tablet_id += 1;
+            let merged = left.merge_with(right, &self.fams, id);
+            events.push(EngineEvent::Merge {
+                table: self.id.clone(),
+                from,
+                into: id,
+            });
+            self.tablets.insert(i, merged);
+        }
+    }
+
+    /// Flushes and compacts every tablet now, applying GC rules as of `now`.
+    pub(crate) fn compact_all(&mut self, now: i64, events: &mut Vec<EngineEvent>) {
+        for t in &mut self.tablets {
+            let o = t.compact(&self.fams, Some(now));
+            events.push(compaction_event(&self.id, t, o));
+        }
+    }
+
+    /// Tablet boundaries with the bytes stored before each; the last entry
+    /// has an empty key and the table's total.
+    pub(crate) fn sample_row_keys(&self) -> Vec<(Vec<u8>, u64)> {
+        let mut out = Vec::with_capacity(self.tablets.len());
+        let mut offset = 0;
+        for t in &self.tablets {
+            offset += t.bytes();
+            out.push((t.end.clone().unwrap_or_default(), offset));
+        }
+        out
+    }
+}
+
+fn compaction_event(table: &str, t: &Tablet, o: CompactionOutcome) -> EngineEvent {
+    EngineEvent::Compaction {
+        table: table.to_string(),
+        tablet: t.id,
+        start: t.start.clone(),
+        end: t.end.clone(),
+        collected: o.collected,
+        kept: o.cells_after,
+    }
+}
+
+/// The part of `range` inside the tablet, as `(start, end)`.
+fn clip<'a>(range: &'a KeyRange, tablet: &'a Tablet) -> (&'a [u8], Option<&'a [u8]>) {
+    let start = if range.start.as_slice() > tablet.start.as_slice() {
+        range.start.as_slice()
+    } else {
+        tablet.start.as_slice()
+    };
+    let end = match (range.end.as_deref(), tablet.end.as_deref()) {
+        (None, e) | (e, None) => e,
+        (Some(a), Some(b)) => Some(a.min(b)),
+    };
+    (start, end)
+}

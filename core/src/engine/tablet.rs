@@ -1,0 +1,266 @@
+//! One tablet: a contiguous key range with its memtable and runs, and the
+//! mechanisms that reshape it (flush, merge of runs, compaction with GC,
+//! split, merge with a neighbour). When to use them is decided in
+//! [`super::policy`]; this file only knows how.
+
+use super::family::Families;
+use super::memtable::Memtable;
+use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
+use super::run::{Run, RunBuilder};
+
+/// A tablet.
+#[derive(Clone, Debug)]
+pub(crate) struct Tablet {
+    /// Unique within the table; a split or merge creates new ids.
+    pub(crate) id: u64,
+    /// Inclusive start key (empty for the first tablet).
+    pub(crate) start: Vec<u8>,
+    /// Exclusive end key (`None` for the last tablet).
+    pub(crate) end: Option<Vec<u8>>,
+    pub(crate) mem: Memtable,
+    /// Newest first.
+    pub(crate) runs: Vec<Run>,
+    /// Instance time of the last compaction that applied GC.
+    pub(crate) last_gc_micros: i64,
+}
+
+/// What a compaction did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CompactionOutcome {
+    /// Visible cells before (dead and shadowed copies excluded).
+    pub(crate) cells_before: u64,
+    /// Cells written to the new run.
+    pub(crate) cells_after: u64,
+    /// Cells removed because the family's GC rule allowed it.
+    pub(crate) collected: u64,
+}
+
+impl Tablet {
+    pub(crate) fn new(id: u64, start: Vec<u8>, end: Option<Vec<u8>>) -> Tablet {
+        Tablet {
+            id,
+            start,
+            end,
+            mem: Memtable::default(),
+            runs: Vec::new(),
+            last_gc_micros: 0,
+        }
+    }
+
+    /// Logical bytes held (deleted and shadowed cells included until a
+    /// compaction removes them, as Bigtable's storage figures do).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.mem.bytes() + self.runs.iter().map(Run::bytes).sum::<u64>()
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.mem.heap_bytes() + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
+    }
+
+    /// The tablet's sources, newest first. The memtable must be prepared.
+    pub(crate) fn sources<'t>(&'t self, out: &mut Vec<Source<'t>>) {
+        out.clear();
+        let arena = self.mem.arena();
+        for part in self.mem.sorted_parts() {
+            if !part.is_empty() {
+                out.push(Source::Mem(arena, part));
+            }
+        }
+        out.extend(self.runs.iter().map(Source::Run));
+    }
+
+    /// Turns the memtable into the newest run, then merges runs of similar
+    /// size (a binary counter: O(log n) runs, each byte rewritten O(log n)
+    /// times). No GC happens here.
+    pub(crate) fn flush(&mut self, fams: &Families) {
+        if self.mem.is_empty() {
+            return;
+        }
+        self.mem.prepare(fams.ranks());
+        let run = {
+            let mut sources = Vec::with_capacity(2);
+            let arena = self.mem.arena();
+            for part in self.mem.sorted_parts() {
+                if !part.is_empty() {
+                    sources.push(Source::Mem(arena, part));
+                }
+            }
+            build_run(&sources, fams, None).0
+        };
+        self.mem = Memtable::default();
+        if run.row_count() > 0 {
+            self.runs.insert(0, run);
+        }
+        while self.runs.len() >= 2 && self.runs[1].bytes() < self.runs[0].bytes().saturating_mul(2)
+        {
+            let newer = self.runs.remove(0);
+            let older = self.runs.remove(0);
+            self.runs.insert(0, merge_two(newer, older, fams));
+        }
+    }
+
+    /// Flushes, then merges everything into one run. With `gc_now` set,
+    /// drops the versions the GC rules allow collecting at that time.
+    pub(crate) fn compact(&mut self, fams: &Families, gc_now: Option<i64>) -> CompactionOutcome {
+        self.mem.prepare(fams.ranks());
+        let (run, outcome) = {
+            let mut sources = Vec::new();
+            self.sources(&mut sources);
+            build_run(&sources, fams, gc_now)
+        };
+        self.mem = Memtable::default();
+        self.runs.clear();
+        if run.row_count() > 0 {
+            self.runs.push(run);
+        }
+        if let Some(now) = gc_now {
+            self.last_gc_micros = now;
+        }
+        outcome
+    }
+
+    /// Row indexes at which to cut a compacted tablet into `parts` pieces of
+    /// about equal bytes; fewer when the tablet holds too few rows (a row is
+    /// never cut). The tablet must hold at most one run and an empty
+    /// memtable (call [`Tablet::compact`] first).
+    pub(crate) fn split_points(&self, parts: usize) -> Vec<usize> {
+        debug_assert!(
+            self.mem.is_empty() && self.runs.len() <= 1,
+            "split before compaction"
+        );
+        let Some(run) = self.runs.first() else {
+            return Vec::new();
+        };
+        let total = run.bytes();
+        let mut points = Vec::new();
+        for i in 1..parts {
+            let target = total * i as u64 / parts as u64;
+            // First row whose start lies at or after the target.
+            let (mut lo, mut hi) = (1usize, run.row_count());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if run.bytes_before(mid) < target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo < run.row_count() && points.last().is_none_or(|&p| lo > p) {
+                points.push(lo);
+            }
+        }
+        points
+    }
+
+    /// Cuts a compacted tablet at the given row indexes (from
+    /// [`Tablet::split_points`]) into consecutive tablets with fresh ids.
+    pub(crate) fn split_at(
+        self,
+        rows: &[usize],
+        fams: &Families,
+        next_id: &mut u64,
+    ) -> Vec<Tablet> {
+        let run = self.runs.into_iter().next().unwrap_or_default();
+        let mut bounds = Vec::with_capacity(rows.len() + 2);
+        bounds.push(0);
+        bounds.extend_from_slice(rows);
+        bounds.push(run.row_count());
+        let mut out = Vec::with_capacity(bounds.len() - 1);
+        for w in bounds.windows(2) {
+            let (lo, hi) = (w[0], w[1]);
+            let start = if lo == 0 {
+                self.start.clone()
+            } else {
+                run.row_key(lo).to_vec()
+            };
+            let end = if hi == run.row_count() {
+                self.end.clone()
+            } else {
+                Some(run.row_key(hi).to_vec())
+            };
+            let mut b = RunBuilder::new(family_lens(fams));
+            b.copy_rows(&run, lo, hi, &|_| true);
+            let mut t = Tablet::new(*next_id, start, end);
+            *next_id += 1;
+            t.last_gc_micros = self.last_gc_micros;
+            let piece = b.finish();
+            if piece.row_count() > 0 {
+                t.runs.push(piece);
+            }
+            out.push(t);
+        }
+        out
+    }
+
+    /// Joins this tablet with its right neighbour into one tablet with a
+    /// fresh id. Both must be compacted.
+    pub(crate) fn merge_with(self, right: Tablet, fams: &Families, id: u64) -> Tablet {
+        let mut b = RunBuilder::new(family_lens(fams));
+        for run in self.runs.iter().chain(right.runs.iter()) {
+            b.copy_rows(run, 0, run.row_count(), &|_| true);
+        }
+        let mut t = Tablet::new(id, self.start, right.end);
+        t.last_gc_micros = self.last_gc_micros.min(right.last_gc_micros);
+        let run = b.finish();
+        if run.row_count() > 0 {
+            t.runs.push(run);
+        }
+        t
+    }
+}
+
+/// Family name lengths by id, for a [`RunBuilder`].
+pub(crate) fn family_lens(fams: &Families) -> Vec<u16> {
+    (0..fams.id_count())
+        .map(|id| u16::try_from(fams.name(id as u16).len()).unwrap_or(u16::MAX))
+        .collect()
+}
+
+/// Merges sources into one run: shadowed copies, deleted cells and dropped
+/// families go; with `gc_now`, so do GC-eligible versions.
+fn build_run(
+    sources: &[Source<'_>],
+    fams: &Families,
+    gc_now: Option<i64>,
+) -> (Run, CompactionOutcome) {
+    let mut outcome = CompactionOutcome::default();
+    let mut builder = RunBuilder::new(family_lens(fams));
+    let mut merger = RowMerger::new(sources, &[], None);
+    let mut pieces: Vec<Piece> = Vec::with_capacity(sources.len());
+    let mut cells: Vec<MergedCell<'_>> = Vec::new();
+    let now = gc_now.unwrap_or(i64::MIN);
+    while let Some(key) = merger.next_row(false, &mut pieces) {
+        cells.clear();
+        assemble_row(&merger, &mut pieces, fams, now, &mut cells);
+        builder.start_row(key);
+        for c in &cells {
+            outcome.cells_before += 1;
+            if gc_now.is_some() && c.gc_eligible {
+                outcome.collected += 1;
+                continue;
+            }
+            outcome.cells_after += 1;
+            builder.add_cell(c.fid, c.qual, c.ts, c.value);
+        }
+    }
+    (builder.finish(), outcome)
+}
+
+/// Merges two runs (no GC). Disjoint runs are concatenated without
+/// comparing cells.
+fn merge_two(newer: Run, older: Run, fams: &Families) -> Run {
+    let keep = |fid| fams.is_alive(fid);
+    if older.precedes(&newer) || newer.precedes(&older) {
+        let (first, second) = if older.precedes(&newer) {
+            (&older, &newer)
+        } else {
+            (&newer, &older)
+        };
+        let mut b = RunBuilder::new(family_lens(fams));
+        b.copy_rows(first, 0, first.row_count(), &keep);
+        b.copy_rows(second, 0, second.row_count(), &keep);
+        return b.finish();
+    }
+    build_run(&[Source::Run(&newer), Source::Run(&older)], fams, None).0
+}

@@ -1,0 +1,2 @@
+//! CheckAndMutateRow and ReadModifyWriteRow: the two single-row
+//! read-then-write RPCs, atomic per row.
