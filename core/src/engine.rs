@@ -56,7 +56,7 @@ impl EngineConfig {
     #[must_use]
     pub fn bulk() -> Self {
         EngineConfig {
-            memtable_flush_bytes: 16 * 1024 * 1024,
+            memtable_flush_bytes: 64 * 1024 * 1024,
             split_bytes: 256 * 1024 * 1024,
             merge_bytes: 16 * 1024 * 1024,
             gc_interval_micros: 3_600 * 1_000_000,

@@ -2,7 +2,7 @@
 //! Bigtable RPC, plus the playground's own controls (the clock, `tick`,
 //! "compact now", and read-only views of the storage layout).
 
-mod conditional;
+pub(crate) mod conditional;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -28,6 +28,9 @@ pub(crate) struct Families {
     slots: Vec<Slot>,
     /// Live families only.
     by_name: BTreeMap<String, FamilyId>,
+    /// The same, as a list: for the few families a table usually has, a
+    /// linear scan beats the tree (writes look a family up per cell).
+    list: Vec<(Box<str>, FamilyId)>,
     /// `ranks[id]` is the position of `(name, id)` among all slots sorted by
     /// name then id. Adding a family never changes the relative order of two
     /// existing ids, so data sorted under old ranks stays sorted.
@@ -37,6 +40,13 @@ pub(crate) struct Families {
 impl Families {
     /// The id of a live family.
     pub(crate) fn id(&self, name: &str) -> Option<FamilyId> {
+        if self.list.len() <= 16 {
+            return self
+                .list
+                .iter()
+                .find(|(n, _)| n.len() == name.len() && **n == *name)
+                .map(|&(_, id)| id);
+        }
         self.by_name.get(name).copied()
     }
 
@@ -100,6 +110,7 @@ impl Families {
             alive: true,
         });
         self.by_name.insert(name.to_string(), id);
+        self.list.push((name.into(), id));
         self.rerank();
         Ok(id)
     }
@@ -115,6 +126,7 @@ impl Families {
     pub(crate) fn drop_family(&mut self, name: &str) -> Result<FamilyId> {
         let id = self.require(name)?;
         self.by_name.remove(name);
+        self.list.retain(|&(_, i)| i != id);
         self.slots[usize::from(id)].alive = false;
         Ok(id)
     }

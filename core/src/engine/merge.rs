@@ -13,13 +13,14 @@
 use std::cmp::Ordering;
 
 use super::family::{Families, FamilyId};
-use super::memtable::{Arena, MemEntry};
+use super::memtable::{Group, MemView};
 use super::run::Run;
 
 /// One sorted source of cells.
 #[derive(Clone, Copy)]
 pub(crate) enum Source<'t> {
-    Mem(Arena<'t>, &'t [MemEntry]),
+    /// Memtable groups (sorted); cell indexes point into the view.
+    Mem(MemView<'t>, &'t [Group]),
     Run(&'t Run),
 }
 
@@ -34,7 +35,7 @@ pub(crate) struct RawCell<'t> {
 }
 
 impl<'t> Source<'t> {
-    /// Positions are entries for a memtable part and rows for a run.
+    /// Positions are groups for a memtable part and rows for a run.
     fn len(&self) -> usize {
         match self {
             Source::Mem(_, e) => e.len(),
@@ -44,7 +45,7 @@ impl<'t> Source<'t> {
 
     fn lower_bound(&self, key: &[u8]) -> usize {
         match self {
-            Source::Mem(a, e) => e.partition_point(|x| a.row(x) < key),
+            Source::Mem(v, g) => g.partition_point(|x| v.row(x) < key),
             Source::Run(r) => r.lower_bound(key),
         }
     }
@@ -52,7 +53,7 @@ impl<'t> Source<'t> {
     #[inline]
     fn key_at(&self, pos: usize) -> &'t [u8] {
         match self {
-            Source::Mem(a, e) => a.row(&e[pos]),
+            Source::Mem(v, g) => v.row(&g[pos]),
             Source::Run(r) => r.row_key(pos),
         }
     }
@@ -61,10 +62,9 @@ impl<'t> Source<'t> {
     #[inline]
     fn row_end(&self, pos: usize, limit: usize) -> usize {
         match self {
-            Source::Mem(a, e) => {
-                let key = a.row(&e[pos]);
+            Source::Mem(v, g) => {
                 let mut p = pos + 1;
-                while p < limit && a.row(&e[p]) == key {
+                while p < limit && v.cmp_rows(&g[p], &g[pos]).is_eq() {
                     p += 1;
                 }
                 p
@@ -77,10 +77,9 @@ impl<'t> Source<'t> {
     #[inline]
     fn row_start_before(&self, end: usize, limit: usize) -> usize {
         match self {
-            Source::Mem(a, e) => {
-                let key = a.row(&e[end - 1]);
+            Source::Mem(v, g) => {
                 let mut p = end - 1;
-                while p > limit && a.row(&e[p - 1]) == key {
+                while p > limit && v.cmp_rows(&g[p - 1], &g[end - 1]).is_eq() {
                     p -= 1;
                 }
                 p
@@ -89,14 +88,28 @@ impl<'t> Source<'t> {
         }
     }
 
-    /// Cell indexes of the row occupying positions `[pos, next)`.
+    /// Pushes the pieces of the row occupying positions `[pos, next)`: one
+    /// per memtable group (newest first), or the run's row.
     #[inline]
-    fn cells(&self, pos: usize, next: usize) -> (usize, usize) {
+    fn push_pieces(&self, src: usize, pos: usize, next: usize, pieces: &mut Vec<Piece>) {
         match self {
-            Source::Mem(..) => (pos, next),
+            Source::Mem(_, g) => {
+                for group in &g[pos..next] {
+                    let c = group.cells();
+                    pieces.push(Piece {
+                        src,
+                        pos: c.start,
+                        end: c.end,
+                    });
+                }
+            }
             Source::Run(r) => {
                 let c = r.row_cells(pos);
-                (c.start, c.end)
+                pieces.push(Piece {
+                    src,
+                    pos: c.start,
+                    end: c.end,
+                });
             }
         }
     }
@@ -104,13 +117,13 @@ impl<'t> Source<'t> {
     #[inline]
     pub(crate) fn cell(&self, i: usize) -> RawCell<'t> {
         match *self {
-            Source::Mem(a, e) => {
-                let x = &e[i];
+            Source::Mem(v, _) => {
+                let x = v.cell(i);
                 RawCell {
                     fid: x.fid,
-                    qual: a.qual(x),
+                    qual: v.qual(x),
                     ts: x.ts,
-                    value: a.value(x),
+                    value: v.value(x),
                     dead: x.dead,
                 }
             }
@@ -222,6 +235,15 @@ impl<'t> RowMerger<'t> {
     }
 
     fn next_front(&mut self, pieces: &mut Vec<Piece>) -> Option<&'t [u8]> {
+        if let [c] = self.cursors.as_mut_slice() {
+            // One source: no comparisons needed.
+            let key = c.front_key()?;
+            let next = c.src.row_end(c.lo, c.hi);
+            c.src.push_pieces(0, c.lo, next, pieces);
+            c.lo = next;
+            c.back = None;
+            return Some(key);
+        }
         let mut best: Option<&'t [u8]> = None;
         for c in &self.cursors {
             if let Some(k) = c.front_key()
@@ -234,8 +256,7 @@ impl<'t> RowMerger<'t> {
         for (i, c) in self.cursors.iter_mut().enumerate() {
             if c.front_key() == Some(key) {
                 let next = c.src.row_end(c.lo, c.hi);
-                let (pos, end) = c.src.cells(c.lo, next);
-                pieces.push(Piece { src: i, pos, end });
+                c.src.push_pieces(i, c.lo, next, pieces);
                 c.lo = next;
                 if c.back.is_some_and(|b| b < c.lo) {
                     c.back = None;
@@ -260,8 +281,7 @@ impl<'t> RowMerger<'t> {
             if let Some(s) = c.back_start()
                 && c.src.key_at(s) == key
             {
-                let (pos, end) = c.src.cells(s, c.hi);
-                pieces.push(Piece { src: i, pos, end });
+                c.src.push_pieces(i, s, c.hi, pieces);
                 c.hi = s;
                 c.back = None;
             }
@@ -301,17 +321,23 @@ pub(crate) fn assemble_row<'t>(
     loop {
         // Find the smallest head; ties go to the lower (newer) source.
         let mut best: Option<(usize, RawCell<'t>)> = None;
-        for (pi, p) in pieces.iter().enumerate() {
-            if p.pos >= p.end {
-                continue;
+        if let [p] = &*pieces {
+            if p.pos < p.end {
+                best = Some((0, merger.source(p.src).cell(p.pos)));
             }
-            let c = merger.source(p.src).cell(p.pos);
-            let better = match &best {
-                None => true,
-                Some((_, b)) => cmp_cells(ranks, &c, b) == Ordering::Less,
-            };
-            if better {
-                best = Some((pi, c));
+        } else {
+            for (pi, p) in pieces.iter().enumerate() {
+                if p.pos >= p.end {
+                    continue;
+                }
+                let c = merger.source(p.src).cell(p.pos);
+                let better = match &best {
+                    None => true,
+                    Some((_, b)) => cmp_cells(ranks, &c, b) == Ordering::Less,
+                };
+                if better {
+                    best = Some((pi, c));
+                }
             }
         }
         let Some((pi, c)) = best else { break };

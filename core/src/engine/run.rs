@@ -43,6 +43,8 @@ pub(crate) struct Run {
     quals: Vec<(u32, u32)>,
     qual_bytes: Vec<u8>,
     values: Vec<u8>,
+    /// Logical bytes of the largest row.
+    max_row_bytes: u64,
     /// Deletion bitmap over `cells`; empty while nothing is deleted.
     dead: Vec<u64>,
     dead_cells: usize,
@@ -64,6 +66,11 @@ impl Run {
     /// Logical bytes of every cell, deleted ones included.
     pub(crate) fn bytes(&self) -> u64 {
         self.row_end_bytes.last().copied().unwrap_or(0)
+    }
+
+    /// Logical bytes of the largest row.
+    pub(crate) fn max_row_bytes(&self) -> u64 {
+        self.max_row_bytes
     }
 
     /// Logical bytes of rows `0..row` (a prefix of the run).
@@ -154,14 +161,6 @@ impl Run {
         let cells = self.row_cells(lo).start..self.row_cells(hi - 1).end;
         cells.filter(|&i| self.mark_dead(i)).count()
     }
-
-    /// Whether the first row of `other` sorts after the last row of `self`.
-    pub(crate) fn precedes(&self, other: &Run) -> bool {
-        match (self.rows.len(), other.rows.len()) {
-            (0, _) | (_, 0) => true,
-            (n, _) => self.row_key(n - 1) < other.row_key(0),
-        }
-    }
 }
 
 /// Builds a [`Run`] from cells given in cell order.
@@ -172,8 +171,14 @@ pub(crate) struct RunBuilder {
     /// Family name length by id, for byte accounting.
     family_lens: Vec<u16>,
     total_bytes: u64,
-    /// Qualifier-id translation for [`RunBuilder::copy_rows`].
-    remap: Vec<u32>,
+    /// Qualifier-id translation per source run, for copying cells without
+    /// hashing their qualifiers again.
+    remaps: Vec<Vec<u32>>,
+    /// The qualifier ids of the previous row's cells by position: rows of
+    /// one table tend to repeat the same columns in the same order.
+    recent: [u32; 32],
+    /// Cells added to the current row.
+    row_cells: usize,
 }
 
 impl RunBuilder {
@@ -184,7 +189,9 @@ impl RunBuilder {
             dict: QualDict::default(),
             family_lens,
             total_bytes: 0,
-            remap: Vec::new(),
+            remaps: Vec::new(),
+            recent: [u32::MAX; 32],
+            row_cells: 0,
         }
     }
 
@@ -200,6 +207,7 @@ impl RunBuilder {
             first_cell: self.run.cells.len() as u32,
         });
         self.run.row_end_bytes.push(self.total_bytes);
+        self.row_cells = 0;
     }
 
     fn drop_empty_last_row(&mut self) {
@@ -218,10 +226,23 @@ impl RunBuilder {
 
     /// Adds a cell to the current row.
     pub(crate) fn add_cell(&mut self, fid: FamilyId, qualifier: &[u8], ts: i64, value: &[u8]) {
-        let qual = self
-            .dict
-            .intern(qualifier, &mut self.run.quals, &mut self.run.qual_bytes);
+        let pos = self.row_cells.min(self.recent.len() - 1);
+        let guess = self.recent[pos];
+        let qual = if guess != u32::MAX && self.qual_bytes(guess) == qualifier {
+            guess
+        } else {
+            let id = self
+                .dict
+                .intern(qualifier, &mut self.run.quals, &mut self.run.qual_bytes);
+            self.recent[pos] = id;
+            id
+        };
         self.push(fid, qual, qualifier.len(), ts, value);
+    }
+
+    fn qual_bytes(&self, id: u32) -> &[u8] {
+        let (off, len) = self.run.quals[id as usize];
+        &self.run.qual_bytes[off as usize..(off + len) as usize]
     }
 
     #[inline]
@@ -245,12 +266,12 @@ impl RunBuilder {
         if let Some(b) = self.run.row_end_bytes.last_mut() {
             *b = self.total_bytes;
         }
+        self.row_cells += 1;
     }
 
     /// Copies rows `[lo, hi)` of `src` verbatim, skipping deleted cells and
     /// cells of families for which `keep_family` is false. `src` must sort
-    /// after everything added so far. Qualifiers are translated through a
-    /// table instead of being hashed again.
+    /// after everything added so far.
     pub(crate) fn copy_rows(
         &mut self,
         src: &Run,
@@ -258,36 +279,62 @@ impl RunBuilder {
         hi: usize,
         keep_family: &dyn Fn(FamilyId) -> bool,
     ) {
-        self.remap.clear();
-        self.remap.resize(src.quals.len(), u32::MAX);
+        self.remaps.clear();
         for row in lo..hi {
             self.start_row(src.row_key(row));
-            for i in src.row_cells(row) {
-                if src.is_dead(i) {
-                    continue;
-                }
-                let c = src.cells[i];
-                if !keep_family(c.fid) {
-                    continue;
-                }
-                let mut id = self.remap[c.qual as usize];
-                if id == u32::MAX {
-                    id = self.dict.intern(
-                        src.qual(&c),
-                        &mut self.run.quals,
-                        &mut self.run.qual_bytes,
-                    );
-                    self.remap[c.qual as usize] = id;
-                }
-                let qual_len = src.quals[c.qual as usize].1 as usize;
-                self.push(c.fid, id, qual_len, c.ts, src.value(&c));
-            }
+            self.copy_cells(0, src, src.row_cells(row), keep_family);
         }
+    }
+
+    /// Copies cells of `src` (source number `src_no` of this build) into the
+    /// current row, skipping deleted cells and unwanted families. Qualifiers
+    /// are translated through a per-source table instead of being hashed
+    /// again. Returns how many cells were copied.
+    pub(crate) fn copy_cells(
+        &mut self,
+        src_no: usize,
+        src: &Run,
+        cells: std::ops::Range<usize>,
+        keep_family: &dyn Fn(FamilyId) -> bool,
+    ) -> u64 {
+        if self.remaps.len() <= src_no {
+            self.remaps.resize_with(src_no + 1, Vec::new);
+        }
+        if self.remaps[src_no].len() != src.quals.len() {
+            self.remaps[src_no].clear();
+            self.remaps[src_no].resize(src.quals.len(), u32::MAX);
+        }
+        let mut copied = 0;
+        for i in cells {
+            if src.is_dead(i) {
+                continue;
+            }
+            let c = src.cells[i];
+            if !keep_family(c.fid) {
+                continue;
+            }
+            let mut id = self.remaps[src_no][c.qual as usize];
+            if id == u32::MAX {
+                id = self
+                    .dict
+                    .intern(src.qual(&c), &mut self.run.quals, &mut self.run.qual_bytes);
+                self.remaps[src_no][c.qual as usize] = id;
+            }
+            let qual_len = src.quals[c.qual as usize].1 as usize;
+            self.push(c.fid, id, qual_len, c.ts, src.value(&c));
+            copied += 1;
+        }
+        copied
     }
 
     pub(crate) fn finish(mut self) -> Run {
         self.drop_empty_last_row();
         let mut run = self.run;
+        let mut prev = 0;
+        for &end in &run.row_end_bytes {
+            run.max_row_bytes = run.max_row_bytes.max(end - prev);
+            prev = end;
+        }
         run.keys.shrink_to_fit();
         run.rows.shrink_to_fit();
         run.row_end_bytes.shrink_to_fit();
@@ -309,13 +356,20 @@ struct QualDict {
 
 impl QualDict {
     fn hash(bytes: &[u8]) -> u64 {
-        // FNV-1a, then a multiply to spread the low bits.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        // Eight bytes at a time, multiply-rotate (in the spirit of FxHash).
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h = bytes.len() as u64;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
         }
-        h.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        let mut w = [0u8; 8];
+        let rest = chunks.remainder();
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h ^ (h >> 29)
     }
 
     fn intern(&mut self, q: &[u8], quals: &mut Vec<(u32, u32)>, bytes: &mut Vec<u8>) -> u32 {

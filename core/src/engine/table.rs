@@ -129,9 +129,8 @@ impl Table {
 
     /// Sorts memtable tails so the table can be read.
     pub(crate) fn prepare_read(&mut self) {
-        let ranks = self.fams.ranks().to_vec();
         for t in &mut self.tablets {
-            t.mem.prepare(&ranks);
+            t.mem.prepare();
         }
     }
 
@@ -141,6 +140,17 @@ impl Table {
         &self,
         row_key: &[u8],
         mutations: &[Mutation<'_>],
+    ) -> Result<u64> {
+        self.validate_resolving(row_key, mutations, &mut [0; RESOLVED])
+    }
+
+    /// [`Table::validate_mutations`], also recording the family id of the
+    /// first [`RESOLVED`] mutations so applying them needs no second lookup.
+    fn validate_resolving(
+        &self,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        fids: &mut [FamilyId; RESOLVED],
     ) -> Result<u64> {
         validate_row_key(row_key)?;
         if mutations.is_empty() {
@@ -154,6 +164,9 @@ impl Table {
             let family = match m.family_name() {
                 Some(name) => {
                     let id = self.fams.require(name).map_err(at)?;
+                    if let Some(slot) = fids.get_mut(i) {
+                        *slot = id;
+                    }
                     Some((id, self.fams.def(id)))
                 }
                 None => None,
@@ -236,9 +249,10 @@ impl Table {
         now_micros: i64,
         cfg: &EngineConfig,
     ) -> Result<()> {
-        let added = self.validate_mutations(row_key, mutations)?;
+        let mut fids = [0; RESOLVED];
+        let added = self.validate_resolving(row_key, mutations, &mut fids)?;
         let ti = self.tablet_index(row_key);
-        if self.tablets[ti].bytes().saturating_add(added) > MAX_ROW_BYTES as u64 {
+        if self.tablets[ti].row_bytes_bound().saturating_add(added) > MAX_ROW_BYTES as u64 {
             let current = self.row_bytes(ti, row_key);
             if current + added > MAX_ROW_BYTES as u64 {
                 return Err(Error::invalid(format!(
@@ -266,7 +280,7 @@ impl Table {
                 })
                 .sum::<usize>();
         if !self.tablets[ti].mem.has_room(arena_need) {
-            self.tablets[ti].flush(&self.fams);
+            self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
         }
         let server_ts = now_micros - now_micros.rem_euclid(1000);
         let resolve = |ts: i64| {
@@ -276,9 +290,40 @@ impl Table {
                 ts
             }
         };
-        let ranks = self.fams.ranks().to_vec();
-        let mut row_handle: Option<(u32, u16)> = None;
-        for m in mutations {
+        self.tablets[ti].mem.reserve(arena_need);
+        let applied = self.apply_mutations(ti, row_key, mutations, &fids, resolve);
+        self.tablets[ti].mem.close_group(self.fams.ranks());
+        // Validation above makes a failure here a bug, not bad input.
+        applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
+        if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
+            self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
+            self.pending.push(EngineEvent::Flush {
+                table: self.id.clone(),
+                tablet: self.tablets[ti].id,
+            });
+        }
+        // A tablet far past the split threshold (the host has not ticked
+        // for a long time) is split right away, without GC, to keep runs
+        // within their 32-bit offsets and reads fast.
+        if cfg.split_bytes > 0 && self.tablets[ti].bytes() > cfg.split_bytes.saturating_mul(4) {
+            self.tablets[ti].compact(&self.fams, None);
+            let mut events = std::mem::take(&mut self.pending);
+            self.split_one(ti, cfg, &mut events);
+            self.pending = events;
+        }
+        Ok(())
+    }
+
+    /// Applies validated mutations to the tablet's memtable and runs.
+    fn apply_mutations(
+        &mut self,
+        ti: usize,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        fids: &[FamilyId; RESOLVED],
+        resolve: impl Fn(i64) -> i64,
+    ) -> Result<()> {
+        for (i, m) in mutations.iter().enumerate() {
             match m {
                 Mutation::SetCell {
                     family_name,
@@ -286,12 +331,12 @@ impl Table {
                     timestamp_micros,
                     value,
                 } => {
-                    let fid = self.fid(family_name)?;
-                    let tablet = &mut self.tablets[ti];
-                    let row = *row_handle.get_or_insert_with(|| tablet.mem.push_row_key(row_key));
-                    tablet.mem.push_cell(
-                        &ranks,
-                        row,
+                    let fid = resolved(fids, i, &self.fams, family_name)?;
+                    let mem = &mut self.tablets[ti].mem;
+                    if !mem.is_open() {
+                        mem.open_group(row_key);
+                    }
+                    mem.push_cell(
                         fid,
                         family_name.len(),
                         column_qualifier,
@@ -311,31 +356,25 @@ impl Table {
                     timestamp_micros,
                     input,
                 } => {
-                    let fid = self.fid(family_name)?;
+                    let fid = resolved(fids, i, &self.fams, family_name)?;
                     let ValueType::Aggregate(agg) = self.fams.def(fid).value_type else {
                         return Err(Error::internal("aggregate family changed type"));
                     };
                     let ts = resolve(*timestamp_micros);
                     let current = self.find_cell(ti, row_key, fid, column_qualifier, ts);
                     let merged = merge_input(agg, current.as_deref(), input)?;
-                    let tablet = &mut self.tablets[ti];
-                    let row = *row_handle.get_or_insert_with(|| tablet.mem.push_row_key(row_key));
-                    tablet.mem.push_cell(
-                        &ranks,
-                        row,
-                        fid,
-                        family_name.len(),
-                        column_qualifier,
-                        ts,
-                        &merged,
-                    );
+                    let mem = &mut self.tablets[ti].mem;
+                    if !mem.is_open() {
+                        mem.open_group(row_key);
+                    }
+                    mem.push_cell(fid, family_name.len(), column_qualifier, ts, &merged);
                 }
                 Mutation::DeleteFromColumn {
                     family_name,
                     column_qualifier,
                     time_range,
                 } => {
-                    let fid = self.fid(family_name)?;
+                    let fid = resolved(fids, i, &self.fams, family_name)?;
                     let range = *time_range;
                     self.mark_dead(ti, row_key, |cfid, qual, ts| {
                         cfid == fid
@@ -344,7 +383,7 @@ impl Table {
                     });
                 }
                 Mutation::DeleteFromFamily { family_name } => {
-                    let fid = self.fid(family_name)?;
+                    let fid = resolved(fids, i, &self.fams, family_name)?;
                     self.mark_dead(ti, row_key, |cfid, _, _| cfid == fid);
                 }
                 Mutation::DeleteFromRow => {
@@ -352,27 +391,7 @@ impl Table {
                 }
             }
         }
-        if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
-            self.tablets[ti].flush(&self.fams);
-            self.pending.push(EngineEvent::Flush {
-                table: self.id.clone(),
-                tablet: self.tablets[ti].id,
-            });
-        }
-        // A tablet far past the split threshold (the host has not ticked
-        // for a long time) is split right away, without GC, to keep runs
-        // within their 32-bit offsets and reads fast.
-        if cfg.split_bytes > 0 && self.tablets[ti].bytes() > cfg.split_bytes.saturating_mul(4) {
-            self.tablets[ti].compact(&self.fams, None);
-            let mut events = std::mem::take(&mut self.pending);
-            self.split_one(ti, cfg, &mut events);
-            self.pending = events;
-        }
         Ok(())
-    }
-
-    fn fid(&self, name: &str) -> Result<FamilyId> {
-        self.fams.require(name)
     }
 
     /// Marks dead the cells of a row matching `pred(family, qualifier, ts)`
@@ -487,12 +506,12 @@ impl Table {
         let mut filtered: Vec<CellView<'_>> = Vec::new();
         let mut scratch = FilterScratch::new();
         let mut merger = RowMerger::new(&[], &[], None);
-        let range_order: Box<dyn Iterator<Item = &KeyRange>> = if opts.reversed {
-            Box::new(ranges.iter().rev())
-        } else {
-            Box::new(ranges.iter())
-        };
-        for range in range_order {
+        for n in 0..ranges.len() {
+            let range = &ranges[if opts.reversed {
+                ranges.len() - 1 - n
+            } else {
+                n
+            }];
             let first = self.tablet_index(&range.start);
             let mut last = first;
             while last + 1 < self.tablets.len()
@@ -503,12 +522,8 @@ impl Table {
             {
                 last += 1;
             }
-            let order: Box<dyn Iterator<Item = usize>> = if opts.reversed {
-                Box::new((first..=last).rev())
-            } else {
-                Box::new(first..=last)
-            };
-            for ti in order {
+            for k in 0..=(last - first) {
+                let ti = if opts.reversed { last - k } else { first + k };
                 let tablet = &self.tablets[ti];
                 if stats.tablets.last() != Some(&tablet.id) {
                     stats.tablets.push(tablet.id);
@@ -603,7 +618,7 @@ impl Table {
         events.append(&mut self.pending);
         for t in &mut self.tablets {
             if t.mem.bytes() >= cfg.memtable_flush_bytes {
-                t.flush(&self.fams);
+                t.flush(&self.fams, cfg.max_runs * 2);
                 events.push(EngineEvent::Flush {
                     table: self.id.clone(),
                     tablet: t.id,
@@ -711,6 +726,22 @@ impl Table {
             out.push((t.end.clone().unwrap_or_default(), offset));
         }
         out
+    }
+}
+
+/// Family ids recorded during validation, per mutation index.
+const RESOLVED: usize = 16;
+
+/// The family id of mutation `i`: recorded, or looked up.
+fn resolved(
+    fids: &[FamilyId; RESOLVED],
+    i: usize,
+    fams: &Families,
+    name: &str,
+) -> Result<FamilyId> {
+    match fids.get(i) {
+        Some(&id) => Ok(id),
+        None => fams.require(name),
     }
 }
 

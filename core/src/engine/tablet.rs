@@ -3,7 +3,7 @@
 //! split, merge with a neighbour). When to use them is decided in
 //! [`super::policy`]; this file only knows how.
 
-use super::family::Families;
+use super::family::{Families, FamilyId};
 use super::memtable::Memtable;
 use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
 use super::run::{Run, RunBuilder};
@@ -53,6 +53,11 @@ impl Tablet {
         self.mem.bytes() + self.runs.iter().map(Run::bytes).sum::<u64>()
     }
 
+    /// An upper bound of any one row's logical bytes, without a lookup.
+    pub(crate) fn row_bytes_bound(&self) -> u64 {
+        self.mem.bytes() + self.runs.iter().map(Run::max_row_bytes).sum::<u64>()
+    }
+
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.mem.heap_bytes() + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
@@ -61,49 +66,44 @@ impl Tablet {
     /// The tablet's sources, newest first. The memtable must be prepared.
     pub(crate) fn sources<'t>(&'t self, out: &mut Vec<Source<'t>>) {
         out.clear();
-        let arena = self.mem.arena();
-        for part in self.mem.sorted_parts() {
-            if !part.is_empty() {
-                out.push(Source::Mem(arena, part));
-            }
-        }
+        let view = self.mem.view();
+        out.extend(self.mem.sorted_parts().map(|part| Source::Mem(view, part)));
         out.extend(self.runs.iter().map(Source::Run));
     }
 
-    /// Turns the memtable into the newest run, then merges runs of similar
-    /// size (a binary counter: O(log n) runs, each byte rewritten O(log n)
-    /// times). No GC happens here.
-    pub(crate) fn flush(&mut self, fams: &Families) {
+    /// Turns the memtable into the newest run. When more than `max_runs`
+    /// runs pile up (the host has not ticked for a while), they are merged
+    /// into one, without GC, to keep reads fast.
+    pub(crate) fn flush(&mut self, fams: &Families, max_runs: usize) {
         if self.mem.is_empty() {
             return;
         }
-        self.mem.prepare(fams.ranks());
+        self.mem.merge_all();
         let run = {
-            let mut sources = Vec::with_capacity(2);
-            let arena = self.mem.arena();
-            for part in self.mem.sorted_parts() {
-                if !part.is_empty() {
-                    sources.push(Source::Mem(arena, part));
-                }
-            }
+            let view = self.mem.view();
+            let sources: Vec<Source<'_>> = self
+                .mem
+                .sorted_parts()
+                .map(|part| Source::Mem(view, part))
+                .collect();
             build_run(&sources, fams, None).0
         };
-        self.mem = Memtable::default();
+        self.mem.clear();
         if run.row_count() > 0 {
             self.runs.insert(0, run);
         }
-        while self.runs.len() >= 2 && self.runs[1].bytes() < self.runs[0].bytes().saturating_mul(2)
-        {
-            let newer = self.runs.remove(0);
-            let older = self.runs.remove(0);
-            self.runs.insert(0, merge_two(newer, older, fams));
+        if self.runs.len() > max_runs.max(2) {
+            let sources: Vec<Source<'_>> = self.runs.iter().map(Source::Run).collect();
+            let merged = build_run(&sources, fams, None).0;
+            self.runs.clear();
+            self.runs.push(merged);
         }
     }
 
     /// Flushes, then merges everything into one run. With `gc_now` set,
     /// drops the versions the GC rules allow collecting at that time.
     pub(crate) fn compact(&mut self, fams: &Families, gc_now: Option<i64>) -> CompactionOutcome {
-        self.mem.prepare(fams.ranks());
+        self.mem.merge_all();
         let (run, outcome) = {
             let mut sources = Vec::new();
             self.sources(&mut sources);
@@ -230,7 +230,43 @@ fn build_run(
     let mut pieces: Vec<Piece> = Vec::with_capacity(sources.len());
     let mut cells: Vec<MergedCell<'_>> = Vec::new();
     let now = gc_now.unwrap_or(i64::MIN);
+    let collects = gc_now.is_some() && fams.live().any(|(_, _, def)| def.gc_rule.is_some());
+    let keep = |fid| fams.is_alive(fid);
     while let Some(key) = merger.next_row(false, &mut pieces) {
+        // A row held by one run and nothing to collect: copy it as it is.
+        if let [p] = pieces.as_slice()
+            && !collects
+            && let Source::Run(run) = merger.source(p.src)
+        {
+            builder.start_row(key);
+            let n = builder.copy_cells(p.src, run, p.pos..p.end, &keep);
+            outcome.cells_before += n;
+            outcome.cells_after += n;
+            continue;
+        }
+        // A row written by one memtable group: its cells are sorted, the
+        // later of two equal cells first.
+        if let [p] = pieces.as_slice()
+            && !collects
+            && let src @ Source::Mem(..) = merger.source(p.src)
+        {
+            builder.start_row(key);
+            let mut last: Option<(FamilyId, &[u8], i64)> = None;
+            for i in p.pos..p.end {
+                let c = src.cell(i);
+                if last.is_some_and(|(f, q, t)| f == c.fid && t == c.ts && q == c.qual) {
+                    continue;
+                }
+                last = Some((c.fid, c.qual, c.ts));
+                if c.dead || !fams.is_alive(c.fid) {
+                    continue;
+                }
+                builder.add_cell(c.fid, c.qual, c.ts, c.value);
+                outcome.cells_before += 1;
+                outcome.cells_after += 1;
+            }
+            continue;
+        }
         cells.clear();
         assemble_row(&merger, &mut pieces, fams, now, &mut cells);
         builder.start_row(key);
@@ -245,22 +281,4 @@ fn build_run(
         }
     }
     (builder.finish(), outcome)
-}
-
-/// Merges two runs (no GC). Disjoint runs are concatenated without
-/// comparing cells.
-fn merge_two(newer: Run, older: Run, fams: &Families) -> Run {
-    let keep = |fid| fams.is_alive(fid);
-    if older.precedes(&newer) || newer.precedes(&older) {
-        let (first, second) = if older.precedes(&newer) {
-            (&older, &newer)
-        } else {
-            (&newer, &older)
-        };
-        let mut b = RunBuilder::new(family_lens(fams));
-        b.copy_rows(first, 0, first.row_count(), &keep);
-        b.copy_rows(second, 0, second.row_count(), &keep);
-        return b.finish();
-    }
-    build_run(&[Source::Run(&newer), Source::Run(&older)], fams, None).0
 }
