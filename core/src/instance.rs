@@ -3,6 +3,7 @@
 //! "compact now", and read-only views of the storage layout).
 
 pub(crate) mod conditional;
+mod snapshot;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -72,6 +72,66 @@ impl Table {
         })
     }
 
+    /// The start keys of every tablet but the first.
+    pub(crate) fn boundaries(&self) -> Vec<Vec<u8>> {
+        self.tablets.iter().skip(1).map(|t| t.start.clone()).collect()
+    }
+
+    /// Cuts the (empty) table into tablets at `keys`, in addition to the
+    /// initial splits; used when restoring a snapshot's layout.
+    pub(crate) fn set_layout(&mut self, keys: &[Vec<u8>], now_micros: i64) {
+        let mut all: Vec<Vec<u8>> = self
+            .initial_splits
+            .iter()
+            .chain(keys.iter())
+            .filter(|k| !k.is_empty())
+            .cloned()
+            .collect();
+        all.sort();
+        all.dedup();
+        let mut tablets = Vec::with_capacity(all.len() + 1);
+        let mut start = Vec::new();
+        for split in all {
+            tablets.push(Tablet::new(self.next_tablet_id, start, Some(split.clone())));
+            self.next_tablet_id += 1;
+            start = split;
+        }
+        tablets.push(Tablet::new(self.next_tablet_id, start, None));
+        self.next_tablet_id += 1;
+        for t in &mut tablets {
+            t.last_gc_micros = now_micros;
+        }
+        self.tablets = tablets;
+    }
+
+    /// Writes cells exactly as given (no validation, no aggregation): for
+    /// restoring snapshots. `cells` are `(family id, qualifier, timestamp,
+    /// value)`.
+    pub(crate) fn load_row(
+        &mut self,
+        key: &[u8],
+        cells: &[(FamilyId, &[u8], i64, &[u8])],
+        cfg: &EngineConfig,
+    ) {
+        if cells.is_empty() {
+            return;
+        }
+        let ti = self.tablet_index(key);
+        let need = key.len() + cells.iter().map(|c| c.1.len() + c.3.len()).sum::<usize>();
+        if !self.tablets[ti].mem.has_room(need) {
+            self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
+        }
+        let mem = &mut self.tablets[ti].mem;
+        mem.open_group(key);
+        for &(fid, qual, ts, value) in cells {
+            mem.push_cell(fid, self.fams.name(fid).len(), qual, ts, value);
+        }
+        mem.close_group(self.fams.ranks());
+        if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
+            self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
+        }
+    }
+
     /// The live schema.
     pub(crate) fn schema(&self) -> TableSchema {
         TableSchema {
