@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod aggregate;
+mod bytes;
 mod engine;
 mod error;
 mod escape;

@@ -72,6 +72,11 @@ pub(crate) struct MemView<'a> {
 }
 
 impl<'a> MemView<'a> {
+    /// Bytes in the arena.
+    pub(crate) fn arena_len(self) -> usize {
+        self.arena.len()
+    }
+
     #[inline]
     pub(crate) fn row(self, g: &Group) -> &'a [u8] {
         let s = g.row_off as usize;
@@ -100,7 +105,7 @@ impl<'a> MemView<'a> {
         }
         match (a.prefix_hi, a.prefix_lo).cmp(&(b.prefix_hi, b.prefix_lo)) {
             Ordering::Equal if a.row_len > 16 || b.row_len > 16 || a.row_len != b.row_len => {
-                self.row(a).cmp(self.row(b))
+                crate::bytes::cmp(self.row(a), self.row(b))
             }
             other => other,
         }
@@ -117,7 +122,7 @@ impl<'a> MemView<'a> {
     fn cmp_cells(self, ranks: &[u16], a: &MemCell, b: &MemCell) -> Ordering {
         ranks[usize::from(a.fid)]
             .cmp(&ranks[usize::from(b.fid)])
-            .then_with(|| self.qual(a).cmp(self.qual(b)))
+            .then_with(|| crate::bytes::cmp(self.qual(a), self.qual(b)))
             .then_with(|| b.ts.cmp(&a.ts))
     }
 }
@@ -198,15 +203,13 @@ impl Memtable {
         self.cells.reserve(16);
     }
 
-    /// Empties the memtable but keeps modest buffers for the next round
-    /// (large ones are released: an idle tablet should not hold them).
+    /// Empties the memtable but keeps its buffers for the next round (a
+    /// tablet that just filled its memtable is likely to fill it again;
+    /// compaction releases them).
     pub(crate) fn clear(&mut self) {
         debug_assert!(!self.open, "memtable cleared while a group is open");
-        const KEEP: usize = 4 << 20;
         self.arena.clear();
-        self.arena.shrink_to(KEEP);
         self.cells.clear();
-        self.cells.shrink_to(KEEP / std::mem::size_of::<MemCell>());
         self.chunks.clear();
         self.tail.clear();
         self.tail_sorted = false;

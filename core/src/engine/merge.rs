@@ -247,14 +247,14 @@ impl<'t> RowMerger<'t> {
         let mut best: Option<&'t [u8]> = None;
         for c in &self.cursors {
             if let Some(k) = c.front_key()
-                && best.is_none_or(|b| k < b)
+                && best.is_none_or(|b| crate::bytes::cmp(k, b).is_lt())
             {
                 best = Some(k);
             }
         }
         let key = best?;
         for (i, c) in self.cursors.iter_mut().enumerate() {
-            if c.front_key() == Some(key) {
+            if c.front_key().is_some_and(|k| crate::bytes::eq(k, key)) {
                 let next = c.src.row_end(c.lo, c.hi);
                 c.src.push_pieces(i, c.lo, next, pieces);
                 c.lo = next;
@@ -379,6 +379,6 @@ pub(crate) fn assemble_row<'t>(
 fn cmp_cells(ranks: &[u16], a: &RawCell<'_>, b: &RawCell<'_>) -> Ordering {
     ranks[usize::from(a.fid)]
         .cmp(&ranks[usize::from(b.fid)])
-        .then_with(|| a.qual.cmp(b.qual))
+        .then_with(|| crate::bytes::cmp(a.qual, b.qual))
         .then_with(|| b.ts.cmp(&a.ts))
 }

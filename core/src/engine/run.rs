@@ -94,6 +94,11 @@ impl Run {
             + self.dead.capacity() * 8
     }
 
+    /// Bytes of row keys and of values held.
+    pub(crate) fn arena_sizes(&self) -> (usize, usize) {
+        (self.keys.len(), self.values.len())
+    }
+
     #[inline]
     pub(crate) fn row_key(&self, row: usize) -> &[u8] {
         let r = &self.rows[row];
@@ -114,7 +119,8 @@ impl Run {
     /// First row whose key is not less than `key`.
     pub(crate) fn lower_bound(&self, key: &[u8]) -> usize {
         self.rows.partition_point(|r| {
-            &self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize] < key
+            crate::bytes::cmp(&self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize], key)
+                .is_lt()
         })
     }
 
@@ -195,6 +201,16 @@ impl RunBuilder {
         }
     }
 
+    /// Reserves room for about this much output, so building does not
+    /// reallocate (and copy) its arrays while it grows.
+    pub(crate) fn reserve(&mut self, rows: usize, cells: usize, key_bytes: usize, value_bytes: usize) {
+        self.run.rows.reserve(rows);
+        self.run.row_end_bytes.reserve(rows);
+        self.run.keys.reserve(key_bytes);
+        self.run.cells.reserve(cells);
+        self.run.values.reserve(value_bytes);
+    }
+
     /// Starts a new row; rows must come in increasing key order. A row that
     /// receives no cell is dropped.
     pub(crate) fn start_row(&mut self, key: &[u8]) {
@@ -228,7 +244,7 @@ impl RunBuilder {
     pub(crate) fn add_cell(&mut self, fid: FamilyId, qualifier: &[u8], ts: i64, value: &[u8]) {
         let pos = self.row_cells.min(self.recent.len() - 1);
         let guess = self.recent[pos];
-        let qual = if guess != u32::MAX && self.qual_bytes(guess) == qualifier {
+        let qual = if guess != u32::MAX && crate::bytes::eq(self.qual_bytes(guess), qualifier) {
             guess
         } else {
             let id = self
@@ -389,7 +405,7 @@ impl QualDict {
                 return new_id;
             }
             let (off, len) = quals[id as usize];
-            if &bytes[off as usize..(off + len) as usize] == q {
+            if crate::bytes::eq(&bytes[off as usize..(off + len) as usize], q) {
                 return id;
             }
             i = (i + 1) & mask;

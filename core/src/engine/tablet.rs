@@ -226,6 +226,25 @@ fn build_run(
 ) -> (Run, CompactionOutcome) {
     let mut outcome = CompactionOutcome::default();
     let mut builder = RunBuilder::new(family_lens(fams));
+    let (mut rows, mut cells_in, mut keys, mut values) = (0, 0, 0, 0);
+    for src in sources {
+        match src {
+            Source::Run(r) => {
+                let (k, v) = r.arena_sizes();
+                rows += r.row_count();
+                cells_in += r.cell_count() - r.dead_count();
+                keys += k;
+                values += v;
+            }
+            Source::Mem(view, groups) => {
+                rows += groups.len();
+                cells_in += groups.iter().map(|g| g.len as usize).sum::<usize>();
+                keys += groups.iter().map(|g| usize::from(g.row_len)).sum::<usize>();
+                values += view.arena_len();
+            }
+        }
+    }
+    builder.reserve(rows, cells_in, keys, values);
     let mut merger = RowMerger::new(sources, &[], None);
     let mut pieces: Vec<Piece> = Vec::with_capacity(sources.len());
     let mut cells: Vec<MergedCell<'_>> = Vec::new();
