@@ -2,11 +2,32 @@
 //! validation and compilation into a [`FilterPlan`], and the evaluator the
 //! read path runs on every row.
 //!
-//! A plan is compiled once per request; evaluation then works row by row on
-//! borrowed cells and appends borrowed cells to a caller-owned buffer, so it
-//! allocates nothing per cell.
+//! - `filter/compile.rs` checks a [`RowFilter`] the way Bigtable does
+//!   (`INVALID_ARGUMENT` naming the field) and builds the plan: regexes
+//!   compiled once, bounds normalised, labels interned;
+//! - `filter/eval.rs` runs a plan on one row;
+//! - `filter/re2.rs` translates Bigtable's regex dialect (RE2, raw bytes,
+//!   full match) for the `regex` crate.
+//!
+//! A plan is compiled once per request. Evaluation then works row by row on
+//! borrowed cells and appends borrowed cells to a caller-owned buffer; its
+//! working sets are small index lists kept in a [`FilterScratch`] the caller
+//! reuses across rows, so it allocates nothing per cell and, once the
+//! scratch buffers have grown, nothing per row.
+//!
+//! Semantics follow the comments of `RowFilter` in
+//! `google/bigtable/v2/data.proto`, including the parts the Go emulator
+//! skips: `sink` sends its input to the read's output and nothing to its
+//! parent, `interleave` keeps duplicate cells, limits count every copy, and
+//! a `condition` with a missing branch yields nothing for that branch.
 
-use crate::error::{Error, Result};
+mod compile;
+mod eval;
+mod re2;
+
+use std::marker::PhantomData;
+
+use crate::error::Result;
 use crate::mutation::TimestampRange;
 use crate::row::CellView;
 use crate::row_set::KeyBound;
@@ -14,9 +35,10 @@ use crate::row_set::KeyBound;
 /// A Bigtable row filter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RowFilter {
-    /// Apply each filter to the output of the previous one.
+    /// Apply each filter to the output of the previous one (at least two).
     Chain(Vec<RowFilter>),
-    /// Apply each filter to the row and merge all outputs.
+    /// Apply each filter to the row and merge all outputs in cell order,
+    /// keeping duplicates (at least two).
     Interleave(Vec<RowFilter>),
     /// If the predicate yields any cell, apply `true_filter`, else
     /// `false_filter` (a missing branch yields nothing).
@@ -28,7 +50,8 @@ pub enum RowFilter {
         /// Applied to the row when it did not.
         false_filter: Option<Box<RowFilter>>,
     },
-    /// Send the input straight to the read's output.
+    /// Send the input straight to the read's output (and nothing to the
+    /// parent filter). Not allowed inside a condition.
     Sink,
     /// Keep every cell.
     PassAll,
@@ -36,9 +59,11 @@ pub enum RowFilter {
     BlockAll,
     /// Keep rows whose key fully matches an RE2 regex over bytes.
     RowKeyRegex(Vec<u8>),
-    /// Keep each row with this probability.
+    /// Keep each row with this probability, `0 < p < 1`. Which rows are kept
+    /// depends only on the row key and the plan's seed.
     RowSample(f64),
-    /// Keep cells whose family name fully matches an RE2 regex.
+    /// Keep cells whose family name fully matches an RE2 regex (which must
+    /// not contain `:`).
     FamilyNameRegex(String),
     /// Keep cells whose qualifier fully matches an RE2 regex over bytes.
     ColumnQualifierRegex(Vec<u8>),
@@ -46,80 +71,90 @@ pub enum RowFilter {
     ColumnRange {
         /// The family.
         family_name: String,
-        /// Lower qualifier bound.
+        /// Lower qualifier bound (`Unbounded` means the empty qualifier,
+        /// inclusive).
         start: KeyBound,
-        /// Upper qualifier bound.
+        /// Upper qualifier bound (`Unbounded` means no upper bound).
         end: KeyBound,
     },
-    /// Keep cells whose timestamp lies in a range.
+    /// Keep cells whose timestamp lies in `[start, end)` (end 0: no bound);
+    /// both bounds must have millisecond granularity.
     TimestampRange(TimestampRange),
     /// Keep cells whose value fully matches an RE2 regex over bytes.
     ValueRegex(Vec<u8>),
     /// Keep cells whose value lies in a range.
     ValueRange {
-        /// Lower value bound.
+        /// Lower value bound (`Unbounded` means the empty value, inclusive).
         start: KeyBound,
-        /// Upper value bound.
+        /// Upper value bound (`Unbounded` means no upper bound).
         end: KeyBound,
     },
-    /// Skip the first N cells of each row.
+    /// Skip the first N cells of each row (N ≥ 0).
     CellsPerRowOffset(i32),
-    /// Keep only the first N cells of each row.
+    /// Keep only the first N cells of each row (N > 0).
     CellsPerRowLimit(i32),
-    /// Keep only the newest N cells of each column.
+    /// Keep only the newest N cells of each column (N > 0).
     CellsPerColumnLimit(i32),
     /// Replace every value by the empty string.
     StripValue,
-    /// Attach a label to every cell.
+    /// Attach a label (1 to 15 characters of `[a-z0-9-]`) to every cell.
     ApplyLabel(String),
 }
 
 /// A validated, compiled filter, ready to run on rows.
 #[derive(Debug)]
 pub struct FilterPlan {
-    node: Node,
-}
-
-#[derive(Debug)]
-enum Node {
-    PassAll,
-    BlockAll,
+    /// A flat list of steps when the whole filter works cell by cell (no
+    /// limits, interleaves, conditions or sinks), a tree otherwise.
+    body: compile::Body,
+    /// Interned labels; label id `k > 0` stands for `labels[k - 1]`.
+    labels: Vec<String>,
+    /// Families named by `column_range_filter`s, for
+    /// [`FilterPlan::check_families`].
+    families: Vec<String>,
+    seed: u64,
 }
 
 impl FilterPlan {
-    /// Validates and compiles a filter.
+    /// Validates and compiles a filter. A filter Bigtable would reject is an
+    /// `INVALID_ARGUMENT` naming the offending field, as in
+    /// `Error in field 'value_regex_filter' : missing ]: [a`.
     pub fn compile(filter: &RowFilter) -> Result<FilterPlan> {
-        let node = match filter {
-            RowFilter::PassAll => Node::PassAll,
-            RowFilter::BlockAll => Node::BlockAll,
-            other => {
-                return Err(Error::unimplemented(format!(
-                    "filter {other:?} is not supported yet"
-                )));
-            }
-        };
-        Ok(FilterPlan { node })
+        compile::compile(filter)
     }
 
-    /// Sets the seed that makes `row_sample_filter` repeatable.
+    /// Sets the seed that makes `row_sample_filter` repeatable: the same
+    /// seed and row key always give the same decision.
     #[must_use]
-    pub fn with_seed(self, _seed: u64) -> FilterPlan {
+    pub fn with_seed(mut self, seed: u64) -> FilterPlan {
+        self.seed = seed;
         self
     }
 
+    /// Checks that every family a `column_range_filter` names exists, as
+    /// Bigtable does (`NOT_FOUND` otherwise; the emulator instead returns
+    /// nothing). `exists` answers for one family name.
+    pub fn check_families(&self, exists: impl Fn(&str) -> bool) -> Result<()> {
+        match self.families.iter().find(|f| !exists(f)) {
+            Some(f) => Err(crate::error::Error::not_found(format!(
+                "Error in field 'column_range_filter' : column family \"{f}\" not found in table"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Runs the filter on one row: `input` holds the row's cells in read
-    /// order; the surviving cells are appended to `out` in read order.
+    /// order (family name, qualifier, timestamp newest first); the surviving
+    /// cells are appended to `out` in read order. An empty result means the
+    /// row is not returned.
     pub fn apply<'a>(
         &'a self,
-        _row_key: &[u8],
+        row_key: &[u8],
         input: &[CellView<'a>],
-        _scratch: &mut FilterScratch<'a>,
+        scratch: &mut FilterScratch<'a>,
         out: &mut Vec<CellView<'a>>,
     ) {
-        match self.node {
-            Node::PassAll => out.extend_from_slice(input),
-            Node::BlockAll => {}
-        }
+        eval::apply(self, row_key, input, scratch, out);
     }
 }
 
@@ -127,13 +162,29 @@ impl FilterPlan {
 /// rows so evaluation does not allocate per row.
 #[derive(Debug, Default)]
 pub struct FilterScratch<'a> {
-    bufs: Vec<Vec<CellView<'a>>>,
+    /// Free working sets.
+    pool: Vec<Vec<eval::Item>>,
+    /// What `sink` filters sent to the output of the current row, in cell
+    /// order.
+    sink: Vec<eval::Item>,
+    /// Per-step results of column-level tests in the flat evaluator,
+    /// tagged with `generation` (see `filter/eval.rs`).
+    cache: Vec<u32>,
+    /// Moves on whenever the column changes; never 0 once a cell was seen.
+    generation: u32,
+    _cells: PhantomData<CellView<'a>>,
 }
 
 impl FilterScratch<'_> {
     /// Empty scratch space.
     #[must_use]
     pub fn new() -> Self {
-        FilterScratch { bufs: Vec::new() }
+        FilterScratch {
+            pool: Vec::new(),
+            sink: Vec::new(),
+            cache: Vec::new(),
+            generation: 0,
+            _cells: PhantomData,
+        }
     }
 }

@@ -400,6 +400,11 @@ impl Instance {
         };
         let now = self.now_micros;
         let table = self.table_mut(table_id)?;
+        if let Some(plan) = &plan {
+            // Production answers NOT_FOUND for a filter naming a family the
+            // table does not have (the emulator returns nothing instead).
+            plan.check_families(|f| table.fams.id(f).is_some())?;
+        }
         table.prepare_read();
         let opts = ReadOptions {
             reversed: req.reversed,

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod aggregate;
+pub mod api;
 mod bytes;
 mod engine;
 mod error;
@@ -47,10 +48,15 @@ mod row;
 mod row_set;
 mod schema;
 
+pub use aggregate::{hll_sketch, hll_unique_count};
 pub use engine::{EngineConfig, EngineEvent};
 pub use error::{Code, Error, Result};
 pub use escape::escape_bytes;
 pub use filter::{FilterPlan, FilterScratch, RowFilter};
+pub use instance::conditional::{
+    CheckAndMutateRowRequest, CheckAndMutateRowResponse, ReadModifyWriteOp,
+    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule,
+};
 pub use instance::{
     CreateTableRequest, DropTarget, Instance, InstanceConfig, MAX_MUTATIONS_PER_REQUEST,
     MutateRowsEntry, ReadRowsRequest, RunInfo, TableInfo, TabletInfo,

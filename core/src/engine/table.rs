@@ -195,17 +195,8 @@ impl Table {
     }
 
     /// Checks a MutateRow request against the schema without changing
-    /// anything.
-    pub(crate) fn validate_mutations(
-        &self,
-        row_key: &[u8],
-        mutations: &[Mutation<'_>],
-    ) -> Result<u64> {
-        self.validate_resolving(row_key, mutations, &mut [0; RESOLVED])
-    }
-
-    /// [`Table::validate_mutations`], also recording the family id of the
-    /// first [`RESOLVED`] mutations so applying them needs no second lookup.
+    /// anything, recording the family id of the first [`RESOLVED`]
+    /// mutations so applying them needs no second lookup.
     fn validate_resolving(
         &self,
         row_key: &[u8],
