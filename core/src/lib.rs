@@ -38,6 +38,7 @@
 mod aggregate;
 pub mod api;
 mod bytes;
+pub mod cbt;
 mod engine;
 mod error;
 mod escape;
