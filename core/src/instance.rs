@@ -31,6 +31,11 @@ pub struct InstanceConfig {
     pub engine: EngineConfig,
     /// Seed for everything random (row sampling), so runs repeat.
     pub seed: u64,
+    /// Whether the clock is simulated: hosts then leave it alone and only
+    /// explicit clock commands (`cbt clock`, `advanceClock`, a simulation)
+    /// move it. Otherwise hosts set it from the wall clock before each
+    /// request.
+    pub simulated_clock: bool,
 }
 
 impl Default for InstanceConfig {
@@ -40,6 +45,7 @@ impl Default for InstanceConfig {
             instance: "playground".to_string(),
             engine: EngineConfig::default(),
             seed: 0x7ab1_e70b,
+            simulated_clock: false,
         }
     }
 }
@@ -193,6 +199,27 @@ impl Instance {
     #[must_use]
     pub fn now_micros(&self) -> i64 {
         self.now_micros
+    }
+
+    /// Whether the clock is simulated (see [`InstanceConfig::simulated_clock`]).
+    #[must_use]
+    pub fn clock_is_simulated(&self) -> bool {
+        self.config.simulated_clock
+    }
+
+    /// Switches between a simulated clock and one the host keeps at wall
+    /// time.
+    pub fn set_clock_simulated(&mut self, simulated: bool) {
+        self.config.simulated_clock = simulated;
+    }
+
+    /// For hosts: when the clock follows the wall, sets it to `wall_micros`
+    /// and does the engine's due work; a simulated clock is left alone.
+    pub fn sync_wall_clock(&mut self, wall_micros: i64) -> Vec<EngineEvent> {
+        if self.config.simulated_clock {
+            return Vec::new();
+        }
+        self.tick(wall_micros.max(self.now_micros))
     }
 
     /// Sets the clock (server timestamps, GC ages) without doing any work.

@@ -27,6 +27,7 @@ fn sample() -> Instance {
             ..EngineConfig::default()
         },
         seed: 42,
+        simulated_clock: true,
     });
     db.set_now(1_600_000_000_000_000);
     let mut schema = TableSchema::default();

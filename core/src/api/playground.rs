@@ -160,7 +160,12 @@ pub(crate) fn advance_clock(db: &mut Instance, req: &At<'_>) -> Result<Value> {
     };
     f.finish()?;
     let events = match target {
-        Some(t) => db.tick(t),
+        Some(t) => {
+            // Moving the clock by hand makes it simulated: hosts stop
+            // setting it from the wall clock.
+            db.set_clock_simulated(true);
+            db.tick(t)
+        }
         None => Vec::new(),
     };
     let now = db.now_micros();

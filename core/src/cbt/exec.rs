@@ -1282,6 +1282,10 @@ fn do_clock(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
             ));
         }
     };
+    // `clock now` hands the clock back to the wall; any other setting
+    // makes it simulated, so hosts stop moving it.
+    let simulated = !matches!(args, [arg] if *arg == b"now");
+    ctx.instance.set_clock_simulated(simulated);
     if target >= now {
         ctx.instance.tick(target);
     } else {

@@ -16,6 +16,7 @@
 //! body:
 //!   project, instance            bytes
 //!   seed                         varint
+//!   simulated clock              varint (0 wall, 1 simulated)
 //!   now_micros                   signed
 //!   engine: memtable_flush_bytes, split_bytes, merge_bytes   varint
 //!           gc_interval_micros signed, max_runs varint
@@ -63,6 +64,7 @@ impl Instance {
         w.bytes(self.config.project.as_bytes());
         w.bytes(self.config.instance.as_bytes());
         w.uint(self.config.seed);
+        w.uint(u64::from(self.config.simulated_clock));
         w.int(self.now_micros);
         let e = &self.config.engine;
         w.uint(e.memtable_flush_bytes);
@@ -114,6 +116,11 @@ impl Instance {
         let project = r.string()?;
         let instance = r.string()?;
         let seed = r.uint()?;
+        let simulated_clock = match r.uint()? {
+            0 => false,
+            1 => true,
+            _ => return Err(r.bad("an unknown clock mode")),
+        };
         let now_micros = r.int()?;
         let engine = EngineConfig {
             memtable_flush_bytes: r.uint()?,
@@ -127,6 +134,7 @@ impl Instance {
             instance,
             engine,
             seed,
+            simulated_clock,
         });
         db.now_micros = now_micros;
         let tables = r.uint()?;
