@@ -43,8 +43,18 @@ mod tests {
     #[test]
     fn agrees_with_slice_order() {
         let samples: Vec<&[u8]> = vec![
-            b"", b"a", b"ab", b"abcdefgh", b"abcdefgh\x00", b"abcdefgi", b"abcdefghij",
-            b"abcdefghik", b"\xff", b"\x00", b"phone#4c410523#20200501", b"phone#4c410523#20200502",
+            b"",
+            b"a",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\x00",
+            b"abcdefgi",
+            b"abcdefghij",
+            b"abcdefghik",
+            b"\xff",
+            b"\x00",
+            b"phone#4c410523#20200501",
+            b"phone#4c410523#20200502",
         ];
         for a in &samples {
             for b in &samples {

@@ -12,7 +12,8 @@ fn everything(db: &mut Instance) -> Vec<(String, Vec<OwnedRow>)> {
     ids.into_iter()
         .map(|id| {
             let mut rows = CollectRows::default();
-            db.read_rows(&id, &ReadRowsRequest::default(), &mut rows).expect("read");
+            db.read_rows(&id, &ReadRowsRequest::default(), &mut rows)
+                .expect("read");
             (id, rows.rows)
         })
         .collect()
@@ -40,7 +41,10 @@ fn sample() -> Instance {
     );
     schema.families.insert(
         "counts".into(),
-        ColumnFamily { gc_rule: None, value_type: ValueType::Aggregate(Aggregator::Sum) },
+        ColumnFamily {
+            gc_rule: None,
+            value_type: ValueType::Aggregate(Aggregator::Sum),
+        },
     );
     db.create_table(CreateTableRequest {
         table_id: "t1".into(),
@@ -48,8 +52,12 @@ fn sample() -> Instance {
         initial_splits: vec![b"m".to_vec()],
     })
     .expect("create");
-    db.create_table(CreateTableRequest { table_id: "t2".into(), schema, initial_splits: vec![] })
-        .expect("create");
+    db.create_table(CreateTableRequest {
+        table_id: "t2".into(),
+        schema,
+        initial_splits: vec![],
+    })
+    .expect("create");
     for i in 0..300u32 {
         let key = [b"k\x00\xff".as_slice(), &i.to_be_bytes()].concat();
         for v in 0..3i64 {
@@ -57,7 +65,12 @@ fn sample() -> Instance {
                 "t1",
                 &key,
                 &[
-                    Mutation::set_cell("cf", b"q\x01", 1_600_000_000_000_000 + 1_000 * v, &[v as u8; 40]),
+                    Mutation::set_cell(
+                        "cf",
+                        b"q\x01",
+                        1_600_000_000_000_000 + 1_000 * v,
+                        &[v as u8; 40],
+                    ),
                     Mutation::AddToCell {
                         family_name: "counts".into(),
                         column_qualifier: b"n".as_slice().into(),
@@ -69,13 +82,23 @@ fn sample() -> Instance {
             .expect("write");
         }
     }
-    db.mutate_row("t2", b"only", &[Mutation::set_cell("cf", b"", 0, b"")]).expect("write");
+    db.mutate_row("t2", b"only", &[Mutation::set_cell("cf", b"", 0, b"")])
+        .expect("write");
     db.tick(1_600_000_001_000_000);
     // A newer version after the tick: the oldest kept one becomes
     // GC-eligible but stays visible until the next compaction.
     let key = [b"k\x00\xff".as_slice(), &0u32.to_be_bytes()].concat();
-    db.mutate_row("t1", &key, &[Mutation::set_cell("cf", b"q\x01", 1_600_000_000_500_000, b"new")])
-        .expect("write");
+    db.mutate_row(
+        "t1",
+        &key,
+        &[Mutation::set_cell(
+            "cf",
+            b"q\x01",
+            1_600_000_000_500_000,
+            b"new",
+        )],
+    )
+    .expect("write");
     db
 }
 
@@ -83,18 +106,28 @@ fn sample() -> Instance {
 fn snapshots_round_trip_every_cell_and_the_layout() {
     let mut db = sample();
     let before = everything(&mut db);
-    assert!(before[0].1[0].cells.iter().any(|c| c.gc_eligible), "eligible cells are kept");
+    assert!(
+        before[0].1[0].cells.iter().any(|c| c.gc_eligible),
+        "eligible cells are kept"
+    );
     let bytes = db.snapshot();
     let mut back = Instance::restore(&bytes).expect("restore");
     assert_eq!(everything(&mut back), before);
     assert_eq!(back.config(), db.config());
     assert_eq!(back.now_micros(), db.now_micros());
     let boundaries = |d: &Instance| {
-        d.tablets("t1").unwrap().into_iter().map(|t| t.start_key).collect::<Vec<_>>()
+        d.tablets("t1")
+            .unwrap()
+            .into_iter()
+            .map(|t| t.start_key)
+            .collect::<Vec<_>>()
     };
     assert!(boundaries(&db).len() > 2);
     assert_eq!(boundaries(&back), boundaries(&db));
-    assert_eq!(back.get_table("t1").unwrap().initial_splits, vec![b"m".to_vec()]);
+    assert_eq!(
+        back.get_table("t1").unwrap().initial_splits,
+        vec![b"m".to_vec()]
+    );
     // The restored instance keeps working: aggregates keep adding.
     back.mutate_row(
         "t1",

@@ -510,7 +510,7 @@ impl Memtable {
                     .then(|| view.value(c))
             });
             let found = if self.open && self.tail.last().is_some_and(|t| t.seq == g.seq) {
-                hit.last()
+                hit.next_back()
             } else {
                 hit.next()
             };

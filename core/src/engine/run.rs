@@ -119,8 +119,11 @@ impl Run {
     /// First row whose key is not less than `key`.
     pub(crate) fn lower_bound(&self, key: &[u8]) -> usize {
         self.rows.partition_point(|r| {
-            crate::bytes::cmp(&self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize], key)
-                .is_lt()
+            crate::bytes::cmp(
+                &self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize],
+                key,
+            )
+            .is_lt()
         })
     }
 
@@ -203,7 +206,13 @@ impl RunBuilder {
 
     /// Reserves room for about this much output, so building does not
     /// reallocate (and copy) its arrays while it grows.
-    pub(crate) fn reserve(&mut self, rows: usize, cells: usize, key_bytes: usize, value_bytes: usize) {
+    pub(crate) fn reserve(
+        &mut self,
+        rows: usize,
+        cells: usize,
+        key_bytes: usize,
+        value_bytes: usize,
+    ) {
         self.run.rows.reserve(rows);
         self.run.row_end_bytes.reserve(rows);
         self.run.keys.reserve(key_bytes);

@@ -74,7 +74,11 @@ impl Table {
 
     /// The start keys of every tablet but the first.
     pub(crate) fn boundaries(&self) -> Vec<Vec<u8>> {
-        self.tablets.iter().skip(1).map(|t| t.start.clone()).collect()
+        self.tablets
+            .iter()
+            .skip(1)
+            .map(|t| t.start.clone())
+            .collect()
     }
 
     /// Cuts the (empty) table into tablets at `keys`, in addition to the

@@ -259,7 +259,9 @@ fn read_rule(r: &mut Reader<'_>, depth: usize) -> Result<Option<GcRule>> {
             let n = r.count()?;
             let mut rules = Vec::with_capacity(n.min(64));
             for _ in 0..n {
-                rules.push(read_rule(r, depth + 1)?.ok_or_else(|| r.bad("an empty nested GC rule"))?);
+                rules.push(
+                    read_rule(r, depth + 1)?.ok_or_else(|| r.bad("an empty nested GC rule"))?,
+                );
             }
             if kind == 3 {
                 GcRule::Intersection(rules)
@@ -287,10 +289,18 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
             _ => return Err(r.bad("an unknown value type")),
         };
         let gc_rule = read_rule(r, 0)?;
-        schema.families.insert(name.clone(), ColumnFamily { gc_rule, value_type });
+        schema.families.insert(
+            name.clone(),
+            ColumnFamily {
+                gc_rule,
+                value_type,
+            },
+        );
         names.push(name);
     }
-    schema.validate().map_err(|e| e.context(format!("snapshot table \"{id}\"")))?;
+    schema
+        .validate()
+        .map_err(|e| e.context(format!("snapshot table \"{id}\"")))?;
     let n = r.count()?;
     let mut splits = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
@@ -308,7 +318,12 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
     table.set_layout(&boundaries, now);
     let fids: Vec<FamilyId> = names
         .iter()
-        .map(|n| table.fams.id(n).ok_or_else(|| Error::internal("family vanished")))
+        .map(|n| {
+            table
+                .fams
+                .id(n)
+                .ok_or_else(|| Error::internal("family vanished"))
+        })
         .collect::<Result<_>>()?;
     let rows = r.uint()?;
     let mut cells: Vec<(FamilyId, &[u8], i64, &[u8])> = Vec::new();
@@ -323,7 +338,9 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
         let n = r.count()?;
         for _ in 0..n {
             let f = usize::try_from(r.uint()?).map_err(|_| r.bad("family index"))?;
-            let fid = *fids.get(f).ok_or_else(|| r.bad("a cell of an unknown family"))?;
+            let fid = *fids
+                .get(f)
+                .ok_or_else(|| r.bad("a cell of an unknown family"))?;
             let qual = r.bytes()?;
             let ts = r.int()?;
             let value = r.bytes()?;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the core benchmarks natively and as wasm under Node, on the mobile
+# time series data set, beside the naive BTreeMap baseline.
+#
+#   scripts/bench.sh [ROWS ...]      default: 100000 1000000
+#
+# Results go to stdout; BENCHMARKS.md explains them. Needs what
+# scripts/setup.sh installs (the wasm32 target and wasm-bindgen-cli).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export PATH="$HOME/.cargo/bin:$PATH"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
+
+cargo build --quiet --release -p tabletop-bench
+cargo build --quiet --release -p tabletop-bench --lib --target wasm32-unknown-unknown
+wasm-bindgen --target nodejs --out-dir target/bench-node \
+    target/wasm32-unknown-unknown/release/tabletop_bench.wasm
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -sr)"
+echo "rustc: $(rustc --version); node: $(node --version)"
+for rows in "${sizes[@]}"; do
+    echo
+    echo "== native, $rows rows"
+    ./target/release/tabletop-bench "$rows"
+    echo
+    echo "== wasm in Node, $rows rows"
+    node -e '
+        const b = require(process.argv[1]);
+        process.stdout.write(b.run_bench(Number(process.argv[2]), true));
+    ' "$ROOT/target/bench-node/tabletop_bench.js" "$rows"
+done
