@@ -301,3 +301,71 @@ fn build_run(
     }
     (builder.finish(), outcome)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ColumnFamily, GcRule};
+
+    fn tablet_with_rows(fams: &Families, n: usize) -> Tablet {
+        let mut t = Tablet::new(0, Vec::new(), None);
+        for i in 0..n {
+            t.mem.open_group(format!("row{i:04}").as_bytes());
+            for v in 0..3 {
+                t.mem.push_cell(0, 2, b"q", v * 1000, b"value");
+            }
+            t.mem.close_group(fams.ranks());
+        }
+        t
+    }
+
+    fn families(rule: Option<GcRule>) -> Families {
+        let mut f = Families::default();
+        f.create("cf", ColumnFamily::with_gc(rule)).unwrap();
+        f
+    }
+
+    #[test]
+    fn flush_keeps_data_and_compaction_applies_gc() {
+        let fams = families(Some(GcRule::MaxNumVersions(1)));
+        let mut t = tablet_with_rows(&fams, 10);
+        t.flush(&fams, 4);
+        assert!(t.mem.is_empty());
+        assert_eq!(t.runs.len(), 1);
+        assert_eq!(t.runs[0].cell_count(), 30, "a flush collects nothing");
+        let outcome = t.compact(&fams, Some(5_000));
+        assert_eq!(outcome.collected, 20);
+        assert_eq!(outcome.cells_after, 10);
+        assert_eq!(t.last_gc_micros, 5_000);
+    }
+
+    #[test]
+    fn splits_fall_on_row_boundaries_in_even_parts() {
+        let fams = families(None);
+        let mut t = tablet_with_rows(&fams, 100);
+        t.compact(&fams, None);
+        let points = t.split_points(4);
+        assert_eq!(points, vec![25, 50, 75]);
+        let mut next_id = 7;
+        let parts = t.split_at(&points, &fams, &mut next_id);
+        assert_eq!(parts.len(), 4);
+        assert_eq!(next_id, 11);
+        assert!(parts[0].start.is_empty());
+        assert_eq!(parts[1].start, b"row0025");
+        assert_eq!(parts[0].end.as_deref(), Some(b"row0025".as_slice()));
+        assert!(parts[3].end.is_none());
+        assert!(parts.iter().all(|p| p.runs[0].row_count() == 25));
+        let merged = parts.into_iter().reduce(|a, b| a.merge_with(b, &fams, 99));
+        let merged = merged.unwrap();
+        assert_eq!(merged.runs[0].row_count(), 100);
+        assert!(merged.start.is_empty() && merged.end.is_none());
+    }
+
+    #[test]
+    fn a_single_row_is_never_split() {
+        let fams = families(None);
+        let mut t = tablet_with_rows(&fams, 1);
+        t.compact(&fams, None);
+        assert!(t.split_points(3).is_empty());
+    }
+}
