@@ -11,6 +11,7 @@
 #![allow(unsafe_code)]
 
 mod naive;
+pub mod sim;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write;

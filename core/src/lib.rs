@@ -44,10 +44,13 @@ mod error;
 mod escape;
 mod filter;
 mod instance;
+pub mod keydesign;
+pub mod keyviz;
 mod mutation;
 mod row;
 mod row_set;
 mod schema;
+pub mod sim;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
 pub use engine::{EngineConfig, EngineEvent};

@@ -396,7 +396,10 @@ mod tests {
         f
     }
 
-    fn run(rows: &[(&[u8], &[u8], i64, &[u8])]) -> Run {
+    type Input<'a> = (&'a [u8], &'a [u8], i64, &'a [u8]);
+    type Row = (Vec<u8>, Vec<(Vec<u8>, i64, Vec<u8>)>);
+
+    fn run(rows: &[Input<'_>]) -> Run {
         let mut b = RunBuilder::new(vec![2]);
         let mut last: Option<&[u8]> = None;
         for &(row, q, ts, v) in rows {
@@ -416,7 +419,7 @@ mod tests {
         start: &[u8],
         end: Option<&[u8]>,
         reversed: bool,
-    ) -> Vec<(Vec<u8>, Vec<(Vec<u8>, i64, Vec<u8>)>)> {
+    ) -> Vec<Row> {
         let mut merger = RowMerger::new(sources, start, end);
         let mut pieces = Vec::new();
         let mut out = Vec::new();
