@@ -5,7 +5,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // host passes as arguments), splitting, parsing and running never panic,
 // and every failure is reported as an error with a non-empty message.
 
-use tabletop_core::cbt::{MemFiles, Outcome, exec_args, exec_line, tokenize};
+use tabletop_core::cbt::{MemFiles, Outcome, exec_line};
+#[cfg(not(target_arch = "wasm32"))]
+use tabletop_core::cbt::{exec_args, tokenize};
 use tabletop_core::{Instance, InstanceConfig};
 
 fn fresh_instance() -> (Instance, MemFiles) {
