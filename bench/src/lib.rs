@@ -18,8 +18,8 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use tabletop_core::{
-    ColumnFamily, CountRows, CreateTableRequest, EngineConfig, Instance, InstanceConfig, Mutation,
-    ReadRowsRequest, RowRange, RowSet, TableSchema,
+    ColumnFamily, CountRows, CreateTableRequest, EngineConfig, Instance, InstanceConfig, KeyBound,
+    Mutation, ReadRowsRequest, RowFilter, RowRange, RowSet, TableSchema,
 };
 
 pub use naive::Naive;
@@ -547,7 +547,62 @@ fn run_tabletop(
             seen
         ),
     );
+
+    for (name, filter) in filtered_scans() {
+        let mut sink = CountRows::default();
+        let req = ReadRowsRequest {
+            filter: Some(filter),
+            ..ReadRowsRequest::default()
+        };
+        let calls_before = allocation_calls();
+        let start = now_ms();
+        let stats = db.read_rows("mobile", &req, &mut sink);
+        let ms = now_ms() - start;
+        let calls = allocation_calls() - calls_before;
+        let seen = stats.map(|s| s.cells_seen).unwrap_or(0);
+        phase(
+            report,
+            "tabletop",
+            name,
+            ms,
+            sink.rows,
+            format!(
+                "{} of {} cells returned, {} allocations",
+                sink.cells, seen, calls
+            ),
+        );
+    }
 }
+
+/// The filtered full scans both stores run: a value regex, a chain of three
+/// filters, and the newest version of each column.
+fn filtered_scans() -> Vec<(&'static str, RowFilter)> {
+    vec![
+        (
+            "full scan, value regex",
+            RowFilter::ValueRegex(VALUE_REGEX.as_bytes().to_vec()),
+        ),
+        (
+            "full scan, chain of 3 filters",
+            RowFilter::Chain(vec![
+                RowFilter::FamilyNameRegex(DETAIL.to_string()),
+                RowFilter::ColumnQualifierRegex(QUALIFIER_REGEX.as_bytes().to_vec()),
+                RowFilter::ValueRange {
+                    start: KeyBound::Closed(b"5".to_vec()),
+                    end: KeyBound::Open(b"9".to_vec()),
+                },
+            ]),
+        ),
+        (
+            "full scan, cells per column 1",
+            RowFilter::CellsPerColumnLimit(1),
+        ),
+    ]
+}
+
+/// os_build values of one month of builds.
+const VALUE_REGEX: &str = "PQ2A\\.19040[0-9]\\.003";
+const QUALIFIER_REGEX: &str = "cpu_usage|memory_usage";
 
 /// The wasm entry point: runs the benchmarks under Node and returns the
 /// report as text. The clock is JavaScript's `performance.now()`.

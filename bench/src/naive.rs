@@ -51,6 +51,74 @@ impl Naive {
     }
 }
 
+/// The naive store's filtered scans: the same filters as the engine's,
+/// each written the obvious way over every cell.
+fn filtered_scans(store: &Naive, report: &mut Report, now_ms: &dyn Fn() -> f64) {
+    let anchored = |p: &str| regex::bytes::Regex::new(&format!("^(?s-u:{p})$"));
+    let (Ok(value_re), Ok(qual_re)) = (
+        anchored(crate::VALUE_REGEX),
+        anchored(crate::QUALIFIER_REGEX),
+    ) else {
+        return;
+    };
+    type Keep<'a> = Box<dyn Fn(&Key, &[u8], usize) -> bool + 'a>;
+    let scans: Vec<(&str, Keep<'_>)> = vec![
+        (
+            "full scan, value regex",
+            Box::new(|_, v, _| value_re.is_match(v)),
+        ),
+        (
+            "full scan, chain of 3 filters",
+            Box::new(|k, v, _| {
+                k.1 == crate::DETAIL
+                    && qual_re.is_match(&k.2)
+                    && v >= b"5".as_slice()
+                    && v < b"9".as_slice()
+            }),
+        ),
+        (
+            "full scan, cells per column 1",
+            Box::new(|_, _, version| version == 0),
+        ),
+    ];
+    for (name, keep) in scans {
+        let start = now_ms();
+        let (mut rows, mut cells) = (0u64, 0u64);
+        let mut last_row: Option<&[u8]> = None;
+        let mut last_col: Option<(&str, &[u8])> = None;
+        let mut version = 0;
+        let mut row_counted = false;
+        for (k, v) in &store.cells {
+            if last_row != Some(k.0.as_slice()) {
+                last_row = Some(&k.0);
+                row_counted = false;
+            }
+            if last_col == Some((k.1.as_str(), k.2.as_slice())) {
+                version += 1;
+            } else {
+                last_col = Some((&k.1, &k.2));
+                version = 0;
+            }
+            if keep(k, v, version) {
+                cells += 1;
+                if !row_counted {
+                    rows += 1;
+                    row_counted = true;
+                }
+            }
+        }
+        let ms = now_ms() - start;
+        phase(
+            report,
+            "naive",
+            name,
+            ms,
+            rows,
+            format!("{cells} cells returned"),
+        );
+    }
+}
+
 pub(crate) fn run(
     data: &MobileData,
     keys: &[Vec<u8>],
@@ -146,4 +214,5 @@ pub(crate) fn run(
         rows,
         format!("{:.1} M cells/s", cells as f64 / ms / 1000.0),
     );
+    filtered_scans(&store, report, now_ms);
 }

@@ -568,15 +568,15 @@ impl Table {
                 n
             }];
             let first = self.tablet_index(&range.start);
-            let mut last = first;
-            while last + 1 < self.tablets.len()
-                && range
-                    .end
-                    .as_deref()
-                    .is_none_or(|e| self.tablets[last + 1].start.as_slice() < e)
-            {
-                last += 1;
-            }
+            // The last tablet starting before the range's end.
+            let last = match range.end.as_deref() {
+                None => self.tablets.len() - 1,
+                Some(e) => self
+                    .tablets
+                    .partition_point(|t| t.start.as_slice() < e)
+                    .saturating_sub(1)
+                    .max(first),
+            };
             for k in 0..=(last - first) {
                 let ti = if opts.reversed { last - k } else { first + k };
                 let tablet = &self.tablets[ti];
