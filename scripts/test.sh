@@ -2,8 +2,9 @@
 # Runs every check and test of Tabletop, in order, and reports each:
 #   formatting, clippy (native and wasm32), native tests, the core built and
 #   tested as wasm in Node, the web app's tests in headless Chromium, the
-#   release build, and an end-to-end test of that build served under a
-#   sub-path. Ends with the test runners' summary lines and one line
+#   wasm JS API in Node, the differential suite against Google's Bigtable
+#   emulator (real cbt and the official Python client), the release build,
+#   and an end-to-end test of that build served under a sub-path. Ends with the test runners' summary lines and one line
 #   `summary: N passed, M failed` (tests, plus one per check step); exits
 #   non-zero if anything failed. Installs what is missing first (setup.sh).
 set -uo pipefail
@@ -64,6 +65,7 @@ run_step() {
             }
             /^# pass [0-9]+$/ { p += $3 }
             /^# fail [0-9]+$/ { f += $3 }
+            /^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3 }
             END { printf "%d %d", p, f }')
         passed=${counts% *}
         failed=${counts#* }
@@ -71,7 +73,7 @@ run_step() {
         detail="$passed passed, $failed failed"
         while IFS= read -r line; do
             RUNNER_LINES+=("$line")
-        done < <(printf '%s\n' "$clean" | grep -E '^(test result: |# (tests|pass|fail) [0-9]+$)')
+        done < <(printf '%s\n' "$clean" | grep -E '^(test result: |# (tests|pass|fail) [0-9]+$|[0-9]+ passed, [0-9]+ failed$)')
     fi
     TOTAL_PASSED=$((TOTAL_PASSED + passed))
     TOTAL_FAILED=$((TOTAL_FAILED + failed))
@@ -96,6 +98,10 @@ run_step tests "native tests" cargo test --workspace --no-fail-fast
 run_step check "core check wasm32" cargo check -p tabletop-core --target "$WASM"
 run_step tests "core tests wasm32 (Node)" cargo test -p tabletop-core --target "$WASM" --tests --no-fail-fast
 run_step tests "web tests (headless Chromium)" cargo test -p tabletop-web --target "$WASM" --test '*' --no-fail-fast
+# Builds the wasm JS API (js/) and drives it from Node.
+run_step tests "JS API in Node" node --test --test-reporter=tap tests/js/
+# The real oracle: Google's emulator with the real cbt and Python client.
+run_step tests "differential vs emulator" bash tests/differential/run.sh
 run_step check "trunk build --release" trunk build --release
 if [ -f dist/index.html ] && [[ " ${FAILED_STEPS[*]-} " != *"trunk build"* ]]; then
     run_step tests "e2e (Chromium, sub-path)" node --test --test-reporter=tap tests/e2e/

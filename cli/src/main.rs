@@ -1,27 +1,277 @@
-//! `tabletop`: the Tabletop core on the command line.
+//! `tabletop`: the native command line of the Tabletop playground.
 //!
-//! The subcommands (`cbt`, `json`, ...) arrive with the interfaces issue;
-//! until then the binary answers `--help` and `--version` and refuses
-//! anything else clearly.
+//! - `tabletop cbt ARGS...` runs one command of Google's `cbt` tool against
+//!   the instance kept in a state file; `tabletop cbt` alone runs a script
+//!   of them from stdin.
+//! - `tabletop json` answers Bigtable REST JSON requests, one per line.
+//! - `tabletop sim SCENARIO.toml` runs a workload simulation and prints its
+//!   report.
+//!
+//! `args` reads the command line, `state` keeps the instance between runs,
+//! `host` gives the `cbt` interpreter files and the clock, and `cbt_cmd` /
+//! `json_cmd` / `sim_cmd` run the subcommands. Help texts are below.
 
+mod args;
+mod cbt_cmd;
+mod host;
+mod json_cmd;
+mod sim_cmd;
+mod state;
+
+use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: tabletop [--help | --version]\n";
+use args::{Invocation, PLANNED, Topic};
+
+/// Exit status for a command line that could not be understood, as
+/// sysexits' `EX_USAGE`, Go's flag package and most Unix tools use.
+const USAGE_ERROR: u8 = 2;
+
+fn version_line() -> String {
+    format!("tabletop {}", env!("CARGO_PKG_VERSION"))
+}
+
+const OPTIONS_HELP: &str = "\
+Options (before or right after the subcommand; one or two dashes; a value
+as the next word or after '='):
+      --state FILE       The state file holding the instance
+                         [default: $TABLETOP_STATE, else ./tabletop.state]
+  -project ID            Project id in resource names and messages
+  -instance ID           Instance id in resource names and messages
+      --progress[=ROWS]  Report import progress on stderr every ROWS rows
+                         (default 100000); on by default when stderr is a
+                         terminal
+      --no-progress      No progress lines, even on a terminal
+  -h, --help             Print help
+";
+
+const STATE_HELP: &str = "\
+The state file:
+  One instance (its tables, data, clock and settings) kept between runs as
+  a Tabletop snapshot: versioned, checksummed and lossless (binary keys and
+  values survive). A missing file is an empty instance; the first command
+  that changes something creates it. Saving is atomic (a temporary file in
+  the same directory, flushed to disk, then renamed), and only happens
+  after a successful change, so a failed command leaves the file untouched.
+  A file that is not an intact snapshot is refused with the reason and
+  never written over. -project and -instance rename the instance (the
+  names are kept in the file when it is saved); a new file starts as
+  projects/tabletop/instances/playground. One writer at a time: two runs
+  saving the same file at once keep only the later one's changes.
+";
+
+fn help_text() -> String {
+    let mut text = format!(
+        "{version}\n\
+         Tabletop's command line: Cloud Bigtable's data model, run locally.\n\
+         \n\
+         Usage: tabletop [OPTIONS] <COMMAND> [ARGS...]\n\
+         \n\
+         Commands:\n\
+         \x20 cbt   Run cbt commands: one from the arguments, or a script on stdin\n\
+         \x20 json  Answer Bigtable REST JSON requests, one per line on stdin\n\
+         \x20 sim   Simulate a workload on a row-key design; print the report\n\
+         \x20 help  Print this help, or a command's (tabletop help cbt)\n\
+         \n\
+         {OPTIONS_HELP}\
+         \x20 -V, --version          Print the version\n\
+         \n\
+         {STATE_HELP}\
+         \n\
+         Exit status: 0 success; 1 a command failed, or the state file could not\n\
+         be read or saved; 2 the command line was not understood.\n\
+         \n\
+         Planned, not written yet:\n",
+        version = version_line()
+    );
+    for (name, what) in PLANNED {
+        text.push_str(&format!("  {name:<8}{what}\n"));
+    }
+    text.push_str("\nRun 'tabletop help <command>' for the details of a command.\n");
+    text
+}
+
+fn cbt_help_text() -> String {
+    format!(
+        "\
+Run commands of Google's cbt tool against the instance in the state file.
+
+Usage: tabletop cbt [OPTIONS] [CBT FLAGS] <cbt command> [ARGS...]
+       tabletop cbt [OPTIONS] < script.cbt
+
+With a command, runs it exactly as `cbt -project P -instance I <command>`
+would against Cloud Bigtable: the same arguments, the same output on stdout
+byte for byte, the same messages on stderr (without the date and time Go's
+log package puts in front), and cbt's exit status: 0 on success, 1 when the
+command failed, 2 for a flag cbt does not define. Commands: createtable,
+createfamily, deletefamily, setgcpolicy, deletetable, ls, set, addtocell,
+lookup, read, count, deletecolumn, deleterow, deleteallrows, import, help
+(`tabletop cbt help` lists them, `tabletop cbt help read` explains one),
+plus the playground's own `compact` and `clock`. The state file is saved
+after a command that changed something; a failed command leaves it
+untouched (a failed import's earlier batches are not kept either).
+
+cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
+the command, as with cbt; -project and -instance name the instance, the
+others are accepted and ignored. Tabletop's options go there too, never
+after the command word (there they are arguments of the command).
+
+Without a command, reads commands from stdin, one per line, split as bash
+splits them (quotes, backslashes, $'\\xff' bytes; a quoted newline continues
+the command on the next line; # starts a comment), and runs them in order,
+printing each one's output. Like a shell script without `set -e`, it goes
+on after a failed command and reports it on stderr as `line N: <error>`;
+the exit status is 0 if every command succeeded, 1 otherwise. The state
+is saved once at the end if any command changed it (after each successful
+change when stdin is a terminal), so an interrupted script saves nothing.
+In a script a failed command changes nothing, except that an import keeps
+the batches it wrote before the failing one, as cbt against Bigtable does.
+
+Files named by `import` and `format-file=` are read from the working
+directory. Cells written without a timestamp get the wall-clock time,
+unless the instance clock was made simulated with `clock` (`clock now`
+gives it back to the wall). Cell times print in UTC (cbt uses the local
+zone; compare with TZ=UTC).
+
+{OPTIONS_HELP}
+{STATE_HELP}
+Examples:
+  tabletop cbt createtable mobile-time-series families=stats_summary
+  tabletop cbt set mobile-time-series phone#4c410523#20200501 stats_summary:os_build=PQ2A.190405.003
+  tabletop cbt read mobile-time-series prefix=phone#4c410523
+  tabletop --state demo.state cbt < setup.cbt
+"
+    )
+}
+
+fn json_help_text() -> String {
+    format!(
+        "\
+Answer Bigtable REST JSON requests against the instance in the state file.
+
+Usage: tabletop json [OPTIONS] < requests.jsonl
+
+Reads one request per line from stdin and writes one answer line to stdout
+for each: {{\"method\": M, \"request\": R}}, where M is a REST method of
+Bigtable's data or table admin API (createTable, getTable, listTables,
+deleteTable, modifyColumnFamilies, dropRowRange, mutateRow, mutateRows,
+checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys) or of the
+playground (compact, advanceClock, listTablets), and R is the request body
+in proto3 JSON exactly as the REST API takes it (bytes in base64, int64 as
+strings, full resource names). The answer is {{\"response\": X}} or
+{{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
+readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}}.
+Blank lines are skipped. Answers are written as soon as no more input is
+waiting, so a program can send one request and wait for its answer.
+
+The state file is saved once, at the end, if any request changed the
+instance. Error answers are data: the exit status is 0 unless the state
+file could not be read or saved or stdin/stdout failed (then 1), or the
+command line was not understood (2).
+
+{OPTIONS_HELP}
+{STATE_HELP}
+Example:
+  echo '{{\"method\": \"listTables\", \"request\": {{\"parent\": \"projects/p/instances/i\"}}}}' | tabletop json
+"
+    )
+}
+
+fn sim_help_text() -> String {
+    "\
+Simulate a workload on a row-key design and print the report.
+
+Usage: tabletop sim [--json] SCENARIO.toml
+       tabletop sim [--json] - < SCENARIO.toml
+
+Runs the scenario (a table, a cluster, a row-key template and workloads;
+examples in static/scenarios/, the format in static/scenarios/README.md)
+in simulated time to the end, and prints what happened: tablets and how
+they split and moved, load per node, latency, hot key ranges and the Key
+Visualizer's findings. The same scenario always gives the same report.
+
+Options:
+      --json   Print the report as JSON instead of text
+  -h, --help   Print help
+
+Exit status: 0 success; 1 the file could not be read or the scenario is
+invalid (the message names the line or field); 2 the command line was not
+understood. Simulations keep no state: --state and the other shared
+options do not apply.
+"
+    .to_string()
+}
+
+fn help_help_text() -> String {
+    "\
+Print help.
+
+Usage: tabletop help [COMMAND]
+
+Without a command, prints the overview of tabletop; with one (cbt, json,
+sim, help), prints that command's help. `tabletop COMMAND --help` does the same.
+"
+    .to_string()
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => {
-            print!("tabletop: Bigtable semantics from the Tabletop core, natively.\n\n{USAGE}");
-            ExitCode::SUCCESS
+    let invocation = args::parse(std::env::args_os().skip(1).collect());
+    let code = match invocation {
+        Invocation::Help(None) => print_stdout(&help_text()),
+        Invocation::Help(Some(Topic::Cbt)) => print_stdout(&cbt_help_text()),
+        Invocation::Help(Some(Topic::Json)) => print_stdout(&json_help_text()),
+        Invocation::Help(Some(Topic::Sim)) => print_stdout(&sim_help_text()),
+        Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
+        Invocation::Version => print_stdout(&format!("{}\n", version_line())),
+        Invocation::Cbt { options, args } if args.is_empty() => cbt_cmd::run_script(&options),
+        Invocation::Cbt { options, args } => cbt_cmd::run_once(&options, &args),
+        Invocation::Json { options } => json_cmd::run(&options),
+        Invocation::Sim { scenario, json } => sim_cmd::run(&scenario, json),
+        Invocation::Error(message) => {
+            eprintln!("error: {message}\n\nRun 'tabletop --help' for usage.");
+            USAGE_ERROR
         }
-        Some("-V" | "--version") => {
-            println!("tabletop {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
+    };
+    ExitCode::from(code)
+}
+
+/// Writes to stdout. A closed pipe (`tabletop --help | head -1`) is not an
+/// error worth a panic, so write failures end quietly with status 1.
+fn print_stdout(text: &str) -> u8 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_command_and_planned_subcommand() {
+        let help = help_text();
+        for word in [
+            "cbt",
+            "json",
+            "sim",
+            "help",
+            "--state",
+            "-project",
+            "--version",
+        ] {
+            assert!(help.contains(word), "{word} missing from help");
         }
-        Some(other) => {
-            eprint!("tabletop: unknown command {other:?}\n{USAGE}");
-            ExitCode::from(2)
+        for (name, what) in PLANNED {
+            assert!(
+                help.contains(name) && help.contains(what),
+                "{name} missing from help"
+            );
         }
+        assert!(cbt_help_text().contains("Usage: tabletop cbt"));
+        assert!(json_help_text().contains("Usage: tabletop json"));
+        assert!(sim_help_text().contains("Usage: tabletop sim"));
+        assert!(help_help_text().contains("Usage: tabletop help"));
     }
 }

@@ -123,6 +123,12 @@ pub trait Host {
     fn wall_clock_micros(&mut self) -> Option<i64> {
         None
     }
+
+    /// Called by `import` after each batch it wrote, with the number of
+    /// rows written so far, so a host can show progress while a long
+    /// import runs (`cbt`'s own log lines only come with the outcome).
+    /// Does nothing by default.
+    fn import_progress(&mut self, _rows_written: usize) {}
 }
 
 /// The text Go's `os.Open` error carries for `path`, for a [`Host`] that

@@ -1174,6 +1174,7 @@ fn do_import(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
             ));
         }
         total += keys.len();
+        ctx.host.import_progress(total);
     }
     ctx.log(format!("Done importing {total} rows."));
     Ok(())

@@ -1,0 +1,229 @@
+//! `tabletop cbt`: one `cbt` command from the arguments, or a script of
+//! them from stdin, against the state file.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+
+use tabletop_core::cbt::{self, Outcome};
+use tabletop_core::{Error, Instance};
+
+use crate::args::{Options, Progress, cbt_changes_state};
+use crate::host::{FsHost, WallClock};
+use crate::state;
+
+/// Exit status when a command failed, as `cbt` exits after `log.Fatal`.
+const FAILED: u8 = 1;
+/// Exit status of Go's flag package for a flag `cbt` does not define.
+const FLAG_ERROR: u8 = 2;
+
+fn progress_every(options: &Options) -> Option<usize> {
+    match options.progress {
+        Progress::Every(n) => Some(n),
+        Progress::Off => None,
+        Progress::Auto => io::stderr()
+            .is_terminal()
+            .then_some(crate::args::DEFAULT_PROGRESS_ROWS),
+    }
+}
+
+fn load(options: &Options) -> Result<(std::path::PathBuf, Instance), u8> {
+    let path = state::path(options.state.as_deref());
+    let names = state::Names {
+        project: options.project.as_deref(),
+        instance: options.instance.as_deref(),
+    };
+    match state::load(&path, names) {
+        Ok(db) => Ok((path, db)),
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            Err(FAILED)
+        }
+    }
+}
+
+fn save(path: &std::path::Path, db: &mut Instance) -> Result<(), u8> {
+    state::save(path, db).map_err(|e| {
+        eprintln!(
+            "tabletop: could not save the state file {}: {e}; it was left as it was before",
+            path.display()
+        );
+        FAILED
+    })
+}
+
+/// The exit status `cbt` gives for an outcome.
+fn exit_status(outcome: &Outcome) -> u8 {
+    match &outcome.status {
+        Ok(()) => 0,
+        Err(e)
+            if e.message().starts_with("flag provided but not defined: ")
+                || e.message().starts_with("flag needs an argument: ") =>
+        {
+            FLAG_ERROR
+        }
+        Err(_) => FAILED,
+    }
+}
+
+/// Writes bytes, ignoring a closed pipe (`tabletop cbt read t | head`).
+fn emit(w: &mut dyn Write, bytes: &[u8]) {
+    let _ = w.write_all(bytes).and_then(|()| w.flush());
+}
+
+/// Runs one command given as arguments. Returns the exit status.
+pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
+    let (path, mut db) = match load(options) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    WallClock::default().sync(&mut db);
+    let mut host = FsHost::new(progress_every(options));
+    host.start_command();
+    let outcome = cbt::exec_args(&mut db, args, &mut host);
+    // Save before printing: what the command reports has then happened.
+    if outcome.status.is_ok()
+        && cbt_changes_state(args)
+        && let Err(code) = save(&path, &mut db)
+    {
+        return code;
+    }
+    emit(&mut io::stdout().lock(), &outcome.stdout);
+    emit(&mut io::stderr().lock(), &outcome.stderr);
+    host.finish_command();
+    exit_status(&outcome)
+}
+
+/// Whether a chunk of script text needs the next line to be complete: an
+/// unterminated quote, or a backslash that escapes the newline (as bash
+/// reads it: not inside single quotes, not in a comment).
+fn needs_more(text: &str, tokens: &Result<Vec<Vec<u8>>, Error>) -> bool {
+    match tokens {
+        Err(e) => e.message().starts_with("unterminated"),
+        Ok(words) if words.is_empty() => false,
+        // If the newline were not escaped, a word after it would start a
+        // second command, which `tokenize` refuses.
+        Ok(_) => cbt::tokenize(&format!("{text}\nx")).is_ok(),
+    }
+}
+
+/// Runs the commands on stdin, one per line, continuing after errors (as
+/// a shell script without `set -e`). Returns the exit status: 0 if every
+/// command succeeded, 1 otherwise.
+pub fn run_script(options: &Options) -> u8 {
+    let (path, mut db) = match load(options) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let stdin = io::stdin();
+    // Typed commands are saved as they succeed (the session may end with
+    // Ctrl-C); a piped script is saved once, at the end.
+    let interactive = stdin.is_terminal();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    let mut host = FsHost::new(progress_every(options));
+    let mut failures = 0usize;
+    let mut dirty = false;
+    let mut line_no = 0usize;
+    let mut clock = WallClock::default();
+    let mut raw = Vec::new();
+    let mut pending = String::new();
+    let mut pending_start = 0usize;
+    loop {
+        raw.clear();
+        let eof = match input.read_until(b'\n', &mut raw) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(e) => {
+                eprintln!("tabletop: cannot read stdin: {e}");
+                failures += 1;
+                true
+            }
+        };
+        if eof && pending.is_empty() {
+            break;
+        }
+        if !eof {
+            line_no += 1;
+            if raw.ends_with(b"\n") {
+                raw.pop();
+                if raw.ends_with(b"\r") {
+                    raw.pop();
+                }
+            }
+            let Ok(text) = std::str::from_utf8(&raw) else {
+                eprintln!("line {line_no}: the line is not valid UTF-8; write bytes as $'\\xNN'");
+                failures += 1;
+                continue;
+            };
+            if pending.is_empty() {
+                pending_start = line_no;
+            } else {
+                pending.push('\n');
+            }
+            pending.push_str(text);
+        }
+        let tokens = cbt::tokenize(&pending);
+        if !eof && needs_more(&pending, &tokens) {
+            continue;
+        }
+        pending.clear();
+        let args = match tokens {
+            Ok(args) if args.is_empty() => {
+                if eof {
+                    break;
+                }
+                continue;
+            }
+            Ok(args) => args,
+            Err(e) => {
+                eprintln!("line {pending_start}: {}", e.message());
+                failures += 1;
+                if eof {
+                    break;
+                }
+                continue;
+            }
+        };
+        clock.sync(&mut db);
+        host.start_command();
+        let outcome = cbt::exec_args(&mut db, &args, &mut host);
+        emit(&mut out, &outcome.stdout);
+        let mut err = io::stderr().lock();
+        match &outcome.status {
+            Ok(()) => {
+                emit(&mut err, &outcome.stderr);
+                if cbt_changes_state(&args) {
+                    dirty = true;
+                }
+            }
+            Err(e) => {
+                // cbt's last stderr line is the error; say where it was.
+                let last = format!("{}\n", e.message());
+                let logs = outcome
+                    .stderr
+                    .strip_suffix(last.as_bytes())
+                    .unwrap_or(&outcome.stderr);
+                emit(&mut err, logs);
+                emit(
+                    &mut err,
+                    format!("line {pending_start}: {}\n", e.message()).as_bytes(),
+                );
+                failures += 1;
+            }
+        }
+        drop(err);
+        host.finish_command();
+        if dirty && interactive {
+            if let Err(code) = save(&path, &mut db) {
+                return code;
+            }
+            dirty = false;
+        }
+        if eof {
+            break;
+        }
+    }
+    if dirty && let Err(code) = save(&path, &mut db) {
+        return code;
+    }
+    if failures == 0 { 0 } else { FAILED }
+}

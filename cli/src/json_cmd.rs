@@ -1,0 +1,122 @@
+//! `tabletop json`: request lines of the JSON protocol on stdin, one
+//! answer line each on stdout (see `tabletop_core::api`).
+
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+
+use tabletop_core::{Error, api};
+
+use crate::args::Options;
+use crate::host::WallClock;
+use crate::state;
+
+/// Methods that may change the instance: a run that answered one of them
+/// with a response (not an error) saves the state file at the end.
+const WRITE_METHODS: &[&str] = &[
+    "createTable",
+    "deleteTable",
+    "modifyColumnFamilies",
+    "dropRowRange",
+    "mutateRow",
+    "mutateRows",
+    "checkAndMutateRow",
+    "readModifyWriteRow",
+    "compact",
+    "advanceClock",
+];
+
+fn is_write(line: &str) -> bool {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(line) else {
+        return false;
+    };
+    map.get("method")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|m| WRITE_METHODS.contains(&m))
+}
+
+/// Answers every request line on stdin. Returns the exit status: 0 unless
+/// the state file could not be read or saved, or stdin or stdout failed
+/// (error answers are data, not failures).
+pub fn run(options: &Options) -> u8 {
+    let path = state::path(options.state.as_deref());
+    let names = state::Names {
+        project: options.project.as_deref(),
+        instance: options.instance.as_deref(),
+    };
+    let mut db = match state::load(&path, names) {
+        Ok(db) => db,
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return 1;
+        }
+    };
+    let mut input = BufReader::with_capacity(64 * 1024, io::stdin().lock());
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut dirty = false;
+    let mut status = 0;
+    let mut raw = Vec::new();
+    let mut line_no = 0usize;
+    let mut clock = WallClock::default();
+    loop {
+        raw.clear();
+        match input.read_until(b'\n', &mut raw) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("tabletop: cannot read stdin: {e}");
+                status = 1;
+                break;
+            }
+        }
+        line_no += 1;
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let answer = match std::str::from_utf8(&raw) {
+            Ok(line) => {
+                clock.sync(&mut db);
+                let answer = api::handle(&mut db, line);
+                if !dirty && answer.starts_with("{\"response\"") && is_write(line) {
+                    dirty = true;
+                }
+                answer
+            }
+            Err(_) => api::answer_line(&Err(Error::invalid(format!(
+                "line {line_no} is not valid UTF-8; JSON text must be"
+            )))),
+        };
+        let written = out
+            .write_all(answer.as_bytes())
+            .and_then(|()| out.write_all(b"\n"));
+        // Answer at once when no more input is waiting, so a program that
+        // sends one request and waits for its answer is not kept waiting;
+        // a stream of requests is answered in big writes.
+        let written = written.and_then(|()| {
+            if input.buffer().is_empty() {
+                out.flush()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                eprintln!("tabletop: cannot write to stdout: {e}");
+            }
+            status = 1;
+            break;
+        }
+    }
+    if let Err(e) = out.flush()
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("tabletop: cannot write to stdout: {e}");
+        status = 1;
+    }
+    if dirty && let Err(e) = state::save(&path, &mut db) {
+        eprintln!(
+            "tabletop: could not save the state file {}: {e}; it was left as it was before",
+            path.display()
+        );
+        return 1;
+    }
+    status
+}
