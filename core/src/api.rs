@@ -81,6 +81,7 @@
 mod admin;
 mod base64;
 mod data;
+mod fast;
 mod names;
 mod playground;
 mod proto_json;
@@ -316,6 +317,22 @@ pub fn answer_line(answer: &Result<Value>) -> String {
 /// assert_eq!(out, r#"{"response":{}}"#);
 /// ```
 pub fn handle(instance: &mut Instance, line: &str) -> String {
+    if let Some(answer) = fast::try_handle(instance, line) {
+        return answer;
+    }
+    handle_general(instance, line)
+}
+
+/// The bulk-write fast path alone: `None` when it declines the line (for
+/// testing that it is taken).
+#[doc(hidden)]
+pub fn handle_fast(instance: &mut Instance, line: &str) -> Option<String> {
+    fast::try_handle(instance, line)
+}
+
+/// [`handle`] without the bulk-write fast path (for comparing the two).
+#[doc(hidden)]
+pub fn handle_general(instance: &mut Instance, line: &str) -> String {
     let answer =
         parse_line(line).and_then(|(method, request)| handle_value(instance, &method, &request));
     answer_line(&answer)

@@ -666,6 +666,11 @@ pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
     }
     f.finish()?;
     let results = db.mutate_rows(&table.table_id, &entries)?;
+    Ok(mutate_rows_answer(&results))
+}
+
+/// The answer to mutateRows: one status per entry, in order.
+pub(crate) fn mutate_rows_answer(results: &[Result<()>]) -> Value {
     let list = results
         .iter()
         .enumerate()
@@ -691,7 +696,7 @@ pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
                 .build()
         })
         .collect();
-    Ok(Out::new().list("entries", list).build())
+    Out::new().list("entries", list).build()
 }
 
 /// checkAndMutateRow: answers `{"predicateMatched": true}` or `{}`.
