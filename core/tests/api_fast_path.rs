@@ -123,3 +123,30 @@ fn well_formed_bulk_writes_take_the_fast_path_and_the_rest_do_not() {
     assert!(taken[..8].iter().all(|&t| t), "{taken:?}");
     assert!(taken[8..].iter().all(|&t| !t), "{taken:?}");
 }
+
+#[test]
+fn streamed_read_answers_equal_the_tree_built_ones() {
+    let mut db = setup();
+    for line in requests().iter().take(3) {
+        api::handle(&mut db, line);
+    }
+    let reads = [
+        format!(r#"{{"tableName":"{T}"}}"#),
+        format!(r#"{{"tableName":"{T}","requestStatsView":"REQUEST_STATS_FULL"}}"#),
+        format!(r#"{{"tableName":"{T}","rows":{{"rowKeys":["bm9uZQ=="]}}}}"#),
+        format!(
+            r#"{{"tableName":"{T}","rows":{{"rowKeys":["bm9uZQ=="]}},"requestStatsView":"REQUEST_STATS_FULL"}}"#
+        ),
+        format!(r#"{{"tableName":"{T}","reversed":true,"rowsLimit":"1"}}"#),
+        format!(r#"{{"tableName":"{T}","filter":{{"stripValueTransformer":true}}}}"#),
+        format!(r#"{{"tableName":"{T}","bogus":1}}"#),
+        r#"{"tableName":"projects/p/instances/i/tables/missing"}"#.to_string(),
+    ];
+    for body in &reads {
+        let line = format!(r#"{{"method":"readRows","request":{body}}}"#);
+        let streamed = api::handle(&mut db, &line);
+        let request: serde_json::Value = serde_json::from_str(body).unwrap();
+        let built = api::answer_line(&api::handle_value(&mut db, "readRows", &request));
+        assert_eq!(streamed, built, "{body}");
+    }
+}

@@ -563,7 +563,9 @@ fn request_stats(stats: &ReadStats) -> Value {
 }
 
 /// readRows: answers `{"rows": [Row...]}`, the merged rows of the stream.
-pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+/// Decodes a ReadRowsRequest: the table, the request, and whether full
+/// request statistics were asked for.
+fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)> {
     let mut f = req.object("ReadRowsRequest")?;
     f.unsupported(
         "materializedViewName",
@@ -594,6 +596,12 @@ pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
         None => false,
     };
     f.finish()?;
+    Ok((table, r, full_stats))
+}
+
+/// readRows: answers `{"rows": [Row...]}`, the merged rows of the stream.
+pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+    let (table, r, full_stats) = read_rows_request(req)?;
     let mut sink = JsonRows::default();
     let stats = db.read_rows(&table.table_id, &r, &mut sink)?;
     let mut out = Out::new().list("rows", sink.rows);
@@ -601,6 +609,50 @@ pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
         out = out.set("requestStats", request_stats(&stats));
     }
     Ok(out.build())
+}
+
+/// readRows answered as the finished answer line, exactly the text
+/// `answer_line` would make of [`read_rows`]'s value, but with every row
+/// written out as it streams from the engine: a big answer never exists
+/// as a JSON tree.
+pub(crate) fn read_rows_line(db: &mut Instance, req: &At<'_>) -> Result<String> {
+    let (table, r, full_stats) = read_rows_request(req)?;
+    let mut sink = JsonText::default();
+    let stats = db.read_rows(&table.table_id, &r, &mut sink)?;
+    let mut line = String::with_capacity(sink.text.len() + 64);
+    line.push_str("{\"response\":{");
+    if full_stats {
+        line.push_str("\"requestStats\":");
+        line.push_str(&request_stats(&stats).to_string());
+        if sink.rows > 0 {
+            line.push(',');
+        }
+    }
+    if sink.rows > 0 {
+        line.push_str("\"rows\":[");
+        line.push_str(&sink.text);
+        line.push(']');
+    }
+    line.push_str("}}");
+    Ok(line)
+}
+
+/// A sink that writes each row as JSON text, comma-separated.
+#[derive(Default)]
+struct JsonText {
+    text: String,
+    rows: u64,
+}
+
+impl RowSink for JsonText {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        if self.rows > 0 {
+            self.text.push(',');
+        }
+        self.rows += 1;
+        self.text.push_str(&row_view_to_json(&row).to_string());
+        true
+    }
 }
 
 /// sampleRowKeys: answers `{"samples": [...]}`, the messages of the
