@@ -35,6 +35,7 @@
 
 #![deny(missing_docs)]
 
+pub mod advisor;
 mod aggregate;
 pub mod api;
 mod bytes;
@@ -46,6 +47,7 @@ mod filter;
 mod instance;
 pub mod keydesign;
 pub mod keyviz;
+pub mod lesson;
 mod mutation;
 mod row;
 mod row_set;

@@ -9,6 +9,7 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::advisor::{AccessSpec, ColumnSpec, OtherTable};
 use crate::error::{Error, Result};
 use crate::keydesign::{KeyTemplate, days_from_civil};
 
@@ -243,6 +244,15 @@ pub struct Scenario {
     /// Simulator settings.
     #[serde(default)]
     pub sim: SimSpec,
+    /// Reads the application makes (`[[access]]`), for the advisor.
+    #[serde(default, rename = "access", skip_serializing_if = "Vec::is_empty")]
+    pub access: Vec<AccessSpec>,
+    /// What rows hold (`[[column]]`), for the advisor.
+    #[serde(default, rename = "column", skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ColumnSpec>,
+    /// Other tables of the instance (`[[other_table]]`), for the advisor.
+    #[serde(default, rename = "other_table", skip_serializing_if = "Vec::is_empty")]
+    pub other_tables: Vec<OtherTable>,
 }
 
 fn default_seed() -> u64 {
@@ -691,6 +701,8 @@ enum Place {
     Top,
     Section(&'static str),
     Workload(usize),
+    /// `[[access]]`, `[[column]]` or `[[other_table]]` number i.
+    Array(&'static str, usize),
 }
 
 impl Scenario {
@@ -712,6 +724,7 @@ impl Scenario {
                 Place::Top => None,
                 Place::Section(s) => find_line(text, &format!("[{s}]")),
                 Place::Workload(i) => nth_line(text, "[[workload]]", i),
+                Place::Array(header, i) => nth_line(text, header, i),
             };
             match line {
                 Some(l) => Error::invalid(format!("scenario: line {l}: {}", e.message())),
@@ -857,6 +870,54 @@ impl Scenario {
                 Place::Section("sim"),
                 Error::invalid("sim.sample_ops must be from 1 to 20000000"),
             ));
+        }
+        self.check_design_sections()
+    }
+
+    /// The advisor's optional sections: `[[access]]`, `[[column]]`,
+    /// `[[other_table]]`.
+    fn check_design_sections(&self) -> std::result::Result<(), (Place, Error)> {
+        let at = |header: &'static str, i: usize, m: String| {
+            (
+                Place::Array(header, i),
+                Error::invalid(format!(
+                    "{} #{}: {m}",
+                    header.trim_matches(['[', ']']),
+                    i + 1
+                )),
+            )
+        };
+        if self.access.len() > 64 || self.columns.len() > 1000 || self.other_tables.len() > 1000 {
+            return Err((
+                Place::Top,
+                Error::invalid(
+                    "at most 64 [[access]], 1000 [[column]] and 1000 [[other_table]] sections",
+                ),
+            ));
+        }
+        for (i, a) in self.access.iter().enumerate() {
+            crate::advisor::spec::check_access(a, &self.key).map_err(|m| at("[[access]]", i, m))?;
+            if self.access[..i].iter().any(|b| b.name == a.name) {
+                return Err(at(
+                    "[[access]]",
+                    i,
+                    format!("name {:?} is used twice", a.name),
+                ));
+            }
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            crate::advisor::spec::check_column(c, &self.table.families)
+                .map_err(|m| at("[[column]]", i, m))?;
+        }
+        for (i, t) in self.other_tables.iter().enumerate() {
+            crate::advisor::spec::check_other_table(t).map_err(|m| at("[[other_table]]", i, m))?;
+            if t.id == self.table.id || self.other_tables[..i].iter().any(|o| o.id == t.id) {
+                return Err(at(
+                    "[[other_table]]",
+                    i,
+                    format!("table id {:?} is used twice", t.id),
+                ));
+            }
         }
         Ok(())
     }
