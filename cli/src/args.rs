@@ -44,6 +44,7 @@ pub enum Topic {
     Cbt,
     Json,
     Sim,
+    Lint,
     Help,
 }
 
@@ -53,6 +54,7 @@ impl Topic {
             "cbt" => Some(Topic::Cbt),
             "json" => Some(Topic::Json),
             "sim" => Some(Topic::Sim),
+            "lint" => Some(Topic::Lint),
             "help" => Some(Topic::Help),
             _ => None,
         }
@@ -77,19 +79,21 @@ pub enum Invocation {
     /// `tabletop sim SCENARIO.toml [--json]`: run a simulation scenario
     /// (`-` reads it from stdin).
     Sim { scenario: PathBuf, json: bool },
+    /// `tabletop lint SCENARIO.toml [--json] [--strict] [--simulate]`: the
+    /// advisor's findings on a design.
+    Lint {
+        scenario: PathBuf,
+        json: bool,
+        strict: bool,
+        simulate: bool,
+    },
     /// A usage error, with the message to print on stderr (exit status 2).
     Error(String),
 }
 
 /// Subcommands that are designed but not written yet. Naming them lets the
 /// error say "not available yet" instead of "unknown", which is the truth.
-pub const PLANNED: &[(&str, &str)] = &[
-    (
-        "lint",
-        "check a schema and row-key design against best practices",
-    ),
-    ("export", "write tables out as cbt or JSON scripts"),
-];
+pub const PLANNED: &[(&str, &str)] = &[("export", "write tables out as cbt or JSON scripts")];
 
 /// `cbt`'s global flags that take a value and that Tabletop passes on to
 /// the `cbt` interpreter (which accepts and ignores them; `-o` is refused
@@ -273,6 +277,7 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
         "cbt" => parse_cbt(rest, options),
         "json" => parse_json(rest, options),
         "sim" => parse_sim(rest),
+        "lint" => parse_lint(rest),
         _ => match PLANNED.iter().find(|(name, _)| *name == word) {
             Some((name, _)) => Err(format!(
                 "the '{name}' subcommand is not available yet: it is planned but not written"
@@ -363,6 +368,52 @@ fn parse_sim(rest: &[OsString]) -> Result<Invocation, String> {
     match scenario {
         Some(scenario) => Ok(Invocation::Sim { scenario, json }),
         None => Err("tabletop sim needs a scenario file (SCENARIO.toml, or - for stdin)".into()),
+    }
+}
+
+/// After `lint`: the scenario file and the flags `--json`, `--strict`
+/// (warnings fail too) and `--simulate` (run the scenario and let the
+/// advisor use what it shows).
+fn parse_lint(rest: &[OsString]) -> Result<Invocation, String> {
+    let mut scenario: Option<PathBuf> = None;
+    let (mut json, mut strict, mut simulate) = (false, false, false);
+    let mut only_files = false;
+    for arg in rest {
+        if !only_files && arg == "--" {
+            only_files = true;
+            continue;
+        }
+        if !only_files && let Some(f) = flag(arg) {
+            match f.name.as_str() {
+                "h" | "help" => return Ok(Invocation::Help(Some(Topic::Lint))),
+                "json" if f.inline.is_none() => json = true,
+                "strict" if f.inline.is_none() => strict = true,
+                "simulate" if f.inline.is_none() => simulate = true,
+                _ => {
+                    return Err(format!(
+                        "unknown option '{}' for lint",
+                        arg.to_string_lossy()
+                    ));
+                }
+            }
+            continue;
+        }
+        if scenario.is_some() {
+            return Err(format!(
+                "unexpected argument '{}': tabletop lint checks one scenario file",
+                arg.to_string_lossy()
+            ));
+        }
+        scenario = Some(PathBuf::from(arg));
+    }
+    match scenario {
+        Some(scenario) => Ok(Invocation::Lint {
+            scenario,
+            json,
+            strict,
+            simulate,
+        }),
+        None => Err("tabletop lint needs a scenario file (SCENARIO.toml, or - for stdin)".into()),
     }
 }
 

@@ -15,6 +15,7 @@ mod args;
 mod cbt_cmd;
 mod host;
 mod json_cmd;
+mod lint_cmd;
 mod sim_cmd;
 mod state;
 
@@ -71,6 +72,7 @@ fn help_text() -> String {
          \x20 cbt   Run cbt commands: one from the arguments, or a script on stdin\n\
          \x20 json  Answer Bigtable REST JSON requests, one per line on stdin\n\
          \x20 sim   Simulate a workload on a row-key design; print the report\n\
+         \x20 lint  Check a design against Bigtable's schema best practices\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
          \n\
          {OPTIONS_HELP}\
@@ -202,6 +204,36 @@ options do not apply.
     .to_string()
 }
 
+fn lint_help_text() -> String {
+    "\
+Check a schema and row-key design against Bigtable's schema best practices.
+
+Usage: tabletop lint [--json] [--strict] [--simulate] SCENARIO.toml
+       tabletop lint [OPTIONS] - < SCENARIO.toml
+
+Reads a scenario (its table, row-key template and declared access
+patterns; the format is in static/scenarios/README.md) and prints the
+advisor's findings: each with a stable rule id, a severity, what it points
+at, why it matters, the lesson that explains it and the fixes (with the row
+keys they would give). Declared reads are classified as point read, single
+range, multi-range or full scan. Meant for CI: the exit status says whether
+the design passes.
+
+Options:
+      --json       Print the findings as JSON
+      --strict     Fail on warnings too, not only on errors
+      --simulate   Run the scenario's workload first and use what it shows
+                   (hot rows, sequential writes) as evidence
+  -h, --help       Print help
+
+Exit status: 0 no finding fails the design; 1 a finding of severity error
+(or, with --strict, warning); 2 the command line was not understood, the
+file could not be read or the scenario is invalid (the message names the
+line or field).
+"
+    .to_string()
+}
+
 fn help_help_text() -> String {
     "\
 Print help.
@@ -209,7 +241,7 @@ Print help.
 Usage: tabletop help [COMMAND]
 
 Without a command, prints the overview of tabletop; with one (cbt, json,
-sim, help), prints that command's help. `tabletop COMMAND --help` does the same.
+sim, lint, help), prints that command's help. `tabletop COMMAND --help` does the same.
 "
     .to_string()
 }
@@ -221,12 +253,19 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Cbt)) => print_stdout(&cbt_help_text()),
         Invocation::Help(Some(Topic::Json)) => print_stdout(&json_help_text()),
         Invocation::Help(Some(Topic::Sim)) => print_stdout(&sim_help_text()),
+        Invocation::Help(Some(Topic::Lint)) => print_stdout(&lint_help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
         Invocation::Cbt { options, args } if args.is_empty() => cbt_cmd::run_script(&options),
         Invocation::Cbt { options, args } => cbt_cmd::run_once(&options, &args),
         Invocation::Json { options } => json_cmd::run(&options),
         Invocation::Sim { scenario, json } => sim_cmd::run(&scenario, json),
+        Invocation::Lint {
+            scenario,
+            json,
+            strict,
+            simulate,
+        } => lint_cmd::run(&scenario, json, strict, simulate),
         Invocation::Error(message) => {
             eprintln!("error: {message}\n\nRun 'tabletop --help' for usage.");
             USAGE_ERROR

@@ -126,6 +126,8 @@ fn every_subcommand_has_help() {
         (&["help", "help"][..], "Usage: tabletop help"),
         (&["sim", "--help"][..], "Usage: tabletop sim"),
         (&["help", "sim"][..], "Usage: tabletop sim"),
+        (&["lint", "--help"][..], "Usage: tabletop lint"),
+        (&["help", "lint"][..], "Usage: tabletop lint"),
         (&["help", "--help"][..], "Usage: tabletop help"),
     ] {
         let out = expect(0, tabletop(args));
@@ -155,9 +157,10 @@ fn unknown_subcommands_and_options_exit_2() {
         (&["json", "extra"][..], "error: unexpected argument 'extra'"),
         (&["help", "nope"][..], "error: no help for 'nope'"),
         (&["--state"][..], "error: option '-state' needs a value"),
+        (&["lint"][..], "error: tabletop lint needs a scenario file"),
         (
-            &["lint"][..],
-            "error: the 'lint' subcommand is not available yet",
+            &["lint", "--frob", "s.toml"][..],
+            "error: unknown option '--frob' for lint",
         ),
     ] {
         let out = expect(2, tabletop(args));
@@ -647,4 +650,40 @@ fn sim_runs_a_scenario_file_or_says_what_is_wrong() {
     let report: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("sim --json prints one JSON document");
     assert!(report.get("scenario").is_some(), "{report}");
+}
+
+/// The scenarios shipped with the playground, for `lint`.
+fn scenario(name: &str) -> String {
+    format!("{}/../static/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn lint_fails_a_timestamp_first_design_and_passes_a_good_one() {
+    let bad = expect(
+        1,
+        tabletop(&["lint", &scenario("mobile_timestamp_first.toml")]),
+    );
+    let text = stdout(&bad);
+    assert!(text.contains("timestamp_first"), "{text}");
+    assert!(text.contains("1 error"), "{text}");
+    let good = expect(
+        0,
+        tabletop(&["lint", &scenario("mobile_device_first.toml")]),
+    );
+    assert!(!stdout(&good).contains("timestamp_first"));
+    let json = expect(
+        1,
+        tabletop(&["lint", "--json", &scenario("mobile_timestamp_first.toml")]),
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON report");
+    assert_eq!(v["findings"][0]["rule"], "timestamp_first", "{v}");
+}
+
+#[test]
+fn lint_refuses_an_invalid_scenario_with_the_line() {
+    let dir = scratch("lint-invalid");
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, "name = \"x\"\n[key]\nsegments = 3\n").expect("write");
+    let out = expect(2, tabletop(&["lint", path.to_str().expect("utf-8 path")]));
+    assert!(stderr(&out).contains("line"), "{}", stderr(&out));
 }
