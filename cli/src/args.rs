@@ -336,47 +336,42 @@ fn parse_json(rest: &[OsString], mut options: Options) -> Result<Invocation, Str
 /// no effect on a simulation (it keeps no state), so they are refused
 /// here rather than ignored.
 fn parse_sim(rest: &[OsString]) -> Result<Invocation, String> {
-    let mut scenario: Option<PathBuf> = None;
-    let mut json = false;
-    let mut only_files = false;
-    for arg in rest {
-        if !only_files && arg == "--" {
-            only_files = true;
-            continue;
-        }
-        if !only_files && let Some(f) = flag(arg) {
-            match f.name.as_str() {
-                "h" | "help" => return Ok(Invocation::Help(Some(Topic::Sim))),
-                "json" if f.inline.is_none() => json = true,
-                _ => {
-                    return Err(format!(
-                        "unknown option '{}' for sim",
-                        arg.to_string_lossy()
-                    ));
-                }
-            }
-            continue;
-        }
-        if scenario.is_some() {
-            return Err(format!(
-                "unexpected argument '{}': tabletop sim runs one scenario file",
-                arg.to_string_lossy()
-            ));
-        }
-        scenario = Some(PathBuf::from(arg));
-    }
-    match scenario {
-        Some(scenario) => Ok(Invocation::Sim { scenario, json }),
-        None => Err("tabletop sim needs a scenario file (SCENARIO.toml, or - for stdin)".into()),
-    }
+    let (scenario, flags) = parse_scenario_args("sim", &["json"], rest)?;
+    Ok(match scenario {
+        None => Invocation::Help(Some(Topic::Sim)),
+        Some(scenario) => Invocation::Sim {
+            scenario,
+            json: flags[0],
+        },
+    })
 }
 
 /// After `lint`: the scenario file and the flags `--json`, `--strict`
 /// (warnings fail too) and `--simulate` (run the scenario and let the
 /// advisor use what it shows).
 fn parse_lint(rest: &[OsString]) -> Result<Invocation, String> {
+    let (scenario, flags) = parse_scenario_args("lint", &["json", "strict", "simulate"], rest)?;
+    Ok(match scenario {
+        None => Invocation::Help(Some(Topic::Lint)),
+        Some(scenario) => Invocation::Lint {
+            scenario,
+            json: flags[0],
+            strict: flags[1],
+            simulate: flags[2],
+        },
+    })
+}
+
+/// The arguments of a command that reads one scenario file and takes some
+/// boolean flags: returns the file (`None` when help was asked for) and
+/// which of `flags` were given, in their order.
+fn parse_scenario_args(
+    command: &str,
+    flags: &[&str],
+    rest: &[OsString],
+) -> Result<(Option<PathBuf>, Vec<bool>), String> {
     let mut scenario: Option<PathBuf> = None;
-    let (mut json, mut strict, mut simulate) = (false, false, false);
+    let mut given = vec![false; flags.len()];
     let mut only_files = false;
     for arg in rest {
         if !only_files && arg == "--" {
@@ -384,14 +379,14 @@ fn parse_lint(rest: &[OsString]) -> Result<Invocation, String> {
             continue;
         }
         if !only_files && let Some(f) = flag(arg) {
-            match f.name.as_str() {
-                "h" | "help" => return Ok(Invocation::Help(Some(Topic::Lint))),
-                "json" if f.inline.is_none() => json = true,
-                "strict" if f.inline.is_none() => strict = true,
-                "simulate" if f.inline.is_none() => simulate = true,
+            if matches!(f.name.as_str(), "h" | "help") {
+                return Ok((None, given));
+            }
+            match flags.iter().position(|&name| name == f.name) {
+                Some(i) if f.inline.is_none() => given[i] = true,
                 _ => {
                     return Err(format!(
-                        "unknown option '{}' for lint",
+                        "unknown option '{}' for {command}",
                         arg.to_string_lossy()
                     ));
                 }
@@ -400,20 +395,17 @@ fn parse_lint(rest: &[OsString]) -> Result<Invocation, String> {
         }
         if scenario.is_some() {
             return Err(format!(
-                "unexpected argument '{}': tabletop lint checks one scenario file",
+                "unexpected argument '{}': tabletop {command} takes one scenario file",
                 arg.to_string_lossy()
             ));
         }
         scenario = Some(PathBuf::from(arg));
     }
     match scenario {
-        Some(scenario) => Ok(Invocation::Lint {
-            scenario,
-            json,
-            strict,
-            simulate,
-        }),
-        None => Err("tabletop lint needs a scenario file (SCENARIO.toml, or - for stdin)".into()),
+        Some(scenario) => Ok((Some(scenario), given)),
+        None => Err(format!(
+            "tabletop {command} needs a scenario file (SCENARIO.toml, or - for stdin)"
+        )),
     }
 }
 

@@ -2,7 +2,7 @@
 //! advisor's findings on a design (see `tabletop_core::advisor`), with an
 //! exit status CI can act on.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use tabletop_core::advisor::{self, LintOptions};
@@ -11,22 +11,11 @@ use tabletop_core::advisor::{self, LintOptions};
 /// 0 the design passes, 1 a finding fails it, 2 the file cannot be read or
 /// the scenario is invalid.
 pub fn run(path: &Path, json: bool, strict: bool, simulate: bool) -> u8 {
-    let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        match io::stdin().read_to_string(&mut text) {
-            Ok(_) => text,
-            Err(e) => {
-                eprintln!("tabletop: cannot read the scenario from stdin: {e}");
-                return 2;
-            }
-        }
-    } else {
-        match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => {
-                eprintln!("tabletop: cannot read the scenario {}: {e}", path.display());
-                return 2;
-            }
+    let text = match crate::input::read_text(path, "scenario") {
+        Ok(text) => text,
+        Err(message) => {
+            eprintln!("{message}");
+            return 2;
         }
     };
     let report = match advisor::lint_toml_with(&text, LintOptions { simulate }) {

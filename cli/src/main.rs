@@ -14,6 +14,7 @@
 mod args;
 mod cbt_cmd;
 mod host;
+mod input;
 mod json_cmd;
 mod lint_cmd;
 mod sim_cmd;

@@ -1,7 +1,7 @@
 //! `tabletop sim SCENARIO.toml [--json]`: runs a simulation scenario (see
 //! `tabletop_core::sim`) to the end and prints its report.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use tabletop_core::sim::{self, Output};
@@ -9,22 +9,11 @@ use tabletop_core::sim::{self, Output};
 /// Runs the scenario in `path` (`-` is stdin). Returns the exit status: 0,
 /// or 1 when the file cannot be read or the scenario is refused.
 pub fn run(path: &Path, json: bool) -> u8 {
-    let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        match io::stdin().read_to_string(&mut text) {
-            Ok(_) => text,
-            Err(e) => {
-                eprintln!("tabletop: cannot read the scenario from stdin: {e}");
-                return 1;
-            }
-        }
-    } else {
-        match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => {
-                eprintln!("tabletop: cannot read the scenario {}: {e}", path.display());
-                return 1;
-            }
+    let text = match crate::input::read_text(path, "scenario") {
+        Ok(text) => text,
+        Err(message) => {
+            eprintln!("{message}");
+            return 1;
         }
     };
     let output = if json { Output::Json } else { Output::Text };
