@@ -45,6 +45,8 @@ pub enum Topic {
     Json,
     Sim,
     Lint,
+    Export,
+    Translate,
     Help,
 }
 
@@ -55,6 +57,8 @@ impl Topic {
             "json" => Some(Topic::Json),
             "sim" => Some(Topic::Sim),
             "lint" => Some(Topic::Lint),
+            "export" => Some(Topic::Export),
+            "translate" => Some(Topic::Translate),
             "help" => Some(Topic::Help),
             _ => None,
         }
@@ -87,13 +91,24 @@ pub enum Invocation {
         strict: bool,
         simulate: bool,
     },
+    /// `tabletop export ...`: the words after `export` (see `export_cmd`).
+    Export {
+        options: Options,
+        args: Vec<OsString>,
+    },
+    /// `tabletop translate ...`: the words after `translate` (see
+    /// `translate_cmd`).
+    Translate {
+        options: Options,
+        args: Vec<OsString>,
+    },
     /// A usage error, with the message to print on stderr (exit status 2).
     Error(String),
 }
 
 /// Subcommands that are designed but not written yet. Naming them lets the
 /// error say "not available yet" instead of "unknown", which is the truth.
-pub const PLANNED: &[(&str, &str)] = &[("export", "write tables out as cbt or JSON scripts")];
+pub const PLANNED: &[(&str, &str)] = &[];
 
 /// `cbt`'s global flags that take a value and that Tabletop passes on to
 /// the `cbt` interpreter (which accepts and ignores them; `-o` is refused
@@ -125,14 +140,14 @@ pub fn os_bytes(arg: &OsStr) -> Vec<u8> {
 }
 
 /// An option as typed: its name without dashes and its `=value`, if any.
-struct Flag {
-    name: String,
-    inline: Option<OsString>,
+pub(crate) struct Flag {
+    pub(crate) name: String,
+    pub(crate) inline: Option<OsString>,
 }
 
 /// Reads `-name`, `--name`, `-name=value`; `None` for words that are not
 /// options (`-` alone and `--` included).
-fn flag(arg: &OsStr) -> Option<Flag> {
+pub(crate) fn flag(arg: &OsStr) -> Option<Flag> {
     let bytes = os_bytes(arg);
     if bytes.len() < 2 || bytes[0] != b'-' || bytes == b"--" {
         return None;
@@ -161,7 +176,7 @@ fn bytes_to_os(bytes: Vec<u8>) -> OsString {
 }
 
 /// How an option of Tabletop's own was consumed.
-enum Taken {
+pub(crate) enum Taken {
     /// It was one of ours and has been applied.
     Ours,
     /// `-h` / `--help`.
@@ -172,7 +187,7 @@ enum Taken {
 
 /// Applies one of Tabletop's shared options, taking its value from
 /// `inline` or from `rest` (advancing `i`).
-fn take_option(
+pub(crate) fn take_option(
     f: &Flag,
     args: &[OsString],
     i: &mut usize,
@@ -278,6 +293,14 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
         "json" => parse_json(rest, options),
         "sim" => parse_sim(rest),
         "lint" => parse_lint(rest),
+        "export" => Ok(Invocation::Export {
+            options,
+            args: rest.to_vec(),
+        }),
+        "translate" => Ok(Invocation::Translate {
+            options,
+            args: rest.to_vec(),
+        }),
         _ => match PLANNED.iter().find(|(name, _)| *name == word) {
             Some((name, _)) => Err(format!(
                 "the '{name}' subcommand is not available yet: it is planned but not written"

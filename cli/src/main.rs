@@ -13,12 +13,14 @@
 
 mod args;
 mod cbt_cmd;
+mod export_cmd;
 mod host;
 mod input;
 mod json_cmd;
 mod lint_cmd;
 mod sim_cmd;
 mod state;
+mod translate_cmd;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -74,6 +76,8 @@ fn help_text() -> String {
          \x20 json  Answer Bigtable REST JSON requests, one per line on stdin\n\
          \x20 sim   Simulate a workload on a row-key design; print the report\n\
          \x20 lint  Check a design against Bigtable's schema best practices\n\
+         \x20 translate  Turn a DynamoDB or Oracle NoSQL design into a Bigtable one\n\
+         \x20 export  Write tables out as cbt, gcloud or Terraform for real Bigtable\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
          \n\
          {OPTIONS_HELP}\
@@ -82,11 +86,12 @@ fn help_text() -> String {
          {STATE_HELP}\
          \n\
          Exit status: 0 success; 1 a command failed, or the state file could not\n\
-         be read or saved; 2 the command line was not understood.\n\
-         \n\
-         Planned, not written yet:\n",
+         be read or saved; 2 the command line was not understood.\n",
         version = version_line()
     );
+    if !PLANNED.is_empty() {
+        text.push_str("\nPlanned, not written yet:\n");
+    }
     for (name, what) in PLANNED {
         text.push_str(&format!("  {name:<8}{what}\n"));
     }
@@ -242,7 +247,7 @@ Print help.
 Usage: tabletop help [COMMAND]
 
 Without a command, prints the overview of tabletop; with one (cbt, json,
-sim, lint, help), prints that command's help. `tabletop COMMAND --help` does the same.
+sim, lint, translate, export, help), prints that command's help. `tabletop COMMAND --help` does the same.
 "
     .to_string()
 }
@@ -255,6 +260,8 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Json)) => print_stdout(&json_help_text()),
         Invocation::Help(Some(Topic::Sim)) => print_stdout(&sim_help_text()),
         Invocation::Help(Some(Topic::Lint)) => print_stdout(&lint_help_text()),
+        Invocation::Help(Some(Topic::Export)) => print_stdout(&export_cmd::help_text()),
+        Invocation::Help(Some(Topic::Translate)) => print_stdout(&translate_cmd::help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
         Invocation::Cbt { options, args } if args.is_empty() => cbt_cmd::run_script(&options),
@@ -267,6 +274,8 @@ fn main() -> ExitCode {
             strict,
             simulate,
         } => lint_cmd::run(&scenario, json, strict, simulate),
+        Invocation::Export { options, args } => export_cmd::run(options, &args),
+        Invocation::Translate { options, args } => translate_cmd::run(options, &args),
         Invocation::Error(message) => {
             eprintln!("error: {message}\n\nRun 'tabletop --help' for usage.");
             USAGE_ERROR

@@ -53,6 +53,7 @@ mod row;
 mod row_set;
 mod schema;
 pub mod sim;
+pub mod translate;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
 pub use engine::{EngineConfig, EngineEvent};

@@ -8,7 +8,7 @@ Usage (normally through run.sh, which provides the Python client and the
 release binary):
 
     python3 tests/differential/run.py --tabletop target/release/tabletop
-        [-k SUBSTRING] [--cbt-only | --json-only] [--show] [-j N]
+        [-k SUBSTRING] [--cbt-only | --json-only | --export-only] [--show] [-j N]
 
 -k runs only scenarios whose name contains SUBSTRING; --show prints both
 sides' answers for every step (handy when writing a `diverges` entry).
@@ -232,6 +232,7 @@ def main(argv):
     ap.add_argument("-k", dest="filter", default="")
     ap.add_argument("--cbt-only", action="store_true")
     ap.add_argument("--json-only", action="store_true")
+    ap.add_argument("--export-only", action="store_true")
     ap.add_argument("--show", action="store_true")
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -244,6 +245,7 @@ def main(argv):
         return 1
     from emulator import Emulator, stop_on_signals
     import cbt_scenarios
+    import export_scenarios
     import json_scenarios
 
     tabletop = os.path.abspath(args.tabletop)
@@ -253,16 +255,25 @@ def main(argv):
         return 1
 
     jobs = []
-    if not args.json_only:
+    if not args.json_only and not args.export_only:
         jobs += [("cbt", i, sc) for i, sc in enumerate(cbt_scenarios.SCENARIOS) if args.filter in sc["name"]]
-    if not args.cbt_only:
+    if not args.cbt_only and not args.export_only:
         jobs += [("json", i, sc) for i, sc in enumerate(json_scenarios.SCENARIOS) if args.filter in sc["name"]]
+    if not args.cbt_only and not args.json_only:
+        jobs += [("export", i, sc) for i, sc in enumerate(export_scenarios.SCENARIOS) if args.filter in sc["name"]]
 
     stop_on_signals()
     started = time.time()
     ctx = Ctx()
     ctx.tabletop = tabletop
     ctx.show = args.show
+    # What the export round trips (export_scenarios.py) share with this file.
+    ctx.make_result = Result
+    ctx.normalise_cbt = normalise_cbt
+    ctx.show_value = show_value
+    ctx.decode = decode
+    ctx.cbt = CBT
+    ctx.bash = BASH
     ctx.tmp = tempfile.mkdtemp(prefix="tabletop-differential-")
     ctx.empty_dir = os.path.join(ctx.tmp, "empty-path")
     os.mkdir(ctx.empty_dir)
@@ -278,6 +289,8 @@ def main(argv):
             try:
                 if kind == "cbt":
                     return run_cbt_scenario(i, sc, ctx)
+                if kind == "export":
+                    return export_scenarios.run_export_scenario(i, sc, ctx)
                 return run_json_scenario(i, sc, ctx)
             except Exception:
                 r = Result(kind, sc["name"])

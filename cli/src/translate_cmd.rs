@@ -1,0 +1,363 @@
+//! `tabletop translate`: a DynamoDB or Oracle NoSQL design as a Bigtable
+//! design (see `tabletop_core::translate`): a report, the tables loaded
+//! into the state file, or an export for the real tools.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use tabletop_core::translate::{
+    self, DynamoLayout, ExportFormat, ExportOptions, Input, KeyEncoding,
+    Options as TranslateOptions, Translation,
+};
+use tabletop_core::{Instance, InstanceConfig};
+
+use crate::args::{Options, Taken, flag, take_option};
+use crate::export_cmd::{self, ExportArgs, Parsed};
+use crate::{host, input, state};
+
+const USAGE_ERROR: u8 = 2;
+const FAILED: u8 = 1;
+
+pub fn help_text() -> String {
+    "\
+Translate a DynamoDB or Oracle NoSQL table design into a Bigtable design.
+
+Usage: tabletop translate --from oracle FILE.ddl [--rows FILE.json] [OPTIONS]
+       tabletop translate --from dynamodb MODEL.json [OPTIONS]
+
+Sources:
+  oracle     Oracle NoSQL DDL: CREATE TABLE [IF NOT EXISTS] name (field TYPE,
+             ..., PRIMARY KEY(SHARD(a, b), c)) [USING TTL n DAYS|HOURS], with
+             every field type, IDENTITY and UUID columns, and CREATE INDEX.
+             --rows gives records as Oracle-style JSON (JSON Lines or an
+             array; with several tables, {\"table\": [records...]}).
+  dynamodb   A NoSQL Workbench data-model export (DataModel, KeyAttributes,
+             NonKeyAttributes, GlobalSecondaryIndexes, TableFacets and the
+             TableData sample items; TimeToLiveSpecification for a TTL).
+
+The report shows, per table, the row key and how each field is encoded
+(order-preserving), the column families with their GC rules and why the
+columns share them, example rows, the indexes with the Bigtable
+alternative, notes on what behaves differently, and the advisor's
+findings. FILE may be - for stdin.
+
+Options:
+      --format FORMAT     report (default), json, cbt, gcloud or terraform
+                          (the export of the translated tables, as
+                          tabletop export writes it)
+      --apply             Also create the tables, with their rows, in the
+                          state file (refused if a table exists)
+      --time TIME         Time of cells that carry none of their own:
+                          ISO 8601 or microseconds since 1970 [default: now,
+                          or the state's clock when it is simulated]
+      --key-encoding ENC  text (default: readable, `#`-separated) or binary
+      --reverse-identity  Reverse the digits of a leading IDENTITY key (the
+                          advisor's fix for sequential ids)
+      --layout LAYOUT     DynamoDB: auto (default), composite (one row per
+                          item) or wide (one row per partition)
+      --data, --splits, --out, --table
+                          As for tabletop export
+      --state FILE        The state file, for --apply
+  -project ID             Project id in exports
+  -instance ID            Instance id in exports
+  -h, --help              Print help
+
+Errors in the input are reported as FILE:LINE:COLUMN: message.
+
+Exit status: 0 success; 1 the input could not be read or translated, or
+the state file could not be read or saved; 2 the command line was not
+understood.
+
+Examples:
+  tabletop translate --from dynamodb model.json
+  tabletop translate --from oracle shop.ddl --rows rows.json --apply
+  tabletop translate --from oracle shop.ddl --format terraform > shop.tf
+"
+    .to_string()
+}
+
+/// The source kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum From {
+    Oracle,
+    DynamoDb,
+}
+
+/// What `translate` was asked for.
+pub struct TranslateArgs {
+    pub from: From,
+    pub file: PathBuf,
+    pub rows: Option<PathBuf>,
+    pub format: Option<ExportFormat>,
+    pub json: bool,
+    pub apply: bool,
+    pub time: Option<i64>,
+    pub options: TranslateOptions,
+    pub export: ExportArgs,
+}
+
+pub fn parse(
+    mut options: Options,
+    args: &[OsString],
+) -> Result<(Options, Parsed<TranslateArgs>), String> {
+    let mut from = None;
+    let mut file: Option<PathBuf> = None;
+    let mut rows = None;
+    let mut format = None;
+    let mut json = false;
+    let mut apply = false;
+    let mut time = None;
+    let mut topts = TranslateOptions::default();
+    let mut export = ExportArgs {
+        export: ExportOptions::default(),
+        out: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let Some(f) = flag(&args[i]) else {
+            if file.is_some() {
+                return Err(format!(
+                    "unexpected argument '{}': tabletop translate reads one design file",
+                    args[i].to_string_lossy()
+                ));
+            }
+            file = Some(PathBuf::from(&args[i]));
+            i += 1;
+            continue;
+        };
+        match take_option(&f, args, &mut i, &mut options)? {
+            Taken::Ours => {}
+            Taken::Help => return Ok((options, Parsed::Help)),
+            Taken::Other => {
+                let name = f.name.clone();
+                let switch = |what: &str| -> Result<(), String> {
+                    match &f.inline {
+                        None => Ok(()),
+                        Some(_) => Err(format!("--{what} takes no value")),
+                    }
+                };
+                match name.as_str() {
+                    "apply" => {
+                        switch("apply")?;
+                        apply = true;
+                    }
+                    "reverse-identity" => {
+                        switch("reverse-identity")?;
+                        topts.reverse_identity = true;
+                    }
+                    _ => {
+                        let v = export_cmd::value(&name, f.inline, args, &mut i)?;
+                        match name.as_str() {
+                            "from" => {
+                                from = Some(match v.as_str() {
+                                    "oracle" | "oracle-ddl" => From::Oracle,
+                                    "dynamodb" | "dynamo" => From::DynamoDb,
+                                    _ => {
+                                        return Err(format!("--from {v}: want oracle or dynamodb"));
+                                    }
+                                });
+                            }
+                            "rows" => rows = Some(PathBuf::from(v)),
+                            "format" => match v.as_str() {
+                                "report" | "text" => {
+                                    format = None;
+                                    json = false;
+                                }
+                                "json" => {
+                                    format = None;
+                                    json = true;
+                                }
+                                other => {
+                                    format = Some(ExportFormat::from_name(other).ok_or_else(|| {
+                                        format!("--format {other}: want report, json, cbt, gcloud or terraform")
+                                    })?);
+                                }
+                            },
+                            "time" => {
+                                time = Some(translate::parse_time_micros(&v).ok_or_else(|| {
+                                    format!("--time {v}: want ISO 8601 (2023-09-10T15:21:48Z) or microseconds since 1970")
+                                })?);
+                            }
+                            "key-encoding" => {
+                                topts.key_encoding =
+                                    KeyEncoding::from_name(&v).ok_or_else(|| {
+                                        format!("--key-encoding {v}: want text or binary")
+                                    })?;
+                            }
+                            "layout" => {
+                                topts.dynamo_layout = match v.as_str() {
+                                    "auto" => DynamoLayout::Auto,
+                                    "composite" => DynamoLayout::Composite,
+                                    "wide" => DynamoLayout::WideRows,
+                                    _ => {
+                                        return Err(format!(
+                                            "--layout {v}: want auto, composite or wide"
+                                        ));
+                                    }
+                                };
+                            }
+                            other => export_cmd::apply_export_option(other, &v, &mut export)
+                                .map_err(|e| e.replace("for export", "for translate"))?,
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    let from = from.ok_or("tabletop translate needs --from oracle or --from dynamodb")?;
+    let file = file.ok_or("tabletop translate needs a design file (or - for stdin)")?;
+    if rows.is_some() && from != From::Oracle {
+        return Err("--rows is for --from oracle; a DynamoDB model carries its sample data".into());
+    }
+    Ok((
+        options,
+        Parsed::Run(TranslateArgs {
+            from,
+            file,
+            rows,
+            format,
+            json,
+            apply,
+            time,
+            options: topts,
+            export,
+        }),
+    ))
+}
+
+fn print(text: &str) -> u8 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(_) => FAILED,
+    }
+}
+
+/// Runs `tabletop translate`. Returns the exit status.
+pub fn run(options: Options, args: &[OsString]) -> u8 {
+    let (options, parsed) = match parse(options, args) {
+        Ok(p) => p,
+        Err(message) => {
+            eprintln!("error: {message}\n\nRun 'tabletop translate --help' for usage.");
+            return USAGE_ERROR;
+        }
+    };
+    let mut a = match parsed {
+        Parsed::Help => return print(&help_text()),
+        Parsed::Run(a) => a,
+    };
+    let source = match input::read_text(&a.file, "design") {
+        Ok(t) => t,
+        Err(message) => {
+            eprintln!("{message}");
+            return FAILED;
+        }
+    };
+    let rows_text = match &a.rows {
+        Some(p) => match input::read_text(p, "rows") {
+            Ok(t) => t,
+            Err(message) => {
+                eprintln!("{message}");
+                return FAILED;
+            }
+        },
+        None => String::new(),
+    };
+    let names = state::Names {
+        project: options.project.as_deref(),
+        instance: options.instance.as_deref(),
+    };
+    let state_path = state::path(options.state.as_deref());
+    let mut state_db: Option<Instance> = None;
+    if a.apply {
+        match state::load(&state_path, names) {
+            Ok(db) => state_db = Some(db),
+            Err(message) => {
+                eprintln!("tabletop: {message}");
+                return FAILED;
+            }
+        }
+    }
+    a.options.now_micros = match (a.time, &state_db) {
+        (Some(t), _) => t,
+        (None, Some(db)) if db.clock_is_simulated() => db.now_micros(),
+        _ => host::wall_micros(),
+    };
+    let result = match a.from {
+        From::Oracle => translate::from_oracle_ddl(&source, &rows_text, &a.options),
+        From::DynamoDb => translate::from_dynamodb(&source, &a.options),
+    };
+    let t: Translation = match result {
+        Ok(t) => t,
+        Err(e) => {
+            let file = match e.input() {
+                Input::Rows => a.rows.as_ref().unwrap_or(&a.file),
+                _ => &a.file,
+            };
+            eprintln!(
+                "tabletop: {}:{}:{}: {}",
+                file.display(),
+                e.line(),
+                e.column(),
+                e.message()
+            );
+            return FAILED;
+        }
+    };
+    if let Some(db) = &mut state_db {
+        db.sync_wall_clock(host::wall_micros());
+        if let Err(e) = t.apply(db) {
+            eprintln!("tabletop: {}", e.message());
+            return FAILED;
+        }
+        if let Err(e) = state::save(&state_path, db) {
+            eprintln!(
+                "tabletop: could not save the state file {}: {e}; it was left as it was before",
+                state_path.display()
+            );
+            return FAILED;
+        }
+        let ids: Vec<&str> = t.tables.iter().map(|t| t.id.as_str()).collect();
+        eprintln!(
+            "tabletop: created {} in {}",
+            ids.join(", "),
+            state_path.display()
+        );
+    }
+    let Some(format) = a.format else {
+        return print(&if a.json { t.to_json() } else { t.to_text() });
+    };
+    let mut db = match state_db {
+        Some(db) => db,
+        None => {
+            let mut config = InstanceConfig::default();
+            if let Some(p) = &options.project {
+                config.project = p.clone();
+            }
+            if let Some(i) = &options.instance {
+                config.instance = i.clone();
+            }
+            match t.to_instance(config, a.options.now_micros) {
+                Ok(db) => db,
+                Err(e) => {
+                    eprintln!("tabletop: {}", e.message());
+                    return FAILED;
+                }
+            }
+        }
+    };
+    let mut export = a.export.export.clone();
+    export.format = format;
+    if export.tables.is_empty() {
+        export.tables = t.tables.iter().map(|t| t.id.clone()).collect();
+    }
+    match translate::export(&mut db, &export) {
+        Ok(e) => export_cmd::emit(&e, a.export.out.as_deref()),
+        Err(e) => {
+            eprintln!("tabletop: {}", e.message());
+            FAILED
+        }
+    }
+}

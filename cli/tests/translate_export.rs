@@ -1,0 +1,439 @@
+//! `tabletop translate` and `tabletop export` as a person runs them: files
+//! in a scratch directory, exit codes, errors that name the file, line and
+//! column, and exported scripts that replay into a fresh state.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/translate_fixtures")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-translate-tests")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("the scratch directory can be created");
+    dir
+}
+
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TABLETOP_STATE")
+        .env("TZ", "UTC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tabletop binary was built by cargo for this test");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    if let Err(e) = input.write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    drop(input);
+    child.wait_with_output().expect("tabletop runs to the end")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn expect(code: i32, out: Output) -> Output {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+fn fixture(name: &str) -> String {
+    fixtures().join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn help_is_there() {
+    let dir = scratch("help");
+    for (args, usage) in [
+        (&["translate", "--help"][..], "Usage: tabletop translate"),
+        (&["help", "translate"][..], "Usage: tabletop translate"),
+        (&["export", "-h"][..], "Usage: tabletop export"),
+        (&["help", "export"][..], "Usage: tabletop export"),
+    ] {
+        let out = expect(0, run_in(&dir, args, b""));
+        assert!(text(&out.stdout).contains(usage), "{args:?}");
+    }
+    let out = expect(0, run_in(&dir, &["--help"], b""));
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("translate") && help.contains("export"),
+        "{help}"
+    );
+    assert!(!help.contains("Planned, not written yet"), "{help}");
+}
+
+#[test]
+fn a_dynamodb_model_is_reported() {
+    let dir = scratch("report");
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "dynamodb",
+                &fixture("video_single_table.json"),
+                "--time",
+                "2023-09-11T00:00:00Z",
+            ],
+            b"",
+        ),
+    );
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("Table Videos  (DynamoDB single-table design"),
+        "{report}"
+    );
+    assert!(
+        report.contains("videocomment:Content @ 2023-09-10T19:01:15.000Z"),
+        "{report}"
+    );
+    let json = expect(
+        0,
+        run_in(
+            &dir,
+            &["translate", "--from", "dynamodb", "-", "--format", "json"],
+            fs::read(fixtures().join("invoices_adjacency.json"))
+                .unwrap()
+                .as_slice(),
+        ),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["tables"][0]["pattern"], "DynamoDB adjacency list");
+}
+
+#[test]
+fn translate_apply_then_export_and_replay() {
+    let dir = scratch("apply");
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "oracle",
+                &fixture("oracle_shop.ddl"),
+                "--rows",
+                &fixture("oracle_shop_rows.json"),
+                "--apply",
+                "--state",
+                "shop.state",
+            ],
+            b"",
+        ),
+    );
+    assert!(text(&out.stderr).contains("created orders, users in shop.state"));
+    // Applying again is refused and leaves the state alone.
+    let again = expect(
+        1,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "oracle",
+                &fixture("oracle_shop.ddl"),
+                "--apply",
+                "--state",
+                "shop.state",
+            ],
+            b"",
+        ),
+    );
+    assert!(text(&again.stderr).contains("already has a table named orders, users"));
+
+    // The cbt export on stdout, naming the instance it was asked for.
+    let script = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "export",
+                "--state",
+                "shop.state",
+                "-project",
+                "p",
+                "-instance",
+                "prod",
+            ],
+            b"",
+        ),
+    );
+    let script_text = text(&script.stdout);
+    assert!(
+        script_text.contains("cbt -project p -instance prod createtable orders"),
+        "{script_text}"
+    );
+    // CSV data needs a directory.
+    let no_dir = expect(
+        1,
+        run_in(
+            &dir,
+            &["export", "--state", "shop.state", "--data", "csv"],
+            b"",
+        ),
+    );
+    assert!(
+        text(&no_dir.stderr).contains("give --out DIR"),
+        "{}",
+        text(&no_dir.stderr)
+    );
+    let with_dir = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "export",
+                "--state",
+                "shop.state",
+                "--data",
+                "csv",
+                "--out",
+                "exp",
+            ],
+            b"",
+        ),
+    );
+    assert!(text(&with_dir.stderr).contains("wrote exp/playground.cbt"));
+    assert!(dir.join("exp/orders.csv").exists() && dir.join("exp/users.csv").exists());
+
+    // Both scripts replay into fresh states that read the same.
+    let read = |state: &str, table: &str| {
+        text(
+            &expect(
+                0,
+                run_in(&dir, &["cbt", "--state", state, "read", table], b""),
+            )
+            .stdout,
+        )
+    };
+    expect(
+        0,
+        run_in(&dir, &["cbt", "--state", "set.state"], &script.stdout),
+    );
+    let csv_script = fs::read(dir.join("exp/playground.cbt")).unwrap();
+    expect(
+        0,
+        run_in(
+            &dir.join("exp"),
+            &["cbt", "--state", "../csv.state"],
+            &csv_script,
+        ),
+    );
+    for table in ["orders", "users"] {
+        let original = read("shop.state", table);
+        assert!(original.contains("----"), "{original}");
+        assert_eq!(read("set.state", table), original, "{table}");
+        assert_eq!(read("csv.state", table), original, "{table}");
+    }
+
+    // gcloud and Terraform.
+    let g = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "export",
+                "--state",
+                "shop.state",
+                "--format",
+                "gcloud",
+                "--table",
+                "users",
+            ],
+            b"",
+        ),
+    );
+    assert!(text(&g.stdout).contains("gcloud bigtable instances tables create users"));
+    assert!(!text(&g.stdout).contains("tables create orders"));
+    let tf = expect(
+        0,
+        run_in(
+            &dir,
+            &["export", "--state", "shop.state", "--format=terraform"],
+            b"",
+        ),
+    );
+    assert!(text(&tf.stdout).contains("resource \"google_bigtable_gc_policy\" \"orders_data\""));
+}
+
+#[test]
+fn translate_can_export_directly() {
+    let dir = scratch("direct");
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "dynamodb",
+                &fixture("product_catalog.json"),
+                "--format",
+                "cbt",
+                "--time",
+                "1694390400000000",
+                "-instance",
+                "shop",
+            ],
+            b"",
+        ),
+    );
+    let script = text(&out.stdout);
+    assert!(script.contains("cbt -project tabletop -instance shop createtable ProductCatalog families=sku:maxversions=1"), "{script}");
+    assert!(
+        script.contains("set ProductCatalog Hats#fedora#brandA 'sku:Description=Felted from fine wool, keeps its shape in the rain.@1694390400000000'"),
+        "{script}"
+    );
+    assert!(
+        !dir.join("tabletop.state").exists(),
+        "no state is written without --apply"
+    );
+}
+
+#[test]
+fn bad_input_names_file_line_and_column() {
+    let dir = scratch("errors");
+    fs::write(
+        dir.join("bad.ddl"),
+        "CREATE TABLE t (\n  id INTEGR,\n  PRIMARY KEY(id))",
+    )
+    .unwrap();
+    let out = expect(
+        1,
+        run_in(&dir, &["translate", "--from", "oracle", "bad.ddl"], b""),
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "tabletop: bad.ddl:2:6: unknown type INTEGR: expected INTEGER, LONG, FLOAT, DOUBLE, NUMBER, STRING, BOOLEAN, BINARY, FIXED_BINARY, TIMESTAMP, ENUM, ARRAY, MAP, RECORD or JSON\n"
+    );
+    fs::write(
+        dir.join("ok.ddl"),
+        "CREATE TABLE t (id INTEGER, PRIMARY KEY(id))",
+    )
+    .unwrap();
+    fs::write(dir.join("rows.json"), "{\"id\": 1}\n{\"id\": \"two\"}\n").unwrap();
+    let out = expect(
+        1,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "oracle",
+                "ok.ddl",
+                "--rows",
+                "rows.json",
+            ],
+            b"",
+        ),
+    );
+    assert!(
+        text(&out.stderr).starts_with("tabletop: rows.json:2:8: expected a whole number"),
+        "{}",
+        text(&out.stderr)
+    );
+    fs::write(
+        dir.join("model.json"),
+        "{\"DataModel\": [\n  {\"TableName\": 5}]}",
+    )
+    .unwrap();
+    let out = expect(
+        1,
+        run_in(
+            &dir,
+            &["translate", "--from", "dynamodb", "model.json"],
+            b"",
+        ),
+    );
+    assert!(
+        text(&out.stderr).starts_with("tabletop: model.json:2:17: TableName must be a string"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = expect(
+        1,
+        run_in(&dir, &["translate", "--from", "oracle", "missing.ddl"], b""),
+    );
+    assert!(text(&out.stderr).contains("cannot read the design missing.ddl"));
+    let out = expect(1, run_in(&dir, &["export", "--table", "nope"], b""));
+    assert!(text(&out.stderr).contains("table \"nope\" not found"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = scratch("usage");
+    for (args, message) in [
+        (&["translate", "x.ddl"][..], "needs --from"),
+        (
+            &["translate", "--from", "oracle"][..],
+            "needs a design file",
+        ),
+        (
+            &["translate", "--from", "sql", "x"][..],
+            "want oracle or dynamodb",
+        ),
+        (
+            &[
+                "translate",
+                "--from",
+                "dynamodb",
+                "m.json",
+                "--rows",
+                "r.json",
+            ][..],
+            "--rows is for --from oracle",
+        ),
+        (
+            &["translate", "--from", "oracle", "a", "b"][..],
+            "one design file",
+        ),
+        (
+            &["translate", "--from", "oracle", "a", "--time", "soon"][..],
+            "--time soon",
+        ),
+        (
+            &["translate", "--from", "oracle", "a", "--apply=yes"][..],
+            "--apply takes no value",
+        ),
+        (
+            &["translate", "--from", "oracle", "a", "--frob", "1"][..],
+            "unknown option '--frob' for translate",
+        ),
+        (
+            &["export", "--format", "yaml"][..],
+            "want cbt, gcloud or terraform",
+        ),
+        (&["export", "--data", "json"][..], "want set, csv or none"),
+        (
+            &["export", "--splits", "some"][..],
+            "want initial or tablets",
+        ),
+        (&["export", "extra"][..], "takes options only"),
+        (&["export", "--out"][..], "needs a value"),
+    ] {
+        let out = expect(2, run_in(&dir, args, b""));
+        let err = text(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(err.contains("--help' for usage"), "{args:?}: {err}");
+    }
+}
