@@ -47,6 +47,7 @@ pub enum Topic {
     Lint,
     Export,
     Translate,
+    Sql,
     Help,
 }
 
@@ -59,6 +60,7 @@ impl Topic {
             "lint" => Some(Topic::Lint),
             "export" => Some(Topic::Export),
             "translate" => Some(Topic::Translate),
+            "sql" => Some(Topic::Sql),
             "help" => Some(Topic::Help),
             _ => None,
         }
@@ -99,6 +101,11 @@ pub enum Invocation {
     /// `tabletop translate ...`: the words after `translate` (see
     /// `translate_cmd`).
     Translate {
+        options: Options,
+        args: Vec<OsString>,
+    },
+    /// `tabletop sql ...`: the words after `sql` (see `sql_cmd`).
+    Sql {
         options: Options,
         args: Vec<OsString>,
     },
@@ -298,6 +305,10 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
             args: rest.to_vec(),
         }),
         "translate" => Ok(Invocation::Translate {
+            options,
+            args: rest.to_vec(),
+        }),
+        "sql" => Ok(Invocation::Sql {
             options,
             args: rest.to_vec(),
         }),

@@ -22,6 +22,8 @@ const WRITE_METHODS: &[&str] = &[
     "readModifyWriteRow",
     "compact",
     "advanceClock",
+    // Playground SQL: CREATE MATERIALIZED VIEW, row-key schemas.
+    "sql",
 ];
 
 fn is_write(line: &str) -> bool {

@@ -19,6 +19,7 @@ mod input;
 mod json_cmd;
 mod lint_cmd;
 mod sim_cmd;
+mod sql_cmd;
 mod state;
 mod translate_cmd;
 
@@ -78,6 +79,7 @@ fn help_text() -> String {
          \x20 lint  Check a design against Bigtable's schema best practices\n\
          \x20 translate  Turn a DynamoDB or Oracle NoSQL design into a Bigtable one\n\
          \x20 export  Write tables out as cbt, gcloud or Terraform for real Bigtable\n\
+         \x20 sql   Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
          \n\
          {OPTIONS_HELP}\
@@ -164,9 +166,9 @@ for each: {{\"method\": M, \"request\": R}}, where M is a REST method of
 Bigtable's data or table admin API (createTable, getTable, listTables,
 deleteTable, modifyColumnFamilies, dropRowRange, mutateRow, mutateRows,
 checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys) or of the
-playground (compact, advanceClock, listTablets), and R is the request body
-in proto3 JSON exactly as the REST API takes it (bytes in base64, int64 as
-strings, full resource names). The answer is {{\"response\": X}} or
+playground (compact, advanceClock, listTablets, sql, explain), and R is
+the request body in proto3 JSON exactly as the REST API takes it (bytes in
+base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or
 {{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
 readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}}.
 Blank lines are skipped. Answers are written as soon as no more input is
@@ -247,7 +249,7 @@ Print help.
 Usage: tabletop help [COMMAND]
 
 Without a command, prints the overview of tabletop; with one (cbt, json,
-sim, lint, translate, export, help), prints that command's help. `tabletop COMMAND --help` does the same.
+sim, lint, translate, export, sql, help), prints that command's help. `tabletop COMMAND --help` does the same.
 "
     .to_string()
 }
@@ -262,6 +264,7 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Lint)) => print_stdout(&lint_help_text()),
         Invocation::Help(Some(Topic::Export)) => print_stdout(&export_cmd::help_text()),
         Invocation::Help(Some(Topic::Translate)) => print_stdout(&translate_cmd::help_text()),
+        Invocation::Help(Some(Topic::Sql)) => print_stdout(&sql_cmd::help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
         Invocation::Cbt { options, args } if args.is_empty() => cbt_cmd::run_script(&options),
@@ -276,6 +279,7 @@ fn main() -> ExitCode {
         } => lint_cmd::run(&scenario, json, strict, simulate),
         Invocation::Export { options, args } => export_cmd::run(options, &args),
         Invocation::Translate { options, args } => translate_cmd::run(options, &args),
+        Invocation::Sql { options, args } => sql_cmd::run(options, &args),
         Invocation::Error(message) => {
             eprintln!("error: {message}\n\nRun 'tabletop --help' for usage.");
             USAGE_ERROR

@@ -34,7 +34,8 @@
 //! instance clock forward and runs the engine work that became due;
 //! `{}` only reads it; answers `{"nowMicros", "time", "events"}`) and
 //! `listTablets` (`{"tableName": ...}`; answers the tablets with their
-//! memtable and runs).
+//! memtable and runs), `sql` and `explain` (the SQL console and EXPLAIN,
+//! see `api/sql.rs`).
 //!
 //! # Resource names
 //!
@@ -85,6 +86,7 @@ mod fast;
 mod names;
 mod playground;
 mod proto_json;
+mod sql;
 
 use serde_json::{Map, Value};
 
@@ -188,6 +190,12 @@ methods! {
     "listTablets", Playground, playground::list_tablets,
         "Playground only: lists a table's tablets with their memtables and runs.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "sql", Playground, sql::run_sql,
+        "Playground only: runs one GoogleSQL statement (query, EXPLAIN, materialized views, row key schemas).",
+        r#"{"instanceName": "projects/p/instances/i", "query": "SELECT _key FROM t LIMIT 10"}"#;
+    "explain", Playground, sql::explain,
+        "Playground only: explains a SQL query or a ReadRows request (row set, filter, tablets, rows scanned vs returned).",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "cm93"}]}}"#;
 }
 
 /// Methods of Bigtable's data and table admin APIs that the playground

@@ -14,8 +14,9 @@ use crate::error::{Code, Error, Result};
 use crate::filter::{FilterPlan, RowFilter};
 use crate::mutation::Mutation;
 use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink};
-use crate::row_set::{KeyRange, RowSet};
+use crate::row_set::{KeyRange, RowSet, prefix_successor};
 use crate::schema::{FamilyChange, MAX_ROW_KEY_BYTES, MAX_TABLES, TableSchema, validate_table_id};
+use crate::views::Catalog;
 
 /// Most mutations one MutateRows request may carry, as in Bigtable.
 pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
@@ -160,6 +161,8 @@ pub struct Instance {
     config: InstanceConfig,
     tables: BTreeMap<String, Table>,
     now_micros: i64,
+    /// Row-key schemas and materialized views (SQL); see `crate::views`.
+    catalog: Catalog,
 }
 
 impl Default for Instance {
@@ -176,6 +179,41 @@ impl Instance {
             config,
             tables: BTreeMap::new(),
             now_micros: 0,
+            catalog: Catalog::default(),
+        }
+    }
+
+    /// Row-key schemas and materialized views.
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Row-key schemas and materialized views, to change them.
+    pub(crate) fn catalog_mut(&mut self) -> &mut Catalog {
+        &mut self.catalog
+    }
+
+    /// Tells materialized views about cells garbage collection removed.
+    fn note_collected(&mut self, events: &[EngineEvent]) {
+        if self.catalog.views.is_empty() {
+            return;
+        }
+        for e in events {
+            if let EngineEvent::Compaction {
+                table,
+                start,
+                end,
+                collected,
+                ..
+            } = e
+                && *collected > 0
+            {
+                let range = KeyRange {
+                    start: start.clone(),
+                    end: end.clone(),
+                };
+                self.catalog.note_range(table, &range, self.now_micros);
+            }
         }
     }
 
@@ -235,6 +273,10 @@ impl Instance {
         for table in self.tables.values_mut() {
             table.tick(now_micros, &self.config.engine, &mut events);
         }
+        if !self.catalog.views.is_empty() {
+            self.note_collected(&events);
+            crate::views::maintain(self, now_micros);
+        }
         events
     }
 
@@ -251,6 +293,7 @@ impl Instance {
                 }
             }
         }
+        self.note_collected(&events);
         Ok(events)
     }
 
@@ -283,6 +326,12 @@ impl Instance {
         if self.tables.contains_key(&req.table_id) {
             return Err(Error::already_exists(format!(
                 "table \"{}\" already exists",
+                req.table_id
+            )));
+        }
+        if self.catalog.views.contains_key(&req.table_id) {
+            return Err(Error::already_exists(format!(
+                "a materialized view named \"{}\" exists",
                 req.table_id
             )));
         }
@@ -326,6 +375,14 @@ impl Instance {
 
     /// DeleteTable.
     pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
+        let views = self.catalog.views_on(table_id);
+        if !views.is_empty() {
+            return Err(Error::failed_precondition(format!(
+                "table \"{table_id}\" is the source of materialized view(s) {}; drop them first",
+                views.join(", ")
+            )));
+        }
+        self.catalog.note_table_deleted(table_id);
         self.tables
             .remove(table_id)
             .map(|_| ())
@@ -345,7 +402,9 @@ impl Instance {
         }
         let table = self.table_mut(table_id)?;
         table.modify_families(changes)?;
-        Ok(Self::info(table))
+        let info = Self::info(table);
+        self.catalog.note_source_changed(table_id, self.now_micros);
+        Ok(info)
     }
 
     /// DropRowRange: delete rows by key prefix, or all data.
@@ -357,10 +416,17 @@ impl Instance {
             )),
             DropTarget::Prefix(p) => {
                 table.drop_rows(Some(p));
+                let range = KeyRange {
+                    start: p.clone(),
+                    end: prefix_successor(p),
+                };
+                self.catalog.note_range(table_id, &range, self.now_micros);
                 Ok(())
             }
             DropTarget::AllData => {
                 table.drop_rows(None);
+                self.catalog
+                    .note_range(table_id, &KeyRange::all(), self.now_micros);
                 Ok(())
             }
         }
@@ -379,7 +445,11 @@ impl Instance {
             .tables
             .get_mut(table_id)
             .ok_or_else(|| Error::table_not_found(table_id))?;
-        table.mutate_row(row_key, mutations, now, cfg)
+        table.mutate_row(row_key, mutations, now, cfg)?;
+        if !self.catalog.views.is_empty() {
+            self.catalog.note_row(table_id, row_key, now);
+        }
+        Ok(())
     }
 
     /// MutateRows: each entry is atomic on its own; the result holds one
@@ -420,26 +490,14 @@ impl Instance {
                 req.rows_limit
             )));
         }
-        let ranges = req.rows.normalize()?;
-        let plan = match &req.filter {
-            Some(f) => Some(FilterPlan::compile(f)?.with_seed(self.config.seed)),
-            None => None,
-        };
+        let seed = self.config.seed;
         let now = self.now_micros;
-        let table = self.table_mut(table_id)?;
-        if let Some(plan) = &plan {
-            // Production answers NOT_FOUND for a filter naming a family the
-            // table does not have (the emulator returns nothing instead).
-            plan.check_families(|f| table.fams.id(f).is_some())?;
+        if !self.tables.contains_key(table_id) && self.catalog.views.contains_key(table_id) {
+            // A materialized view reads like a table.
+            return crate::views::read_view(self, table_id, req, sink);
         }
-        table.prepare_read();
-        let opts = ReadOptions {
-            reversed: req.reversed,
-            limit: u64::try_from(req.rows_limit).ok().filter(|&l| l > 0),
-            plan: plan.as_ref(),
-            now_micros: now,
-        };
-        Ok(table.read(&ranges, &opts, sink))
+        let table = self.table_mut(table_id)?;
+        read_engine_table(table, req, seed, now, sink)
     }
 
     /// Reads one row (optionally filtered) into owned memory.
@@ -508,4 +566,32 @@ impl Instance {
     pub fn key_ranges(rows: &RowSet) -> Result<Vec<KeyRange>> {
         rows.normalize()
     }
+}
+
+/// ReadRows on one engine table (a table's or a materialized view's).
+pub(crate) fn read_engine_table<S: RowSink + ?Sized>(
+    table: &mut Table,
+    req: &ReadRowsRequest,
+    seed: u64,
+    now: i64,
+    sink: &mut S,
+) -> Result<ReadStats> {
+    let ranges = req.rows.normalize()?;
+    let plan = match &req.filter {
+        Some(f) => Some(FilterPlan::compile(f)?.with_seed(seed)),
+        None => None,
+    };
+    if let Some(plan) = &plan {
+        // Production answers NOT_FOUND for a filter naming a family the
+        // table does not have (the emulator returns nothing instead).
+        plan.check_families(|f| table.fams.id(f).is_some())?;
+    }
+    table.prepare_read();
+    let opts = ReadOptions {
+        reversed: req.reversed,
+        limit: u64::try_from(req.rows_limit).ok().filter(|&l| l > 0),
+        plan: plan.as_ref(),
+        now_micros: now,
+    };
+    Ok(table.read(&ranges, &opts, sink))
 }

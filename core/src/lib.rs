@@ -51,9 +51,12 @@ pub mod lesson;
 mod mutation;
 mod row;
 mod row_set;
+pub mod rowkey_schema;
 mod schema;
 pub mod sim;
+pub mod sql;
 pub mod translate;
+pub mod views;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
 pub use engine::{EngineConfig, EngineEvent};

@@ -101,6 +101,10 @@ const SOLUTIONS: &[(&str, &str)] = &[
         "key-hygiene",
         include_str!("lesson_solutions/key-hygiene.toml"),
     ),
+    (
+        "sql-secondary-index",
+        include_str!("lesson_solutions/sql-secondary-index.toml"),
+    ),
 ];
 
 #[derive(Deserialize)]
@@ -245,6 +249,7 @@ lessons! {
     solves_dynamo_invoices => "dynamo-invoices",
     solves_oracle_ttl => "oracle-ttl",
     solves_key_hygiene => "key-hygiene",
+    solves_sql_secondary_index => "sql-secondary-index",
 }
 
 /// Other ways to solve a lesson that must pass too.

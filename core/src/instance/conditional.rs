@@ -174,6 +174,7 @@ impl Instance {
         };
         if !mutations.is_empty() {
             table.mutate_row(&req.row_key, mutations, now, &self.config.engine)?;
+            self.catalog.note_row(table_id, &req.row_key, now);
         }
         Ok(CheckAndMutateRowResponse {
             predicate_matched: matched,
@@ -292,6 +293,7 @@ impl Instance {
             })
             .collect();
         table.mutate_row(&req.row_key, &mutations, now, &self.config.engine)?;
+        self.catalog.note_row(table_id, &req.row_key, now);
         drop(mutations);
 
         written.sort_by(|a, b| (&a.family, &a.qualifier).cmp(&(&b.family, &b.qualifier)));

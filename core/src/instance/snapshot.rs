@@ -38,6 +38,14 @@
 //! Every live cell is kept, GC-eligible ones included (GC has not run for
 //! them yet, so it must still be able to). Deleted cells are not. Tablet
 //! boundaries are kept so the restored instance shows the same layout.
+//!
+//! # Version 2: the SQL catalog
+//!
+//! An instance with row-key schemas or materialized views (see
+//! `crate::views`) is written as version 2: version 1's body followed by
+//! one byte string holding those definitions (JSON). View data is not
+//! written; restoring recomputes each view from its source. An instance
+//! without them is still written as version 1, byte for byte as before.
 
 use std::time::Duration;
 
@@ -52,6 +60,8 @@ use crate::schema::{Aggregator, ColumnFamily, GcRule, TableSchema, ValueType};
 
 const MAGIC: &[u8; 8] = b"TBLTOPSN";
 const VERSION: u64 = 1;
+/// The version that adds the SQL catalog after the tables.
+const VERSION_WITH_CATALOG: u64 = 2;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -60,7 +70,12 @@ impl Instance {
     pub fn snapshot(&mut self) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        w.uint(VERSION);
+        let with_catalog = !self.catalog.is_empty();
+        w.uint(if with_catalog {
+            VERSION_WITH_CATALOG
+        } else {
+            VERSION
+        });
         w.bytes(self.config.project.as_bytes());
         w.bytes(self.config.instance.as_bytes());
         w.uint(self.config.seed);
@@ -77,6 +92,9 @@ impl Instance {
         for table in self.tables.values_mut() {
             table.prepare_read();
             write_table(&mut w, table, now);
+        }
+        if with_catalog {
+            w.bytes(&self.catalog.export());
         }
         let sum = fnv64(&w.buf);
         w.raw(&sum.to_le_bytes());
@@ -108,9 +126,9 @@ impl Instance {
             pos: MAGIC.len(),
         };
         let version = r.uint()?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_WITH_CATALOG {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads version {VERSION})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} and {VERSION_WITH_CATALOG})"
             )));
         }
         let project = r.string()?;
@@ -145,8 +163,16 @@ impl Instance {
             }
             db.tables.insert(table.id.clone(), table);
         }
+        let catalog = if version == VERSION_WITH_CATALOG {
+            Some(r.bytes()?.to_vec())
+        } else {
+            None
+        };
         if r.pos != r.buf.len() {
             return Err(r.bad("trailing bytes after the last table"));
+        }
+        if let Some(c) = catalog {
+            crate::views::restore_catalog(&mut db, &c)?;
         }
         Ok(db)
     }

@@ -138,6 +138,7 @@ const LESSONS: &[&str] = &[
     include_str!("../../../static/lessons/22_dynamo_invoices.toml"),
     include_str!("../../../static/lessons/23_oracle_ttl.toml"),
     include_str!("../../../static/lessons/24_key_hygiene.toml"),
+    include_str!("../../../static/lessons/25_sql_secondary_index.toml"),
 ];
 
 /// The built-in catalog: every lesson in `static/lessons/` with the
