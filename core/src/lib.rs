@@ -44,6 +44,7 @@ mod engine;
 mod error;
 mod escape;
 mod filter;
+pub mod inspect;
 mod instance;
 pub mod keydesign;
 pub mod keyviz;

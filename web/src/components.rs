@@ -1,14 +1,21 @@
-//! The app's components. Each is small and pure: props in, HTML out.
-//! Only [`Workspace`] reads the app context; it hands plain data down.
+//! The app's components: one file per panel, small and pure (props in,
+//! HTML out, callbacks out). Only [`Workspace`] reads the app context; it
+//! hands plain data down and turns callbacks into actions.
+//!
+//! The simulation half adds its panels as files of their own (the live
+//! tablet map, the Key Visualizer heatmap, the simulation controls, the
+//! row-key designer) and places them in [`Workspace`].
 
-mod activity_log;
 mod app_header;
-mod rows_view;
-mod table_list;
+mod console_panel;
+mod filter_builder;
+mod gc_rule_editor;
+mod key_view;
+mod keyviz_panel;
+mod rows_panel;
+mod schema_panel;
+mod splitter;
+mod tablets_panel;
 mod workspace;
 
-pub use activity_log::ActivityLog;
-pub use app_header::AppHeader;
-pub use rows_view::RowsView;
-pub use table_list::TableList;
 pub use workspace::Workspace;

@@ -1,16 +1,14 @@
-//! The sample table the playground opens with: the phone and tablet
-//! time-series example from Bigtable's schema-design guide.
+//! The sample table the playground opens with the first time: the phone
+//! and tablet time-series example from Bigtable's schema-design guide.
 //!
 //! Its row keys put the device type first, then the device id, then the
 //! day (`phone#4c410523#20200501`), so one device's days sit next to each
 //! other in byte order. The rows are written out of order on purpose: the
-//! read shows them sorted, as Bigtable stores them.
+//! rows panel shows them sorted, as Bigtable stores them.
 
 use std::collections::BTreeMap;
 
 use tabletop_core::{ColumnFamily, CreateTableRequest, GcRule, Instance, Mutation, TableSchema};
-
-use crate::state::ActivityEntry;
 
 /// The sample table's id.
 pub const TABLE_ID: &str = "mobile-time-series";
@@ -81,24 +79,17 @@ pub fn schema() -> TableSchema {
 }
 
 /// Creates the sample table and writes its rows at `now_micros` (rounded
-/// down to the millisecond), logging each call. Returns whether the table
-/// was created; if it was not (it exists already), nothing is written.
-pub fn load(instance: &mut Instance, now_micros: i64, log: &mut Vec<ActivityEntry>) -> bool {
+/// down to the millisecond). Fails with the core's message if the table
+/// exists already; then nothing is written.
+pub fn load(instance: &mut Instance, now_micros: i64) -> Result<(), String> {
     let now = now_micros - now_micros.rem_euclid(1000);
-    let request = CreateTableRequest {
-        table_id: TABLE_ID.to_string(),
-        schema: schema(),
-        initial_splits: Vec::new(),
-    };
-    let created = instance.create_table(request);
-    log.push(ActivityEntry::from_result(
-        format!("CreateTable {TABLE_ID}"),
-        &created,
-        |_| format!("created with families {SUMMARY_FAMILY}, {DETAIL_FAMILY}"),
-    ));
-    if created.is_err() {
-        return false;
-    }
+    instance
+        .create_table(CreateTableRequest {
+            table_id: TABLE_ID.to_string(),
+            schema: schema(),
+            initial_splits: Vec::new(),
+        })
+        .map_err(|e| e.to_string())?;
     for (key, cells) in ROWS {
         let mutations: Vec<Mutation<'_>> = cells
             .iter()
@@ -111,12 +102,38 @@ pub fn load(instance: &mut Instance, now_micros: i64, log: &mut Vec<ActivityEntr
                 )
             })
             .collect();
-        let written = instance.mutate_row(TABLE_ID, key.as_bytes(), &mutations);
-        log.push(ActivityEntry::from_result(
-            format!("MutateRow {key}"),
-            &written,
-            |_| format!("{} cells written", mutations.len()),
-        ));
+        instance
+            .mutate_row(TABLE_ID, key.as_bytes(), &mutations)
+            .map_err(|e| e.to_string())?;
     }
-    true
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_core::{CollectRows, ReadRowsRequest};
+
+    use super::*;
+
+    #[test]
+    fn the_sample_reads_back_in_key_order_with_a_version_awaiting_gc() {
+        let mut db = Instance::default();
+        load(&mut db, 1_588_291_200_000_123).unwrap();
+        let mut rows = CollectRows::default();
+        db.read_rows(TABLE_ID, &ReadRowsRequest::default(), &mut rows)
+            .unwrap();
+        let keys: Vec<&[u8]> = rows.rows.iter().map(|r| r.key.as_slice()).collect();
+        assert_eq!(
+            keys,
+            [
+                &b"phone#4c410523#20200501"[..],
+                b"phone#4c410523#20200502",
+                b"phone#5c10102#20200501",
+                b"tablet#a0b81f74#20200501"
+            ]
+        );
+        let eligible: Vec<bool> = rows.rows[0].cells.iter().map(|c| c.gc_eligible).collect();
+        assert_eq!(eligible, [false, false, false, true]);
+        assert!(load(&mut db, 0).unwrap_err().contains("already exists"));
+    }
 }

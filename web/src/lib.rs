@@ -1,46 +1,146 @@
 //! The Tabletop playground in the browser.
 //!
 //! A Yew app over [`tabletop_core`]: the core keeps the tables and does
-//! everything Bigtable would do; this crate only holds the app state,
-//! turns what the core returns into display data and draws it.
+//! everything Bigtable would do; this crate holds the app state, turns what
+//! the core returns into display data and draws it.
 //!
-//! - [`state`]: the one reducer ([`state::AppState`], [`state::Action`]);
-//!   plain Rust, tested natively.
+//! - [`state`]: the one reducer ([`state::AppState`], [`state::Action`]) and
+//!   its slices (layout, console, rows, data generator); plain Rust, tested
+//!   natively.
 //! - [`view_model`]: pure functions from core results to display data.
-//! - [`demo`]: the sample table the page loads at start.
-//! - `components`: small Yew components, props in and HTML out.
+//! - [`share`]: the state as text, for share links and autosave.
+//! - [`browser`]: clocks, the address bar, storage, files.
+//! - [`demo`]: the sample table the page opens with.
+//! - `components`: Yew components, one file per panel.
 //! - [`fatal`]: the panic hook that keeps a crash from leaving a blank page.
 //!
 //! [`start`] is what the browser build runs; [`mount`] renders the same
 //! [`App`] into any element, which is how the browser tests use it.
 
+pub mod browser;
 mod components;
 pub mod demo;
 pub mod fatal;
+pub mod share;
 pub mod state;
 pub mod view_model;
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::components::Workspace;
-use crate::state::{Action, AppContext, AppState};
+use crate::state::{Action, AppContext, AppState, Boot, Notice};
 
 pub use crate::fatal::{install_panic_hook, show_fatal_error};
 
-/// The whole app: owns the state and provides it to the components below.
+/// How long the state must stay unchanged before it is written to the
+/// address bar and autosave, in milliseconds.
+const SAVE_DELAY_MS: u32 = 400;
+
+/// Where the app starts: a share link in the fragment wins, then autosave
+/// (not in embeds), then the sample table.
+fn boot_action(embed: bool) -> Action {
+    let fragment = browser::fragment();
+    if !fragment.is_empty() {
+        match share::decode(&fragment) {
+            Ok(state) => return Action::Boot(Boot::Shared(Box::new(state))),
+            Err(e) => {
+                gloo::console::warn!(format!("ignoring the link: {e}"));
+            }
+        }
+    }
+    if !embed
+        && let Some(saved) = browser::storage_get(browser::AUTOSAVE_KEY)
+        && let Ok(state) = share::decode(&saved)
+    {
+        return Action::Boot(Boot::Shared(Box::new(state)));
+    }
+    Action::Boot(Boot::Demo)
+}
+
+/// The whole app: owns the state, runs its effects (boot, background work
+/// per animation frame, saving to the address bar and autosave) and
+/// provides the state to the components below.
 #[component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(AppState::default);
+    let state = use_reducer(|| {
+        let (embed, panels) = browser::embed_settings();
+        AppState::new(Rc::new(browser::BrowserClock), embed, panels)
+    });
 
-    // Load the sample table once, at mount. The core never reads a clock:
-    // the page passes the browser's time in.
+    // Boot once, after the first render (the shell appears at once).
     {
         let state = state.clone();
         use_effect_with((), move |()| {
-            state.dispatch(Action::LoadDemo {
-                now_micros: now_micros(),
-            });
+            let action = boot_action(state.embed);
+            if let (Action::Boot(Boot::Demo), false) = (&action, browser::fragment().is_empty()) {
+                state.dispatch(Action::Notify(Notice {
+                    error: true,
+                    text: "The link could not be read; the sample table is shown instead.".into(),
+                }));
+            }
+            state.dispatch(action);
         });
+    }
+
+    // A link pasted into the address bar of this page changes only the
+    // fragment (no reload): boot from it in place. The app's own writes use
+    // history.replaceState, which fires no hashchange.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |()| {
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
+                    match share::decode(&browser::fragment()) {
+                        Ok(shared) => {
+                            dispatcher.dispatch(Action::Boot(Boot::Shared(Box::new(shared))))
+                        }
+                        Err(e) => dispatcher.dispatch(Action::Notify(Notice {
+                            error: true,
+                            text: format!("The link could not be read: {e}"),
+                        })),
+                    }
+                });
+            move || drop(listener)
+        });
+    }
+
+    // Background work: one slice per animation frame while there is any.
+    let frame: Rc<RefCell<Option<gloo::render::AnimationFrame>>> = use_mut_ref(|| None);
+    {
+        let state = state.clone();
+        let frame = Rc::clone(&frame);
+        use_effect_with(state.rev(), move |_| {
+            if state.has_work() && frame.borrow().is_none() {
+                let dispatcher = state.dispatcher();
+                let slot = Rc::clone(&frame);
+                *frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
+                    slot.borrow_mut().take();
+                    dispatcher.dispatch(Action::Work);
+                }));
+            }
+        });
+    }
+
+    // Save the state to the address bar (a share link at all times) and to
+    // autosave, once it has been still for a moment.
+    let save_timer: Rc<RefCell<Option<gloo::timers::callback::Timeout>>> = use_mut_ref(|| None);
+    {
+        let state = state.clone();
+        use_effect_with(
+            (state.rev(), state.booted),
+            move |&(_, booted): &(u64, bool)| {
+                if booted {
+                    let handle = state.clone();
+                    *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
+                        SAVE_DELAY_MS,
+                        move || save(&handle),
+                    ));
+                }
+            },
+        );
     }
 
     html! {
@@ -50,14 +150,17 @@ pub fn app() -> Html {
     }
 }
 
-/// The browser's clock in microseconds since the Unix epoch, at the
-/// millisecond granularity Bigtable uses for timestamps.
-fn now_micros() -> i64 {
-    // Date.now() is a whole number of milliseconds well inside i64's range
-    // (until the year 292 million), so the cast loses nothing.
-    #[allow(clippy::cast_possible_truncation)]
-    let millis = js_sys::Date::now() as i64;
-    millis * 1000
+/// Writes the state into the fragment and (outside embeds) autosave.
+fn save(state: &AppContext) {
+    browser::set_fragment(&share::encode(&state.to_shared(true)));
+    if !state.embed
+        && !browser::storage_set(
+            browser::AUTOSAVE_KEY,
+            &share::encode(&state.to_shared(false)),
+        )
+    {
+        gloo::console::warn!("autosave: the browser refused to store the state");
+    }
 }
 
 /// Renders [`App`] into `root` and returns the handle that keeps it alive.

@@ -1,111 +1,226 @@
 //! The app's one state and its reducer.
 //!
-//! [`AppState`] owns the core [`Instance`] (behind `Rc<RefCell<_>>`, so a
-//! new state shares it instead of copying tables) and the UI state. Every
-//! change goes through [`Action`]: the reducer borrows the instance, calls
-//! the core, records the outcome in [`UiState`] and bumps a revision number
-//! so Yew repaints. Components read; only the reducer writes.
+//! [`AppState`] shares the core [`Instance`] and the rows panel's
+//! [`RowIndexer`] between revisions (behind `Rc<RefCell<_>>`, so a new
+//! state does not copy tables) and holds everything else in slices, each
+//! cheap to clone: [`layout`], [`console`], [`rows`], the data
+//! [`generator`]. Every change goes through [`Action`]: the reducer
+//! borrows the instance, calls the core, records the outcome and bumps a
+//! revision so Yew repaints. Components read; only the reducer writes.
 //!
-//! Plain Rust apart from the `yew::Reducible` glue: no browser types, so it
-//! is tested natively.
+//! Time comes in through a [`Clock`] (the browser's, or a test's), so the
+//! reducer itself stays plain Rust, tested natively.
+//!
+//! The simulation (tablets moving between nodes, the Key Visualizer) will
+//! be its own slice beside these, with its own actions and its own
+//! background work in [`Action::Work`].
+
+pub mod console;
+pub mod generator;
+pub mod layout;
+pub mod rows;
 
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
-use tabletop_core::{Instance, InstanceConfig};
+use tabletop_core::cbt::MemFiles;
+use tabletop_core::{CreateTableRequest, FamilyChange, Instance};
 use yew::{Reducible, UseReducerHandle};
 
 use crate::demo;
-use crate::view_model::{self, RowsPage};
+use crate::share::{self, SharedState};
+use crate::view_model::schema::{
+    TableSummary, create_table_line, delete_table_line, modify_families_line, tables,
+};
+use crate::view_model::tablets::{TabletsView, tablets_view};
+use console::{ConsoleState, Source, Tab};
+use generator::{GeneratorJob, GeneratorSpec};
+use layout::{Layout, Panels, Splitter};
+use rows::{RowIndexer, RowsState};
 
 /// What components get from the context: the state and a way to dispatch.
 pub type AppContext = UseReducerHandle<AppState>;
 
-/// Something a person (or the page itself) asks the app to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Create the sample table, write its rows and show them. `now_micros`
-    /// is the host's clock; the core never reads one.
-    LoadDemo {
-        /// Microseconds since the Unix epoch.
-        now_micros: i64,
-    },
-    /// Show the rows of this table.
-    SelectTable(String),
+/// Where time comes from.
+pub trait Clock {
+    /// Wall-clock time in microseconds since the Unix epoch (for the
+    /// instance clock: server timestamps, GC ages).
+    fn wall_micros(&self) -> i64;
+    /// A monotonic time in milliseconds (for time budgets of work slices).
+    fn now_ms(&self) -> f64;
 }
 
-/// Whether one operation on the core worked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// It worked; the text says what happened.
-    Ok(String),
-    /// The core refused; the text is its error message.
-    Error(String),
+/// A clock for tests: fixed wall time; the monotonic time advances by
+/// `step_ms` every time it is read, so budgets run out predictably.
+#[derive(Debug)]
+pub struct TestClock {
+    /// What [`Clock::wall_micros`] returns.
+    pub wall_micros: i64,
+    /// How far [`Clock::now_ms`] advances per call.
+    pub step_ms: f64,
+    ticks: std::cell::Cell<f64>,
 }
 
-/// One line of the activity log: an operation and its outcome.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ActivityEntry {
-    /// The operation, named like Bigtable's RPC (`CreateTable t`).
-    pub operation: String,
-    /// What came back.
-    pub outcome: Outcome,
-}
-
-impl ActivityEntry {
-    /// Records the result of one call into the core.
-    pub fn from_result<T, E: fmt::Display>(
-        operation: impl Into<String>,
-        result: &Result<T, E>,
-        describe: impl FnOnce(&T) -> String,
-    ) -> ActivityEntry {
-        ActivityEntry {
-            operation: operation.into(),
-            outcome: match result {
-                Ok(value) => Outcome::Ok(describe(value)),
-                Err(error) => Outcome::Error(error.to_string()),
-            },
+impl TestClock {
+    /// A clock at `wall_micros` whose monotonic time moves `step_ms` per
+    /// reading.
+    pub fn new(wall_micros: i64, step_ms: f64) -> TestClock {
+        TestClock {
+            wall_micros,
+            step_ms,
+            ticks: std::cell::Cell::new(0.0),
         }
     }
 }
 
-/// Everything on screen that is not table data.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct UiState {
-    /// The table whose rows are shown.
-    pub selected_table: Option<String>,
-    /// The last read of the selected table, or why it failed.
-    pub rows: Option<Result<RowsPage, String>>,
-    /// Operations done on the core, oldest first.
-    pub activity: Vec<ActivityEntry>,
+impl Clock for TestClock {
+    fn wall_micros(&self) -> i64 {
+        self.wall_micros
+    }
+    fn now_ms(&self) -> f64 {
+        let t = self.ticks.get() + self.step_ms;
+        self.ticks.set(t);
+        t
+    }
+}
+
+/// How much time one slice of background work may take, in milliseconds
+/// (well under a 16.7 ms frame, leaving time to draw).
+pub const WORK_BUDGET_MS: f64 = 9.0;
+/// While data loads, the tables, tablets and rows are redrawn every this
+/// many frames (about eight times a second).
+pub const REFRESH_EVERY_FRAMES: u64 = 8;
+/// How much index building an ordinary action may do before it answers.
+pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
+
+/// How the app starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Boot {
+    /// The sample table (first visit).
+    Demo,
+    /// A share link or an autosave.
+    Shared(Box<SharedState>),
+}
+
+/// A message for the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// Whether it reports a problem.
+    pub error: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// Something a person (or the page itself) asks the app to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Load the start state.
+    Boot(Boot),
+    /// Show this table.
+    SelectTable(String),
+    /// Create a table (through the JSON protocol's createTable).
+    CreateTable(CreateTableRequest),
+    /// Delete a table.
+    DeleteTable(String),
+    /// Create, update or drop column families of a table.
+    ModifyFamilies {
+        /// The table id.
+        table: String,
+        /// The changes, all or none.
+        changes: Vec<FamilyChange>,
+    },
+    /// The rows panel's visible height changed (CSS pixels).
+    RowsViewport(u32),
+    /// Scroll the rows panel to this row position.
+    ScrollRows(u64),
+    /// Scroll the rows panel to the first row at or after this key.
+    GoToKey(Vec<u8>),
+    /// Expand or collapse a row's cells.
+    ToggleRow(Vec<u8>),
+    /// Compact the selected table now, so GC rules take effect.
+    CompactNow,
+    /// The fade-out after a compaction is over.
+    GhostDone(u64),
+    /// The generator form changed.
+    SetGenerator(GeneratorSpec),
+    /// Start generating data with the form's settings.
+    StartGenerator,
+    /// Stop the data generator (rows written so far stay).
+    CancelJob,
+    /// Do one slice of background work (one per animation frame).
+    Work,
+    /// Show a console tab.
+    ConsoleTab(Tab),
+    /// The console input changed.
+    ConsoleInput(String),
+    /// Run the console input.
+    ConsoleRun,
+    /// Browse the console history: `true` back, `false` forward.
+    ConsoleHistory(bool),
+    /// Forget the console transcript.
+    ConsoleClear,
+    /// Put a command into a console tab (from the filter builder).
+    ConsoleInsert(Tab, String),
+    /// Resize a panel (CSS pixels).
+    Resize(Splitter, i64),
+    /// Back to the default panel sizes.
+    ResetLayout,
+    /// Replace everything with a snapshot file's instance.
+    ImportSnapshot(Rc<Vec<u8>>),
+    /// Show a message in the status line.
+    Notify(Notice),
+    /// Hide the status line's message.
+    DismissNotice,
 }
 
 /// The application state.
+#[derive(Clone)]
 pub struct AppState {
-    /// The core's instance. Shared by every revision of the state; only
-    /// [`AppState::apply`] borrows it mutably.
+    /// The core's instance, shared by every revision of the state.
     instance: Rc<RefCell<Instance>>,
-    /// Bumped on every action, so a new state compares unequal even when
-    /// only the instance's contents changed.
+    /// The rows panel's index, shared likewise.
+    indexer: Rc<RefCell<RowIndexer>>,
+    clock: Rc<dyn Clock>,
+    /// Bumped on every action, so a new state compares unequal.
     rev: u64,
-    /// Selection, last read and activity.
-    pub ui: UiState,
-}
-
-impl Default for AppState {
-    fn default() -> Self {
-        AppState {
-            instance: Rc::new(RefCell::new(Instance::new(InstanceConfig::default()))),
-            rev: 0,
-            ui: UiState::default(),
-        }
-    }
+    /// Bumped whenever data or schema may have changed.
+    pub data_rev: u64,
+    /// Whether the app has loaded its start state.
+    pub booted: bool,
+    /// Whether the page is an embed (`?embed=1`).
+    pub embed: bool,
+    /// The panels shown.
+    pub panels: Panels,
+    /// Panel sizes.
+    pub layout: Layout,
+    /// The tables, sorted by id.
+    pub tables: Rc<Vec<TableSummary>>,
+    /// The selected table.
+    pub selected: Option<String>,
+    /// The selected table's tablets and samples.
+    pub tablets: Option<Rc<Result<TabletsView, String>>>,
+    /// The rows panel.
+    pub rows: Rc<RowsState>,
+    /// The console.
+    pub console: Rc<ConsoleState>,
+    /// The generator form.
+    pub generator: GeneratorSpec,
+    /// The load in progress.
+    pub job: Option<GeneratorJob>,
+    /// Loads waiting to run (from a share link).
+    pub queue: Vec<GeneratorSpec>,
+    /// Loads done, in order (what a share link replays).
+    pub loads: Vec<GeneratorSpec>,
+    /// The status line.
+    pub notice: Option<Notice>,
+    next_ghost: u64,
+    work_frames: u64,
 }
 
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
-        self.rev == other.rev && self.ui == other.ui && Rc::ptr_eq(&self.instance, &other.instance)
+        self.rev == other.rev && Rc::ptr_eq(&self.instance, &other.instance)
     }
 }
 
@@ -113,62 +228,487 @@ impl fmt::Debug for AppState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AppState")
             .field("rev", &self.rev)
-            .field("ui", &self.ui)
+            .field("data_rev", &self.data_rev)
+            .field("selected", &self.selected)
             .finish_non_exhaustive()
     }
 }
 
 impl AppState {
+    /// An empty playground (no tables yet) with the given clock.
+    pub fn new(clock: Rc<dyn Clock>, embed: bool, panels: Panels) -> AppState {
+        AppState {
+            instance: Rc::new(RefCell::new(Instance::default())),
+            indexer: Rc::default(),
+            clock,
+            rev: 0,
+            data_rev: 0,
+            booted: false,
+            embed,
+            panels,
+            layout: Layout::default(),
+            tables: Rc::default(),
+            selected: None,
+            tablets: None,
+            rows: Rc::default(),
+            console: Rc::default(),
+            generator: GeneratorSpec::default(),
+            job: None,
+            queue: Vec::new(),
+            loads: Vec::new(),
+            notice: None,
+            next_ghost: 0,
+            work_frames: 0,
+        }
+    }
+
     /// The revision: how many actions this state has seen.
     pub fn rev(&self) -> u64 {
         self.rev
     }
 
-    /// Read-only access to the instance, for view models.
+    /// Read-only access to the instance, for views.
     pub fn instance(&self) -> std::cell::Ref<'_, Instance> {
         self.instance.borrow()
+    }
+
+    /// Whether background work is waiting: a data load, or the rows
+    /// index.
+    pub fn has_work(&self) -> bool {
+        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+    }
+
+    /// The whole instance as snapshot bytes (what the CLI's `--state` file
+    /// holds).
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.instance.borrow_mut().snapshot()
+    }
+
+    /// The state as a share link carries it (`for_link`) or as autosave
+    /// keeps it (a larger snapshot, and the console history).
+    pub fn to_shared(&self, for_link: bool) -> SharedState {
+        let mut instance = self.instance.borrow_mut();
+        let limit = if for_link {
+            share::LINK_SNAPSHOT_BYTES
+        } else {
+            share::SAVE_SNAPSHOT_BYTES
+        };
+        let mut loads = self.loads.clone();
+        if let Some(job) = &self.job {
+            loads.push(job.spec.clone());
+        }
+        loads.extend(self.queue.iter().cloned());
+        SharedState {
+            tables: share::table_requests(&mut instance),
+            snapshot: if self.job.is_none() && self.queue.is_empty() {
+                share::small_snapshot(&mut instance, limit)
+            } else {
+                None
+            },
+            loads,
+            generator: self.generator.clone(),
+            layout: self.layout,
+            selected: self.selected.clone(),
+            tab: self.console.tab.slug().to_string(),
+            input: self.console.inputs.to_vec(),
+            history: if for_link {
+                Vec::new()
+            } else {
+                self.console
+                    .history
+                    .iter()
+                    .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
+                    .collect()
+            },
+        }
     }
 
     /// Applies one action and returns the next state. The instance is
     /// shared, not copied: the new state sees the same tables.
     #[must_use]
     pub fn apply(&self, action: Action) -> AppState {
-        let mut ui = self.ui.clone();
-        {
-            let mut instance = self.instance.borrow_mut();
-            match action {
-                Action::LoadDemo { now_micros } => {
-                    instance.set_now(now_micros);
-                    let created = demo::load(&mut instance, now_micros, &mut ui.activity);
-                    if created {
-                        ui.selected_table = Some(demo::TABLE_ID.to_string());
+        let mut next = self.clone();
+        next.rev += 1;
+        next.reduce_in_place(action);
+        next
+    }
+
+    fn sync_clock(&mut self) -> bool {
+        let now = self.clock.wall_micros();
+        !self.instance.borrow_mut().sync_wall_clock(now).is_empty()
+    }
+
+    fn host(&self) -> MemFiles {
+        MemFiles {
+            wall_clock_micros: Some(self.clock.wall_micros()),
+            ..MemFiles::default()
+        }
+    }
+
+    /// Runs a request made by a panel through the console, so it shows in
+    /// the transcript. Returns whether it succeeded.
+    fn run_for_panel(&mut self, tab: Tab, text: &str, panel: &'static str) -> bool {
+        let mut host = self.host();
+        let console = Rc::make_mut(&mut self.console);
+        let mut instance = self.instance.borrow_mut();
+        console.run(&mut instance, &mut host, tab, text, Source::Panel(panel));
+        console.entries.last().is_some_and(|e| e.ok)
+    }
+
+    fn reduce_in_place(&mut self, action: Action) {
+        let mut data_changed = false;
+        match action {
+            Action::Boot(boot) => {
+                data_changed = true;
+                self.booted = true;
+                self.boot(boot);
+            }
+            Action::SelectTable(table) => {
+                self.selected = Some(table);
+                self.refresh_tablets();
+                self.select_rows();
+            }
+            Action::CreateTable(request) => {
+                self.sync_clock();
+                let line = create_table_line(&self.instance.borrow().name(), &request);
+                if self.run_for_panel(Tab::Json, &line, "Schema") {
+                    self.selected = Some(request.table_id.clone());
+                    self.notice = Some(Notice {
+                        error: false,
+                        text: format!("Created table {}", request.table_id),
+                    });
+                }
+                data_changed = true;
+            }
+            Action::DeleteTable(table) => {
+                self.sync_clock();
+                let name = format!("{}/tables/{table}", self.instance.borrow().name());
+                if self.run_for_panel(Tab::Json, &delete_table_line(&name), "Schema") {
+                    self.notice = Some(Notice {
+                        error: false,
+                        text: format!("Deleted table {table}"),
+                    });
+                }
+                data_changed = true;
+            }
+            Action::ModifyFamilies { table, changes } => {
+                self.sync_clock();
+                let name = format!("{}/tables/{table}", self.instance.borrow().name());
+                self.run_for_panel(Tab::Json, &modify_families_line(&name, &changes), "Schema");
+                data_changed = true;
+            }
+            Action::RowsViewport(px) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                if rows.viewport_px == px {
+                    return;
+                }
+                rows.viewport_px = px.max(1);
+                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+            }
+            Action::ScrollRows(top) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                rows.scroll_to(top);
+                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+            }
+            Action::GoToKey(key) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                let mut instance = self.instance.borrow_mut();
+                let indexer = self.indexer.borrow();
+                if let Err(e) = rows.go_to_key(&mut instance, &indexer, &key) {
+                    self.notice = Some(Notice {
+                        error: true,
+                        text: e,
+                    });
+                }
+                rows.read(&mut instance, &indexer);
+            }
+            Action::ToggleRow(key) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                rows.toggle_expanded(key);
+                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+            }
+            Action::CompactNow => {
+                let Some(table) = self.selected.clone() else {
+                    return;
+                };
+                self.sync_clock();
+                let before = Rc::clone(&self.rows.window);
+                let line = format!("compact {}", crate::view_model::filter::shell_quote(&table));
+                self.run_for_panel(Tab::Cbt, &line, "Rows");
+                data_changed = true;
+                let fading = before
+                    .lines
+                    .iter()
+                    .any(|l| l.cells.iter().any(|c| c.gc_eligible));
+                if fading {
+                    self.next_ghost += 1;
+                    Rc::make_mut(&mut self.rows).ghost = Some((self.next_ghost, before));
+                }
+            }
+            Action::GhostDone(id) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                if rows.ghost.as_ref().is_some_and(|(g, _)| *g == id) {
+                    rows.ghost = None;
+                }
+            }
+            Action::SetGenerator(spec) => self.generator = spec,
+            Action::StartGenerator => {
+                if self.job.is_some() {
+                    return;
+                }
+                let mut spec = self.generator.clone();
+                spec.rows = spec.rows.min(generator::MAX_ROWS);
+                self.selected = Some(spec.table.clone());
+                self.job = Some(GeneratorJob::new(spec));
+                self.select_rows();
+                data_changed = self.work(WORK_BUDGET_MS);
+            }
+            Action::CancelJob => {
+                self.queue.clear();
+                if let Some(job) = self.job.take() {
+                    self.finish_job(job);
+                    data_changed = true;
+                }
+            }
+            Action::Work => {
+                let wrote = self.work(WORK_BUDGET_MS);
+                self.work_frames = self.work_frames.wrapping_add(1);
+                if wrote
+                    && self.job.is_some()
+                    && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
+                {
+                    // Mid-load: the data moved on, but redrawing the tables,
+                    // tablets and rows every frame would cost more than the
+                    // load itself. They catch up every few frames.
+                    self.data_rev += 1;
+                } else if wrote {
+                    data_changed = true;
+                } else {
+                    // Only the index advanced: show its row count.
+                    let rows = Rc::make_mut(&mut self.rows);
+                    rows.index = self.indexer.borrow().status();
+                    if rows.window.lines.is_empty() || rows.index.exact {
+                        rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
                     }
                 }
-                Action::SelectTable(table) => ui.selected_table = Some(table),
             }
-            ui.rows = ui.selected_table.as_deref().map(|table| {
-                let page =
-                    view_model::read_rows_page(&mut instance, table, view_model::ROWS_PER_PAGE);
-                ui.activity.push(ActivityEntry::from_result(
-                    format!("ReadRows {table}"),
-                    &page,
-                    |page| {
-                        format!(
-                            "{} rows, {} cells, {} returned",
-                            page.rows_returned,
-                            page.cells_returned,
-                            view_model::format_bytes(page.bytes_returned)
-                        )
-                    },
-                ));
-                page
-            });
+            Action::ConsoleTab(tab) => Rc::make_mut(&mut self.console).set_tab(tab),
+            Action::ConsoleInput(text) => Rc::make_mut(&mut self.console).set_input(text),
+            Action::ConsoleHistory(back) => {
+                let console = Rc::make_mut(&mut self.console);
+                if back {
+                    console.history_back();
+                } else {
+                    console.history_forward();
+                }
+            }
+            Action::ConsoleClear => Rc::make_mut(&mut self.console).clear(),
+            Action::ConsoleInsert(tab, text) => {
+                let console = Rc::make_mut(&mut self.console);
+                console.set_tab(tab);
+                console.set_input(text);
+            }
+            Action::ConsoleRun => {
+                let clock_work = self.sync_clock();
+                let mut host = self.host();
+                let console = Rc::make_mut(&mut self.console);
+                let writes = console.run_input(&mut self.instance.borrow_mut(), &mut host);
+                data_changed = writes || clock_work;
+            }
+            Action::Resize(splitter, px) => self.layout.resize(splitter, px),
+            Action::ResetLayout => self.layout = Layout::default(),
+            Action::ImportSnapshot(bytes) => match Instance::restore(&bytes) {
+                Ok(instance) => {
+                    *self.instance.borrow_mut() = instance;
+                    self.job = None;
+                    self.queue.clear();
+                    self.loads.clear();
+                    self.selected = None;
+                    data_changed = true;
+                    self.notice = Some(Notice {
+                        error: false,
+                        text: format!(
+                            "Imported a snapshot of {} bytes: {} tables",
+                            bytes.len(),
+                            self.instance.borrow().list_tables().len()
+                        ),
+                    });
+                }
+                Err(e) => {
+                    self.notice = Some(Notice {
+                        error: true,
+                        text: format!("That file is not a snapshot Tabletop can read: {e}"),
+                    });
+                }
+            },
+            Action::Notify(notice) => self.notice = Some(notice),
+            Action::DismissNotice => self.notice = None,
         }
-        AppState {
-            instance: Rc::clone(&self.instance),
-            rev: self.rev + 1,
-            ui,
+        if data_changed {
+            self.data_changed();
         }
+    }
+
+    fn boot(&mut self, boot: Boot) {
+        let now = self.clock.wall_micros();
+        // Booting again (a new link pasted into the address bar) starts
+        // from an empty instance.
+        *self.instance.borrow_mut() = Instance::default();
+        self.job = None;
+        self.queue.clear();
+        self.loads.clear();
+        self.selected = None;
+        self.layout = Layout::default();
+        match boot {
+            Boot::Demo => {
+                let mut instance = self.instance.borrow_mut();
+                instance.set_now(now);
+                if let Err(e) = demo::load(&mut instance, now) {
+                    self.notice = Some(Notice {
+                        error: true,
+                        text: e,
+                    });
+                }
+                self.selected = Some(demo::TABLE_ID.to_string());
+            }
+            Boot::Shared(shared) => {
+                let shared = *shared;
+                self.layout = shared.layout.clamped();
+                self.generator = shared.generator.clone();
+                self.selected = shared.selected.clone();
+                let console = Rc::make_mut(&mut self.console);
+                console.tab = Tab::from_slug(&shared.tab);
+                for (slot, text) in console.inputs.iter_mut().zip(&shared.input) {
+                    slot.clone_from(text);
+                }
+                console.history = shared
+                    .history
+                    .iter()
+                    .map(|(tab, text)| (Tab::from_slug(tab), text.clone()))
+                    .collect();
+                let restored = match shared.snapshot.as_deref().map(share::restore_snapshot) {
+                    Some(Ok(instance)) => Some(instance),
+                    Some(Err(e)) => {
+                        self.notice = Some(Notice {
+                            error: true,
+                            text: format!(
+                                "The link's rows could not be restored ({e}); its tables are shown empty."
+                            ),
+                        });
+                        None
+                    }
+                    None => None,
+                };
+                match restored {
+                    Some(instance) => {
+                        *self.instance.borrow_mut() = instance;
+                        self.loads = shared.loads;
+                    }
+                    None => {
+                        let mut instance = self.instance.borrow_mut();
+                        instance.set_now(now);
+                        let errors = share::create_tables(&mut instance, &shared.tables);
+                        if !errors.is_empty() {
+                            self.notice = Some(Notice {
+                                error: true,
+                                text: format!(
+                                    "Some tables of the link could not be created: {}",
+                                    errors.join("; ")
+                                ),
+                            });
+                        }
+                        self.queue = shared.loads;
+                        self.queue.reverse();
+                    }
+                }
+            }
+        }
+        self.sync_clock();
+    }
+
+    /// One slice of background work within `budget_ms`: the data load if
+    /// one runs (or waits), else the rows index. Returns whether data
+    /// changed.
+    fn work(&mut self, budget_ms: f64) -> bool {
+        let clock = Rc::clone(&self.clock);
+        let deadline = clock.now_ms() + budget_ms;
+        let mut out_of_time = move || clock.now_ms() >= deadline;
+        if self.job.is_none()
+            && let Some(spec) = self.queue.pop()
+        {
+            self.job = Some(GeneratorJob::new(spec));
+        }
+        if let Some(mut job) = self.job.take() {
+            let result = job.work(&mut self.instance.borrow_mut(), &mut out_of_time);
+            self.sync_clock();
+            match result {
+                Err(e) => {
+                    self.notice = Some(Notice {
+                        error: true,
+                        text: format!("The data generator stopped: {e}"),
+                    });
+                    self.queue.clear();
+                    self.finish_job(job);
+                }
+                Ok(()) if job.is_done() => self.finish_job(job),
+                Ok(()) => self.job = Some(job),
+            }
+            return true;
+        }
+        let mut indexer = self.indexer.borrow_mut();
+        indexer.work(
+            &mut self.instance.borrow_mut(),
+            self.data_rev,
+            &mut out_of_time,
+        );
+        false
+    }
+
+    fn finish_job(&mut self, job: GeneratorJob) {
+        if job.done > 0 {
+            let mut spec = job.spec;
+            spec.rows = job.done;
+            self.loads.push(spec);
+        }
+    }
+
+    fn select_rows(&mut self) {
+        let rows = Rc::make_mut(&mut self.rows);
+        rows.select(&mut self.indexer.borrow_mut(), self.selected.clone());
+        if self.job.is_none() {
+            let clock = Rc::clone(&self.clock);
+            let deadline = clock.now_ms() + INLINE_INDEX_BUDGET_MS;
+            self.indexer.borrow_mut().work(
+                &mut self.instance.borrow_mut(),
+                self.data_rev,
+                &mut || clock.now_ms() >= deadline,
+            );
+        }
+        rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+    }
+
+    fn refresh_tablets(&mut self) {
+        self.tablets = self
+            .selected
+            .as_deref()
+            .map(|t| Rc::new(tablets_view(&self.instance.borrow(), t)));
+    }
+
+    /// After data or schema may have changed: tables, the selection,
+    /// tablets, and the rows (index work within a small budget, so small
+    /// tables are up to date at once).
+    fn data_changed(&mut self) {
+        self.data_rev += 1;
+        self.tables = Rc::new(tables(&self.instance.borrow()));
+        let exists = |name: &str| self.tables.iter().any(|t| t.name == name);
+        if self.selected.as_deref().is_none_or(|s| !exists(s)) {
+            let waiting = self.job.as_ref().map(|j| j.spec.table.clone());
+            self.selected = waiting
+                .filter(|t| exists(t))
+                .or_else(|| self.tables.first().map(|t| t.name.clone()));
+        }
+        self.refresh_tablets();
+        self.select_rows();
     }
 }
 
@@ -183,82 +723,289 @@ impl Reducible for AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::layout::PanelId;
 
     const NOW: i64 = 1_700_000_000_000_000;
 
-    #[test]
-    fn load_demo_creates_the_table_selects_it_and_reads_its_rows() {
-        let state = AppState::default().apply(Action::LoadDemo { now_micros: NOW });
-        assert_eq!(state.rev(), 1);
-        assert_eq!(state.ui.selected_table.as_deref(), Some(demo::TABLE_ID));
-        let tables = view_model::tables(&state.instance());
-        assert_eq!(tables.len(), 1);
-        assert_eq!(tables[0].name, demo::TABLE_ID);
+    fn app() -> AppState {
+        AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo))
+    }
 
-        let page = state
-            .ui
+    fn keys(state: &AppState) -> Vec<String> {
+        state
             .rows
-            .clone()
-            .expect("a table is selected")
-            .expect("the read works");
-        let keys: Vec<&str> = page.rows.iter().map(|r| r.key.as_str()).collect();
-        let mut sorted = keys.clone();
-        sorted.sort_unstable();
-        assert_eq!(keys, sorted, "rows come back in byte order");
-        assert_eq!(keys.len(), demo::ROWS.len());
+            .window
+            .lines
+            .iter()
+            .map(|l| l.key.text.clone())
+            .collect()
+    }
 
-        assert!(!state.ui.activity.is_empty());
-        assert!(
-            state
-                .ui
-                .activity
-                .iter()
-                .all(|e| matches!(e.outcome, Outcome::Ok(_))),
-            "{:?}",
-            state.ui.activity
-        );
+    fn run(state: &AppState, tab: Tab, text: &str) -> AppState {
+        state
+            .apply(Action::ConsoleTab(tab))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun)
     }
 
     #[test]
-    fn loading_the_demo_twice_reports_the_core_error_and_keeps_the_data() {
-        let once = AppState::default().apply(Action::LoadDemo { now_micros: NOW });
-        let twice = once.apply(Action::LoadDemo {
-            now_micros: NOW + 1000,
-        });
-        let added = &twice.ui.activity[once.ui.activity.len()..];
-        let [create, read] = added else {
-            panic!("a failed CreateTable and a ReadRows: {added:?}");
-        };
-        assert_eq!(read.operation, format!("ReadRows {}", demo::TABLE_ID));
-        let last = create;
-        assert!(last.operation.starts_with("CreateTable"), "{last:?}");
-        let Outcome::Error(message) = &last.outcome else {
-            panic!("creating an existing table must fail: {last:?}");
-        };
-        assert!(message.contains(demo::TABLE_ID), "{message}");
+    fn the_demo_shows_its_rows_in_key_order() {
+        let state = app();
+        assert!(state.booted);
+        assert_eq!(state.selected.as_deref(), Some(demo::TABLE_ID));
+        assert_eq!(state.tables.len(), 1);
         assert_eq!(
-            twice.ui.rows, once.ui.rows,
-            "the existing rows are untouched"
+            keys(&state),
+            [
+                "phone#4c410523#20200501",
+                "phone#4c410523#20200502",
+                "phone#5c10102#20200501",
+                "tablet#a0b81f74#20200501"
+            ]
         );
+        assert!(state.rows.index.exact);
+        assert_eq!(state.rows.total_rows(), 4);
+        let tablets = state.tablets.as_deref().unwrap().as_ref().unwrap();
+        assert_eq!(tablets.tablets.len(), 1);
+        assert!(!state.has_work());
     }
 
     #[test]
-    fn selecting_an_unknown_table_shows_the_read_error() {
-        let state = AppState::default().apply(Action::SelectTable("nope".into()));
-        assert_eq!(state.ui.selected_table.as_deref(), Some("nope"));
-        let Some(Err(message)) = &state.ui.rows else {
-            panic!("reading a missing table must fail: {:?}", state.ui.rows);
+    fn console_writes_show_up_in_the_rows_panel() {
+        let state = run(
+            &app(),
+            Tab::Cbt,
+            "set mobile-time-series phone#0 stats_summary:os_build=X",
+        );
+        let entry = state.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert_eq!(keys(&state)[0], "phone#0");
+        assert_eq!(state.rows.total_rows(), 5);
+        let read = run(&state, Tab::Cbt, "read mobile-time-series prefix=phone");
+        let report = read.console.last_read().unwrap();
+        assert_eq!(report.rows_returned, 4);
+        assert_eq!(read.data_rev, state.data_rev, "reads change nothing");
+    }
+
+    #[test]
+    fn tables_are_created_and_deleted_through_the_json_protocol() {
+        let request = CreateTableRequest {
+            table_id: "t".into(),
+            ..CreateTableRequest::default()
         };
-        assert!(message.contains("nope"), "{message}");
+        let state = app().apply(Action::CreateTable(request.clone()));
+        assert_eq!(state.selected.as_deref(), Some("t"));
+        assert_eq!(state.tables.len(), 2);
+        let entry = state.console.entries.last().unwrap();
+        assert_eq!(entry.source, Source::Panel("Schema"));
+        assert_eq!(entry.tab, Tab::Json);
+        assert!(entry.input.contains("\"createTable\""), "{}", entry.input);
+        let again = state.apply(Action::CreateTable(request));
+        assert!(!again.console.entries.last().unwrap().ok);
+        let deleted = again.apply(Action::DeleteTable("t".into()));
+        assert_eq!(deleted.tables.len(), 1);
+        assert_eq!(deleted.selected.as_deref(), Some(demo::TABLE_ID));
+    }
+
+    #[test]
+    fn families_change_through_modify_column_families() {
+        let state = app().apply(Action::ModifyFamilies {
+            table: demo::TABLE_ID.into(),
+            changes: vec![FamilyChange::Drop(demo::DETAIL_FAMILY.into())],
+        });
+        let families: Vec<&str> = state.tables[0]
+            .families
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(families, [demo::SUMMARY_FAMILY]);
+    }
+
+    #[test]
+    fn compacting_collects_what_gc_allows_and_fades_it_out() {
+        let state = app();
+        let eligible = |s: &AppState| {
+            s.rows
+                .window
+                .lines
+                .iter()
+                .flat_map(|l| &l.cells)
+                .filter(|c| c.gc_eligible)
+                .count()
+        };
+        assert_eq!(eligible(&state), 1);
+        let compacted = state.apply(Action::CompactNow);
+        assert_eq!(eligible(&compacted), 0);
+        let (id, ghost) = compacted.rows.ghost.clone().expect("the old window fades");
+        assert_eq!(ghost.lines.len(), 4);
+        let output = &compacted.console.entries.last().unwrap().output;
+        assert!(output.contains("GC collected 1 cell"), "{output}");
+        assert!(compacted.apply(Action::GhostDone(id)).rows.ghost.is_none());
+    }
+
+    #[test]
+    fn the_generator_loads_in_slices_then_indexes() {
+        // 5 ms per clock reading: two batches of 500 rows per 9 ms slice.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 5.0)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo));
+        let mut state = slow.apply(Action::SetGenerator(GeneratorSpec {
+            table: "gen".into(),
+            rows: 3000,
+            seed: 5,
+        }));
+        state = state.apply(Action::StartGenerator);
+        assert_eq!(state.selected.as_deref(), Some("gen"));
+        let mut frames = 0;
+        while state.has_work() {
+            state = state.apply(Action::Work);
+            frames += 1;
+            assert!(frames < 100, "the load ends");
+        }
+        assert!(frames > 1, "the load took several frames");
+        assert_eq!(state.rows.total_rows(), 3000);
+        assert!(state.rows.index.exact);
+        assert_eq!(state.loads.len(), 1);
+        assert!(!keys(&state).is_empty());
+        let bottom = state.apply(Action::ScrollRows(u64::MAX));
+        assert_eq!(bottom.rows.top, bottom.rows.max_top());
+    }
+
+    #[test]
+    fn cancelling_keeps_what_was_written() {
+        let mut state = app()
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table: "gen".into(),
+                rows: 100_000,
+                seed: 5,
+            }))
+            .apply(Action::StartGenerator);
+        state = state.apply(Action::Work).apply(Action::CancelJob);
+        assert!(state.job.is_none());
+        let written = state.loads[0].rows;
+        assert!(written > 0 && written < 100_000, "{written}");
+    }
+
+    #[test]
+    fn shared_states_rebuild_tables_data_and_screen() {
+        let state = run(&app(), Tab::Cbt, "createtable other families=cf");
+        let state = state
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table: "gen".into(),
+                rows: 500,
+                seed: 9,
+            }))
+            .apply(Action::StartGenerator)
+            .apply(Action::Resize(Splitter::Left, 400))
+            .apply(Action::SelectTable("other".into()));
+        let mut state = state;
+        while state.has_work() {
+            state = state.apply(Action::Work);
+        }
+        let shared = state.to_shared(true);
+        assert!(shared.snapshot.is_none(), "too big for a link");
+        assert_eq!(shared.tables.len(), 3);
+        let text = share::encode(&shared);
+
+        let mut back = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Shared(Box::new(
+                share::decode(&text).unwrap(),
+            ))));
+        while back.has_work() {
+            back = back.apply(Action::Work);
+        }
+        assert_eq!(back.layout.left, 400);
+        assert_eq!(back.selected.as_deref(), Some("other"));
+        let names: Vec<&str> = back.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["gen", "mobile-time-series", "other"]);
+        let gen_rows = |s: &AppState| {
+            let mut count = tabletop_core::CountRows::default();
+            s.instance
+                .borrow_mut()
+                .read_rows(
+                    "gen",
+                    &tabletop_core::ReadRowsRequest::default(),
+                    &mut count,
+                )
+                .unwrap();
+            count.rows
+        };
+        assert_eq!(gen_rows(&back), 500);
+        // The demo's hand-written rows are not in a link once tables are big.
+        assert_eq!(back.tables[1].bytes, 0);
+    }
+
+    #[test]
+    fn small_states_travel_with_their_rows() {
+        let state = run(
+            &app(),
+            Tab::Cbt,
+            "set mobile-time-series 'k<img>' stats_summary:os_build=1",
+        );
+        let shared = state.to_shared(true);
+        assert!(shared.snapshot.is_some());
+        let back = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Shared(Box::new(shared))));
+        assert_eq!(keys(&back), keys(&state));
+        assert!(back.to_shared(false).history.len() <= 1);
+    }
+
+    #[test]
+    fn snapshots_import_and_bad_files_are_refused() {
+        let state = run(&app(), Tab::Cbt, "createtable extra");
+        let bytes = state.snapshot();
+        let fresh = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo));
+        let imported = fresh.apply(Action::ImportSnapshot(Rc::new(bytes)));
+        assert_eq!(imported.tables.len(), 2);
+        assert!(!imported.notice.as_ref().unwrap().error);
+        let refused = imported.apply(Action::ImportSnapshot(Rc::new(b"nope".to_vec())));
+        assert!(refused.notice.as_ref().unwrap().error);
+        assert_eq!(refused.tables.len(), 2, "nothing changed");
+    }
+
+    #[test]
+    fn booting_again_replaces_everything() {
+        let state =
+            run(&app(), Tab::Cbt, "createtable extra").apply(Action::Resize(Splitter::Left, 500));
+        assert_eq!(state.tables.len(), 2);
+        let shared = SharedState {
+            tables: vec![serde_json::json!({"tableId": "only"})],
+            ..SharedState::default()
+        };
+        let again = state.apply(Action::Boot(Boot::Shared(Box::new(shared))));
+        let names: Vec<&str> = again.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["only"]);
+        assert_eq!(again.selected.as_deref(), Some("only"));
+        assert_eq!(again.layout, Layout::default());
+        let broken = SharedState {
+            snapshot: Some("AAAA".into()),
+            ..SharedState::default()
+        };
+        let refused = again.apply(Action::Boot(Boot::Shared(Box::new(broken))));
+        assert!(refused.notice.as_ref().unwrap().error);
+        assert!(refused.tables.is_empty());
+    }
+
+    #[test]
+    fn layout_and_embed_panels() {
+        let state = AppState::new(
+            Rc::new(TestClock::new(NOW, 0.5)),
+            true,
+            Panels::parse("rows,console"),
+        );
+        assert!(state.embed && !state.panels.has(PanelId::Schema));
+        let resized = state.apply(Action::Resize(Splitter::Bottom, 10));
+        assert_eq!(resized.layout.bottom, 120);
+        assert_eq!(resized.apply(Action::ResetLayout).layout, Layout::default());
     }
 
     #[test]
     fn states_share_one_instance_and_differ_by_revision() {
-        let first = AppState::default();
-        let second = first.apply(Action::SelectTable("t".into()));
-        let third = second.apply(Action::SelectTable("t".into()));
-        assert!(Rc::ptr_eq(&first.instance, &third.instance));
-        assert_ne!(second, third, "same ui, new revision: still a repaint");
-        assert_eq!(third.rev(), 2);
+        let first = app();
+        let second = first.apply(Action::DismissNotice);
+        assert!(Rc::ptr_eq(&first.instance, &second.instance));
+        assert_ne!(first, second);
+        assert_eq!(second.rev(), first.rev() + 1);
     }
 }

@@ -1,6 +1,14 @@
-//! The header: product name, what it is, and the core's status.
+//! The header: product name, the core's status, and the state's ways in and
+//! out: a share link, snapshot export and import, and a layout reset. Below
+//! it, the status line (`role=status`) for messages.
 
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+use crate::browser;
+use crate::state::Notice;
 
 /// Props of [`AppHeader`].
 #[derive(Properties, PartialEq)]
@@ -9,25 +17,153 @@ pub struct AppHeaderProps {
     pub instance_name: String,
     /// How many tables the instance holds.
     pub table_count: usize,
+    /// Whether the page is an embed (a slim header).
+    pub embed: bool,
+    /// Whether the start state has loaded.
+    pub booted: bool,
+    /// The status line's message.
+    pub notice: Option<Notice>,
+    /// Download the snapshot.
+    pub on_export: Callback<()>,
+    /// A snapshot file's bytes to import.
+    pub on_import: Callback<Rc<Vec<u8>>>,
+    /// Makes a share link of the current state.
+    pub make_link: Callback<(), String>,
+    /// Shows a message.
+    pub on_notify: Callback<Notice>,
+    /// Hides the message.
+    pub on_dismiss: Callback<()>,
+    /// Back to the default panel sizes.
+    pub on_reset_layout: Callback<()>,
 }
 
 /// The top bar.
 #[component(AppHeader)]
 pub fn app_header(props: &AppHeaderProps) -> Html {
+    let link = use_state(|| None::<String>);
+    let file_input = use_node_ref();
+
     let tables = match props.table_count {
         1 => "1 table".to_string(),
         n => format!("{n} tables"),
     };
+    let on_share = {
+        let link = link.clone();
+        let make_link = props.make_link.clone();
+        Callback::from(move |_: MouseEvent| {
+            if link.is_some() {
+                link.set(None);
+            } else {
+                let text = make_link.emit(());
+                browser::copy_text(&text);
+                link.set(Some(text));
+            }
+        })
+    };
+    let on_export = {
+        let cb = props.on_export.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_pick = {
+        let input = file_input.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(input) = input.cast::<web_sys::HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
+    let on_file = {
+        let on_import = props.on_import.clone();
+        let on_notify = props.on_notify.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let Some(file) = input.files().and_then(|files| files.get(0)) else {
+                return;
+            };
+            // Let the same file be picked again later.
+            input.set_value("");
+            let on_import = on_import.clone();
+            let on_notify = on_notify.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match browser::read_file(file).await {
+                    Ok(bytes) => on_import.emit(Rc::new(bytes)),
+                    Err(text) => on_notify.emit(Notice { error: true, text }),
+                }
+            });
+        })
+    };
+    let on_reset = {
+        let cb = props.on_reset_layout.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_dismiss = {
+        let cb = props.on_dismiss.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_select_all = Callback::from(|e: FocusEvent| {
+        if let Some(input) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        {
+            input.select();
+        }
+    });
+
+    let notice = props.notice.as_ref().map(|n| {
+        html! {
+            <div class={classes!("notice", n.error.then_some("notice-error"))}>
+                <span class="notice-text">{ n.text.clone() }</span>
+                <button type="button" class="link-button" onclick={on_dismiss.clone()} aria-label="Dismiss the message">{ "×" }</button>
+            </div>
+        }
+    });
+
+    if props.embed {
+        // The same state without the embed parameters.
+        let href = browser::href();
+        let (before, fragment) = href.split_once('#').unwrap_or((&href, ""));
+        let path = before.split('?').next().unwrap_or_default();
+        let full = format!("{path}#{fragment}");
+        return html! {
+            <header class="app-header slim">
+                <h1 class="brand">{ "Tabletop" }</h1>
+                <p class="tagline">{ "Bigtable schema-design playground" }</p>
+                <a class="open-full" href={full} target="_blank" rel="noopener">{ "Open the full playground ↗" }</a>
+                <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
+            </header>
+        };
+    }
+
     html! {
         <header class="app-header">
             <h1 class="brand">{ "Tabletop" }</h1>
             <p class="tagline">{ "Bigtable schema-design playground" }</p>
             <p class="core-status" id="core-status">
-                <span class="dot" aria-hidden="true"></span>
+                <span class={classes!("dot", (!props.booted).then_some("loading"))} aria-hidden="true"></span>
                 { "Core running in your browser (WebAssembly) · " }
                 <span class="mono" title="Instance">{ &props.instance_name }</span>
                 { format!(" · {tables}") }
             </p>
+            <nav class="header-actions" aria-label="Playground">
+                <button type="button" class="button" onclick={on_share} aria-expanded={link.is_some().to_string()}>{ "Share link" }</button>
+                <button type="button" class="button" onclick={on_export} title="Download the whole instance as a snapshot file (the format of the CLI's --state file)">{ "Export snapshot" }</button>
+                <button type="button" class="button" onclick={on_pick} title="Replace everything with a snapshot file">{ "Import snapshot" }</button>
+                <input ref={file_input} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
+                <button type="button" class="button subtle" onclick={on_reset}>{ "Reset layout" }</button>
+            </nav>
+            if let Some(text) = (*link).clone() {
+                <div class="share-box">
+                    <label for="share-link">{ "Link to this schema, data settings and layout (copied to the clipboard):" }</label>
+                    <input id="share-link" class="mono" readonly=true value={text} onfocus={on_select_all} />
+                    <p class="hint">{ "Rows typed by hand travel in the link only while the tables are small; export a snapshot to share everything." }</p>
+                </div>
+            }
+            <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
         </header>
     }
 }

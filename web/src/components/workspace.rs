@@ -1,37 +1,339 @@
-//! The one screen: header, tables, rows and activity, laid out in a grid.
+//! The one screen: the header, then the panels in a grid with drag handles
+//! between them. Schema on the left; the Tablets bar and the Rows in the
+//! middle; the Key Visualizer on the right; the Console along the bottom.
+//! An embed (`?embed=1&panels=rows,console`) lays out only the panels it
+//! names.
+
+use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::{ActivityLog, AppHeader, RowsView, TableList};
-use crate::state::{Action, AppContext};
-use crate::view_model;
+use super::app_header::AppHeader;
+use super::console_panel::ConsolePanel;
+use super::keyviz_panel::KeyVizPanel;
+use super::rows_panel::RowsPanel;
+use super::schema_panel::SchemaPanel;
+use super::splitter::SplitHandle;
+use super::tablets_panel::TabletsPanel;
+use crate::browser;
+use crate::share;
+use crate::state::console::Tab;
+use crate::state::generator::GeneratorSpec;
+use crate::state::layout::{Layout, PanelId, Panels, Splitter};
+use crate::state::{Action, AppContext, Notice};
+use tabletop_core::{CreateTableRequest, FamilyChange};
+
+/// Every callback the panels get, made once so that props stay equal
+/// between renders (a new callback would repaint every panel).
+#[derive(Clone, PartialEq)]
+pub struct Callbacks {
+    pub select_table: Callback<String>,
+    pub create_table: Callback<CreateTableRequest>,
+    pub delete_table: Callback<String>,
+    pub modify_families: Callback<(String, Vec<FamilyChange>)>,
+    pub viewport: Callback<u32>,
+    pub scroll: Callback<u64>,
+    pub go_to_key: Callback<Vec<u8>>,
+    pub toggle_row: Callback<Vec<u8>>,
+    pub compact: Callback<()>,
+    pub ghost_done: Callback<u64>,
+    pub generator: Callback<GeneratorSpec>,
+    pub start_generator: Callback<()>,
+    pub cancel_job: Callback<()>,
+    pub console_tab: Callback<Tab>,
+    pub console_input: Callback<String>,
+    pub console_run: Callback<()>,
+    pub console_history: Callback<bool>,
+    pub console_clear: Callback<()>,
+    pub console_insert: Callback<(Tab, String)>,
+    pub resize: Callback<(Splitter, i64)>,
+    pub reset_layout: Callback<()>,
+    pub import: Callback<Rc<Vec<u8>>>,
+    pub export: Callback<()>,
+    pub make_link: Callback<(), String>,
+    pub notify: Callback<Notice>,
+    pub dismiss: Callback<()>,
+}
+
+fn callbacks(app: &AppContext) -> Callbacks {
+    let d = app.dispatcher();
+    let to = |f: fn(()) -> Action| {
+        let d = d.clone();
+        Callback::from(move |()| d.dispatch(f(())))
+    };
+    let export_app = app.clone();
+    let link_app = app.clone();
+    let notify = d.to_callback().reform(Action::Notify);
+    let export_notify = notify.clone();
+    Callbacks {
+        select_table: d.to_callback().reform(Action::SelectTable),
+        create_table: d.to_callback().reform(Action::CreateTable),
+        delete_table: d.to_callback().reform(Action::DeleteTable),
+        modify_families: d
+            .to_callback()
+            .reform(|(table, changes)| Action::ModifyFamilies { table, changes }),
+        viewport: d.to_callback().reform(Action::RowsViewport),
+        scroll: d.to_callback().reform(Action::ScrollRows),
+        go_to_key: d.to_callback().reform(Action::GoToKey),
+        toggle_row: d.to_callback().reform(Action::ToggleRow),
+        compact: to(|()| Action::CompactNow),
+        ghost_done: d.to_callback().reform(Action::GhostDone),
+        generator: d.to_callback().reform(Action::SetGenerator),
+        start_generator: to(|()| Action::StartGenerator),
+        cancel_job: to(|()| Action::CancelJob),
+        console_tab: d.to_callback().reform(Action::ConsoleTab),
+        console_input: d.to_callback().reform(Action::ConsoleInput),
+        console_run: to(|()| Action::ConsoleRun),
+        console_history: d.to_callback().reform(Action::ConsoleHistory),
+        console_clear: to(|()| Action::ConsoleClear),
+        console_insert: d
+            .to_callback()
+            .reform(|(tab, text)| Action::ConsoleInsert(tab, text)),
+        resize: d
+            .to_callback()
+            .reform(|(splitter, px)| Action::Resize(splitter, px)),
+        reset_layout: to(|()| Action::ResetLayout),
+        import: d.to_callback().reform(Action::ImportSnapshot),
+        export: Callback::from(move |()| {
+            let bytes = export_app.snapshot();
+            let name = browser::snapshot_file_name(export_app.instance().now_micros());
+            let text = match browser::download(&bytes, &name) {
+                Ok(()) => Notice {
+                    error: false,
+                    text: format!("Exported {name} ({} bytes)", bytes.len()),
+                },
+                Err(e) => Notice {
+                    error: true,
+                    text: format!("The snapshot could not be downloaded: {e}"),
+                },
+            };
+            export_notify.emit(text);
+        }),
+        make_link: Callback::from(move |()| -> String {
+            let fragment = share::encode(&link_app.to_shared(true));
+            browser::set_fragment(&fragment);
+            let href = browser::href();
+            let base = href.split('#').next().unwrap_or_default();
+            format!("{base}#{fragment}")
+        }),
+        notify,
+        dismiss: to(|()| Action::DismissNotice),
+    }
+}
+
+/// The grid's template for the panels shown.
+fn grid_style(layout: &Layout, panels: Panels) -> String {
+    let middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
+    let schema = panels.has(PanelId::Schema);
+    let keyviz = panels.has(PanelId::KeyVisualizer);
+    let mut columns: Vec<(&str, String)> = Vec::new();
+    if schema {
+        let width = if middle || keyviz {
+            format!("{}px", layout.left)
+        } else {
+            "minmax(0, 1fr)".into()
+        };
+        columns.push(("schema", width));
+        if middle || keyviz {
+            columns.push(("ls", "6px".into()));
+        }
+    }
+    if middle {
+        columns.push(("mid", "minmax(0, 1fr)".into()));
+    }
+    if keyviz {
+        if middle {
+            columns.push(("rs", "6px".into()));
+            columns.push(("keyviz", format!("{}px", layout.right)));
+        } else {
+            columns.push(("keyviz", "minmax(0, 1fr)".into()));
+        }
+    }
+    let top = !columns.is_empty();
+    let console = panels.has(PanelId::Console);
+    let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
+    let n = names.len().max(1);
+    let mut areas = Vec::new();
+    let mut rows = Vec::new();
+    if top {
+        areas.push(names.join(" "));
+        rows.push("minmax(0, 1fr)".to_string());
+    }
+    if console {
+        if top {
+            areas.push(vec!["hs"; n].join(" "));
+            rows.push("6px".into());
+            rows.push(format!("{}px", layout.bottom));
+        } else {
+            rows.push("minmax(0, 1fr)".into());
+        }
+        areas.push(vec!["console"; n].join(" "));
+    }
+    let template_columns = if columns.is_empty() {
+        "minmax(0, 1fr)".to_string()
+    } else {
+        columns
+            .iter()
+            .map(|c| c.1.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let areas: String = areas.iter().map(|a| format!("\"{a}\" ")).collect();
+    format!(
+        "grid-template-columns: {template_columns}; grid-template-rows: {}; grid-template-areas: {areas};",
+        rows.join(" ")
+    )
+}
 
 /// Reads the app context and lays out the panels.
 #[component(Workspace)]
 pub fn workspace() -> Html {
     let app =
         use_context::<AppContext>().expect("Workspace is rendered inside App's ContextProvider");
-    let (instance_name, tables) = {
-        let instance = app.instance();
-        (instance.name(), view_model::tables(&instance))
-    };
-    let on_select = {
+    let cb = {
         let app = app.clone();
-        Callback::from(move |table: String| app.dispatch(Action::SelectTable(table)))
+        use_memo((), move |()| callbacks(&app))
+    };
+    let panels = app.panels;
+    let layout = app.layout;
+    let instance_name = app.instance().name();
+    let selected_summary = app
+        .selected
+        .as_ref()
+        .and_then(|s| app.tables.iter().find(|t| &t.name == s).cloned());
+    let top_key = app.rows.window.lines.first().map(|l| l.key_bytes.clone());
+    let last_read = app
+        .console
+        .last_read()
+        .filter(|r| Some(&r.table) == app.selected.as_ref())
+        .map(|r| r.tablets.clone());
+    let has_middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
+    let both_middle = panels.has(PanelId::Tablets) && panels.has(PanelId::Rows);
+    let middle_style = if both_middle {
+        format!(
+            "grid-area: mid; grid-template-rows: {}px 6px minmax(0, 1fr);",
+            layout.tablets
+        )
+    } else {
+        "grid-area: mid; grid-template-rows: minmax(0, 1fr);".into()
     };
 
     html! {
-        <div class="shell">
-            <AppHeader instance_name={instance_name} table_count={tables.len()} />
-            <main class="workspace">
-                <TableList
-                    tables={tables}
-                    selected={app.ui.selected_table.clone()}
-                    on_select={on_select}
-                />
-                <RowsView table={app.ui.selected_table.clone()} rows={app.ui.rows.clone()} />
-                <ActivityLog entries={app.ui.activity.clone()} />
+        <div class={classes!("shell", app.embed.then_some("embed"))}>
+            <AppHeader
+                instance_name={instance_name.clone()}
+                table_count={app.tables.len()}
+                embed={app.embed}
+                booted={app.booted}
+                notice={app.notice.clone()}
+                on_export={cb.export.clone()}
+                on_import={cb.import.clone()}
+                make_link={cb.make_link.clone()}
+                on_notify={cb.notify.clone()}
+                on_dismiss={cb.dismiss.clone()}
+                on_reset_layout={cb.reset_layout.clone()}
+            />
+            <main class="workspace" style={grid_style(&layout, panels)}>
+                if panels.has(PanelId::Schema) {
+                    <SchemaPanel
+                        tables={Rc::clone(&app.tables)}
+                        selected={app.selected.clone()}
+                        on_select={cb.select_table.clone()}
+                        on_create={cb.create_table.clone()}
+                        on_delete={cb.delete_table.clone()}
+                        on_modify={cb.modify_families.clone()}
+                    />
+                    if has_middle || panels.has(PanelId::KeyVisualizer) {
+                        <SplitHandle splitter={Splitter::Left} size={layout.left} on_resize={cb.resize.clone()} style="grid-area: ls" />
+                    }
+                }
+                if has_middle {
+                    <div class="middle" style={middle_style}>
+                        if panels.has(PanelId::Tablets) {
+                            <TabletsPanel
+                                view={app.tablets.clone()}
+                                top_key={top_key}
+                                read_tablets={last_read}
+                                on_go_to={cb.go_to_key.clone()}
+                            />
+                        }
+                        if both_middle {
+                            <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
+                        }
+                        if panels.has(PanelId::Rows) {
+                            <RowsPanel
+                                rows={Rc::clone(&app.rows)}
+                                table={selected_summary}
+                                job={app.job.clone()}
+                                generator={app.generator.clone()}
+                                on_viewport={cb.viewport.clone()}
+                                on_scroll={cb.scroll.clone()}
+                                on_go_to={cb.go_to_key.clone()}
+                                on_toggle={cb.toggle_row.clone()}
+                                on_compact={cb.compact.clone()}
+                                on_ghost_done={cb.ghost_done.clone()}
+                                on_generator={cb.generator.clone()}
+                                on_start={cb.start_generator.clone()}
+                                on_cancel={cb.cancel_job.clone()}
+                            />
+                        }
+                    </div>
+                }
+                if panels.has(PanelId::KeyVisualizer) {
+                    if has_middle {
+                        <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
+                    }
+                    <KeyVizPanel />
+                }
+                if panels.has(PanelId::Console) {
+                    if has_middle || panels.has(PanelId::Schema) || panels.has(PanelId::KeyVisualizer) {
+                        <SplitHandle splitter={Splitter::Bottom} size={layout.bottom} on_resize={cb.resize.clone()} style="grid-area: hs" />
+                    }
+                    <ConsolePanel
+                        console={Rc::clone(&app.console)}
+                        tables={Rc::clone(&app.tables)}
+                        selected={app.selected.clone()}
+                        instance_name={instance_name}
+                        on_tab={cb.console_tab.clone()}
+                        on_input={cb.console_input.clone()}
+                        on_run={cb.console_run.clone()}
+                        on_history={cb.console_history.clone()}
+                        on_clear={cb.console_clear.clone()}
+                        on_insert={cb.console_insert.clone()}
+                    />
+                }
             </main>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_grid_has_every_area() {
+        let style = grid_style(&Layout::default(), Panels::default());
+        assert!(
+            style.contains(r#""schema ls mid rs keyviz" "hs hs hs hs hs" "console console console console console""#),
+            "{style}"
+        );
+        assert!(style.contains("grid-template-columns: 300px 6px minmax(0, 1fr) 6px 260px;"));
+    }
+
+    #[test]
+    fn embeds_lay_out_only_their_panels() {
+        let style = grid_style(&Layout::default(), Panels::parse("rows,console"));
+        assert!(style.contains(r#""mid" "hs" "console""#), "{style}");
+        let style = grid_style(&Layout::default(), Panels::parse("console"));
+        assert!(
+            style.contains(r#"grid-template-areas: "console""#),
+            "{style}"
+        );
+        let style = grid_style(&Layout::default(), Panels::parse("schema"));
+        assert!(
+            style.contains("grid-template-columns: minmax(0, 1fr);"),
+            "{style}"
+        );
     }
 }

@@ -1,0 +1,185 @@
+//! Everything that talks to the browser outside the DOM tree Yew manages:
+//! clocks, the address bar, localStorage, file downloads and uploads, the
+//! clipboard. Failures here (storage full, clipboard refused) are reported
+//! to the caller, never panics.
+
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::state::Clock;
+use crate::state::layout::Panels;
+
+/// The key autosave uses in localStorage.
+pub const AUTOSAVE_KEY: &str = "tabletop.autosave";
+
+/// The browser's clocks: `Date.now()` for the instance, `performance.now()`
+/// for work budgets.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BrowserClock;
+
+impl Clock for BrowserClock {
+    fn wall_micros(&self) -> i64 {
+        // Date.now() is a whole number of milliseconds well inside i64.
+        #[allow(clippy::cast_possible_truncation)]
+        let millis = js_sys::Date::now() as i64;
+        millis * 1000
+    }
+
+    fn now_ms(&self) -> f64 {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or_else(js_sys::Date::now, |p| p.now())
+    }
+}
+
+/// One `?name=value` parameter of the page's address.
+pub fn query_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| {
+            js_sys::decode_uri_component(v)
+                .ok()
+                .and_then(|s| s.as_string())
+        })
+        .map(Option::unwrap_or_default)
+}
+
+/// Whether the page is an embed, and which panels it shows:
+/// `?embed=1&panels=rows,console`.
+pub fn embed_settings() -> (bool, Panels) {
+    let embed = query_param("embed").is_some_and(|v| v != "0" && v != "false");
+    let panels = match query_param("panels") {
+        Some(list) => Panels::parse(&list),
+        None => Panels::default(),
+    };
+    (embed, panels)
+}
+
+/// The page's fragment, without `#`.
+pub fn fragment() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .map(|h| h.trim_start_matches('#').to_string())
+        .unwrap_or_default()
+}
+
+/// Replaces the fragment without adding a history entry or reloading.
+pub fn set_fragment(text: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if fragment() == text {
+        return;
+    }
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{text}")));
+    }
+}
+
+/// The page's address, fragment included (what a share link is).
+pub fn href() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
+}
+
+/// Reads a localStorage entry.
+pub fn storage_get(key: &str) -> Option<String> {
+    web_sys::window()?
+        .local_storage()
+        .ok()??
+        .get_item(key)
+        .ok()?
+}
+
+/// Writes a localStorage entry; false if the browser refused (full,
+/// disabled).
+pub fn storage_set(key: &str, value: &str) -> bool {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .is_some_and(|s| s.set_item(key, value).is_ok())
+}
+
+/// Removes a localStorage entry.
+pub fn storage_remove(key: &str) {
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.remove_item(key);
+    }
+}
+
+/// Offers `bytes` as a file download named `filename`.
+pub fn download(bytes: &[u8], filename: &str) -> Result<(), String> {
+    let document = gloo::utils::document();
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    let anchor: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|e| format!("{e:?}"))?
+        .dyn_into()
+        .map_err(|_| "not an anchor".to_string())?;
+    anchor.set_href(&url);
+    anchor.set_download(filename);
+    anchor.set_class_name("visually-hidden");
+    let body = document.body().ok_or("the page has no body")?;
+    let _ = body.append_child(&anchor);
+    anchor.click();
+    anchor.remove();
+    // Revoke later: some browsers start the download after click returns.
+    let url_later = url.clone();
+    gloo::timers::callback::Timeout::new(10_000, move || {
+        let _ = web_sys::Url::revoke_object_url(&url_later);
+    })
+    .forget();
+    Ok(())
+}
+
+/// Reads a picked file's bytes.
+pub async fn read_file(file: web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|e| format!("the file could not be read: {e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Puts text on the clipboard (may be refused; the caller shows the text
+/// anyway).
+pub fn copy_text(text: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let navigator = window.navigator();
+    // Only secure pages (https, localhost) have a clipboard; elsewhere
+    // `navigator.clipboard` is undefined and must not be called.
+    let has_clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .is_ok_and(|c| !c.is_undefined() && !c.is_null());
+    if has_clipboard {
+        // The promise may reject (no permission); the link is shown anyway,
+        // and awaiting it here keeps the rejection from being reported as
+        // unhandled.
+        let promise = navigator.clipboard().write_text(text);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        });
+    }
+}
+
+/// A file name for a snapshot taken now: `tabletop-20260101-120000.snapshot`.
+pub fn snapshot_file_name(wall_micros: i64) -> String {
+    let secs = wall_micros.div_euclid(1_000_000);
+    let (y, m, d) = crate::view_model::format::civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!(
+        "tabletop-{y:04}{m:02}{d:02}-{:02}{:02}{:02}.snapshot",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}

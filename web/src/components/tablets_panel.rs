@@ -1,0 +1,298 @@
+//! The Tablets panel (its static part): the selected table's key space as a
+//! bar of tablets in key order, each as wide as its share of the bytes,
+//! split points labelled with tinted key segments, and SampleRowKeys'
+//! answer beside it. A mark under the bar shows the tablet holding the rows
+//! on screen; tablets the console's last read visited are coloured.
+//! Clicking a tablet (or choosing one with the arrow keys and Enter)
+//! scrolls the rows there.
+//!
+//! The bar is drawn once per change of the table's layout, not per scroll:
+//! the scroll mark and the details line are separate small components.
+//! With the simulation, a live view colours tablets by node and adds CPU
+//! bars; it reuses [`view_model::tablets`](crate::view_model::tablets).
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::key_view::key_html;
+use crate::view_model::tablets::{
+    BarSegment, TabletLine, TabletsView, bar_layout, labelled_splits, tablet_of_key,
+};
+use crate::view_model::{count_noun, format_bytes, format_count};
+
+/// Props of [`TabletsPanel`].
+#[derive(Properties, PartialEq)]
+pub struct TabletsPanelProps {
+    /// The selected table's tablets and samples.
+    pub view: Option<Rc<Result<TabletsView, String>>>,
+    /// The key of the first row on screen.
+    pub top_key: Option<Vec<u8>>,
+    /// Tablets the console's last read of this table visited.
+    pub read_tablets: Option<Vec<u64>>,
+    /// Scroll the rows to a key.
+    pub on_go_to: Callback<Vec<u8>>,
+}
+
+/// Smallest distance between two split labels, in percent of the bar.
+const LABEL_GAP: f64 = 16.0;
+
+/// The panel.
+#[component(TabletsPanel)]
+pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
+    let chosen_id = use_state(|| None::<u64>);
+    let layout = use_memo(props.view.clone(), |view| match view.as_deref() {
+        Some(Ok(v)) => bar_layout(&v.tablets),
+        _ => Vec::new(),
+    });
+    let header_meta = match props.view.as_deref() {
+        Some(Ok(view)) => Some(format!(
+            "{} · {}",
+            count_noun(view.tablets.len() as u64, "tablet"),
+            format_bytes(view.total_bytes)
+        )),
+        _ => None,
+    };
+    let body = match props.view.as_ref() {
+        None => html! { <p class="empty">{ "Select a table to see its tablets." }</p> },
+        Some(rc) => match rc.as_ref() {
+            Err(e) => html! { <p class="error">{ e.clone() }</p> },
+            Ok(view) => {
+                let in_view = props
+                    .top_key
+                    .as_deref()
+                    .and_then(|k| tablet_of_key(&view.tablets, k));
+                let chosen = chosen_id.and_then(|id| view.tablets.iter().position(|t| t.id == id));
+                let focus = chosen.or(in_view);
+                let on_choose = {
+                    let chosen_id = chosen_id.clone();
+                    let on_go_to = props.on_go_to.clone();
+                    let view = Rc::clone(rc);
+                    Callback::from(move |i: usize| {
+                        if let Ok(v) = view.as_ref()
+                            && let Some(t) = v.tablets.get(i)
+                        {
+                            chosen_id.set(Some(t.id));
+                            on_go_to.emit(t.start_bytes.clone());
+                        }
+                    })
+                };
+                let read: Vec<u64> = props.read_tablets.clone().unwrap_or_default();
+                let focused = focus.and_then(|i| view.tablets.get(i)).cloned();
+                let read_here = focused.as_ref().is_some_and(|t| read.contains(&t.id));
+                html! {
+                    <div class="tablets-body">
+                        <div class="bar-area">
+                            <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} {on_choose} />
+                            <ViewMark segment={in_view.and_then(|i| layout.get(i).cloned())} />
+                            <SplitLabels view={Rc::clone(rc)} layout={Rc::clone(&layout)} />
+                            <TabletDetail tablet={focused} {read_here} />
+                            if !read.is_empty() {
+                                <p class="hint">{ format!("Coloured: the {} the console's last read visited.", count_noun(read.len() as u64, "tablet")) }</p>
+                            }
+                        </div>
+                        <Samples view={Rc::clone(rc)} />
+                    </div>
+                }
+            }
+        },
+    };
+    html! {
+        <section class="panel tablets-panel" aria-label="Tablets">
+            <header class="panel-head">
+                <h2 class="panel-title">{ "Tablets" }</h2>
+                if let Some(meta) = header_meta {
+                    <span class="panel-meta">{ meta }</span>
+                }
+            </header>
+            { body }
+        </section>
+    }
+}
+
+/// Props of [`TabletBar`].
+#[derive(Properties, PartialEq)]
+struct TabletBarProps {
+    view: Rc<Result<TabletsView, String>>,
+    layout: Rc<Vec<BarSegment>>,
+    read: Vec<u64>,
+    chosen: Option<usize>,
+    on_choose: Callback<usize>,
+}
+
+/// The bar: one block per tablet, one click handler for all of them.
+#[component(TabletBar)]
+fn tablet_bar(props: &TabletBarProps) -> Html {
+    let Ok(view) = props.view.as_ref() else {
+        return html! {};
+    };
+    let n = view.tablets.len();
+    let onclick = {
+        let layout = Rc::clone(&props.layout);
+        let on_choose = props.on_choose.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(bar) = e
+                .current_target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let rect = bar.get_bounding_client_rect();
+            if rect.width() <= 0.0 {
+                return;
+            }
+            let percent = (f64::from(e.client_x()) - rect.left()) / rect.width() * 100.0;
+            let i = layout
+                .partition_point(|s| s.left <= percent)
+                .saturating_sub(1);
+            on_choose.emit(i);
+        })
+    };
+    let onkeydown = {
+        let on_choose = props.on_choose.clone();
+        let current = props.chosen;
+        Callback::from(move |e: KeyboardEvent| {
+            let at = current.unwrap_or(0);
+            let next = match e.key().as_str() {
+                "ArrowRight" | "ArrowDown" => (at + 1).min(n.saturating_sub(1)),
+                "ArrowLeft" | "ArrowUp" => at.saturating_sub(1),
+                "Home" => 0,
+                "End" => n.saturating_sub(1),
+                "Enter" | " " => at,
+                _ => return,
+            };
+            e.prevent_default();
+            on_choose.emit(next);
+        })
+    };
+    let segments = view
+        .tablets
+        .iter()
+        .zip(props.layout.iter())
+        .enumerate()
+        .map(|(i, (tablet, seg))| {
+            let classes = classes!(
+                "tablet",
+                (Some(i) == props.chosen).then_some("chosen"),
+                props.read.contains(&tablet.id).then_some("read"),
+                (tablet.bytes == 0).then_some("empty"),
+            );
+            html! {
+                <div class={classes} style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)}
+                    title={format!("Tablet #{} · {}", tablet.id, format_bytes(tablet.bytes))}></div>
+            }
+        });
+    html! {
+        <div class="tablet-bar" role="group" tabindex="0" {onclick} {onkeydown}
+            aria-label={format!("{} in key order; arrow keys choose one and show its rows", count_noun(n as u64, "tablet"))}>
+            { for segments }
+        </div>
+    }
+}
+
+/// Props of [`ViewMark`].
+#[derive(Properties, PartialEq)]
+struct ViewMarkProps {
+    segment: Option<BarSegment>,
+}
+
+/// The mark under the tablet that holds the rows on screen.
+#[component(ViewMark)]
+fn view_mark(props: &ViewMarkProps) -> Html {
+    html! {
+        <div class="bar-marks" aria-hidden="true">
+            if let Some(seg) = &props.segment {
+                <span class="mark-view" style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)}
+                    title="The rows on screen are in this tablet"></span>
+            }
+        </div>
+    }
+}
+
+/// Props of [`SplitLabels`].
+#[derive(Properties, PartialEq)]
+struct SplitLabelsProps {
+    view: Rc<Result<TabletsView, String>>,
+    layout: Rc<Vec<BarSegment>>,
+}
+
+/// Split keys under the bar, as many as fit.
+#[component(SplitLabels)]
+fn split_labels(props: &SplitLabelsProps) -> Html {
+    let Ok(view) = props.view.as_ref() else {
+        return html! {};
+    };
+    let labels = labelled_splits(&props.layout, LABEL_GAP)
+        .into_iter()
+        .filter_map(|i| Some((view.tablets.get(i)?, props.layout.get(i)?)))
+        .map(|(tablet, seg)| {
+            html! {
+                <span class="split-label mono" style={format!("left: {:.4}%", seg.left)} title={tablet.start.text.clone()}>
+                    { key_html(&tablet.start) }
+                </span>
+            }
+        });
+    html! { <div class="split-labels" aria-hidden="true">{ for labels }</div> }
+}
+
+/// Props of [`TabletDetail`].
+#[derive(Properties, PartialEq)]
+struct TabletDetailProps {
+    tablet: Option<TabletLine>,
+    read_here: bool,
+}
+
+/// One line about the chosen tablet (or the one on screen).
+#[component(TabletDetail)]
+fn tablet_detail(props: &TabletDetailProps) -> Html {
+    let Some(t) = &props.tablet else {
+        return html! {};
+    };
+    html! {
+        <p class="tablet-detail">
+            <span class="mono">{ format!("#{}", t.id) }</span>
+            { " from " }<span class="mono key-inline">{ if t.start.text.is_empty() { html! { "the first key" } } else { key_html(&t.start) } }</span>
+            { " to " }<span class="mono key-inline">{ match &t.end { Some(e) => key_html(e), None => html! { "the end" } } }</span>
+            { format!(" · {} · {} in the memtable · {} in {}", format_bytes(t.bytes), count_noun(t.memtable_cells, "cell"), count_noun(t.run_cells, "cell"), count_noun(t.runs as u64, "run")) }
+            if props.read_here { <span class="badge read-badge">{ "visited by the last read" }</span> }
+        </p>
+    }
+}
+
+/// Props of [`Samples`].
+#[derive(Properties, PartialEq)]
+struct SamplesProps {
+    view: Rc<Result<TabletsView, String>>,
+}
+
+/// Most sample rows listed (a million-row table has a couple of thousand).
+const SAMPLES_SHOWN: usize = 200;
+
+/// SampleRowKeys' answer: keys at tablet boundaries with byte offsets.
+#[component(Samples)]
+fn samples(props: &SamplesProps) -> Html {
+    let Ok(view) = props.view.as_ref() else {
+        return html! {};
+    };
+    let more = view.samples.len().saturating_sub(SAMPLES_SHOWN);
+    html! {
+        <div class="samples">
+            <h3 class="section-title" title="What the SampleRowKeys RPC answers: a key at each tablet boundary and the bytes before it">{ "SampleRowKeys" }</h3>
+            <table class="sample-table">
+                <thead><tr><th>{ "row key" }</th><th class="num">{ "offset" }</th></tr></thead>
+                <tbody>
+                    { for view.samples.iter().take(SAMPLES_SHOWN).map(|s| html! {
+                        <tr>
+                            <td class="mono">{ if s.key.text.is_empty() { html! { <span class="key-empty">{ "\"\" (end)" }</span> } } else { key_html(&s.key) } }</td>
+                            <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ format_bytes(s.offset) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if more > 0 {
+                <p class="hint">{ format!("and {} more", format_count(more as u64)) }</p>
+            }
+        </div>
+    }
+}

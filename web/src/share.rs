@@ -1,0 +1,350 @@
+//! The playground's state as text, for share links (the URL fragment) and
+//! autosave (localStorage).
+//!
+//! # Format
+//!
+//! `v1.` followed by the base64url (no padding) of the raw DEFLATE of a
+//! JSON object. The prefix names the format version: a later version gets
+//! a new prefix and this decoder stays, so links made today keep opening.
+//! Fields of the JSON object (all optional; unknown ones are ignored, so a
+//! newer app can add fields that older links lack):
+//!
+//! - `tables`: the tables as Bigtable `createTable` request bodies in
+//!   proto3 JSON (`tableId`, `table.columnFamilies`, `initialSplits`), the
+//!   format the admin API itself defines;
+//! - `loads`: the data generator runs, in order (`table`, `rows`, `seed`);
+//! - `generator`: the generator form's settings;
+//! - `snapshot`: the whole instance as `Instance::snapshot()` bytes in
+//!   base64, only when small (rows typed by hand travel this way);
+//! - `layout`, `selected`, `tab`, `input`: the screen;
+//! - `history`: console history (autosave only, never in links).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tabletop_core::{CreateTableRequest, Instance, api};
+
+use crate::state::generator::GeneratorSpec;
+use crate::state::layout::Layout;
+use crate::view_model::schema::create_table_line;
+
+/// The prefix of version 1.
+pub const V1_PREFIX: &str = "v1.";
+/// Largest instance (logical bytes of all tables) whose snapshot goes into
+/// a share link.
+pub const LINK_SNAPSHOT_BYTES: u64 = 48 * 1024;
+/// Largest instance whose snapshot goes into autosave.
+pub const SAVE_SNAPSHOT_BYTES: u64 = 768 * 1024;
+/// Longest encoded text accepted (a guard against pasted garbage).
+pub const MAX_ENCODED: usize = 8 * 1024 * 1024;
+
+/// Everything a link or an autosave holds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SharedState {
+    /// Tables as `createTable` request bodies.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<Value>,
+    /// Generator runs, in the order they were made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<GeneratorSpec>,
+    /// The generator form.
+    pub generator: GeneratorSpec,
+    /// The whole instance, base64 snapshot bytes, when small.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// Panel sizes.
+    pub layout: Layout,
+    /// The selected table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+    /// The console tab (`cbt` or `json`).
+    pub tab: String,
+    /// What was typed in the console's cbt and JSON tabs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub input: Vec<String>,
+    /// Console history as `[tab, command]` pairs (autosave only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<(String, String)>,
+}
+
+/// Why a text could not be read as a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Encodes a state as `v1.<base64url(deflate(json))>`.
+pub fn encode(state: &SharedState) -> String {
+    let json = serde_json::to_vec(state).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    let mut text = String::from(V1_PREFIX);
+    text.extend(api::encode_base64(&packed).chars().filter_map(|c| match c {
+        '+' => Some('-'),
+        '/' => Some('_'),
+        '=' => None,
+        c => Some(c),
+    }));
+    text
+}
+
+/// Decodes what [`encode`] made, with or without a leading `#`.
+pub fn decode(text: &str) -> Result<SharedState, DecodeError> {
+    let text = text.trim().trim_start_matches('#');
+    if text.len() > MAX_ENCODED {
+        return Err(DecodeError(
+            "the link is too long to be a Tabletop state".into(),
+        ));
+    }
+    let Some(body) = text.strip_prefix(V1_PREFIX) else {
+        return Err(DecodeError(match text.split_once('.') {
+            Some((version, _)) if version.starts_with('v') => format!(
+                "this link was made by a newer Tabletop (format {version}); this one reads v1"
+            ),
+            _ => "this is not a Tabletop link (it should start with v1.)".into(),
+        }));
+    };
+    let packed = api::decode_base64(body)
+        .map_err(|e| DecodeError(format!("the link is damaged: {}", e.message())))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 64 * 1024 * 1024)
+        .map_err(|_| DecodeError("the link is damaged: its data does not unpack".into()))?;
+    serde_json::from_slice(&json)
+        .map_err(|e| DecodeError(format!("the link's data is not a Tabletop state: {e}")))
+}
+
+/// The tables of `instance` as `createTable` request bodies.
+pub fn table_requests(instance: &mut Instance) -> Vec<Value> {
+    let parent = instance.name();
+    instance
+        .list_tables()
+        .into_iter()
+        .filter_map(|info| {
+            let request = CreateTableRequest {
+                table_id: info.id,
+                schema: info.schema,
+                initial_splits: info.initial_splits,
+            };
+            let line: Value = serde_json::from_str(&create_table_line(&parent, &request)).ok()?;
+            let mut body = line.get("request")?.clone();
+            // The parent is the one instance's; links leave it out.
+            body.as_object_mut()?.remove("parent");
+            Some(body)
+        })
+        .collect()
+}
+
+/// The snapshot of `instance` in base64, when its tables hold at most
+/// `max_bytes`.
+pub fn small_snapshot(instance: &mut Instance, max_bytes: u64) -> Option<String> {
+    let bytes: u64 = instance.list_tables().iter().map(|t| t.bytes).sum();
+    (bytes <= max_bytes).then(|| api::encode_base64(&instance.snapshot()))
+}
+
+/// Creates the tables of a shared state in `instance` (through the JSON
+/// protocol, exactly as a `createTable` request would), returning the
+/// core's error messages for any that failed.
+pub fn create_tables(instance: &mut Instance, tables: &[Value]) -> Vec<String> {
+    let parent = instance.name();
+    let mut errors = Vec::new();
+    for body in tables {
+        let mut body = body.clone();
+        if let Some(object) = body.as_object_mut() {
+            object.insert("parent".into(), json!(parent));
+        }
+        let line = api::to_line(&json!({ "method": "createTable", "request": body }));
+        let answer: Value = serde_json::from_str(&api::handle(instance, &line)).unwrap_or_default();
+        if let Some(message) = answer.pointer("/error/message").and_then(Value::as_str) {
+            errors.push(message.to_string());
+        }
+    }
+    errors
+}
+
+/// Restores the instance a shared state's snapshot holds.
+pub fn restore_snapshot(encoded: &str) -> Result<Instance, String> {
+    let bytes = api::decode_base64(encoded).map_err(|e| e.message().to_string())?;
+    Instance::restore(&bytes).map_err(|e| e.message().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_core::cbt;
+
+    use super::*;
+
+    fn sample() -> SharedState {
+        let mut db = Instance::default();
+        cbt::run_line(
+            &mut db,
+            "createtable mobile families=stats_summary:maxversions=1,stats_detail splits=phone,tablet",
+        )
+        .unwrap();
+        cbt::run_line(&mut db, "createfamily mobile counts:never:intsum").unwrap();
+        SharedState {
+            tables: table_requests(&mut db),
+            loads: vec![GeneratorSpec {
+                table: "mobile".into(),
+                rows: 1000,
+                seed: 3,
+            }],
+            generator: GeneratorSpec::default(),
+            snapshot: None,
+            layout: Layout {
+                left: 333,
+                ..Layout::default()
+            },
+            selected: Some("mobile".into()),
+            tab: "json".into(),
+            input: vec!["read mobile".into(), String::new()],
+            history: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn states_round_trip_through_text() {
+        let state = sample();
+        let text = encode(&state);
+        assert!(text.starts_with("v1."));
+        assert!(
+            text[3..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "{text}"
+        );
+        assert_eq!(decode(&text).unwrap(), state);
+        assert_eq!(decode(&format!("#{text}")).unwrap(), state);
+    }
+
+    #[test]
+    fn tables_come_back_with_families_types_and_splits() {
+        let state = sample();
+        let mut db = Instance::default();
+        assert_eq!(create_tables(&mut db, &state.tables), Vec::<String>::new());
+        let info = db.get_table("mobile").unwrap();
+        let families: Vec<String> = info
+            .schema
+            .families
+            .iter()
+            .map(|(n, f)| format!("{n}:{:?}:{:?}", f.gc_rule, f.value_type))
+            .collect();
+        assert_eq!(
+            families,
+            [
+                "counts:None:Aggregate(Sum)",
+                "stats_detail:None:Bytes",
+                "stats_summary:Some(MaxNumVersions(1)):Bytes"
+            ]
+        );
+        assert_eq!(info.initial_splits, [b"phone".to_vec(), b"tablet".to_vec()]);
+        // Creating them again reports the core's message.
+        let errors = create_tables(&mut db, &state.tables);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].contains("already exists"), "{errors:?}");
+    }
+
+    #[test]
+    fn small_instances_travel_as_snapshots() {
+        let mut db = Instance::default();
+        db.set_now(1_600_000_000_000_000);
+        cbt::run_line(&mut db, "createtable t families=cf").unwrap();
+        cbt::run_line(&mut db, "set t 'a<b' cf:q=v").unwrap();
+        let encoded = small_snapshot(&mut db, LINK_SNAPSHOT_BYTES).unwrap();
+        let mut back = restore_snapshot(&encoded).unwrap();
+        assert_eq!(
+            cbt::run_line(&mut back, "read t").unwrap(),
+            cbt::run_line(&mut db, "read t").unwrap()
+        );
+        assert_eq!(small_snapshot(&mut db, 10), None);
+        assert!(restore_snapshot("AAAA").is_err());
+    }
+
+    #[test]
+    fn bad_texts_say_what_is_wrong() {
+        assert!(
+            decode("hello")
+                .unwrap_err()
+                .0
+                .contains("not a Tabletop link")
+        );
+        assert!(decode("v2.abc").unwrap_err().0.contains("newer Tabletop"));
+        assert!(decode("v1.!!!").unwrap_err().0.contains("damaged"));
+        assert!(decode("v1.AAAA").unwrap_err().0.contains("damaged"));
+        // Valid deflate of something that is not a state.
+        let packed = miniz_oxide::deflate::compress_to_vec(b"[1,2]", 6);
+        let text = format!("v1.{}", api::encode_base64(&packed).trim_end_matches('='));
+        assert!(
+            decode(&text)
+                .unwrap_err()
+                .0
+                .contains("not a Tabletop state")
+        );
+        // Unknown fields are ignored; missing ones take defaults.
+        let packed = miniz_oxide::deflate::compress_to_vec(br#"{"future": 1, "tab": "json"}"#, 6);
+        let text = format!("v1.{}", api::encode_base64(&packed).trim_end_matches('='));
+        let state = decode(&text).unwrap();
+        assert_eq!(state.tab, "json");
+        assert_eq!(state.layout, Layout::default());
+    }
+
+    /// A link made by version 1 of the app, frozen here forever: however
+    /// the app changes, this link must keep opening into this state. (It
+    /// holds a table `mobile` with three families, one of them an int64
+    /// sum, split at `phone` and `tablet`; a generator load of 1,000 rows;
+    /// a wider Schema panel; the JSON tab.)
+    const FROZEN_V1_LINK: &str = "v1.VVDLbsJADPyVyucgBdJSCalXUC899MGlQpWTuMHtPtDGSxuh_Hu9CVA4xZ7MzM74AIKloRYW7wdgx8JoXnaGZUS-qYMFVKvtvrRvD9BnJ6heLblcrXPoN9loAYsDVN5E65Zo2XDyTEh0Mkx7NJFeu91AxKYJ1KCcAXa7KP-LzG-PS99n0EY7TMMsKO1HTYJsEnhClGMxdEneVM9xzGPx9ynaNYWWvdMU09FjyPtYaw3rS1ZqKmE81mPpY53TzwyC_0niPM_1NSIVFknRkKOA4kN66lo0EbY0aSmkM1wanB2mmsNg56MktaFP_RZFoVxutjrP5kotvYjX7rP7_Jg63XJ6l6faZKgSqi-DKkXXr9Y7XYaTaiEIhPXNmQOb_g8";
+
+    #[test]
+    fn a_frozen_v1_link_keeps_working() {
+        let state = decode(FROZEN_V1_LINK).expect("old links keep decoding");
+        assert_eq!(
+            serde_json::to_value(&state.tables).unwrap(),
+            json!([{
+                "tableId": "mobile",
+                "initialSplits": [{"key": "cGhvbmU="}, {"key": "dGFibGV0"}],
+                "table": {"columnFamilies": {
+                    "counts": {"valueType": {"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}}},
+                    "stats_detail": {},
+                    "stats_summary": {"gcRule": {"maxNumVersions": 1}},
+                }},
+            }])
+        );
+        assert_eq!(
+            state.loads,
+            [GeneratorSpec {
+                table: "mobile".into(),
+                rows: 1000,
+                seed: 3
+            }]
+        );
+        assert_eq!(state.generator, GeneratorSpec::default());
+        assert_eq!(
+            state.layout,
+            Layout {
+                left: 333,
+                right: 260,
+                bottom: 270,
+                tablets: 150
+            }
+        );
+        assert_eq!(state.selected.as_deref(), Some("mobile"));
+        assert_eq!(state.tab, "json");
+        assert_eq!(state.input, ["read mobile", ""]);
+        assert_eq!(state.snapshot, None);
+        assert!(state.history.is_empty());
+        // And the tables it describes are created as they were.
+        let mut db = Instance::default();
+        assert!(create_tables(&mut db, &state.tables).is_empty());
+        let info = db.get_table("mobile").unwrap();
+        assert_eq!(info.schema.families.len(), 3);
+        assert_eq!(info.initial_splits, [b"phone".to_vec(), b"tablet".to_vec()]);
+    }
+
+    #[test]
+    #[ignore = "prints a v1 link for FROZEN_V1_LINK; run once when the format is made"]
+    fn print_a_v1_link() {
+        println!("{}", encode(&sample()));
+    }
+}

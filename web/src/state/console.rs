@@ -1,0 +1,847 @@
+//! The console's slice of the state and the runner behind it.
+//!
+//! Commands go through the same interpreters as the command line:
+//! [`cbt::exec_args`] for the `cbt` tab and [`api::handle`] for the JSON
+//! tab, so what the console prints is what `tabletop cbt` and `tabletop
+//! json` print. Every read also reports what it cost: rows and cells seen
+//! against returned, and the tablets it visited. The counts come from the
+//! core's own statistics (`cbt read ... include-stats=full`, the JSON
+//! `requestStatsView`), asked for behind the scenes and left out of the
+//! printed output unless the command asked for them; the tablets come from
+//! [`inspect::tablets_visited`].
+
+use std::rc::Rc;
+
+use serde_json::Value;
+use tabletop_core::inspect::tablets_visited;
+use tabletop_core::{
+    Instance, KeyBound, RowRange, RowSet, api,
+    cbt::{self, Host},
+};
+
+/// Which language the console speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Tab {
+    /// `cbt` commands.
+    #[default]
+    Cbt,
+    /// Bigtable's REST requests in proto3 JSON.
+    Json,
+}
+
+impl Tab {
+    /// The tab's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Cbt => "cbt",
+            Tab::Json => "JSON",
+        }
+    }
+
+    /// The tab's name in share links.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Tab::Cbt => "cbt",
+            Tab::Json => "json",
+        }
+    }
+
+    /// The tab named `slug` (anything else is `cbt`).
+    pub fn from_slug(slug: &str) -> Tab {
+        if slug.eq_ignore_ascii_case("json") {
+            Tab::Json
+        } else {
+            Tab::Cbt
+        }
+    }
+}
+
+/// Where a transcript entry came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Typed into the console.
+    Typed,
+    /// Made by a button of another panel, which shows its request here.
+    Panel(&'static str),
+}
+
+/// What a read cost, from the core's statistics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadReport {
+    /// The table read.
+    pub table: String,
+    /// Rows the engine looked at.
+    pub rows_seen: u64,
+    /// Rows returned.
+    pub rows_returned: u64,
+    /// Cells looked at (`None` when the command does not report cells).
+    pub cells_seen: Option<u64>,
+    /// Cells returned.
+    pub cells_returned: Option<u64>,
+    /// Ids of the tablets the read visited, in visit order.
+    pub tablets: Vec<u64>,
+    /// How many tablets the table has.
+    pub tablet_count: usize,
+}
+
+impl ReadReport {
+    /// The report in one line: rows and cells returned against seen, and
+    /// the tablets visited.
+    pub fn text(&self) -> String {
+        use crate::view_model::format::format_count as n;
+        let mut text = format!(
+            "rows: {} returned / {} seen",
+            n(self.rows_returned),
+            n(self.rows_seen)
+        );
+        if let (Some(returned), Some(seen)) = (self.cells_returned, self.cells_seen) {
+            text.push_str(&format!(
+                " · cells: {} returned / {} seen",
+                n(returned),
+                n(seen)
+            ));
+        }
+        const SHOWN: usize = 6;
+        let ids: Vec<String> = self
+            .tablets
+            .iter()
+            .take(SHOWN)
+            .map(|id| format!("#{id}"))
+            .collect();
+        let more = if self.tablets.len() > SHOWN {
+            ", …"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            " · tablets visited: {} of {} ({}{more})",
+            n(self.tablets.len() as u64),
+            n(self.tablet_count as u64),
+            ids.join(", ")
+        ));
+        text
+    }
+}
+
+/// One command and what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Unique within the transcript.
+    pub id: u64,
+    /// The language.
+    pub tab: Tab,
+    /// Who ran it.
+    pub source: Source,
+    /// The command as given.
+    pub input: String,
+    /// What it printed (stdout then stderr for cbt; the answer line for
+    /// JSON), cut at [`MAX_OUTPUT_CHARS`].
+    pub output: String,
+    /// The length of the whole output, when it was cut.
+    pub cut_from: Option<usize>,
+    /// Whether it succeeded (exit status 0; a `response`, not an `error`).
+    pub ok: bool,
+    /// For reads: what they cost.
+    pub read: Option<ReadReport>,
+    /// Whether it may have changed data or schema.
+    pub writes: bool,
+}
+
+/// Longest output kept per entry.
+pub const MAX_OUTPUT_CHARS: usize = 60_000;
+/// Entries kept in the transcript.
+pub const MAX_ENTRIES: usize = 200;
+/// Commands kept in the history.
+pub const MAX_HISTORY: usize = 100;
+
+/// The console's state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConsoleState {
+    /// The tab shown.
+    pub tab: Tab,
+    /// What is typed in each tab (cbt, JSON).
+    pub inputs: [String; 2],
+    /// Commands run, oldest first.
+    pub entries: Vec<Rc<Entry>>,
+    /// Commands typed, oldest first, with their tab.
+    pub history: Vec<(Tab, String)>,
+    /// While browsing history: the position in `history`, and what was
+    /// typed before browsing started.
+    pub browsing: Option<(usize, String)>,
+    next_id: u64,
+}
+
+impl ConsoleState {
+    /// What is typed in the current tab.
+    pub fn input(&self) -> &str {
+        &self.inputs[self.tab as usize]
+    }
+
+    /// Replaces what is typed in the current tab (and stops browsing).
+    pub fn set_input(&mut self, text: String) {
+        self.inputs[self.tab as usize] = text;
+        self.browsing = None;
+    }
+
+    /// Switches tabs.
+    pub fn set_tab(&mut self, tab: Tab) {
+        self.tab = tab;
+        self.browsing = None;
+    }
+
+    /// Shows the previous command of this tab's history (arrow up).
+    pub fn history_back(&mut self) {
+        let tab = self.tab;
+        let start = self.browsing.as_ref().map_or(self.history.len(), |b| b.0);
+        if let Some(i) = (0..start).rev().find(|&i| self.history[i].0 == tab) {
+            let draft = match self.browsing.take() {
+                Some((_, draft)) => draft,
+                None => self.input().to_string(),
+            };
+            self.inputs[tab as usize] = self.history[i].1.clone();
+            self.browsing = Some((i, draft));
+        }
+    }
+
+    /// Shows the next command of this tab's history, or what was typed
+    /// before browsing (arrow down).
+    pub fn history_forward(&mut self) {
+        let tab = self.tab;
+        let Some((at, draft)) = self.browsing.take() else {
+            return;
+        };
+        match (at + 1..self.history.len()).find(|&i| self.history[i].0 == tab) {
+            Some(i) => {
+                self.inputs[tab as usize] = self.history[i].1.clone();
+                self.browsing = Some((i, draft));
+            }
+            None => self.inputs[tab as usize] = draft,
+        }
+    }
+
+    /// Forgets the transcript (history stays).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Runs what is typed in the current tab, records it in the history
+    /// and clears the input. Returns whether anything may have changed
+    /// data or schema.
+    pub fn run_input(&mut self, instance: &mut Instance, host: &mut dyn Host) -> bool {
+        let text = self.input().trim_end().to_string();
+        if text.trim().is_empty() {
+            return false;
+        }
+        let tab = self.tab;
+        if self.history.last() != Some(&(tab, text.clone())) {
+            self.history.push((tab, text.clone()));
+            if self.history.len() > MAX_HISTORY {
+                self.history.remove(0);
+            }
+        }
+        self.inputs[tab as usize].clear();
+        self.browsing = None;
+        self.run(instance, host, tab, &text, Source::Typed)
+    }
+
+    /// Runs `text` (one command per line; for JSON, a whole multi-line
+    /// object counts as one) and adds the entries. Returns whether anything
+    /// may have changed data or schema.
+    pub fn run(
+        &mut self,
+        instance: &mut Instance,
+        host: &mut dyn Host,
+        tab: Tab,
+        text: &str,
+        source: Source,
+    ) -> bool {
+        let mut writes = false;
+        for command in split_commands(tab, text) {
+            let mut entry = match tab {
+                Tab::Cbt => run_cbt(instance, host, &command),
+                Tab::Json => run_json(instance, &command),
+            };
+            entry.source = source;
+            entry.id = self.next_id;
+            self.next_id += 1;
+            writes |= entry.writes;
+            self.entries.push(Rc::new(entry));
+        }
+        if self.entries.len() > MAX_ENTRIES {
+            let extra = self.entries.len() - MAX_ENTRIES;
+            self.entries.drain(..extra);
+        }
+        writes
+    }
+
+    /// The last read report, if the last entry was a read.
+    pub fn last_read(&self) -> Option<&ReadReport> {
+        self.entries.last().and_then(|e| e.read.as_ref())
+    }
+}
+
+/// Splits console text into commands: lines for `cbt`; for JSON, the whole
+/// text when it is one JSON value, lines otherwise.
+pub fn split_commands(tab: Tab, text: &str) -> Vec<String> {
+    if tab == Tab::Json
+        && text.contains('\n')
+        && let Ok(value) = serde_json::from_str::<Value>(text)
+    {
+        return vec![api::to_line(&value)];
+    }
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn cut(text: String) -> (String, Option<usize>) {
+    if text.len() <= MAX_OUTPUT_CHARS {
+        return (text, None);
+    }
+    let mut end = MAX_OUTPUT_CHARS;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let len = text.len();
+    (text[..end].to_string(), Some(len))
+}
+
+/// A `cbt` read command, as far as the report needs it.
+struct CbtRead {
+    kind: ReadKind,
+    table: String,
+    rows: RowSet,
+    reversed: bool,
+    /// `count=N` when given as plain digits.
+    limit: Option<u64>,
+    /// Whether the command asked for `include-stats` itself.
+    stats_asked: bool,
+    /// Whether `include-stats=full` can be added without changing what
+    /// the command does (not with `count=0`, which then fails in `cbt`).
+    stats_addable: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadKind {
+    Read,
+    Lookup,
+    Count,
+}
+
+/// Finds the command word past a leading `cbt` and `cbt`'s global flags,
+/// as the interpreter does.
+fn command_start(args: &[Vec<u8>]) -> Option<usize> {
+    let mut i = usize::from(args.first().is_some_and(|a| a == b"cbt"));
+    while let Some(a) = args.get(i) {
+        if a == b"--" {
+            return Some(i + 1);
+        }
+        if a.len() < 2 || a[0] != b'-' {
+            break;
+        }
+        i += if a.contains(&b'=') { 1 } else { 2 };
+    }
+    (i < args.len()).then_some(i)
+}
+
+fn parse_cbt_read(args: &[Vec<u8>]) -> Option<CbtRead> {
+    let at = command_start(args)?;
+    let kind = match args[at].as_slice() {
+        b"read" => ReadKind::Read,
+        b"lookup" => ReadKind::Lookup,
+        b"count" => ReadKind::Count,
+        _ => return None,
+    };
+    let table = String::from_utf8(args.get(at + 1)?.clone()).ok()?;
+    let mut options = &args[at + 2..];
+    let mut rows = RowSet::all();
+    if kind == ReadKind::Lookup {
+        rows = RowSet::single(options.first()?.clone());
+        options = &options[1..];
+    }
+    let mut read = CbtRead {
+        kind,
+        table,
+        rows,
+        reversed: false,
+        limit: None,
+        stats_asked: false,
+        stats_addable: true,
+    };
+    let (mut start, mut end, mut prefix) = (None, None, None);
+    for option in options {
+        let eq = option.iter().position(|&b| b == b'=')?;
+        let (key, value) = (&option[..eq], &option[eq + 1..]);
+        let value_nonempty = (!value.is_empty()).then(|| value.to_vec());
+        match key {
+            b"start" => start = value_nonempty,
+            b"end" => end = value_nonempty,
+            b"prefix" => prefix = value_nonempty,
+            b"reversed" => {
+                read.reversed = matches!(value, b"true" | b"1" | b"t" | b"T" | b"TRUE" | b"True")
+            }
+            b"include-stats" => read.stats_asked = true,
+            b"count" => {
+                let digits = std::str::from_utf8(value).ok()?;
+                match digits.parse::<u64>() {
+                    Ok(n) if digits.bytes().all(|b| b.is_ascii_digit()) => {
+                        read.limit = Some(n);
+                        read.stats_addable = n > 0;
+                    }
+                    _ => read.stats_addable = false,
+                }
+            }
+            _ => {}
+        }
+    }
+    if kind != ReadKind::Lookup {
+        read.rows = match (prefix, start, end) {
+            (Some(p), _, _) => RowSet::range(RowRange::prefix(p)),
+            (None, None, None) => RowSet::all(),
+            (None, s, e) => RowSet::range(RowRange {
+                start: s.map_or(KeyBound::Unbounded, KeyBound::Closed),
+                end: e.map_or(KeyBound::Unbounded, KeyBound::Open),
+            }),
+        };
+    }
+    Some(read)
+}
+
+/// The numbers of a `Summary Stats` block at the end of `stdout`, and where
+/// the block starts.
+fn parse_stats_block(stdout: &[u8]) -> Option<(usize, [u64; 4])> {
+    const HEAD: &[u8] = b"Summary Stats\n====================\n";
+    let start = stdout.windows(HEAD.len()).rposition(|w| w == HEAD)?;
+    let text = std::str::from_utf8(&stdout[start + HEAD.len()..]).ok()?;
+    let mut numbers = [0u64; 4];
+    for (slot, name) in [
+        "rows_seen_count",
+        "rows_returned_count",
+        "cells_seen_count",
+        "cells_returned_count",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        numbers[slot] = line.split(": ").nth(1)?.trim().parse().ok()?;
+    }
+    Some((start, numbers))
+}
+
+/// Which cbt commands only read (everything else may write).
+fn cbt_writes(args: &[Vec<u8>]) -> bool {
+    let Some(at) = command_start(args) else {
+        return false;
+    };
+    match args[at].as_slice() {
+        b"ls" | b"read" | b"lookup" | b"count" | b"help" | b"version" => false,
+        b"clock" => at + 1 < args.len(),
+        _ => true,
+    }
+}
+
+/// Runs one `cbt` line.
+pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entry {
+    let args = cbt::tokenize(line).unwrap_or_default();
+    let read = parse_cbt_read(&args);
+    let add_stats = read
+        .as_ref()
+        .is_some_and(|r| r.kind != ReadKind::Count && !r.stats_asked && r.stats_addable);
+    let outcome = if add_stats {
+        let mut with_stats = args.clone();
+        with_stats.push(b"include-stats=full".to_vec());
+        cbt::exec_args(instance, &with_stats, host)
+    } else {
+        cbt::exec_line(instance, line, host)
+    };
+    let ok = outcome.status.is_ok();
+    let mut stdout = outcome.stdout;
+    let mut report = None;
+    if let (Some(read), true) = (&read, ok) {
+        let counts = match read.kind {
+            ReadKind::Count => std::str::from_utf8(&stdout)
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .map(|n| (n, n, None, None)),
+            _ => parse_stats_block(&stdout).map(|(start, [rs, rr, cs, cr])| {
+                if add_stats {
+                    stdout.truncate(start);
+                }
+                (rs, rr, Some(cs), Some(cr))
+            }),
+        };
+        if let Some((rows_seen, rows_returned, cells_seen, cells_returned)) = counts {
+            let stopped = read
+                .limit
+                .filter(|&n| n > 0 && rows_returned >= n)
+                .map(|_| rows_seen);
+            let tablets =
+                tablets_visited(instance, &read.table, &read.rows, read.reversed, stopped)
+                    .unwrap_or_default();
+            report = Some(ReadReport {
+                table: read.table.clone(),
+                rows_seen,
+                rows_returned,
+                cells_seen,
+                cells_returned,
+                tablets,
+                tablet_count: instance.tablets(&read.table).map_or(0, |t| t.len()),
+            });
+        }
+    }
+    let mut text = String::from_utf8_lossy(&stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&outcome.stderr));
+    let (output, cut_from) = cut(text);
+    Entry {
+        id: 0,
+        tab: Tab::Cbt,
+        source: Source::Typed,
+        input: line.to_string(),
+        output,
+        cut_from,
+        ok,
+        read: report,
+        writes: cbt_writes(&args),
+    }
+}
+
+/// The field of a JSON object under its camelCase or snake_case name.
+fn field<'a>(object: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
+    object.get(camel).or_else(|| object.get(snake))
+}
+
+fn json_key(value: &Value) -> Option<Vec<u8>> {
+    api::decode_base64(value.as_str()?).ok()
+}
+
+/// The row set of a JSON `readRows` request (`None` if it cannot be read;
+/// the core then reports the error).
+fn json_row_set(request: &Value) -> Option<RowSet> {
+    let Some(rows) = request.get("rows") else {
+        return Some(RowSet::all());
+    };
+    let mut set = RowSet::default();
+    if let Some(keys) = field(rows, "rowKeys", "row_keys") {
+        for key in keys.as_array()? {
+            set.row_keys.push(json_key(key)?);
+        }
+    }
+    if let Some(ranges) = field(rows, "rowRanges", "row_ranges") {
+        for range in ranges.as_array()? {
+            let bound = |closed: (&str, &str), open: (&str, &str)| -> Option<KeyBound> {
+                Some(if let Some(k) = field(range, closed.0, closed.1) {
+                    KeyBound::Closed(json_key(k)?)
+                } else if let Some(k) = field(range, open.0, open.1) {
+                    KeyBound::Open(json_key(k)?)
+                } else {
+                    KeyBound::Unbounded
+                })
+            };
+            set.row_ranges.push(RowRange {
+                start: bound(
+                    ("startKeyClosed", "start_key_closed"),
+                    ("startKeyOpen", "start_key_open"),
+                )?,
+                end: bound(
+                    ("endKeyClosed", "end_key_closed"),
+                    ("endKeyOpen", "end_key_open"),
+                )?,
+            });
+        }
+    }
+    Some(set)
+}
+
+fn json_u64(value: Option<&Value>) -> u64 {
+    match value {
+        Some(Value::String(s)) => s.parse().unwrap_or(0),
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// JSON methods that only read.
+const JSON_READS: &[&str] = &[
+    "getTable",
+    "listTables",
+    "readRows",
+    "sampleRowKeys",
+    "listTablets",
+];
+
+/// Runs one JSON request line.
+pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
+    let parsed: Option<Value> = serde_json::from_str(line).ok();
+    let method = parsed
+        .as_ref()
+        .and_then(|v| v.get("method"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let request = parsed.as_ref().and_then(|v| v.get("request")).cloned();
+    let is_read = method == "readRows" && request.as_ref().is_some_and(Value::is_object);
+    let stats_asked = request
+        .as_ref()
+        .is_some_and(|r| field(r, "requestStatsView", "request_stats_view").is_some());
+    let add_stats = is_read && !stats_asked;
+    let answer = match (&parsed, add_stats) {
+        (Some(v), true) => {
+            let mut v = v.clone();
+            v["request"]["requestStatsView"] = Value::String("REQUEST_STATS_FULL".into());
+            api::handle(instance, &api::to_line(&v))
+        }
+        _ => api::handle(instance, line),
+    };
+    let mut answer_value: Option<Value> = serde_json::from_str(&answer).ok();
+    let ok = answer_value
+        .as_ref()
+        .is_some_and(|a| a.get("response").is_some());
+    let mut report = None;
+    if let (true, true, Some(a), Some(request)) = (is_read, ok, answer_value.as_mut(), &request) {
+        let stats = a["response"]
+            .get("requestStats")
+            .and_then(|s| s.get("fullReadStatsView"))
+            .and_then(|s| s.get("readIterationStats"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if add_stats && let Some(response) = a["response"].as_object_mut() {
+            response.remove("requestStats");
+        }
+        let rows_seen = json_u64(stats.get("rowsSeenCount"));
+        let rows_returned = json_u64(stats.get("rowsReturnedCount"));
+        let table = field(request, "tableName", "table_name")
+            .and_then(Value::as_str)
+            .and_then(|n| n.rsplit_once("/tables/"))
+            .map(|(_, t)| t.to_string());
+        if let (Some(table), Some(rows)) = (table, json_row_set(request)) {
+            let limit = json_u64(field(request, "rowsLimit", "rows_limit"));
+            let reversed = request
+                .get("reversed")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let stopped = (limit > 0 && rows_returned >= limit).then_some(rows_seen);
+            let tablets =
+                tablets_visited(instance, &table, &rows, reversed, stopped).unwrap_or_default();
+            report = Some(ReadReport {
+                tablet_count: instance.tablets(&table).map_or(0, |t| t.len()),
+                table,
+                rows_seen,
+                rows_returned,
+                cells_seen: Some(json_u64(stats.get("cellsSeenCount"))),
+                cells_returned: Some(json_u64(stats.get("cellsReturnedCount"))),
+                tablets,
+            });
+        }
+    }
+    let output = match (add_stats, &answer_value) {
+        (true, Some(a)) => api::to_line(a),
+        _ => answer,
+    };
+    let (output, cut_from) = cut(output);
+    Entry {
+        id: 0,
+        tab: Tab::Json,
+        source: Source::Typed,
+        input: line.to_string(),
+        output,
+        cut_from,
+        ok,
+        read: report,
+        writes: !method.is_empty() && !JSON_READS.contains(&method.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_core::cbt::NoHost;
+
+    use super::*;
+
+    fn instance() -> Instance {
+        let mut db = Instance::default();
+        db.set_now(1_588_291_200_000_000);
+        cbt::run_line(&mut db, "createtable t families=cf splits=m").unwrap();
+        for key in ["a", "b", "c", "n", "o"] {
+            cbt::run_line(&mut db, &format!("set t {key} cf:q=v{key}@1000")).unwrap();
+        }
+        db
+    }
+
+    #[test]
+    fn cbt_output_is_what_the_cli_prints_and_reads_report_stats() {
+        let mut db = instance();
+        let mut twin = instance();
+        let entry = run_cbt(&mut db, &mut NoHost, "read t count=2");
+        assert_eq!(
+            entry.output,
+            cbt::run_line(&mut twin, "read t count=2").unwrap()
+        );
+        assert!(entry.ok && !entry.writes);
+        let report = entry.read.unwrap();
+        assert_eq!(report.table, "t");
+        assert_eq!((report.rows_seen, report.rows_returned), (2, 2));
+        assert_eq!(
+            (report.cells_seen, report.cells_returned),
+            (Some(2), Some(2))
+        );
+        assert_eq!(report.tablets.len(), 1, "two rows from the first tablet");
+        assert_eq!(report.tablet_count, 2);
+
+        let entry = run_cbt(&mut db, &mut NoHost, "read t regex=[ao]");
+        let report = entry.read.unwrap();
+        assert_eq!((report.rows_seen, report.rows_returned), (5, 2));
+        assert_eq!(report.tablets.len(), 2);
+        assert!(!entry.output.contains("Summary Stats"));
+    }
+
+    #[test]
+    fn reports_read_as_one_line() {
+        let report = ReadReport {
+            table: "t".into(),
+            rows_seen: 1500,
+            rows_returned: 2,
+            cells_seen: Some(4500),
+            cells_returned: Some(6),
+            tablets: (0..8).collect(),
+            tablet_count: 12,
+        };
+        assert_eq!(
+            report.text(),
+            "rows: 2 returned / 1,500 seen · cells: 6 returned / 4,500 seen · tablets visited: 8 of 12 (#0, #1, #2, #3, #4, #5, …)"
+        );
+        let count = ReadReport {
+            cells_seen: None,
+            cells_returned: None,
+            tablets: vec![3],
+            tablet_count: 1,
+            ..report
+        };
+        assert_eq!(
+            count.text(),
+            "rows: 2 returned / 1,500 seen · tablets visited: 1 of 1 (#3)"
+        );
+    }
+
+    #[test]
+    fn stats_asked_for_stay_in_the_output() {
+        let mut db = instance();
+        let entry = run_cbt(&mut db, &mut NoHost, "read t prefix=n include-stats=full");
+        assert!(entry.output.contains("Summary Stats"), "{}", entry.output);
+        let report = entry.read.unwrap();
+        assert_eq!(report.rows_returned, 1);
+        assert_eq!(report.tablets.len(), 1);
+    }
+
+    #[test]
+    fn count_zero_and_lookups_keep_their_cbt_behaviour() {
+        let mut db = instance();
+        let mut twin = instance();
+        let zero = run_cbt(&mut db, &mut NoHost, "read t count=0");
+        assert!(zero.ok, "{}", zero.output);
+        assert_eq!(
+            zero.output,
+            cbt::run_line(&mut twin, "read t count=0").unwrap()
+        );
+        let lookup = run_cbt(&mut db, &mut NoHost, "lookup t n");
+        assert_eq!(
+            lookup.output,
+            cbt::run_line(&mut twin, "lookup t n").unwrap()
+        );
+        assert_eq!(lookup.read.unwrap().rows_returned, 1);
+        let count = run_cbt(&mut db, &mut NoHost, "count t");
+        assert_eq!(count.output, "5\n");
+        let report = count.read.unwrap();
+        assert_eq!(report.rows_seen, 5);
+        assert_eq!(report.tablets.len(), 2);
+    }
+
+    #[test]
+    fn failures_and_writes_are_flagged() {
+        let mut db = instance();
+        let entry = run_cbt(&mut db, &mut NoHost, "read nope");
+        assert!(!entry.ok && entry.read.is_none() && !entry.writes);
+        assert!(entry.output.contains("NotFound"), "{}", entry.output);
+        let entry = run_cbt(&mut db, &mut NoHost, "set t z cf:q=1");
+        assert!(entry.ok && entry.writes);
+        let entry = run_cbt(&mut db, &mut NoHost, "read t 'open");
+        assert!(!entry.ok);
+    }
+
+    #[test]
+    fn json_reads_report_stats_without_changing_the_answer() {
+        let mut db = instance();
+        let mut twin = instance();
+        let line = r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "Yg==", "endKeyOpen": "bw=="}]}, "rowsLimit": "2"}}"#;
+        let entry = run_json(&mut db, line);
+        assert_eq!(entry.output, api::handle(&mut twin, line));
+        assert!(!entry.output.contains("requestStats"));
+        let report = entry.read.unwrap();
+        assert_eq!((report.rows_seen, report.rows_returned), (2, 2));
+        assert_eq!(report.tablets.len(), 1);
+        assert!(!entry.writes);
+
+        let asked = r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t", "requestStatsView": "REQUEST_STATS_FULL"}}"#;
+        let entry = run_json(&mut db, asked);
+        assert_eq!(entry.output, api::handle(&mut twin, asked));
+        assert!(entry.output.contains("requestStats"));
+        assert_eq!(entry.read.unwrap().tablets.len(), 2);
+
+        let write = r#"{"method": "mutateRow", "request": {"tableName": "projects/p/instances/i/tables/t", "rowKey": "eg==", "mutations": [{"deleteFromRow": {}}]}}"#;
+        assert!(run_json(&mut db, write).writes);
+        let bad = run_json(&mut db, "{");
+        assert!(!bad.ok && bad.output.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn history_browses_per_tab_and_restores_the_draft() {
+        let mut db = instance();
+        let mut console = ConsoleState::default();
+        for command in ["ls", "count t"] {
+            console.set_input(command.into());
+            console.run_input(&mut db, &mut NoHost);
+        }
+        console.set_tab(Tab::Json);
+        console.set_input(r#"{"method": "listTables"}"#.into());
+        console.run_input(&mut db, &mut NoHost);
+        console.set_tab(Tab::Cbt);
+        console.set_input("draft".into());
+        console.history_back();
+        assert_eq!(console.input(), "count t");
+        console.history_back();
+        assert_eq!(console.input(), "ls");
+        console.history_back();
+        assert_eq!(console.input(), "ls", "stays at the oldest");
+        console.history_forward();
+        assert_eq!(console.input(), "count t");
+        console.history_forward();
+        assert_eq!(console.input(), "draft");
+        assert_eq!(console.entries.len(), 3);
+        assert_eq!(console.entries[2].tab, Tab::Json);
+    }
+
+    #[test]
+    fn multi_line_input_runs_each_command() {
+        let mut db = instance();
+        let mut console = ConsoleState::default();
+        console.set_input("ls\n\n  count t  \n".into());
+        console.run_input(&mut db, &mut NoHost);
+        let inputs: Vec<&str> = console.entries.iter().map(|e| e.input.as_str()).collect();
+        assert_eq!(inputs, ["ls", "count t"]);
+        assert_eq!(
+            split_commands(Tab::Json, "{\n \"method\": \"listTables\"\n}"),
+            [r#"{"method":"listTables"}"#]
+        );
+        assert_eq!(split_commands(Tab::Json, "{}\n{}").len(), 2);
+    }
+
+    #[test]
+    fn long_output_is_cut() {
+        let (text, from) = cut("é".repeat(MAX_OUTPUT_CHARS));
+        assert!(text.len() <= MAX_OUTPUT_CHARS);
+        assert_eq!(from, Some(MAX_OUTPUT_CHARS * 2));
+        assert_eq!(cut("short".into()), ("short".into(), None));
+    }
+}

@@ -1,0 +1,328 @@
+//! The data generator: sample data written into the core a slice at a time
+//! (one slice per animation frame), so the page stays responsive while a
+//! million rows go in.
+//!
+//! The data is the phone and tablet time series of Bigtable's schema
+//! guide: keys `phone#4c410523#20200501` (device type, device id, day),
+//! a `stats_summary` family keeping one version and a `stats_detail`
+//! family keeping three. Every row is a pure function of the seed and its
+//! number, so a share link only needs the settings to bring the same data
+//! back.
+
+use serde::{Deserialize, Serialize};
+use tabletop_core::{
+    ColumnFamily, CreateTableRequest, FamilyChange, GcRule, Instance, MutateRowsEntry, Mutation,
+    TableSchema,
+};
+
+use crate::view_model::format::civil_from_days;
+
+/// The sizes offered in the panel.
+pub const SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
+/// Most rows one load may write.
+pub const MAX_ROWS: u64 = 2_000_000;
+/// Rows written per MutateRows call.
+pub const BATCH_ROWS: u64 = 500;
+
+/// The family of daily summaries (one version kept).
+pub const SUMMARY: &str = "stats_summary";
+/// The family of connection details (three versions kept).
+pub const DETAIL: &str = "stats_detail";
+/// Days of data per device.
+pub const DAYS: u64 = 30;
+/// 2020-05-01T00:00:00Z in microseconds.
+const FIRST_DAY_MICROS: i64 = 1_588_291_200_000_000;
+const DAY_MICROS: i64 = 86_400_000_000;
+const HOUR_MICROS: i64 = 3_600_000_000;
+
+/// What to generate: a table, how many rows and a seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratorSpec {
+    /// The table written to (created, or given the families, if needed).
+    pub table: String,
+    /// Rows to write.
+    pub rows: u64,
+    /// Different seeds give different device ids.
+    pub seed: u64,
+}
+
+impl Default for GeneratorSpec {
+    fn default() -> Self {
+        GeneratorSpec {
+            table: "mobile-time-series".into(),
+            rows: 10_000,
+            seed: 1,
+        }
+    }
+}
+
+impl GeneratorSpec {
+    /// Devices, so that every device has [`DAYS`] rows (the last ones
+    /// fewer).
+    pub fn devices(&self) -> u64 {
+        self.rows.div_ceil(DAYS).max(1)
+    }
+}
+
+/// A load in progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratorJob {
+    /// What is being generated.
+    pub spec: GeneratorSpec,
+    /// Rows written so far.
+    pub done: u64,
+}
+
+fn mix(mut x: u64) -> u64 {
+    // SplitMix64's finaliser: a good, cheap, deterministic scrambler.
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// One generated row: its key and cells (family, qualifier, timestamp,
+/// value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedRow {
+    /// `phone#4c410523#20200501`.
+    pub key: String,
+    /// The cells.
+    pub cells: Vec<(&'static str, &'static str, i64, String)>,
+}
+
+/// Row number `i` of `spec`: rows arrive day by day, every device once a
+/// day, as a real fleet would send them.
+pub fn row(spec: &GeneratorSpec, i: u64) -> GeneratedRow {
+    let devices = spec.devices();
+    let day = i / devices;
+    let device = i % devices;
+    let h = mix(spec.seed ^ mix(device));
+    let kind = if h.is_multiple_of(4) {
+        "tablet"
+    } else {
+        "phone"
+    };
+    // Lossless: both fit easily (day < MAX_ROWS, h % 24 < 24).
+    let day_i = i64::try_from(day).unwrap_or(0);
+    let hour = i64::try_from(h % 24).unwrap_or(0);
+    let (y, m, d) = civil_from_days(FIRST_DAY_MICROS / DAY_MICROS + day_i);
+    // A bijection of the device number (odd multiplier, then xor), so no
+    // two devices share an id.
+    let id = (device as u32).wrapping_mul(0x9e37_79b1) ^ (mix(spec.seed) as u32);
+    let key = format!("{kind}#{id:08x}#{y:04}{m:02}{d:02}");
+    let ts = FIRST_DAY_MICROS + day_i * DAY_MICROS + hour * HOUR_MICROS;
+    let r = mix(h ^ day);
+    let build = format!("PQ2A.1904{:02}.{:03}", 1 + r % 28, (r >> 8) % 8);
+    let mut cells = Vec::with_capacity(4);
+    if device % 8 == 3 {
+        // An update that replaced an earlier build the same day: the family
+        // keeps one version, so the old one waits for garbage collection.
+        cells.push((
+            SUMMARY,
+            "os_build",
+            ts - HOUR_MICROS,
+            format!("PQ2A.1904{:02}.{:03}", r % 28, (r >> 8) % 8),
+        ));
+    }
+    cells.push((SUMMARY, "os_build", ts, build));
+    cells.push((DETAIL, "connected_cell", ts, ((r >> 16) & 1).to_string()));
+    cells.push((DETAIL, "connected_wifi", ts, ((r >> 17) & 1).to_string()));
+    GeneratedRow { key, cells }
+}
+
+/// The families the generated rows need.
+pub fn families() -> Vec<(String, ColumnFamily)> {
+    vec![
+        (
+            SUMMARY.to_string(),
+            ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))),
+        ),
+        (
+            DETAIL.to_string(),
+            ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(3))),
+        ),
+    ]
+}
+
+/// Makes sure the table exists with the families the rows need.
+pub fn prepare(instance: &mut Instance, table: &str) -> Result<(), String> {
+    match instance.get_table(table) {
+        Err(_) => {
+            let schema = TableSchema {
+                families: families().into_iter().collect(),
+            };
+            instance
+                .create_table(CreateTableRequest {
+                    table_id: table.to_string(),
+                    schema,
+                    initial_splits: Vec::new(),
+                })
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        Ok(info) => {
+            let missing: Vec<FamilyChange> = families()
+                .into_iter()
+                .filter(|(name, _)| !info.schema.families.contains_key(name))
+                .map(|(name, family)| FamilyChange::Create(name, family))
+                .collect();
+            if missing.is_empty() {
+                return Ok(());
+            }
+            instance
+                .modify_column_families(table, &missing)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+impl GeneratorJob {
+    /// A job that has written nothing yet.
+    pub fn new(spec: GeneratorSpec) -> GeneratorJob {
+        GeneratorJob { spec, done: 0 }
+    }
+
+    /// Whether every row is written.
+    pub fn is_done(&self) -> bool {
+        self.done >= self.spec.rows
+    }
+
+    /// Progress from 0.0 to 1.0.
+    pub fn fraction(&self) -> f64 {
+        if self.spec.rows == 0 {
+            return 1.0;
+        }
+        // Display arithmetic.
+        #[allow(clippy::cast_precision_loss)]
+        let f = self.done as f64 / self.spec.rows as f64;
+        f.min(1.0)
+    }
+
+    /// Writes batches until done or `out_of_time` says stop.
+    pub fn work(
+        &mut self,
+        instance: &mut Instance,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> Result<(), String> {
+        if self.done == 0 {
+            prepare(instance, &self.spec.table)?;
+        }
+        while !self.is_done() {
+            let end = (self.done + BATCH_ROWS).min(self.spec.rows);
+            let rows: Vec<GeneratedRow> = (self.done..end).map(|i| row(&self.spec, i)).collect();
+            let entries: Vec<MutateRowsEntry<'_>> = rows
+                .iter()
+                .map(|r| MutateRowsEntry {
+                    row_key: r.key.as_bytes().into(),
+                    mutations: r
+                        .cells
+                        .iter()
+                        .map(|(family, qualifier, ts, value)| {
+                            Mutation::set_cell(family, qualifier.as_bytes(), *ts, value.as_bytes())
+                        })
+                        .collect(),
+                })
+                .collect();
+            let results = instance
+                .mutate_rows(&self.spec.table, &entries)
+                .map_err(|e| e.to_string())?;
+            if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
+                return Err(e.to_string());
+            }
+            self.done = end;
+            if out_of_time() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_core::{CountRows, ReadRowsRequest};
+
+    use super::*;
+
+    #[test]
+    fn rows_are_deterministic_and_look_like_the_guide() {
+        let spec = GeneratorSpec::default();
+        let first = row(&spec, 0);
+        assert_eq!(first, row(&spec, 0));
+        assert!(
+            first.key.starts_with("phone#") || first.key.starts_with("tablet#"),
+            "{}",
+            first.key
+        );
+        assert!(first.key.ends_with("#20200501"), "{}", first.key);
+        let next_day = row(&spec, spec.devices());
+        assert!(next_day.key.ends_with("#20200502"), "{}", next_day.key);
+        assert_eq!(
+            next_day.key[..next_day.key.len() - 8],
+            first.key[..first.key.len() - 8],
+            "the same device the next day"
+        );
+        let other_seed = GeneratorSpec {
+            seed: 2,
+            ..spec.clone()
+        };
+        assert_ne!(row(&other_seed, 0).key, first.key);
+        let with_update = row(&spec, 3);
+        assert_eq!(with_update.cells.len(), 4);
+        assert_eq!(row(&spec, 1).cells.len(), 3);
+    }
+
+    #[test]
+    fn a_job_writes_every_row_in_slices() {
+        let mut db = Instance::default();
+        let spec = GeneratorSpec {
+            table: "gen".into(),
+            rows: 1234,
+            seed: 7,
+        };
+        let mut job = GeneratorJob::new(spec);
+        let mut slices = 0;
+        while !job.is_done() {
+            job.work(&mut db, &mut || true).unwrap();
+            slices += 1;
+        }
+        assert_eq!(slices, 3, "one batch of 500 per slice");
+        assert!((job.fraction() - 1.0).abs() < f64::EPSILON);
+        let mut count = CountRows::default();
+        db.read_rows("gen", &ReadRowsRequest::default(), &mut count)
+            .unwrap();
+        assert_eq!(count.rows, 1234, "device ids do not collide");
+        let families: Vec<String> = db
+            .get_table("gen")
+            .unwrap()
+            .schema
+            .families
+            .into_keys()
+            .collect();
+        assert_eq!(families, [DETAIL, SUMMARY]);
+    }
+
+    #[test]
+    fn existing_tables_get_the_missing_families() {
+        let mut db = Instance::default();
+        tabletop_core::cbt::run_line(&mut db, "createtable t families=stats_summary,other")
+            .unwrap();
+        prepare(&mut db, "t").unwrap();
+        let families: Vec<String> = db
+            .get_table("t")
+            .unwrap()
+            .schema
+            .families
+            .into_keys()
+            .collect();
+        assert_eq!(families, ["other", DETAIL, SUMMARY]);
+        let mut job = GeneratorJob::new(GeneratorSpec {
+            table: "bad name!".into(),
+            rows: 10,
+            seed: 1,
+        });
+        assert!(job.work(&mut db, &mut || false).is_err());
+    }
+}

@@ -1,0 +1,267 @@
+//! The screen's layout: which panels are shown and how big the resizable
+//! ones are. Plain data, saved in share links and autosave.
+
+use serde::{Deserialize, Serialize};
+
+/// A panel of the playground.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PanelId {
+    /// Tables, families, GC rules (left).
+    Schema,
+    /// The key space as tablets (middle, above the rows).
+    Tablets,
+    /// The rows in key order (middle).
+    Rows,
+    /// The Key Visualizer heatmap (right).
+    KeyVisualizer,
+    /// cbt and JSON (bottom).
+    Console,
+}
+
+impl PanelId {
+    /// Every panel, in the order they are laid out.
+    pub const ALL: [PanelId; 5] = [
+        PanelId::Schema,
+        PanelId::Tablets,
+        PanelId::Rows,
+        PanelId::KeyVisualizer,
+        PanelId::Console,
+    ];
+
+    /// The panel's accessible name (and title).
+    pub fn name(self) -> &'static str {
+        match self {
+            PanelId::Schema => "Schema",
+            PanelId::Tablets => "Tablets",
+            PanelId::Rows => "Rows",
+            PanelId::KeyVisualizer => "Key Visualizer",
+            PanelId::Console => "Console",
+        }
+    }
+
+    /// The panel's name in `?panels=` lists.
+    pub fn slug(self) -> &'static str {
+        match self {
+            PanelId::Schema => "schema",
+            PanelId::Tablets => "tablets",
+            PanelId::Rows => "rows",
+            PanelId::KeyVisualizer => "keyviz",
+            PanelId::Console => "console",
+        }
+    }
+
+    /// The panel named `slug` (`keyvisualizer` and `key-visualizer` are
+    /// accepted too).
+    pub fn from_slug(slug: &str) -> Option<PanelId> {
+        let slug = slug.trim().to_ascii_lowercase();
+        match slug.as_str() {
+            "keyvisualizer" | "key-visualizer" | "heatmap" => Some(PanelId::KeyVisualizer),
+            _ => PanelId::ALL.into_iter().find(|p| p.slug() == slug),
+        }
+    }
+}
+
+/// Which panels are on screen. The full app shows all; an embed shows the
+/// ones its `?panels=` list names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Panels {
+    shown: [bool; 5],
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels { shown: [true; 5] }
+    }
+}
+
+impl Panels {
+    /// The panels named in a comma-separated list (`rows,console`);
+    /// unknown names are ignored, and a list naming none shows all.
+    pub fn parse(list: &str) -> Panels {
+        let mut shown = [false; 5];
+        for slug in list.split(',') {
+            if let Some(panel) = PanelId::from_slug(slug) {
+                shown[panel as usize] = true;
+            }
+        }
+        if shown.iter().any(|s| *s) {
+            Panels { shown }
+        } else {
+            Panels::default()
+        }
+    }
+
+    /// Whether `panel` is shown.
+    pub fn has(self, panel: PanelId) -> bool {
+        self.shown[panel as usize]
+    }
+
+    /// Whether every panel is shown.
+    pub fn all(self) -> bool {
+        self.shown.iter().all(|s| *s)
+    }
+
+    /// The shown panels as a `?panels=` list.
+    pub fn to_list(self) -> String {
+        PanelId::ALL
+            .into_iter()
+            .filter(|p| self.has(*p))
+            .map(PanelId::slug)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// A drag handle between panels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Splitter {
+    /// Between the Schema panel and the middle.
+    Left,
+    /// Between the middle and the Key Visualizer.
+    Right,
+    /// Above the Console.
+    Bottom,
+    /// Between the Tablets bar and the Rows.
+    Tablets,
+}
+
+impl Splitter {
+    /// The size a handle resizes, smallest and largest, in CSS pixels.
+    pub fn range(self) -> (u32, u32) {
+        match self {
+            Splitter::Left | Splitter::Right => (180, 720),
+            Splitter::Bottom => (120, 900),
+            Splitter::Tablets => (96, 600),
+        }
+    }
+
+    /// Whether the handle moves left-right (`true`) or up-down.
+    pub fn is_vertical(self) -> bool {
+        matches!(self, Splitter::Left | Splitter::Right)
+    }
+
+    /// The handle's accessible name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Splitter::Left => "Resize the Schema panel",
+            Splitter::Right => "Resize the Key Visualizer panel",
+            Splitter::Bottom => "Resize the Console panel",
+            Splitter::Tablets => "Resize the Tablets panel",
+        }
+    }
+
+    /// Whether moving the pointer right (or down) grows the panel.
+    pub fn grows_forward(self) -> bool {
+        matches!(self, Splitter::Left | Splitter::Tablets)
+    }
+}
+
+/// Sizes of the resizable panels, in CSS pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Layout {
+    /// Width of the Schema panel.
+    pub left: u32,
+    /// Width of the Key Visualizer panel.
+    pub right: u32,
+    /// Height of the Console.
+    pub bottom: u32,
+    /// Height of the Tablets bar.
+    pub tablets: u32,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            left: 300,
+            right: 260,
+            bottom: 270,
+            tablets: 170,
+        }
+    }
+}
+
+impl Layout {
+    /// The size `splitter` controls.
+    pub fn size(&self, splitter: Splitter) -> u32 {
+        match splitter {
+            Splitter::Left => self.left,
+            Splitter::Right => self.right,
+            Splitter::Bottom => self.bottom,
+            Splitter::Tablets => self.tablets,
+        }
+    }
+
+    /// Sets the size `splitter` controls, kept within its range.
+    pub fn resize(&mut self, splitter: Splitter, px: i64) {
+        let (min, max) = splitter.range();
+        let px = u32::try_from(px.clamp(i64::from(min), i64::from(max))).unwrap_or(min);
+        match splitter {
+            Splitter::Left => self.left = px,
+            Splitter::Right => self.right = px,
+            Splitter::Bottom => self.bottom = px,
+            Splitter::Tablets => self.tablets = px,
+        }
+    }
+
+    /// The layout with every size within range (for layouts read from a
+    /// link).
+    #[must_use]
+    pub fn clamped(mut self) -> Layout {
+        for s in [
+            Splitter::Left,
+            Splitter::Right,
+            Splitter::Bottom,
+            Splitter::Tablets,
+        ] {
+            self.resize(s, i64::from(self.size(s)));
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panel_lists_parse_leniently() {
+        let p = Panels::parse("rows, Console,nope");
+        assert!(p.has(PanelId::Rows) && p.has(PanelId::Console));
+        assert!(!p.has(PanelId::Schema) && !p.has(PanelId::KeyVisualizer));
+        assert_eq!(p.to_list(), "rows,console");
+        assert!(!p.all());
+        assert!(Panels::parse("").all());
+        assert!(Panels::parse("x,y").all());
+        assert!(Panels::parse("key-visualizer").has(PanelId::KeyVisualizer));
+        for panel in PanelId::ALL {
+            assert_eq!(PanelId::from_slug(panel.slug()), Some(panel));
+        }
+    }
+
+    #[test]
+    fn sizes_stay_in_range() {
+        let mut layout = Layout::default();
+        layout.resize(Splitter::Left, 10);
+        assert_eq!(layout.left, 180);
+        layout.resize(Splitter::Bottom, 5000);
+        assert_eq!(layout.bottom, 900);
+        layout.resize(Splitter::Tablets, 200);
+        assert_eq!(layout.size(Splitter::Tablets), 200);
+        let wild = Layout {
+            left: 0,
+            right: 99_999,
+            bottom: 1,
+            tablets: 3,
+        };
+        assert_eq!(
+            wild.clamped(),
+            Layout {
+                left: 180,
+                right: 720,
+                bottom: 120,
+                tablets: 96
+            }
+        );
+    }
+}

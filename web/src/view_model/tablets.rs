@@ -1,0 +1,232 @@
+//! The Tablets bar's data: a table's key space as its tablets, in key
+//! order, each as wide as its share of the bytes, with the split points
+//! labelled, and SampleRowKeys' answer beside it.
+//!
+//! The bar itself is generic ([`BarSegment`]), so the simulation can draw
+//! the same bar coloured by node later.
+
+use tabletop_core::Instance;
+
+use super::keys::DisplayKey;
+
+/// One tablet of the bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TabletLine {
+    /// The tablet id (unique within the table).
+    pub id: u64,
+    /// Inclusive start key (empty for the first tablet).
+    pub start: DisplayKey,
+    /// The start key's bytes.
+    pub start_bytes: Vec<u8>,
+    /// Exclusive end key (`None` for the last tablet).
+    pub end: Option<DisplayKey>,
+    /// Logical bytes stored.
+    pub bytes: u64,
+    /// Cells in the memtable.
+    pub memtable_cells: u64,
+    /// Sorted runs.
+    pub runs: usize,
+    /// Cells in the runs (deleted ones included, until compaction).
+    pub run_cells: u64,
+}
+
+/// One answer of SampleRowKeys: a row key and the bytes before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The key (empty: the end of the table).
+    pub key: DisplayKey,
+    /// Approximate bytes stored before the key.
+    pub offset: u64,
+}
+
+/// A table's tablets and samples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TabletsView {
+    /// The table.
+    pub table: String,
+    /// The tablets, in key order.
+    pub tablets: Vec<TabletLine>,
+    /// SampleRowKeys' answer.
+    pub samples: Vec<Sample>,
+    /// Logical bytes of the whole table.
+    pub total_bytes: u64,
+}
+
+/// Reads the tablets and samples of `table` from the core.
+pub fn tablets_view(instance: &Instance, table: &str) -> Result<TabletsView, String> {
+    let tablets = instance.tablets(table).map_err(|e| e.to_string())?;
+    let samples = instance.sample_row_keys(table).map_err(|e| e.to_string())?;
+    Ok(TabletsView {
+        table: table.to_string(),
+        total_bytes: tablets.iter().map(|t| t.bytes).sum(),
+        tablets: tablets
+            .iter()
+            .map(|t| TabletLine {
+                id: t.id,
+                start: DisplayKey::new(&t.start_key),
+                start_bytes: t.start_key.clone(),
+                end: t.end_key.as_deref().map(DisplayKey::new),
+                bytes: t.bytes,
+                memtable_cells: t.memtable_cells,
+                runs: t.runs.len(),
+                run_cells: t.runs.iter().map(|r| r.cells).sum(),
+            })
+            .collect(),
+        samples: samples
+            .iter()
+            .map(|(key, offset)| Sample {
+                key: DisplayKey::new(key),
+                offset: *offset,
+            })
+            .collect(),
+    })
+}
+
+/// One piece of a key-space bar: how wide it is and how to draw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarSegment {
+    /// Where it starts, in percent of the bar.
+    pub left: f64,
+    /// Its width, in percent of the bar.
+    pub width: f64,
+}
+
+/// Lays tablets out along a bar of 100%: each as wide as its share of the
+/// bytes, plus a small floor so empty tablets stay visible.
+pub fn bar_layout(tablets: &[TabletLine]) -> Vec<BarSegment> {
+    if tablets.is_empty() {
+        return Vec::new();
+    }
+    let total: u64 = tablets.iter().map(|t| t.bytes).sum();
+    let n = tablets.len() as u64;
+    // Every tablet gets at least a tenth of an equal share.
+    let floor = (total / (n * 10)).max(1);
+    let weights: Vec<u64> = tablets.iter().map(|t| t.bytes + floor).collect();
+    // Display arithmetic; precision loss on huge sums does not matter.
+    #[allow(clippy::cast_precision_loss)]
+    let sum = weights.iter().sum::<u64>() as f64;
+    let mut left = 0.0;
+    weights
+        .iter()
+        .map(|&w| {
+            #[allow(clippy::cast_precision_loss)]
+            let width = w as f64 / sum * 100.0;
+            let segment = BarSegment { left, width };
+            left += width;
+            segment
+        })
+        .collect()
+}
+
+/// Which split points (start keys of tablets after the first) get a label:
+/// greedily from the left, at least `min_gap` percent apart and not closer
+/// than half that to the bar's ends.
+pub fn labelled_splits(layout: &[BarSegment], min_gap: f64) -> Vec<usize> {
+    let mut chosen = Vec::new();
+    let mut last = f64::NEG_INFINITY;
+    for (i, segment) in layout.iter().enumerate().skip(1) {
+        let at = segment.left;
+        if at - last >= min_gap && at >= min_gap / 2.0 && at <= 100.0 - min_gap / 2.0 {
+            chosen.push(i);
+            last = at;
+        }
+    }
+    chosen
+}
+
+/// The index of the tablet holding `key`.
+pub fn tablet_of_key(tablets: &[TabletLine], key: &[u8]) -> Option<usize> {
+    if tablets.is_empty() {
+        return None;
+    }
+    Some(
+        tablets
+            .partition_point(|t| t.start_bytes.as_slice() <= key)
+            .saturating_sub(1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_core::{ColumnFamily, CreateTableRequest, Mutation, TableSchema};
+
+    use super::*;
+
+    fn instance() -> Instance {
+        let mut db = Instance::default();
+        let mut schema = TableSchema::default();
+        schema.families.insert("cf".into(), ColumnFamily::default());
+        db.create_table(CreateTableRequest {
+            table_id: "t".into(),
+            schema,
+            initial_splits: vec![b"m".to_vec(), b"t".to_vec()],
+        })
+        .unwrap();
+        for key in ["a", "b", "n"] {
+            db.mutate_row(
+                "t",
+                key.as_bytes(),
+                &[Mutation::set_cell("cf", b"q", 1000, b"v")],
+            )
+            .unwrap();
+        }
+        db
+    }
+
+    #[test]
+    fn tablets_and_samples_come_from_the_core() {
+        let view = tablets_view(&instance(), "t").unwrap();
+        let starts: Vec<&str> = view.tablets.iter().map(|t| t.start.text.as_str()).collect();
+        assert_eq!(starts, ["", "m", "t"]);
+        assert_eq!(view.tablets[2].end, None);
+        assert_eq!(view.tablets[0].end.as_ref().unwrap().text, "m");
+        assert!(view.tablets[0].bytes > view.tablets[1].bytes);
+        assert_eq!(view.tablets[2].bytes, 0);
+        assert_eq!(
+            view.total_bytes,
+            view.tablets.iter().map(|t| t.bytes).sum::<u64>()
+        );
+        let keys: Vec<&str> = view.samples.iter().map(|s| s.key.text.as_str()).collect();
+        assert_eq!(keys.last(), Some(&""), "samples end with the empty key");
+        assert_eq!(view.samples.last().unwrap().offset, view.total_bytes);
+        assert!(
+            tablets_view(&instance(), "nope")
+                .unwrap_err()
+                .contains("nope")
+        );
+    }
+
+    #[test]
+    fn bars_follow_bytes_and_keep_empty_tablets_visible() {
+        let view = tablets_view(&instance(), "t").unwrap();
+        let layout = bar_layout(&view.tablets);
+        let total: f64 = layout.iter().map(|s| s.width).sum();
+        assert!((total - 100.0).abs() < 1e-9);
+        assert!(layout[0].width > layout[1].width);
+        assert!(layout[2].width > 0.0);
+        assert!((layout[1].left - layout[0].width).abs() < 1e-9);
+        assert!(bar_layout(&[]).is_empty());
+    }
+
+    #[test]
+    fn split_labels_keep_their_distance() {
+        let layout: Vec<BarSegment> = (0..10)
+            .map(|i| BarSegment {
+                left: f64::from(i) * 10.0,
+                width: 10.0,
+            })
+            .collect();
+        assert_eq!(labelled_splits(&layout, 25.0), [2, 5, 8]);
+        assert_eq!(labelled_splits(&layout, 10.0), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn keys_find_their_tablet() {
+        let view = tablets_view(&instance(), "t").unwrap();
+        assert_eq!(tablet_of_key(&view.tablets, b""), Some(0));
+        assert_eq!(tablet_of_key(&view.tablets, b"l"), Some(0));
+        assert_eq!(tablet_of_key(&view.tablets, b"m"), Some(1));
+        assert_eq!(tablet_of_key(&view.tablets, b"zz"), Some(2));
+        assert_eq!(tablet_of_key(&[], b"a"), None);
+    }
+}
