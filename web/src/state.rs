@@ -11,14 +11,19 @@
 //! Time comes in through a [`Clock`] (the browser's, or a test's), so the
 //! reducer itself stays plain Rust, tested natively.
 //!
-//! The simulation (tablets moving between nodes, the Key Visualizer) will
-//! be its own slice beside these, with its own actions and its own
-//! background work in [`Action::Work`].
+//! The current [`design`] (a scenario: key template, access patterns,
+//! workload) is shared by three feature slices, each with its own actions
+//! and reducer in its module: the simulation ([`sim`]), lessons and the
+//! advisor ([`learn`]), and export, import and SQL ([`tools`]).
 
 pub mod console;
+pub mod design;
 pub mod generator;
 pub mod layout;
+pub mod learn;
 pub mod rows;
+pub mod sim;
+pub mod tools;
 
 use std::cell::RefCell;
 use std::fmt;
@@ -172,6 +177,14 @@ pub enum Action {
     Notify(Notice),
     /// Hide the status line's message.
     DismissNotice,
+    /// Replace the current design (source, scenario).
+    SetDesign(String, Box<tabletop_core::sim::Scenario>),
+    /// The simulation's actions.
+    Sim(sim::SimAction),
+    /// Lessons' and the advisor's actions.
+    Learn(learn::LearnAction),
+    /// Export, import and SQL actions.
+    Tools(tools::ToolsAction),
 }
 
 /// The application state.
@@ -214,6 +227,14 @@ pub struct AppState {
     pub loads: Vec<GeneratorSpec>,
     /// The status line.
     pub notice: Option<Notice>,
+    /// The design being worked on.
+    pub design: Rc<design::DesignState>,
+    /// The simulation.
+    pub sim: Rc<sim::SimState>,
+    /// Lessons and the advisor.
+    pub learn: Rc<learn::LearnState>,
+    /// Export, import and SQL.
+    pub tools: Rc<tools::ToolsState>,
     next_ghost: u64,
     work_frames: u64,
 }
@@ -257,6 +278,10 @@ impl AppState {
             queue: Vec::new(),
             loads: Vec::new(),
             notice: None,
+            design: Rc::default(),
+            sim: Rc::default(),
+            learn: Rc::default(),
+            tools: Rc::default(),
             next_ghost: 0,
             work_frames: 0,
         }
@@ -543,6 +568,12 @@ impl AppState {
             },
             Action::Notify(notice) => self.notice = Some(notice),
             Action::DismissNotice => self.notice = None,
+            Action::SetDesign(source, scenario) => {
+                Rc::make_mut(&mut self.design).set(source, *scenario);
+            }
+            Action::Sim(action) => data_changed = self.reduce_sim(action),
+            Action::Learn(action) => data_changed = self.reduce_learn(action),
+            Action::Tools(action) => data_changed = self.reduce_tools(action),
         }
         if data_changed {
             self.data_changed();
