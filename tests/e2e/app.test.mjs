@@ -4,33 +4,12 @@
 // data generator and the virtual rows panel, share links, snapshots, embeds.
 // Screenshots of the app and of each panel go to tests/e2e/screenshots/.
 // Run `trunk build --release` first; scripts/test.sh does both.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './static-server.mjs';
+import { SCREENSHOTS, SUB_PATH, openApp as open, region, rowKeys, runCommand, useApp, waitForLoad } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const DIST = path.join(ROOT, 'dist');
-const SCREENSHOTS = path.join(HERE, 'screenshots');
-const SUB_PATH = '/tabletop/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-// Without the background-networking flags Chromium keeps trying to reach
-// Google's hosts, which this sandbox's network refuses.
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PANELS = ['Schema', 'Rows', 'Tablets', 'Key Visualizer', 'Console'];
 const DEMO_KEYS = [
   'phone#4c410523#20200501',
@@ -39,71 +18,8 @@ const DEMO_KEYS = [
   'tablet#a0b81f74#20200501',
 ];
 
-let server;
-let browser;
-let downloads;
-
-before(async () => {
-  assert.ok(
-    existsSync(path.join(DIST, 'index.html')),
-    'dist/index.html is missing: run `trunk build --release` first',
-  );
-  server = await serveStatic(DIST, SUB_PATH);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-  downloads = await mkdtemp(path.join(tmpdir(), 'tabletop-e2e-'));
-  await mkdir(SCREENSHOTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (downloads) await rm(downloads, { recursive: true, force: true });
-});
-
-/**
- * Opens the app in a fresh browser context (its own localStorage) and waits
- * until rows are on screen. Returns the page and the problems it logged.
- */
-async function openApp({ url = server.url, colorScheme = 'light', context, waitFor = '#rows .row' } = {}) {
-  const ctx = context ?? (await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true }));
-  const page = await ctx.newPage();
-  await page.emulateMedia({ colorScheme });
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-  });
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
-  page.on('dialog', async (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
-  await page.goto(url);
-  if (waitFor) await page.waitForSelector(waitFor, { timeout: 30_000 });
-  return { page, problems, context: ctx };
-}
-
-const region = (page, name) => page.getByRole('region', { name, exact: true });
-const rowKeys = (page) => page.$$eval('#rows .row .key', (els) => els.map((e) => e.textContent));
-
-/** Types a command into the console and runs it with the Run button. */
-async function runCommand(page, command, { tab = 'cbt' } = {}) {
-  const console = region(page, 'Console');
-  await console.getByRole('tab', { name: tab === 'cbt' ? 'cbt' : 'JSON' }).click();
-  const before = await page.locator('.transcript .entry').count();
-  await console.getByRole('textbox', { name: 'Command' }).fill(command);
-  await console.getByRole('button', { name: 'Run', exact: true }).click();
-  await page.waitForFunction((n) => document.querySelectorAll('.transcript .entry').length > n, before);
-  return page.locator('.transcript .entry').last();
-}
-
-/** Waits until the data generator (and the row index after it) is done. */
-async function waitForLoad(page) {
-  await page.waitForSelector('[role=progressbar]', { state: 'detached', timeout: 120_000 });
-  await page.waitForFunction(() => !document.querySelector('#rows-position')?.textContent.includes('counting'), null, {
-    timeout: 60_000,
-  });
-}
+const env = useApp();
+const openApp = (options) => open(env, options);
 
 test('the page shows every panel, the sample rows in byte order, and no errors', async () => {
   const { page, problems, context } = await openApp();
@@ -143,11 +59,11 @@ test('the page shows every panel, the sample rows in byte order, and no errors',
 });
 
 test('every request stays under the sub-path and succeeds', async () => {
-  const outside = server.requests.filter((r) => !r.path.startsWith(SUB_PATH));
+  const outside = env.server.requests.filter((r) => !r.path.startsWith(SUB_PATH));
   assert.deepEqual(outside, [], 'no absolute asset URLs');
-  const failed = server.requests.filter((r) => r.status !== 200);
+  const failed = env.server.requests.filter((r) => r.status !== 200);
   assert.deepEqual(failed, []);
-  const loaded = server.requests.map((r) => path.extname(r.path));
+  const loaded = env.server.requests.map((r) => path.extname(r.path));
   for (const ext of ['.js', '.wasm', '.css']) assert.ok(loaded.includes(ext), `a ${ext} file was loaded: ${loaded}`);
 });
 
@@ -375,7 +291,7 @@ test('a share link reopens the same schema, data and layout', async () => {
 
   await page.getByRole('button', { name: 'Share link' }).click();
   const link = await page.locator('#share-link').inputValue();
-  assert.ok(link.startsWith(`${server.url}#v1.`), link);
+  assert.ok(link.startsWith(`${env.server.url}#v1.`), link);
   const tablesBefore = await page.$$eval('#table-list .table-name', (els) => els.map((e) => e.textContent));
 
   // A different browser profile (no autosave) opens the link.
@@ -420,7 +336,7 @@ test('autosave brings the state back after a reload', async () => {
   await runCommand(page, 'createtable saved');
   await page.waitForTimeout(900);
   // Reload without the fragment: localStorage has it.
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.waitForSelector('#table-list .table-name:text-is("saved")');
   assert.deepEqual(problems, []);
   await context.close();
@@ -435,7 +351,7 @@ test('a snapshot exports to a file and imports into a fresh playground', async (
     first.page.getByRole('button', { name: 'Export snapshot' }).click(),
   ]);
   assert.match(download.suggestedFilename(), /^tabletop-\d{8}-\d{6}\.snapshot$/);
-  const file = path.join(downloads, download.suggestedFilename());
+  const file = path.join(env.downloads, download.suggestedFilename());
   await download.saveAs(file);
   const bytes = await readFile(file);
   assert.equal(bytes.subarray(0, 8).toString('latin1'), 'TBLTOPSN', 'the CLI snapshot format');
@@ -450,7 +366,7 @@ test('a snapshot exports to a file and imports into a fresh playground', async (
   assert.equal(cell, 'cf:q2020-05-01 00:00:00.000 UTChello');
 
   // A file that is no snapshot is refused with the core's reason.
-  const junk = path.join(downloads, 'junk.snapshot');
+  const junk = path.join(env.downloads, 'junk.snapshot');
   await (await import('node:fs/promises')).writeFile(junk, 'not a snapshot');
   await second.page.locator('input[type=file]').setInputFiles(junk);
   await second.page.waitForSelector('.notice-error');
@@ -467,7 +383,7 @@ test('embed mode shows only the panels asked for', async () => {
   await first.page.getByRole('button', { name: 'Share link' }).click();
   const link = await first.page.locator('#share-link').inputValue();
   const fragment = link.slice(link.indexOf('#'));
-  const embed = await openApp({ url: `${server.url}?embed=1&panels=rows,console${fragment}` });
+  const embed = await openApp({ url: `${env.server.url}?embed=1&panels=rows,console${fragment}` });
   for (const name of PANELS) {
     const expected = name === 'Rows' || name === 'Console' ? 1 : 0;
     assert.equal(await region(embed.page, name).count(), expected, name);
