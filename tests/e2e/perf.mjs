@@ -13,7 +13,13 @@
 //   scrolling steadily and while jumping to random positions, and the
 //   app's work per scroll (from the scroll event to the new rows being in
 //   the DOM: reading the window from the core and redrawing it);
+// - the simulation (timestamp-first scenario): frame intervals while it
+//   plays at 4x and at Max speed (target: no frame over 50 ms), and the Key
+//   Visualizer's redraw of a full map (paint + putImageData, from the
+//   canvas's data-redraw-ms; target under 16 ms) for each metric and scale;
 // - the size of dist/, raw and gzipped.
+//
+// TABLETOP_DIST=/some/dist measures another build than dist/.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +29,7 @@ import { chromium } from 'playwright-core';
 import { serveStatic } from './static-server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const DIST = path.resolve(HERE, '..', '..', 'dist');
+const DIST = process.env.TABLETOP_DIST ? path.resolve(process.env.TABLETOP_DIST) : path.resolve(HERE, '..', '..', 'dist');
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const ARGS = [
   '--no-sandbox',
@@ -199,6 +205,92 @@ async function measured(kind, steps) {
 const steady = await measured('steady', 240);
 const jumps = await measured('jumps', 120);
 const after = await page.textContent('#rows-position');
+
+// The simulation: play the timestamp-first scenario, recording frame
+// intervals, then redraw the full heatmap for every metric and scale.
+async function simRun() {
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => problems.push(e.message));
+  await p.goto(server.url);
+  await p.waitForSelector('#rows .row');
+  const kv = p.getByRole('region', { name: 'Key Visualizer', exact: true });
+  await kv.getByLabel('Scenario', { exact: true }).selectOption('mobile_timestamp_first.toml');
+  await p.locator('canvas.kv-canvas').waitFor();
+  const session = await ctx.newCDPSession(p);
+  await session.send('Performance.enable');
+  const taskTimes = async () =>
+    Object.fromEntries((await session.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  // Back to the start (building the simulation again) before each
+  // measured run, timing the click's synchronous work (the reducer).
+  const resets = [];
+  const play = async (speed) => {
+    await kv.getByLabel('Speed', { exact: true }).selectOption(speed);
+    resets.push(
+      await p.evaluate(() => {
+        const button = [...document.querySelectorAll('.keyviz-panel button')].find((b) => b.textContent === 'Reset');
+        const t = performance.now();
+        button.click();
+        return performance.now() - t;
+      }),
+    );
+    await p.waitForTimeout(200);
+    // Long tasks (over 50 ms) on the main thread, as Chromium reports them.
+    await p.evaluate(() => {
+      window.__longTasks = [];
+      if (!window.__longObserver) {
+        window.__longObserver = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+        });
+        window.__longObserver.observe({ type: 'longtask' });
+      }
+    });
+    await p.evaluate(() => {
+      window.__simFrames = [];
+      let last = performance.now();
+      const tick = (t) => {
+        window.__simFrames.push(t - last);
+        last = t;
+        if (window.__simRecording) requestAnimationFrame(tick);
+      };
+      window.__simRecording = true;
+      requestAnimationFrame(tick);
+    });
+    const started = Date.now();
+    const before = await taskTimes();
+    await kv.getByRole('button', { name: 'Play', exact: true }).click();
+    await kv.getByRole('button', { name: 'Replay' }).waitFor({ timeout: 120_000 });
+    const wall = Date.now() - started;
+    const after = await taskTimes();
+    const { frames, longTasks } = await p.evaluate(() => {
+      window.__simRecording = false;
+      return { frames: window.__simFrames.slice(1), longTasks: window.__longTasks };
+    });
+    const taskPerFrame = ((after.TaskDuration - before.TaskDuration) * 1000) / frames.length;
+    const scriptPerFrame = ((after.ScriptDuration - before.ScriptDuration) * 1000) / frames.length;
+    return { frames, wall, longTasks, taskPerFrame, scriptPerFrame };
+  };
+  const normal = await play('quadruple');
+  // The app's own estimates of a map rebuild and a diagnosis while playing.
+  const costs = await p.locator('section.keyviz-panel').evaluate((e) => [e.dataset.mapMs, e.dataset.diagnoseMs]);
+  const max = await play('max');
+  const redraws = [];
+  const canvas = p.locator('canvas.kv-canvas');
+  for (const metric of ['ops', 'write_rows', 'read_rows', 'write_bytes', 'data_stored', 'rows']) {
+    for (const scale of ['absolute', 'relative']) {
+      await kv.getByLabel('Metric', { exact: true }).selectOption(metric);
+      await kv.getByLabel('Scale', { exact: true }).selectOption(scale);
+      // Each change redraws once, in the frame after it.
+      await p.waitForTimeout(50);
+      redraws.push(Number(await canvas.getAttribute('data-redraw-ms')));
+    }
+  }
+  const pixels = await canvas.evaluate((c) => `${c.width}x${c.height}`);
+  const tablets = await p.locator('.sim-tablets-panel .panel-meta').textContent();
+  await ctx.close();
+  return { normal, max, redraws, pixels, tablets, resets, costs };
+}
+const sim = await simRun();
 const size = await distSize();
 await browser.close();
 await server.close();
@@ -223,7 +315,15 @@ out.push(`| steady scroll: main-thread time per frame (all tasks) / of it script
 out.push(`| random jumps, 120 frames: frame interval median / p95 / longest | ${ms(median(jumps.frames))} / ${ms(pct(jumps.frames, 95))} / ${ms(Math.max(...jumps.frames))} | under 16.7 ms |`);
 out.push(`| random jumps: work per scroll median / p95 | ${ms(median(jumps.redraws))} / ${ms(pct(jumps.redraws, 95))} | under 16 ms |`);
 out.push(`| random jumps: main-thread time per frame / of it script | ${ms(jumps.taskPerFrame)} / ${ms(jumps.scriptPerFrame)} | under 16 ms |`);
+out.push(`| simulation at 4× (timestamp-first, 1 h simulated in ${(sim.normal.wall / 1000).toFixed(1)} s): frame interval median / p95 / longest | ${ms(median(sim.normal.frames))} / ${ms(pct(sim.normal.frames, 95))} / ${ms(Math.max(...sim.normal.frames))} | longest under 50 ms |`);
+out.push(`| simulation at 4×: main-thread time per frame (all tasks) / of it script; long tasks (over 50 ms) | ${ms(sim.normal.taskPerFrame)} / ${ms(sim.normal.scriptPerFrame)}; ${sim.normal.longTasks.length ? sim.normal.longTasks.map((x) => x.toFixed(0)).join(', ') + ' ms' : 'none'} | under 16 ms; none |`);
+out.push(`| simulation at Max (the whole run in ${(sim.max.wall / 1000).toFixed(1)} s, ${sim.max.frames.length} frames): frame interval median / p95 / longest | ${ms(median(sim.max.frames))} / ${ms(pct(sim.max.frames, 95))} / ${ms(Math.max(...sim.max.frames))} | longest under 50 ms |`);
+out.push(`| while playing, the app's cost estimates (the larger of the last and a slowly decaying average): rebuilding the map / diagnosing | ${sim.costs[0]} ms / ${sim.costs[1]} ms | |`);
+out.push(`| Reset (building the simulation again: sampling the key space, laying out tablets, an empty map): the click's work | ${sim.resets.map(ms).join(', ')} | a one-off, not while running |`);
+out.push(`| Key Visualizer redraw of the full map (300 columns x 500 key buckets onto a ${sim.pixels} canvas; paint + putImageData), ${sim.redraws.length} redraws: median / longest | ${ms(median(sim.redraws))} / ${ms(Math.max(...sim.redraws))} | under 16 ms |`);
 out.push(`| dist/ size, raw / gzipped (level 9) | ${(size.raw / 1024).toFixed(0)} KiB / ${(size.gz / 1024).toFixed(0)} KiB | under 1.5 MB gzipped |`);
+out.push('');
+out.push(`Simulation at the end: ${sim.tablets}.`);
 out.push('');
 out.push(`Data after loading: ${position}; tables: ${tables.join(', ')}. JS heap in use: ${memoryMb.toFixed(0)} MB (the wasm memory is separate). Last position: ${after}.`);
 out.push('');

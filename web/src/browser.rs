@@ -141,6 +141,62 @@ pub fn download(bytes: &[u8], filename: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Calls `report` now and whenever `element` changes size, until the
+/// returned watch is dropped.
+pub fn watch_size(element: &web_sys::Element, report: impl FnMut() + 'static) -> Option<SizeWatch> {
+    let mut report = report;
+    report();
+    let callback = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(report);
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+    observer.observe(element);
+    Some(SizeWatch {
+        observer,
+        _callback: callback,
+    })
+}
+
+/// A size watch from [`watch_size`]; dropping it stops the watching.
+pub struct SizeWatch {
+    observer: web_sys::ResizeObserver,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut()>,
+}
+
+impl Drop for SizeWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// A file input's change handler: reads the picked file and hands its name
+/// and bytes to `then`, or the reason it could not be read to `fail`. The
+/// input is cleared, so picking the same file again fires again.
+pub fn on_file_picked(
+    then: yew::Callback<(String, Vec<u8>)>,
+    fail: yew::Callback<String>,
+) -> yew::Callback<web_sys::Event> {
+    yew::Callback::from(move |e: web_sys::Event| {
+        let Some(input) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        let name = file.name();
+        let then = then.clone();
+        let fail = fail.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match read_file(file).await {
+                Ok(bytes) => then.emit((name, bytes)),
+                Err(e) => fail.emit(e),
+            }
+        });
+    })
+}
+
 /// Reads a picked file's bytes.
 pub async fn read_file(file: web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())

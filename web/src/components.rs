@@ -8,14 +8,22 @@
 
 mod app_header;
 mod console_panel;
+mod export_dialog;
 mod filter_builder;
+mod findings;
 mod gc_rule_editor;
+mod import_dialog;
+mod key_designer;
 mod key_view;
 mod keyviz_panel;
+mod lessons_panel;
 mod rows_panel;
 mod schema_panel;
+mod sim_controls;
+mod sim_tablets;
 mod splitter;
 mod tablets_panel;
+mod views_list;
 mod workspace;
 
 pub use workspace::Workspace;

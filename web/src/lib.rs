@@ -39,6 +39,10 @@ pub use crate::fatal::{install_panic_hook, show_fatal_error};
 /// address bar and autosave, in milliseconds.
 const SAVE_DELAY_MS: u32 = 400;
 
+/// The longest a save waits while the state keeps changing (a simulation
+/// playing, a load running: every frame is a change), in milliseconds.
+const SAVE_MAX_WAIT_MS: f64 = 3000.0;
+
 /// Where the app starts: a share link in the fragment wins, then autosave
 /// (not in embeds), then the sample table.
 fn boot_action(embed: bool) -> Action {
@@ -125,19 +129,35 @@ pub fn app() -> Html {
     }
 
     // Save the state to the address bar (a share link at all times) and to
-    // autosave, once it has been still for a moment.
+    // autosave, once it has been still for a moment; while it keeps changing
+    // (every frame of a playing simulation is a change), at least every few
+    // seconds.
     let save_timer: Rc<RefCell<Option<gloo::timers::callback::Timeout>>> = use_mut_ref(|| None);
+    let pending_since: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
     {
         let state = state.clone();
         use_effect_with(
             (state.rev(), state.booted),
             move |&(_, booted): &(u64, bool)| {
                 if booted {
-                    let handle = state.clone();
-                    *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
-                        SAVE_DELAY_MS,
-                        move || save(&handle),
-                    ));
+                    let now = js_sys::Date::now();
+                    let since = pending_since.borrow().unwrap_or(now);
+                    if now - since >= SAVE_MAX_WAIT_MS {
+                        save_timer.borrow_mut().take();
+                        *pending_since.borrow_mut() = None;
+                        save(&state);
+                    } else {
+                        *pending_since.borrow_mut() = Some(since);
+                        let handle = state.clone();
+                        let pending = Rc::clone(&pending_since);
+                        *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
+                            SAVE_DELAY_MS,
+                            move || {
+                                *pending.borrow_mut() = None;
+                                save(&handle);
+                            },
+                        ));
+                    }
                 }
             },
         );

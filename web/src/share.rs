@@ -17,7 +17,11 @@
 //! - `snapshot`: the whole instance as `Instance::snapshot()` bytes in
 //!   base64, only when small (rows typed by hand travel this way);
 //! - `layout`, `selected`, `tab`, `input`: the screen;
-//! - `history`: console history (autosave only, never in links).
+//! - `history`: console history (autosave only, never in links);
+//! - `sim`: the simulation (added within v1: older links simply lack it):
+//!   `scenario` (a shipped file's name) or `design` (the edited design as
+//!   scenario TOML), `source`, `seconds` run, `speed`, `keyviz` (`metric`,
+//!   `scale`, `mode`, `zoom`, `table`) and `tablets` (which view).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -57,14 +61,18 @@ pub struct SharedState {
     /// The selected table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub selected: Option<String>,
-    /// The console tab (`cbt` or `json`).
+    /// The console tab (`cbt`, `json` or `sql`).
     pub tab: String,
-    /// What was typed in the console's cbt and JSON tabs.
+    /// What was typed in the console's cbt, JSON and SQL tabs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub input: Vec<String>,
     /// Console history as `[tab, command]` pairs (autosave only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<(String, String)>,
+    /// The simulation: its design, progress, speed and Key Visualizer
+    /// settings (absent in links made before it existed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim: Option<crate::state::sim::SimShared>,
 }
 
 /// Why a text could not be read as a state.
@@ -200,6 +208,7 @@ mod tests {
             tab: "json".into(),
             input: vec!["read mobile".into(), String::new()],
             history: Vec::new(),
+            sim: None,
         }
     }
 
@@ -340,6 +349,46 @@ mod tests {
         let info = db.get_table("mobile").unwrap();
         assert_eq!(info.schema.families.len(), 3);
         assert_eq!(info.initial_splits, [b"phone".to_vec(), b"tablet".to_vec()]);
+    }
+
+    /// A link the app made (the demo table with its rows, a wider Key
+    /// Visualizer, a console command typed) just before the simulation
+    /// added its field: it must open exactly as it did then.
+    const FROZEN_PRE_SIM_LINK: &str = "v1.rVNdb5swFP0rFc-tREKylkh9MIFQspgOkkCgqiYDDphgQHwUkij_fXZbrenWTX0oFvKxfHzvuUc6R6FBQYZrYfJwfIHC5CiERdbSfIYoyQi_Owp1g5r6Z4QbRDJ-jkO7feFS1JstdXBVkyJnXOl0unyl1y2lqNr_nz84nfiL595GJEwEWgQkw1cNofiqxhUXcHq8FGKc4wo1RcWLvCr9iHspVEXH64rsY0owjngThnJU1knRsGeONoeOJltrcaRM7-zEo30W6XI3zZXa22R5SOVBQJeLQ711lG4K4h_flXhEZ0oxBYD9U-N5t3K8QwrQloErE-T22WJjl4G7bsKhs0eucwBxf4j0mRgO5J2_sRPkdgBY0AwlO4nuzG0oOU3gzvbYAgqwAFCUqEO63PpLKHoHq4fqeg_5Uo2O4Q5aFlCp-RTQceZJdubP5NR3-zo21H3s3c8Ty1OgBe69odwG1Ekj3dltpKj0KX2bIdZ6YCVPTBOJ3Kz22Sw3ha4Sb62rA8WGO62Fq11nqmCwSEFnAs0IJHPr5U4Z6EtwYy69bwZhdZh_q7mySLUxVK3OXI6YRrgJ9YTpW6emDkW4AgOY8gXYDAyrhgrAOA2G49Z3TdF37a03dOrgTANYaX_OKCHXL9_P-F7T22wfabLc35pcyDzVOkjOPYVf4Wn3SU977ilMEtFz57W_sVJvpZB7dUbNg3Xmk_YJn8DX-US4T1NbU13DFPFg2t3esiBlaF-0Dc9bhrdsl3igKhInDI-GDAdF0xRUmAyvxdcENzx51yKPG85w2ODoXylldHYVBg3DJC95nwehwii6-Jt-UVZ4S_rbMilyzPjC4-kX";
+
+    #[test]
+    fn a_link_from_before_the_simulation_opens_unchanged() {
+        let state = decode(FROZEN_PRE_SIM_LINK).expect("old links keep decoding");
+        assert_eq!(state.sim, None, "no simulation in it");
+        assert_eq!(
+            serde_json::to_value(&state.tables).unwrap(),
+            json!([{
+                "tableId": "mobile-time-series",
+                "table": {"columnFamilies": {
+                    "stats_detail": {"gcRule": {"maxNumVersions": 3}},
+                    "stats_summary": {"gcRule": {"maxNumVersions": 1}},
+                }},
+            }])
+        );
+        assert_eq!(
+            state.layout,
+            Layout {
+                left: 300,
+                right: 420,
+                bottom: 270,
+                tablets: 170
+            }
+        );
+        assert_eq!(state.selected.as_deref(), Some("mobile-time-series"));
+        assert_eq!(state.tab, "cbt");
+        assert_eq!(state.input, ["read mobile-time-series prefix=phone", ""]);
+        assert!(state.loads.is_empty() && state.history.is_empty());
+        // Its rows travel as a snapshot: the demo's four rows.
+        let mut db = restore_snapshot(state.snapshot.as_deref().unwrap()).unwrap();
+        let out = cbt::run_line(&mut db, "count mobile-time-series").unwrap();
+        assert!(out.trim_end().ends_with('4'), "{out}");
+        // Encoding it again gives the same text: nothing was added.
+        assert_eq!(encode(&state), FROZEN_PRE_SIM_LINK);
     }
 
     #[test]

@@ -300,7 +300,11 @@ impl AppState {
     /// Whether background work is waiting: a data load, or the rows
     /// index.
     pub fn has_work(&self) -> bool {
-        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+        self.job.is_some()
+            || !self.queue.is_empty()
+            || self.indexer.borrow().pending(self.data_rev)
+            || self.tools_has_work()
+            || self.sim.has_work()
     }
 
     /// The whole instance as snapshot bytes (what the CLI's `--state` file
@@ -345,6 +349,7 @@ impl AppState {
                     .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
                     .collect()
             },
+            sim: self.sim_shared(),
         }
     }
 
@@ -496,6 +501,16 @@ impl AppState {
                 }
             }
             Action::Work => {
+                // The simulation's slice; alone when nothing else waits,
+                // else sharing the frame with the data load or the index.
+                if self.sim.has_work() {
+                    let busy = self.data_work_pending();
+                    self.sim_work(WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 });
+                    if !busy && !self.tools_has_work() {
+                        return;
+                    }
+                }
+                self.tools_work();
                 let wrote = self.work(WORK_BUDGET_MS);
                 self.work_frames = self.work_frames.wrapping_add(1);
                 if wrote
@@ -570,6 +585,7 @@ impl AppState {
             Action::DismissNotice => self.notice = None,
             Action::SetDesign(source, scenario) => {
                 Rc::make_mut(&mut self.design).set(source, *scenario);
+                data_changed |= self.learn_design_changed();
             }
             Action::Sim(action) => data_changed = self.reduce_sim(action),
             Action::Learn(action) => data_changed = self.reduce_learn(action),
@@ -578,10 +594,15 @@ impl AppState {
         if data_changed {
             self.data_changed();
         }
+        self.follow_design();
     }
 
     fn boot(&mut self, boot: Boot) {
         let now = self.clock.wall_micros();
+        self.restore_sim(match &boot {
+            Boot::Shared(shared) => shared.sim.as_ref(),
+            Boot::Demo => None,
+        });
         // Booting again (a new link pasted into the address bar) starts
         // from an empty instance.
         *self.instance.borrow_mut() = Instance::default();
@@ -751,16 +772,27 @@ impl Reducible for AppState {
     }
 }
 
+/// The sample playground on a test clock (fixed wall time; monotonic time
+/// moving half a millisecond per reading), for the slices' tests.
+#[cfg(test)]
+pub(crate) fn test_app() -> AppState {
+    AppState::new(
+        Rc::new(TestClock::new(tests::NOW, 0.5)),
+        false,
+        Panels::default(),
+    )
+    .apply(Action::Boot(Boot::Demo))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state::layout::PanelId;
 
-    const NOW: i64 = 1_700_000_000_000_000;
+    pub(super) const NOW: i64 = 1_700_000_000_000_000;
 
     fn app() -> AppState {
-        AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
-            .apply(Action::Boot(Boot::Demo))
+        test_app()
     }
 
     fn keys(state: &AppState) -> Vec<String> {

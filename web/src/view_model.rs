@@ -7,13 +7,21 @@
 //! - [`schema`]: tables, families, GC rule drafts and their validation.
 //! - [`tablets`]: the Tablets bar and SampleRowKeys.
 //! - [`filter`]: the console's visual filter builder.
+//! - [`keydesign`]: the row-key designer's drafts and example keys.
+//! - [`learn`]: the advisor's findings and fixes, access patterns, lessons.
+//! - [`tools`]: export files, import previews, CSV imports, views.
 
 pub mod filter;
 pub mod format;
+pub mod keydesign;
 pub mod keys;
+pub mod keyviz;
+pub mod learn;
 pub mod rows;
 pub mod schema;
+pub mod sim;
 pub mod tablets;
+pub mod tools;
 
 pub use format::{count_noun, format_bytes, format_count, format_timestamp};
 pub use keys::{DisplayKey, KeyPart};

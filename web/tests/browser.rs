@@ -25,7 +25,7 @@ async fn every_panel_is_a_named_region_and_the_sample_rows_are_in_key_order() {
         region(&root, "Key Visualizer")
             .text_content()
             .unwrap_or_default()
-            .contains("arrives with the simulation")
+            .contains("Pick a scenario to simulate it")
     );
     // As many rows as fit (the test window is small), in byte order.
     let expected = [

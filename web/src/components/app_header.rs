@@ -35,6 +35,12 @@ pub struct AppHeaderProps {
     pub on_dismiss: Callback<()>,
     /// Back to the default panel sizes.
     pub on_reset_layout: Callback<()>,
+    /// Open the Export dialog (files for production).
+    #[prop_or_default]
+    pub on_open_export: Callback<()>,
+    /// Open the Import dialog (DynamoDB, Oracle NoSQL, cbt CSV).
+    #[prop_or_default]
+    pub on_open_import: Callback<()>,
 }
 
 /// The top bar.
@@ -75,27 +81,18 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
     let on_file = {
         let on_import = props.on_import.clone();
         let on_notify = props.on_notify.clone();
-        Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
-                return;
-            };
-            let Some(file) = input.files().and_then(|files| files.get(0)) else {
-                return;
-            };
-            // Let the same file be picked again later.
-            input.set_value("");
-            let on_import = on_import.clone();
-            let on_notify = on_notify.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match browser::read_file(file).await {
-                    Ok(bytes) => on_import.emit(Rc::new(bytes)),
-                    Err(text) => on_notify.emit(Notice { error: true, text }),
-                }
-            });
-        })
+        browser::on_file_picked(
+            Callback::from(move |(_, bytes): (String, Vec<u8>)| on_import.emit(Rc::new(bytes))),
+            Callback::from(move |text| on_notify.emit(Notice { error: true, text })),
+        )
+    };
+    let on_open_export = {
+        let cb = props.on_open_export.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_open_import = {
+        let cb = props.on_open_import.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let on_reset = {
         let cb = props.on_reset_layout.clone();
@@ -154,6 +151,8 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
                 <button type="button" class="button" onclick={on_export} title="Download the whole instance as a snapshot file (the format of the CLI's --state file)">{ "Export snapshot" }</button>
                 <button type="button" class="button" onclick={on_pick} title="Replace everything with a snapshot file">{ "Import snapshot" }</button>
                 <input ref={file_input} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
+                <button type="button" class="button" onclick={on_open_export} aria-haspopup="dialog" title="The cbt script, gcloud commands, Terraform file and CSV rows for a real Bigtable instance">{ "Export…" }</button>
+                <button type="button" class="button" onclick={on_open_import} aria-haspopup="dialog" title="A DynamoDB model, an Oracle NoSQL DDL or a cbt CSV file into the playground">{ "Import…" }</button>
                 <button type="button" class="button subtle" onclick={on_reset}>{ "Reset layout" }</button>
             </nav>
             if let Some(text) = (*link).clone() {

@@ -1,11 +1,13 @@
-//! The Console: a `cbt` tab and a JSON tab, run by the same interpreters
-//! as the command line, with a transcript, history on the arrow keys, and
-//! a report under every read (rows and cells seen against returned, the
-//! tablets visited). The filter builder sits beside the transcript.
+//! The Console: a `cbt` tab, a JSON tab and a SQL tab, run by the same
+//! interpreters as the command line, with a transcript, history on the
+//! arrow keys, and a report under every read (rows and cells seen against
+//! returned, the tablets visited). The filter builder sits beside the
+//! transcript.
 //!
-//! Keys in the Command box: Enter runs in the cbt tab (Shift+Enter adds a
-//! line); Ctrl+Enter or Cmd+Enter runs in both; Up and Down at the first or
-//! last line browse this tab's history.
+//! Keys in the Command box: Enter runs in the cbt tab, and in the SQL tab
+//! once the statement is complete (Shift+Enter adds a line); Ctrl+Enter or
+//! Cmd+Enter runs in every tab; Up and Down at the first or last line
+//! browse this tab's history.
 
 use std::rc::Rc;
 
@@ -103,7 +105,11 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
             let value = area.value();
             let key = e.key();
             if key == "Enter"
-                && (e.ctrl_key() || e.meta_key() || (tab == Tab::Cbt && !e.shift_key()))
+                && (e.ctrl_key()
+                    || e.meta_key()
+                    || (!e.shift_key()
+                        && (tab == Tab::Cbt
+                            || (tab == Tab::Sql && crate::state::tools::sql_ready(&value)))))
             {
                 e.prevent_default();
                 on_run.emit(());
@@ -172,6 +178,10 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 ),
             ),
         ],
+        Tab::Sql => crate::state::tools::sql_examples(&table)
+            .into_iter()
+            .map(|s| (Tab::Sql, s))
+            .collect(),
     };
     let example_buttons = examples.into_iter().map(|(t, text)| {
         let on_insert = props.on_insert.clone();
@@ -189,8 +199,9 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
     let placeholder = match tab {
         Tab::Cbt => "a cbt command, e.g. read mobile-time-series count=5",
         Tab::Json => "{\"method\": \"readRows\", \"request\": {...}}",
+        Tab::Sql => "a GoogleSQL statement, e.g. SELECT _key FROM `mobile-time-series` LIMIT 5",
     };
-    let rows = if tab == Tab::Json || console.input().contains('\n') {
+    let rows = if tab != Tab::Cbt || console.input().contains('\n') {
         "3"
     } else {
         "1"
@@ -203,6 +214,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 <div class="tabs" role="tablist" aria-label="Language">
                     { tab_button(Tab::Cbt) }
                     { tab_button(Tab::Json) }
+                    { tab_button(Tab::Sql) }
                 </div>
                 <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
                 <span class="spacer"></span>
@@ -215,7 +227,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                         <div class="welcome">
                             <p>{ "Type a command below, or start from one of these:" }</p>
                             <div class="chips">{ for example_buttons }</div>
-                            <p class="hint">{ "The cbt tab speaks the cbt tool's language and prints exactly what cbt prints; the JSON tab takes Bigtable's REST requests in proto3 JSON, one per line. Every read also reports rows and cells seen against returned, and the tablets it visited." }</p>
+                            <p class="hint">{ "The cbt tab speaks the cbt tool's language and prints exactly what cbt prints; the JSON tab takes Bigtable's REST requests in proto3 JSON, one per line; the SQL tab runs GoogleSQL for Bigtable as tabletop sql does (EXPLAIN shows the plan). Every read also reports rows and cells seen against returned, and the tablets it visited." }</p>
                         </div>
                     } else {
                         { for console.entries.iter().map(entry_html) }
@@ -233,7 +245,11 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 <button type="submit" class="button primary">{ "Run" }</button>
             </form>
             <p class="console-hint hint">
-                { if tab == Tab::Cbt { "Enter runs · Shift+Enter new line · " } else { "Ctrl/⌘+Enter runs · " } }
+                { match tab {
+                    Tab::Cbt => "Enter runs · Shift+Enter new line · ",
+                    Tab::Json => "Ctrl/⌘+Enter runs · ",
+                    Tab::Sql => "Enter runs a complete statement · Shift+Enter new line · Ctrl/⌘+Enter runs · ",
+                } }
                 { "↑ ↓ history" }
                 { format!(" · {} in history", format_count(console.history.iter().filter(|(t, _)| *t == tab).count() as u64)) }
             </p>

@@ -1,26 +1,567 @@
-//! The Key Visualizer panel. The heatmap (reads and writes over time and
-//! key space, with its colour scale) arrives with the simulation; until
-//! then the panel says so plainly and points to what already shows the key
-//! space.
+//! The Key Visualizer panel: the simulation's controls, then the heatmap
+//! of the running simulation (time left to right over the whole run, the
+//! key space top to bottom) with its metric, scale, bucket and zoom
+//! controls, the colour legend, key-prefix labels at the side, a tooltip
+//! under the pointer (click pins it), drag to zoom into a key range, the
+//! findings as banners with their remedy, and a data table with the same
+//! numbers for screen readers.
+//!
+//! The canvas is painted from one reused pixel buffer
+//! ([`Painter`](crate::view_model::keyviz::Painter)) with `putImageData`,
+//! only when the map, the scale or the canvas size change; the time the
+//! last redraw took is kept in the canvas's `data-redraw-ms` attribute (the
+//! performance test reads it).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use tabletop_core::keyviz::{BucketMode, ColorScale, Metric};
+use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
-/// The panel, for now a note.
+use super::key_view::key_html;
+use super::sim_controls::SimControls;
+use crate::state::sim::{SimAction, SimState};
+use crate::view_model::keys::{DisplayKey, key_parts};
+use crate::view_model::keyviz::{
+    MapData, Painter, banners, cell_info, data_table, hit, label_boxes, label_widths, legend,
+    metric_label, zoom_in, zoom_out, zoom_to_rows,
+};
+
+/// Props of [`KeyVizPanel`].
+#[derive(Properties, PartialEq)]
+pub struct KeyVizPanelProps {
+    /// The simulation slice.
+    pub sim: Rc<SimState>,
+    /// The simulation's actions.
+    pub on_sim: Callback<SimAction>,
+}
+
+fn select_value(e: &Event) -> Option<String> {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        .map(|s| s.value())
+}
+
+/// The panel.
 #[component(KeyVizPanel)]
-pub fn keyviz_panel() -> Html {
-    html! {
-        <section class="panel keyviz-panel" aria-label="Key Visualizer" style="grid-area: keyviz">
-            <header class="panel-head">
-                <h2 class="panel-title">{ "Key Visualizer" }</h2>
-            </header>
-            <div class="panel-body">
+pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
+    let sim = &props.sim;
+    let on_sim = props.on_sim.clone();
+    let meta = sim.snapshot.as_ref().map(|s| s.title.clone());
+    let controls = html! {
+        <SimControls snapshot={sim.snapshot.clone()} source={sim.source.clone()} playing={sim.playing}
+            seeking={sim.seek_to.is_some()} speed={sim.speed} on_sim={on_sim.clone()} />
+    };
+    let body = match (&sim.map, &sim.error) {
+        (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
+        (None, None) => html! {
+            <div class="kv-intro">
                 <p class="placeholder">
-                    { "The Key Visualizer arrives with the simulation: a heatmap of reads and writes over time and key space, where a row-key design that makes a hotspot lights up." }
+                    { "Pick a scenario to simulate it: the heatmap shows reads and writes over time and key space, and a row-key design that makes a hotspot lights up." }
                 </p>
                 <p class="hint">
-                    { "Until then, the Tablets bar shows how the key space is split, and every console read reports the tablets it visited." }
+                    { "Try “Mobile time series: timestamp first”, then “device first” to compare." }
                 </p>
             </div>
+        },
+        (Some(map), None) => {
+            let settings = sim.keyviz;
+            let on_metric = {
+                let on_sim = on_sim.clone();
+                Callback::from(move |e: Event| {
+                    if let Some(m) = select_value(&e).and_then(|v| Metric::from_name(&v)) {
+                        on_sim.emit(SimAction::Metric(m));
+                    }
+                })
+            };
+            let on_scale = {
+                let on_sim = on_sim.clone();
+                Callback::from(move |e: Event| {
+                    let scale = match select_value(&e).as_deref() {
+                        Some("absolute") => ColorScale::Absolute,
+                        _ => ColorScale::Relative,
+                    };
+                    on_sim.emit(SimAction::Scale(scale));
+                })
+            };
+            let on_mode = {
+                let on_sim = on_sim.clone();
+                Callback::from(move |e: Event| {
+                    let mode = match select_value(&e).as_deref() {
+                        Some("traffic") => BucketMode::TrafficWeighted,
+                        _ => BucketMode::EqualKeys,
+                    };
+                    on_sim.emit(SimAction::Mode(mode));
+                })
+            };
+            let zoom_button = |text: &'static str,
+                               zoom: Option<Option<[u32; 2]>>,
+                               title: &'static str| {
+                let on_sim = on_sim.clone();
+                let disabled = zoom.is_none();
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    if let Some(z) = zoom {
+                        on_sim.emit(SimAction::Zoom(z));
+                    }
+                });
+                html! { <button type="button" class="button small" {onclick} {disabled} {title}>{ text }</button> }
+            };
+            let table_toggle = {
+                let on_sim = on_sim.clone();
+                let on = settings.table;
+                Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowTable(!on)))
+            };
+            let legend = legend(map, settings.scale);
+            let findings = banners(&sim.diagnostics);
+            html! {
+                <>
+                    <div class="kv-toolbar">
+                        <label class="inline">
+                            <span>{ "Metric" }</span>
+                            <select onchange={on_metric} aria-label="Metric">
+                                { for Metric::ALL.into_iter().map(|m| html! {
+                                    <option value={m.name()} selected={m == settings.metric}>{ metric_label(m) }</option>
+                                }) }
+                            </select>
+                        </label>
+                        <label class="inline">
+                            <span>{ "Scale" }</span>
+                            <select onchange={on_scale} aria-label="Scale">
+                                <option value="relative" selected={settings.scale == ColorScale::Relative}>{ "Relative" }</option>
+                                <option value="absolute" selected={settings.scale == ColorScale::Absolute}>{ "Absolute" }</option>
+                            </select>
+                        </label>
+                        <label class="inline">
+                            <span>{ "Buckets" }</span>
+                            <select onchange={on_mode} aria-label="Key buckets">
+                                <option value="equal" selected={settings.mode == BucketMode::EqualKeys} title="Each bucket holds about the same number of rows, as Bigtable draws it">{ "Equal keys" }</option>
+                                <option value="traffic" selected={settings.mode == BucketMode::TrafficWeighted} title="Busy ranges get narrower buckets">{ "Traffic-weighted" }</option>
+                            </select>
+                        </label>
+                        <span class="kv-zoom" role="group" aria-label="Zoom">
+                            { zoom_button("Zoom in", zoom_in(map).map(Some), "Show the middle half of the key range") }
+                            { zoom_button("Zoom out", map.zoomed().then(|| zoom_out(map)), "Show twice the key range") }
+                            { zoom_button("Reset zoom", map.zoomed().then_some(None), "Show the whole key space") }
+                        </span>
+                        <button type="button" class="button small" aria-pressed={settings.table.to_string()} onclick={table_toggle}
+                            title="The same numbers as a table, for screen readers">{ "Data table" }</button>
+                    </div>
+                    <div class="kv-legend">
+                        <span class="kv-legend-low">{ legend.low.clone() }</span>
+                        <span class="kv-gradient" aria-hidden="true"></span>
+                        <span class="kv-legend-high">{ legend.high.clone() }</span>
+                        <span class="kv-legend-caption">{ legend.caption.clone() }</span>
+                    </div>
+                    if !findings.is_empty() {
+                        // Above the map, so they are seen without scrolling;
+                        // where and what was seen fold away.
+                        <div class="kv-findings" role="region" aria-label="Key Visualizer findings">
+                            { for findings.iter().map(|b| html! {
+                                <div class={classes!("kv-banner", b.severity)}>
+                                    <p class="kv-banner-title"><span class="badge">{ b.severity }</span>{ " " }<strong>{ b.title.clone() }</strong></p>
+                                    <p class="kv-banner-remedy"><strong>{ "Remedy: " }</strong>{ b.remedy.clone() }</p>
+                                    <details class="kv-banner-more">
+                                        <summary>{ "Evidence" }</summary>
+                                        <p class="kv-banner-place mono">{ b.place.clone() }</p>
+                                        <p class="kv-banner-evidence">{ b.evidence.clone() }</p>
+                                    </details>
+                                </div>
+                            }) }
+                        </div>
+                    }
+                    if settings.table {
+                        <KeyVizTable map={Rc::clone(map)} />
+                    } else {
+                        <Heatmap map={Rc::clone(map)} scale={settings.scale} on_sim={on_sim.clone()} />
+                    }
+                </>
+            }
+        }
+    };
+    html! {
+        <section class="panel keyviz-panel" aria-label="Key Visualizer" style="grid-area: keyviz"
+            data-map-ms={format!("{:.2}", sim.map_ms)} data-diagnose-ms={format!("{:.2}", sim.diagnose_ms)}>
+            <header class="panel-head">
+                <h2 class="panel-title">{ "Key Visualizer" }</h2>
+                if let Some(meta) = meta {
+                    <span class="panel-meta">{ meta }</span>
+                }
+            </header>
+            <div class="panel-body kv-body">
+                { controls }
+                { body }
+            </div>
         </section>
+    }
+}
+
+/// Props of [`Heatmap`].
+#[derive(Properties)]
+struct HeatmapProps {
+    map: Rc<MapData>,
+    scale: ColorScale,
+    on_sim: Callback<SimAction>,
+}
+
+// The map is compared by identity: the reducer makes a new one whenever
+// its data changes, and comparing 150,000 values every frame would waste
+// time.
+impl PartialEq for HeatmapProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.map, &other.map)
+            && self.scale == other.scale
+            && self.on_sim == other.on_sim
+    }
+}
+
+/// A point of the map being dragged over (CSS pixels from the map's top).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Drag {
+    from: f64,
+    to: f64,
+}
+
+/// Least drag, in CSS pixels, that zooms rather than clicks.
+const DRAG_PX: f64 = 5.0;
+/// Smallest height of a prefix label, in CSS pixels.
+const LABEL_MIN_PX: f64 = 14.0;
+/// Levels of key-prefix labels shown beside the map, and the most
+/// characters of a label (the rest is in its hover text).
+const LABEL_DEPTHS: usize = 2;
+const LABEL_CHARS: usize = 14;
+
+/// The canvas, its labels, tooltip and drag selection.
+#[component(Heatmap)]
+fn heatmap(props: &HeatmapProps) -> Html {
+    let canvas = use_node_ref();
+    let frame = use_node_ref();
+    let painter = use_mut_ref(Painter::default);
+    // The canvas's size in CSS pixels, and the device pixel ratio.
+    let size = use_state(|| (0u32, 0u32, 1.0f64));
+    let hover = use_state(|| None::<(usize, usize, f64, f64)>);
+    let pinned = use_state(|| None::<(usize, usize, f64, f64)>);
+    let drag = use_state(|| None::<Drag>);
+    let pressed: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
+
+    // Follow the frame's size.
+    {
+        let frame = frame.clone();
+        let size = size.clone();
+        use_effect_with((), move |()| {
+            let watch = frame.cast::<web_sys::HtmlElement>().and_then(|element| {
+                let watched = element.clone();
+                crate::browser::watch_size(&watched, move || {
+                    let w = element.client_width().max(0) as u32;
+                    let h = element.client_height().max(0) as u32;
+                    let dpr = gloo::utils::window().device_pixel_ratio().clamp(1.0, 2.0);
+                    if w > 0 && h > 0 && *size != (w, h, dpr) {
+                        size.set((w, h, dpr));
+                    }
+                })
+            });
+            move || drop(watch)
+        });
+    }
+
+    // Redraw when the map, the scale or the size change.
+    {
+        let canvas = canvas.clone();
+        let painter = Rc::clone(&painter);
+        let map = Rc::clone(&props.map);
+        let key = (Rc::as_ptr(&props.map) as usize, props.scale, *size);
+        use_effect_with(key, move |&(_, scale, (w, h, dpr))| {
+            if let Some(element) = canvas.cast::<web_sys::HtmlCanvasElement>() {
+                let started = gloo::utils::window().performance().map(|p| p.now());
+                let pw = ((f64::from(w) * dpr).round() as u32).max(1);
+                let ph = ((f64::from(h) * dpr).round() as u32).max(1);
+                if element.width() != pw {
+                    element.set_width(pw);
+                }
+                if element.height() != ph {
+                    element.set_height(ph);
+                }
+                let context = element
+                    .get_context("2d")
+                    .ok()
+                    .flatten()
+                    .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
+                if let Some(context) = context {
+                    let mut painter = painter.borrow_mut();
+                    let pixels = painter.paint(&map, scale, pw as usize, ph as usize);
+                    if let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+                        Clamped(pixels),
+                        pw,
+                        ph,
+                    ) {
+                        let _ = context.put_image_data(&image, 0.0, 0.0);
+                    }
+                }
+                if let (Some(started), Some(perf)) = (started, gloo::utils::window().performance())
+                {
+                    let _ = element
+                        .set_attribute("data-redraw-ms", &format!("{:.2}", perf.now() - started));
+                }
+            }
+        });
+    }
+
+    let (w, h, _) = *size;
+    let map = &props.map;
+    let locate = {
+        let canvas = canvas.clone();
+        move |e: &MouseEvent| -> Option<(f64, f64, f64, f64)> {
+            let element = canvas.cast::<web_sys::Element>()?;
+            let rect = element.get_bounding_client_rect();
+            Some((
+                f64::from(e.client_x()) - rect.left(),
+                f64::from(e.client_y()) - rect.top(),
+                rect.width(),
+                rect.height(),
+            ))
+        }
+    };
+    let onmousedown = {
+        let locate = locate.clone();
+        let pressed = Rc::clone(&pressed);
+        Callback::from(move |e: MouseEvent| {
+            if e.button() == 0
+                && let Some((_, y, _, _)) = locate(&e)
+            {
+                *pressed.borrow_mut() = Some(y);
+            }
+        })
+    };
+    let onmousemove = {
+        let locate = locate.clone();
+        let pressed = Rc::clone(&pressed);
+        let hover = hover.clone();
+        let drag = drag.clone();
+        let map = Rc::clone(map);
+        Callback::from(move |e: MouseEvent| {
+            let Some((x, y, cw, ch)) = locate(&e) else {
+                return;
+            };
+            if let Some(from) = *pressed.borrow()
+                && (y - from).abs() >= DRAG_PX
+            {
+                let next = Some(Drag {
+                    from,
+                    to: y.clamp(0.0, ch),
+                });
+                if *drag != next {
+                    drag.set(next);
+                }
+            }
+            let cell = hit(&map, cw, ch, x, y).map(|(r, c)| (r, c, x, y));
+            if cell.map(|c| (c.0, c.1)) != hover.map(|c| (c.0, c.1)) {
+                hover.set(cell);
+            }
+        })
+    };
+    let onmouseup = {
+        let locate = locate.clone();
+        let pressed = Rc::clone(&pressed);
+        let drag = drag.clone();
+        let pinned = pinned.clone();
+        let map = Rc::clone(map);
+        let on_sim = props.on_sim.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(from) = pressed.borrow_mut().take() else {
+                return;
+            };
+            drag.set(None);
+            let Some((x, y, cw, ch)) = locate(&e) else {
+                return;
+            };
+            if (y - from).abs() >= DRAG_PX {
+                let rows = map.rows() as f64;
+                let row = |py: f64| ((py.clamp(0.0, ch - 0.01) / ch) * rows) as usize;
+                if let Some(zoom) = zoom_to_rows(&map, row(from), row(y)) {
+                    pinned.set(None);
+                    on_sim.emit(SimAction::Zoom(Some(zoom)));
+                }
+            } else {
+                // A click pins the tooltip here (or unpins it).
+                let cell = hit(&map, cw, ch, x, y).map(|(r, c)| (r, c, x, y));
+                if pinned.map(|p| (p.0, p.1)) == cell.map(|c| (c.0, c.1)) {
+                    pinned.set(None);
+                } else {
+                    pinned.set(cell);
+                }
+            }
+        })
+    };
+    let onmouseleave = {
+        let hover = hover.clone();
+        let pressed = Rc::clone(&pressed);
+        let drag = drag.clone();
+        Callback::from(move |_: MouseEvent| {
+            hover.set(None);
+            *pressed.borrow_mut() = None;
+            drag.set(None);
+        })
+    };
+    // Keyboard: arrows move a pinned cursor over the cells, Escape
+    // unpins it.
+    let onkeydown = {
+        let pinned = pinned.clone();
+        let map = Rc::clone(map);
+        Callback::from(move |e: KeyboardEvent| {
+            let rows = map.rows();
+            let cols = map.time_total.max(1);
+            if rows == 0 || w == 0 || h == 0 {
+                return;
+            }
+            let (r, c) = pinned.map_or((0, map.time_filled.saturating_sub(1)), |p| (p.0, p.1));
+            let (r, c) = match e.key().as_str() {
+                "ArrowUp" => (r.saturating_sub(1), c),
+                "ArrowDown" => ((r + 1).min(rows - 1), c),
+                "ArrowLeft" => (r, c.saturating_sub(1)),
+                "ArrowRight" => (r, (c + 1).min(cols - 1)),
+                "Escape" => {
+                    pinned.set(None);
+                    return;
+                }
+                _ => return,
+            };
+            e.prevent_default();
+            let x = (c as f64 + 0.5) / cols as f64 * f64::from(w);
+            let y = (r as f64 + 0.5) / rows as f64 * f64::from(h);
+            pinned.set(Some((r, c, x, y)));
+        })
+    };
+
+    let shown = pinned.or(*hover);
+    let tooltip = shown.and_then(|(r, c, x, y)| {
+        let info = cell_info(map, r, c)?;
+        let start = DisplayKey {
+            text: info.key_start.clone(),
+            parts: key_parts(&info.key_start),
+        };
+        let end = info.key_end.as_ref().map(|k| DisplayKey {
+            text: k.clone(),
+            parts: key_parts(k),
+        });
+        // Keep the tooltip inside the map: flip it left or up near the
+        // far edges.
+        let left = f64::from(w) > 0.0 && x > f64::from(w) * 0.55;
+        let up = f64::from(h) > 0.0 && y > f64::from(h) * 0.6;
+        let style = format!(
+            "{}: {:.0}px; {}: {:.0}px",
+            if left { "right" } else { "left" },
+            if left { f64::from(w) - x + 10.0 } else { x + 10.0 },
+            if up { "bottom" } else { "top" },
+            if up { f64::from(h) - y + 10.0 } else { y + 10.0 }
+        );
+        Some(html! {
+            <div class={classes!("kv-tooltip", pinned.is_some().then_some("pinned"))} role="status" {style}>
+                <div class="kv-tip-keys mono">
+                    { if start.text.is_empty() { html! { "start of table" } } else { key_html(&start) } }
+                    { " to " }
+                    { match &end { Some(e) => key_html(e), None => html! { "end of table" } } }
+                </div>
+                <div class="kv-tip-time">{ info.time }</div>
+                <div class="kv-tip-value">{ info.value }</div>
+                if pinned.is_some() { <div class="kv-tip-hint">{ "Pinned: click again or press Escape to release" }</div> }
+            </div>
+        })
+    });
+    let labels = label_boxes(map, f64::from(h.max(1)), LABEL_MIN_PX, LABEL_DEPTHS);
+    let widths = label_widths(&labels, LABEL_CHARS);
+    // Each depth's column starts after the ones before it (in `ch`, plus
+    // a little padding).
+    let lefts: Vec<usize> = widths
+        .iter()
+        .scan(0, |at, w| {
+            let left = *at;
+            *at += w + 1;
+            Some(left)
+        })
+        .collect();
+    let gutter = widths.iter().map(|w| w + 1).sum::<usize>();
+    let selection = drag.map(|d| {
+        let (a, b) = (d.from.min(d.to), d.from.max(d.to));
+        html! { <div class="kv-selection" style={format!("top: {a:.0}px; height: {:.0}px", b - a)}></div> }
+    });
+    html! {
+        <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")}>
+            <div class="kv-labels" aria-label="Key prefixes" role="list">
+                { for labels.iter().map(|l| html! {
+                    <div class={classes!("kv-label", format!("depth-{}", l.depth))} role="listitem"
+                        style={format!("top: {:.3}%; height: {:.3}%; left: {}ch; width: {}ch",
+                            l.top, l.height,
+                            lefts.get(usize::from(l.depth)).copied().unwrap_or(0),
+                            widths.get(usize::from(l.depth)).copied().unwrap_or(3))}
+                        title={l.prefix.clone()}>
+                        <span class={classes!("kv-label-text", format!("seg-{}", l.depth.min(5)))}>{ l.text.clone() }</span>
+                    </div>
+                }) }
+            </div>
+            <div class="kv-frame" ref={frame}>
+                <canvas ref={canvas} class="kv-canvas" role="img" aria-label="Key Visualizer heatmap" tabindex="0"
+                    aria-describedby="kv-canvas-help"
+                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onkeydown}></canvas>
+                { selection.unwrap_or_default() }
+                { tooltip.unwrap_or_default() }
+            </div>
+            <p id="kv-canvas-help" class="visually-hidden">
+                { format!("{} over time (left to right, {} columns) and key space (top to bottom, {} key buckets). Arrow keys move a cursor over the cells; the Data table button shows the numbers.",
+                    metric_label(map.metric), map.time_total, map.rows()) }
+            </p>
+            <div class="kv-axis" aria-hidden="true">
+                <span>{ "0s" }</span>
+                <span>{ tabletop_core::keyviz::human_seconds(map.bucket_seconds * map.time_total as f64) }</span>
+            </div>
+        </div>
+    }
+}
+
+/// Props of [`KeyVizTable`].
+#[derive(Properties)]
+struct KeyVizTableProps {
+    map: Rc<MapData>,
+}
+
+impl PartialEq for KeyVizTableProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.map, &other.map)
+    }
+}
+
+/// Rows and columns of the data table.
+const TABLE_ROWS: usize = 24;
+const TABLE_COLUMNS: usize = 8;
+
+/// The data-table alternative.
+#[component(KeyVizTable)]
+fn key_viz_table(props: &KeyVizTableProps) -> Html {
+    let table = use_memo(Rc::as_ptr(&props.map) as usize, {
+        let map = Rc::clone(&props.map);
+        move |_| data_table(&map, TABLE_ROWS, TABLE_COLUMNS)
+    });
+    if table.columns.is_empty() {
+        return html! { <p class="hint">{ "Nothing simulated yet: play or step the simulation." }</p> };
+    }
+    html! {
+        <div class="kv-table-wrap">
+            <table class="kv-table">
+                <caption>{ table.caption.clone() }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ "key range" }</th>
+                        { for table.columns.iter().map(|c| html! { <th scope="col" class="num">{ c.clone() }</th> }) }
+                    </tr>
+                </thead>
+                <tbody>
+                    { for table.rows.iter().map(|(label, cells)| html! {
+                        <tr>
+                            <th scope="row" class="mono">{ label.clone() }</th>
+                            { for cells.iter().map(|v| html! { <td class="num">{ v.clone() }</td> }) }
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }

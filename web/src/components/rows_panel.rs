@@ -12,8 +12,6 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::Closure;
 use yew::prelude::*;
 
 use super::key_view::key_html;
@@ -114,28 +112,16 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
         let viewport = viewport.clone();
         let on_viewport = props.on_viewport.clone();
         use_effect_with((), move |()| {
-            let observer = viewport.cast::<web_sys::Element>().and_then(|element| {
-                let report = {
-                    let element = element.clone();
-                    move || {
-                        let h = element.client_height();
-                        if h > 0 {
-                            on_viewport.emit(u32::try_from(h).unwrap_or(0));
-                        }
+            let watch = viewport.cast::<web_sys::Element>().and_then(|element| {
+                let watched = element.clone();
+                crate::browser::watch_size(&watched, move || {
+                    let h = element.client_height();
+                    if h > 0 {
+                        on_viewport.emit(u32::try_from(h).unwrap_or(0));
                     }
-                };
-                report();
-                let callback = Closure::<dyn FnMut()>::new(report);
-                let observer =
-                    web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-                observer.observe(&element);
-                Some((observer, callback))
+                })
             });
-            move || {
-                if let Some((observer, _callback)) = observer {
-                    observer.disconnect();
-                }
-            }
+            move || drop(watch)
         });
     }
 

@@ -152,6 +152,7 @@ pub fn schema_panel(props: &SchemaPanelProps) -> Html {
                         on_modify={props.on_modify.clone()}
                     />
                 }
+                <super::key_designer::DesignSection />
                 { props.children.clone() }
             </div>
         </section>

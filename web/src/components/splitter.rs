@@ -47,8 +47,28 @@ pub fn split_handle(props: &SplitHandleProps) -> Html {
                 return;
             }
             e.prevent_default();
+            let mut size = size;
             if let Some(target) = e.target_dyn_into::<web_sys::Element>() {
                 let _ = target.set_pointer_capture(e.pointer_id());
+                // A side column may be drawn narrower than its setting on a
+                // narrow screen (the grid caps it); drag from what is drawn,
+                // so the handle follows the pointer at once.
+                if vertical && let Some(parent) = target.parent_element() {
+                    let (handle, grid) = (
+                        target.get_bounding_client_rect(),
+                        parent.get_bounding_client_rect(),
+                    );
+                    let drawn = if sign > 0 {
+                        handle.left() - grid.left()
+                    } else {
+                        grid.right() - handle.right()
+                    };
+                    #[allow(clippy::cast_possible_truncation)]
+                    let drawn = drawn.round() as i64;
+                    if drawn > 0 {
+                        size = size.min(drawn);
+                    }
+                }
             }
             *drag.borrow_mut() = Some((e.pointer_id(), coordinate(&e), size));
         })

@@ -33,6 +33,9 @@ pub struct TabletsPanelProps {
     pub read_tablets: Option<Vec<u64>>,
     /// Scroll the rows to a key.
     pub on_go_to: Callback<Vec<u8>>,
+    /// The switch to the simulation's tablets, when one is loaded.
+    #[prop_or_default]
+    pub switch: Option<Html>,
 }
 
 /// Smallest distance between two split labels, in percent of the bar.
@@ -105,6 +108,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                 if let Some(meta) = header_meta {
                     <span class="panel-meta">{ meta }</span>
                 }
+                { props.switch.clone().unwrap_or_default() }
             </header>
             { body }
         </section>

@@ -10,11 +10,16 @@ use yew::prelude::*;
 
 use super::app_header::AppHeader;
 use super::console_panel::ConsolePanel;
+use super::export_dialog::ExportDialog;
+use super::import_dialog::ImportDialog;
 use super::keyviz_panel::KeyVizPanel;
+use super::lessons_panel::LeftColumn;
 use super::rows_panel::RowsPanel;
 use super::schema_panel::SchemaPanel;
+use super::sim_tablets::{SimTabletsPanel, TabletsSwitch};
 use super::splitter::SplitHandle;
 use super::tablets_panel::TabletsPanel;
+use super::views_list::ViewsList;
 use crate::browser;
 use crate::share;
 use crate::state::console::Tab;
@@ -53,6 +58,10 @@ pub struct Callbacks {
     pub make_link: Callback<(), String>,
     pub notify: Callback<Notice>,
     pub dismiss: Callback<()>,
+    pub sim: Callback<crate::state::sim::SimAction>,
+    pub tools: Callback<crate::state::tools::ToolsAction>,
+    pub open_export: Callback<()>,
+    pub open_import: Callback<()>,
 }
 
 fn callbacks(app: &AppContext) -> Callbacks {
@@ -118,18 +127,28 @@ fn callbacks(app: &AppContext) -> Callbacks {
         }),
         notify,
         dismiss: to(|()| Action::DismissNotice),
+        sim: d.to_callback().reform(Action::Sim),
+        tools: d.to_callback().reform(Action::Tools),
+        open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
+        open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
     }
 }
 
 /// The grid's template for the panels shown.
+/// The most a side column (Schema or Key Visualizer) takes of the width.
+const SIDE_MAX: &str = "32%";
+
 fn grid_style(layout: &Layout, panels: Panels) -> String {
     let middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
-    let schema = panels.has(PanelId::Schema);
+    let schema = panels.has(PanelId::Schema) || panels.has(PanelId::Lessons);
     let keyviz = panels.has(PanelId::KeyVisualizer);
     let mut columns: Vec<(&str, String)> = Vec::new();
+    // Side columns keep their dragged width on wide screens but never take
+    // more than a third of a narrow one each, so the rows in the middle
+    // stay readable on a laptop or a tablet.
     if schema {
         let width = if middle || keyviz {
-            format!("{}px", layout.left)
+            format!("min({}px, {SIDE_MAX})", layout.left)
         } else {
             "minmax(0, 1fr)".into()
         };
@@ -144,7 +163,7 @@ fn grid_style(layout: &Layout, panels: Panels) -> String {
     if keyviz {
         if middle {
             columns.push(("rs", "6px".into()));
-            columns.push(("keyviz", format!("{}px", layout.right)));
+            columns.push(("keyviz", format!("min({}px, {SIDE_MAX})", layout.right)));
         } else {
             columns.push(("keyviz", "minmax(0, 1fr)".into()));
         }
@@ -232,17 +251,32 @@ pub fn workspace() -> Html {
                 on_notify={cb.notify.clone()}
                 on_dismiss={cb.dismiss.clone()}
                 on_reset_layout={cb.reset_layout.clone()}
+                on_open_export={cb.open_export.clone()}
+                on_open_import={cb.open_import.clone()}
             />
+            if let Some(export) = &app.tools.export {
+                <ExportDialog state={export.clone()} tables={Rc::clone(&app.tables)}
+                    on_action={cb.tools.clone()} on_notify={cb.notify.clone()} />
+            }
+            if let Some(import) = &app.tools.import {
+                <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />
+            }
             <main class="workspace" style={grid_style(&layout, panels)}>
-                if panels.has(PanelId::Schema) {
-                    <SchemaPanel
-                        tables={Rc::clone(&app.tables)}
-                        selected={app.selected.clone()}
-                        on_select={cb.select_table.clone()}
-                        on_create={cb.create_table.clone()}
-                        on_delete={cb.delete_table.clone()}
-                        on_modify={cb.modify_families.clone()}
-                    />
+                if panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) {
+                    <LeftColumn schema={panels.has(PanelId::Schema)} lessons={panels.has(PanelId::Lessons)}>
+                        if panels.has(PanelId::Schema) {
+                            <SchemaPanel
+                                tables={Rc::clone(&app.tables)}
+                                selected={app.selected.clone()}
+                                on_select={cb.select_table.clone()}
+                                on_create={cb.create_table.clone()}
+                                on_delete={cb.delete_table.clone()}
+                                on_modify={cb.modify_families.clone()}
+                            >
+                                <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
+                            </SchemaPanel>
+                        }
+                    </LeftColumn>
                     if has_middle || panels.has(PanelId::KeyVisualizer) {
                         <SplitHandle splitter={Splitter::Left} size={layout.left} on_resize={cb.resize.clone()} style="grid-area: ls" />
                     }
@@ -250,12 +284,17 @@ pub fn workspace() -> Html {
                 if has_middle {
                     <div class="middle" style={middle_style}>
                         if panels.has(PanelId::Tablets) {
-                            <TabletsPanel
-                                view={app.tablets.clone()}
-                                top_key={top_key}
-                                read_tablets={last_read}
-                                on_go_to={cb.go_to_key.clone()}
-                            />
+                            if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
+                                <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} />
+                            } else {
+                                <TabletsPanel
+                                    view={app.tablets.clone()}
+                                    top_key={top_key}
+                                    read_tablets={last_read}
+                                    on_go_to={cb.go_to_key.clone()}
+                                    switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
+                                />
+                            }
                         }
                         if both_middle {
                             <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
@@ -283,10 +322,10 @@ pub fn workspace() -> Html {
                     if has_middle {
                         <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
                     }
-                    <KeyVizPanel />
+                    <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} />
                 }
                 if panels.has(PanelId::Console) {
-                    if has_middle || panels.has(PanelId::Schema) || panels.has(PanelId::KeyVisualizer) {
+                    if has_middle || panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) || panels.has(PanelId::KeyVisualizer) {
                         <SplitHandle splitter={Splitter::Bottom} size={layout.bottom} on_resize={cb.resize.clone()} style="grid-area: hs" />
                     }
                     <ConsolePanel
@@ -318,7 +357,9 @@ mod tests {
             style.contains(r#""schema ls mid rs keyviz" "hs hs hs hs hs" "console console console console console""#),
             "{style}"
         );
-        assert!(style.contains("grid-template-columns: 300px 6px minmax(0, 1fr) 6px 260px;"));
+        assert!(style.contains(
+            "grid-template-columns: min(300px, 32%) 6px minmax(0, 1fr) 6px min(420px, 32%);"
+        ));
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub enum Tab {
     Cbt,
     /// Bigtable's REST requests in proto3 JSON.
     Json,
+    /// GoogleSQL for Bigtable (see [`crate::state::tools::run_sql`]).
+    Sql,
 }
 
 impl Tab {
@@ -35,6 +37,7 @@ impl Tab {
         match self {
             Tab::Cbt => "cbt",
             Tab::Json => "JSON",
+            Tab::Sql => "SQL",
         }
     }
 
@@ -43,6 +46,7 @@ impl Tab {
         match self {
             Tab::Cbt => "cbt",
             Tab::Json => "json",
+            Tab::Sql => "sql",
         }
     }
 
@@ -50,6 +54,8 @@ impl Tab {
     pub fn from_slug(slug: &str) -> Tab {
         if slug.eq_ignore_ascii_case("json") {
             Tab::Json
+        } else if slug.eq_ignore_ascii_case("sql") {
+            Tab::Sql
         } else {
             Tab::Cbt
         }
@@ -159,8 +165,8 @@ pub const MAX_HISTORY: usize = 100;
 pub struct ConsoleState {
     /// The tab shown.
     pub tab: Tab,
-    /// What is typed in each tab (cbt, JSON).
-    pub inputs: [String; 2],
+    /// What is typed in each tab (cbt, JSON, SQL).
+    pub inputs: [String; 3],
     /// Commands run, oldest first.
     pub entries: Vec<Rc<Entry>>,
     /// Commands typed, oldest first, with their tab.
@@ -260,6 +266,7 @@ impl ConsoleState {
             let mut entry = match tab {
                 Tab::Cbt => run_cbt(instance, host, &command),
                 Tab::Json => run_json(instance, &command),
+                Tab::Sql => crate::state::tools::run_sql(instance, &command),
             };
             entry.source = source;
             entry.id = self.next_id;
@@ -281,8 +288,12 @@ impl ConsoleState {
 }
 
 /// Splits console text into commands: lines for `cbt`; for JSON, the whole
-/// text when it is one JSON value, lines otherwise.
+/// text when it is one JSON value, lines otherwise; for SQL, statements
+/// at `;`.
 pub fn split_commands(tab: Tab, text: &str) -> Vec<String> {
+    if tab == Tab::Sql {
+        return crate::state::tools::split_sql(text);
+    }
     if tab == Tab::Json
         && text.contains('\n')
         && let Ok(value) = serde_json::from_str::<Value>(text)
@@ -296,7 +307,9 @@ pub fn split_commands(tab: Tab, text: &str) -> Vec<String> {
         .collect()
 }
 
-fn cut(text: String) -> (String, Option<usize>) {
+/// Cuts output at [`MAX_OUTPUT_CHARS`] (on a character boundary); the
+/// whole length comes back when it was cut.
+pub(crate) fn cut(text: String) -> (String, Option<usize>) {
     if text.len() <= MAX_OUTPUT_CHARS {
         return (text, None);
     }

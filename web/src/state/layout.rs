@@ -16,16 +16,19 @@ pub enum PanelId {
     KeyVisualizer,
     /// cbt and JSON (bottom).
     Console,
+    /// The lessons (a tab of the left column, beside Schema).
+    Lessons,
 }
 
 impl PanelId {
     /// Every panel, in the order they are laid out.
-    pub const ALL: [PanelId; 5] = [
+    pub const ALL: [PanelId; 6] = [
         PanelId::Schema,
         PanelId::Tablets,
         PanelId::Rows,
         PanelId::KeyVisualizer,
         PanelId::Console,
+        PanelId::Lessons,
     ];
 
     /// The panel's accessible name (and title).
@@ -36,6 +39,7 @@ impl PanelId {
             PanelId::Rows => "Rows",
             PanelId::KeyVisualizer => "Key Visualizer",
             PanelId::Console => "Console",
+            PanelId::Lessons => "Lessons",
         }
     }
 
@@ -47,6 +51,7 @@ impl PanelId {
             PanelId::Rows => "rows",
             PanelId::KeyVisualizer => "keyviz",
             PanelId::Console => "console",
+            PanelId::Lessons => "lessons",
         }
     }
 
@@ -65,12 +70,14 @@ impl PanelId {
 /// ones its `?panels=` list names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Panels {
-    shown: [bool; 5],
+    shown: [bool; PanelId::ALL.len()],
 }
 
 impl Default for Panels {
     fn default() -> Self {
-        Panels { shown: [true; 5] }
+        Panels {
+            shown: [true; PanelId::ALL.len()],
+        }
     }
 }
 
@@ -78,7 +85,7 @@ impl Panels {
     /// The panels named in a comma-separated list (`rows,console`);
     /// unknown names are ignored, and a list naming none shows all.
     pub fn parse(list: &str) -> Panels {
-        let mut shown = [false; 5];
+        let mut shown = [false; PanelId::ALL.len()];
         for slug in list.split(',') {
             if let Some(panel) = PanelId::from_slug(slug) {
                 shown[panel as usize] = true;
@@ -174,7 +181,8 @@ impl Default for Layout {
     fn default() -> Self {
         Layout {
             left: 300,
-            right: 260,
+            // Wide enough for the Key Visualizer's heatmap and its labels.
+            right: 420,
             bottom: 270,
             tablets: 170,
         }

@@ -1,19 +1,970 @@
-//! The learning slice: lessons, their progress, and the advisor's findings.
+//! The learning slice: lessons and the learner's progress, the advisor's
+//! one-click fixes (with an undo), and the row-key designer's draft.
+//!
+//! # Lessons and the playground's instance
+//!
+//! A started lesson is a core [`Session`]: it sets up the lesson's tables
+//! and rows, knows the lesson's design and evaluates the checks. The
+//! playground must work on that state (the Rows, Tablets and Console panels
+//! show it), so starting a lesson moves the session's instance into the
+//! app, as importing a snapshot does. While the lesson runs the session
+//! keeps an empty placeholder; whenever the session has to look at or
+//! change the instance (a check, a fix, a new design whose sample rows are
+//! rewritten) the real instance is swapped in for the call and swapped back
+//! out, so nothing is copied.
+//!
+//! Reads the learner makes in the console are found in the transcript
+//! when the check runs: the newest successful `read`/`lookup`/`count` (or
+//! JSON `readRows`) since the lesson started is recorded with the session
+//! and the check judges it.
+//!
+//! # Designer drafts
+//!
+//! The designer edits a [`KeyDraft`] (text as typed). An edit that makes a
+//! valid key and a valid scenario replaces the design
+//! (`Action::SetDesign("edited", …)`); otherwise the draft keeps the text
+//! and the core's message. A draft belongs to the design revision it was
+//! made from: when the design changes elsewhere (a fix, a lesson, the
+//! scenario picker), the designer shows the new design's key instead.
 
-use super::AppState;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::rc::Rc;
+
+use tabletop_core::Instance;
+use tabletop_core::advisor::{self, Edit, Fix};
+use tabletop_core::lesson::{Check, Session, Verdict, request_from_cbt, request_from_json};
+use tabletop_core::sim::Scenario;
+
+use super::console::{Source, Tab};
+use super::{Action, AppState, Notice};
+use crate::view_model::keydesign::{DraftEdit, KeyDraft};
+use crate::view_model::learn::{SavedProgress, catalog, load_scenario};
+
+/// Which view the left column shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LeftTab {
+    /// Tables, the key designer and the advisor.
+    #[default]
+    Schema,
+    /// The lessons.
+    Lessons,
+}
+
+/// A started lesson. Compared by identity: a new start is a new session.
+#[derive(Clone)]
+pub struct ActiveLesson {
+    /// The lesson's id.
+    pub id: String,
+    /// The core's session (its instance is a placeholder; see the module
+    /// documentation).
+    session: Rc<RefCell<Session>>,
+    /// Transcript entries with an id below this were there before the
+    /// lesson started and are not the learner's reads.
+    console_mark: u64,
+}
+
+impl PartialEq for Undo {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &Option<Rc<Instance>>, b: &Option<Rc<Instance>>| match (a, b) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        self.title == other.title
+            && self.scenario == other.scenario
+            && same(&self.instance, &other.instance)
+    }
+}
+
+impl fmt::Debug for Undo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Undo")
+            .field("title", &self.title)
+            .field("instance", &self.instance.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ActiveLesson {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.session, &other.session)
+    }
+}
+
+impl fmt::Debug for ActiveLesson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActiveLesson")
+            .field("id", &self.id)
+            .field("console_mark", &self.console_mark)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an undo puts back.
+#[derive(Clone)]
+pub struct Undo {
+    /// The fix undone, for the button.
+    pub title: String,
+    /// The design before.
+    scenario: Option<Rc<Scenario>>,
+    /// The instance before, when the fix changed tables of the instance.
+    instance: Option<Rc<Instance>>,
+}
 
 /// What this slice holds.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LearnState {}
+pub struct LearnState {
+    /// Completed lessons, hints seen, and the lesson open in the panel.
+    pub saved: SavedProgress,
+    /// Whether stored progress was read (nothing is saved before, so a
+    /// fresh page cannot overwrite what the browser holds).
+    pub loaded: bool,
+    /// The started lesson.
+    pub active: Option<ActiveLesson>,
+    /// The last verdict of the started lesson.
+    pub verdict: Option<Rc<Verdict>>,
+    /// The left column's tab.
+    pub tab: LeftTab,
+    /// The designer's draft (see [`LearnState::draft_for`]).
+    pub draft: KeyDraft,
+    /// The last fix, to undo.
+    pub undo: Option<Undo>,
+}
+
+impl LearnState {
+    /// The draft the designer shows for the design at `rev` with key
+    /// `template`: the one being typed if it belongs to this revision,
+    /// else a fresh one.
+    pub fn draft_for(
+        &self,
+        template: &tabletop_core::keydesign::KeyTemplate,
+        rev: u64,
+    ) -> KeyDraft {
+        if self.draft.rev == rev {
+            self.draft.clone()
+        } else {
+            KeyDraft::from_template(template, rev)
+        }
+    }
+
+    /// The id of the started lesson.
+    pub fn active_id(&self) -> Option<&str> {
+        self.active.as_ref().map(|a| a.id.as_str())
+    }
+
+    /// Completed lesson ids.
+    pub fn completed(&self) -> &BTreeSet<String> {
+        &self.saved.progress.completed
+    }
+}
 
 /// What this slice does.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LearnAction {}
+pub enum LearnAction {
+    /// Show the Schema or the Lessons tab.
+    Tab(LeftTab),
+    /// Progress read from the browser (`None`: nothing stored).
+    LoadProgress(Option<String>),
+    /// Show a lesson in the panel (without starting it).
+    Open(String),
+    /// Back to the list.
+    CloseLesson,
+    /// Start (or restart) a lesson: its tables and design replace the
+    /// playground's.
+    Start(String),
+    /// Continue a lesson on the playground as it is (after a reload: the
+    /// autosave brought the tables back).
+    Resume(String),
+    /// Leave the lesson (the playground stays as it is).
+    Stop,
+    /// Run the started lesson's checks.
+    Check,
+    /// The learner opened the hint.
+    HintSeen(String),
+    /// Forget every completed lesson.
+    ResetProgress,
+    /// Start the design from a shipped scenario file.
+    PickScenario(String),
+    /// Edit the designer's draft.
+    Draft(DraftEdit),
+    /// Apply an advisor fix.
+    ApplyFix(Box<Fix>),
+    /// Undo the last fix.
+    Undo,
+}
+
+/// Whether a check (or one inside it) reads the simulation report.
+fn needs_simulation(check: &Check) -> bool {
+    match check {
+        Check::Sim { .. } => true,
+        Check::Any { of } | Check::All { of } => of.iter().any(needs_simulation),
+        Check::Not { check } => needs_simulation(check),
+        _ => false,
+    }
+}
+
+/// Whether an edit changes a table that exists only in the instance (not
+/// in the design): the same split the core's session makes.
+fn edits_instance(scenario: Option<&Scenario>, e: &Edit) -> bool {
+    let in_design = |t: &str| {
+        scenario.is_some_and(|s| s.table.id == t || s.other_tables.iter().any(|o| o.id == t))
+    };
+    match e {
+        Edit::SetGc { table, .. }
+        | Edit::AddFamily { table, .. }
+        | Edit::RenameFamily { table, .. }
+        | Edit::MergeFamilies { table, .. } => !in_design(table),
+        Edit::MergeTables { tables, .. } => tables.iter().all(|t| !in_design(t)),
+        _ => false,
+    }
+}
 
 impl AppState {
     /// Applies an action of this slice; returns whether data or schema
     /// changed.
     pub(crate) fn reduce_learn(&mut self, action: LearnAction) -> bool {
-        match action {}
+        match action {
+            LearnAction::Tab(tab) => {
+                Rc::make_mut(&mut self.learn).tab = tab;
+                false
+            }
+            LearnAction::LoadProgress(text) => {
+                let learn = Rc::make_mut(&mut self.learn);
+                if let Some(text) = text {
+                    learn.saved = SavedProgress::from_json(&text);
+                }
+                learn.loaded = true;
+                false
+            }
+            LearnAction::Open(id) => {
+                let learn = Rc::make_mut(&mut self.learn);
+                learn.tab = LeftTab::Lessons;
+                learn.saved.current = Some(id);
+                false
+            }
+            LearnAction::CloseLesson => {
+                Rc::make_mut(&mut self.learn).saved.current = None;
+                false
+            }
+            LearnAction::Start(id) => self.start_lesson(&id, true),
+            LearnAction::Resume(id) => self.start_lesson(&id, false),
+            LearnAction::Stop => {
+                let learn = Rc::make_mut(&mut self.learn);
+                learn.active = None;
+                learn.verdict = None;
+                false
+            }
+            LearnAction::Check => self.check_lesson(),
+            LearnAction::HintSeen(id) => {
+                Rc::make_mut(&mut self.learn)
+                    .saved
+                    .progress
+                    .hints_seen
+                    .insert(id);
+                false
+            }
+            LearnAction::ResetProgress => {
+                let learn = Rc::make_mut(&mut self.learn);
+                learn.saved.progress = Default::default();
+                learn.verdict = None;
+                false
+            }
+            LearnAction::PickScenario(file) => {
+                match load_scenario(&file) {
+                    Ok(s) => {
+                        let source = file.trim_end_matches(".toml").to_string();
+                        self.reduce_in_place(Action::SetDesign(source, Box::new(s)));
+                    }
+                    Err(e) => self.learn_error(e),
+                }
+                false
+            }
+            LearnAction::Draft(edit) => {
+                self.edit_draft(edit);
+                false
+            }
+            LearnAction::ApplyFix(fix) => self.apply_fix(&fix),
+            LearnAction::Undo => self.undo_fix(),
+        }
+    }
+
+    /// After the design changed (any source): a started lesson gets the
+    /// new design, and rewrites its sample rows if it keeps them. Returns
+    /// whether data changed. Called from the `SetDesign` arm.
+    pub(crate) fn learn_design_changed(&mut self) -> bool {
+        let Some(active) = self.learn.active.clone() else {
+            return false;
+        };
+        let Some(design) = self.design.scenario.clone() else {
+            return false;
+        };
+        let mut session = active.session.borrow_mut();
+        if session.scenario().is_none() || session.scenario() == Some(&*design) {
+            return false;
+        }
+        let rewrites = session.lesson().setup.materialize.is_some();
+        let result =
+            self.with_session_instance(&mut session, |s| s.set_scenario((*design).clone()));
+        drop(session);
+        if let Err(e) = result {
+            self.learn_error(format!("The lesson could not take the new design: {e}"));
+            return false;
+        }
+        rewrites
+    }
+
+    fn learn_error(&mut self, text: String) {
+        self.notice = Some(Notice { error: true, text });
+    }
+
+    /// Runs `f` on the session with the playground's instance swapped in.
+    fn with_session_instance<T>(
+        &self,
+        session: &mut Session,
+        f: impl FnOnce(&mut Session) -> T,
+    ) -> T {
+        let mut instance = self.instance.borrow_mut();
+        std::mem::swap(session.instance_mut(), &mut *instance);
+        let out = f(session);
+        std::mem::swap(session.instance_mut(), &mut *instance);
+        out
+    }
+
+    fn start_lesson(&mut self, id: &str, fresh: bool) -> bool {
+        let catalog = match catalog() {
+            Ok(c) => c,
+            Err(e) => {
+                self.learn_error(format!("The lessons could not be loaded: {e}"));
+                return false;
+            }
+        };
+        let mut session = match catalog.start(id) {
+            Ok(s) => s,
+            Err(e) => {
+                self.learn_error(format!("The lesson could not start: {e}"));
+                return false;
+            }
+        };
+        let title = session.lesson().title.clone();
+        let setup_reads: Vec<String> = session
+            .lesson()
+            .setup
+            .then
+            .iter()
+            .filter(|l| request_from_cbt(l).is_some())
+            .cloned()
+            .collect();
+        let scenario = session.scenario().cloned();
+        // The session's instance becomes the playground's; the session
+        // keeps an empty placeholder.
+        let lesson_instance = std::mem::take(session.instance_mut());
+        if fresh {
+            *self.instance.borrow_mut() = lesson_instance;
+            self.job = None;
+            self.queue.clear();
+            self.loads.clear();
+            self.selected = None;
+        }
+        let console_mark = self.console.entries.last().map_or(0, |e| e.id + 1);
+        {
+            let learn = Rc::make_mut(&mut self.learn);
+            learn.active = Some(ActiveLesson {
+                id: id.to_string(),
+                session: Rc::new(RefCell::new(session)),
+                console_mark,
+            });
+            learn.verdict = None;
+            learn.undo = None;
+            learn.saved.current = Some(id.to_string());
+            learn.tab = LeftTab::Lessons;
+        }
+        match scenario {
+            Some(s) if fresh || self.design.scenario.is_none() => {
+                self.reduce_in_place(Action::SetDesign(format!("lesson {id}"), Box::new(s)));
+            }
+            Some(_) => {
+                // Resuming with a design already there (the learner's
+                // edits): the session takes it.
+                self.learn_design_changed();
+            }
+            None if fresh => {
+                let design = Rc::make_mut(&mut self.design);
+                design.scenario = None;
+                design.source = format!("lesson {id}");
+                design.rev += 1;
+            }
+            None => {}
+        }
+        if fresh {
+            // The setup's reads (the slow read the lesson starts from) go
+            // through the console, so the learner sees what they cost.
+            let mut host = self.host();
+            let console = Rc::make_mut(&mut self.console);
+            for line in &setup_reads {
+                console.run(
+                    &mut self.instance.borrow_mut(),
+                    &mut host,
+                    Tab::Cbt,
+                    line,
+                    Source::Panel("Lessons"),
+                );
+            }
+            self.notice = Some(Notice {
+                error: false,
+                text: format!("Lesson started: {title}. Its tables replaced the playground's."),
+            });
+        }
+        fresh
+    }
+
+    /// The newest read the learner ran in the console since the lesson
+    /// started: table, request and the line.
+    fn last_console_read(
+        &self,
+        mark: u64,
+    ) -> Option<(String, tabletop_core::ReadRowsRequest, String)> {
+        self.console
+            .entries
+            .iter()
+            .rev()
+            .take_while(|e| e.id >= mark)
+            .filter(|e| e.ok)
+            .find_map(|e| {
+                let parsed = match e.tab {
+                    Tab::Cbt => request_from_cbt(&e.input),
+                    Tab::Json => request_from_json(&e.input),
+                    _ => None,
+                };
+                parsed.map(|(table, req)| (table, req, e.input.trim().to_string()))
+            })
+    }
+
+    fn check_lesson(&mut self) -> bool {
+        let Some(active) = self.learn.active.clone() else {
+            self.learn_error("Start the lesson before checking it.".into());
+            return false;
+        };
+        let read = self.last_console_read(active.console_mark);
+        let design = self.design.scenario.clone();
+        let mut session = active.session.borrow_mut();
+        let mut rewrote = false;
+        let verdict = self.with_session_instance(&mut session, |s| {
+            if let Some(d) = design.as_deref()
+                && s.scenario().is_some()
+                && s.scenario() != Some(d)
+            {
+                rewrote = s.lesson().setup.materialize.is_some();
+                if let Err(e) = s.set_scenario(d.clone()) {
+                    return Err(format!("The design is not valid for this lesson: {e}"));
+                }
+            }
+            // Checks on the simulation need a report of the current design:
+            // the lesson designs simulate in milliseconds, so the check runs
+            // one when the session has none.
+            if s.fresh_report().is_none()
+                && s.scenario().is_some()
+                && s.lesson().checks.iter().any(|c| needs_simulation(&c.check))
+                && let Err(e) = s.simulate()
+            {
+                return Err(format!("The design could not be simulated: {e}"));
+            }
+            if let Some((table, req, line)) = &read {
+                // The read is run again on the current tables to record
+                // what it scans and returns.
+                if let Err(e) = s.record_read(table, req, line) {
+                    return Err(format!("The last read `{line}` could not be judged: {e}"));
+                }
+            }
+            Ok(s.check())
+        });
+        drop(session);
+        match verdict {
+            Ok(v) => {
+                let learn = Rc::make_mut(&mut self.learn);
+                if v.passed {
+                    learn.saved.progress.complete(&active.id);
+                }
+                learn.verdict = Some(Rc::new(v));
+            }
+            Err(e) => self.learn_error(e),
+        }
+        rewrote
+    }
+
+    fn edit_draft(&mut self, edit: DraftEdit) {
+        let Some(scenario) = self.design.scenario.clone() else {
+            return;
+        };
+        let rev = self.design.rev;
+        let mut draft = self.learn.draft_for(&scenario.key, rev);
+        draft.edit(edit);
+        let next = draft.to_template().and_then(|key| {
+            let mut s = (*scenario).clone();
+            s.key = key;
+            s.validate().map_err(|e| e.message().to_string())?;
+            Ok(s)
+        });
+        match next {
+            Ok(s) if s == *scenario => draft.error = None,
+            Ok(s) => {
+                draft.error = None;
+                self.reduce_in_place(Action::SetDesign("edited".into(), Box::new(s)));
+                // The draft keeps the text as typed, for the new revision.
+                draft.rev = self.design.rev;
+            }
+            Err(e) => draft.error = Some(e),
+        }
+        Rc::make_mut(&mut self.learn).draft = draft;
+    }
+
+    fn apply_fix(&mut self, fix: &Fix) -> bool {
+        let before = self.design.scenario.clone();
+        let touches_instance = fix
+            .edits
+            .iter()
+            .any(|e| edits_instance(before.as_deref(), e));
+        let undo = Undo {
+            title: fix.title.clone(),
+            scenario: before.clone(),
+            instance: touches_instance.then(|| Rc::new(self.instance.borrow().clone())),
+        };
+        let result: Result<Option<Scenario>, String> = match self.learn.active.clone() {
+            Some(active) if active.session.borrow().scenario().is_some() || touches_instance => {
+                let mut session = active.session.borrow_mut();
+                self.with_session_instance(&mut session, |s| {
+                    s.apply_fix(fix).map_err(|e| e.to_string())?;
+                    Ok(s.scenario().cloned())
+                })
+            }
+            _ => {
+                let (inst, design): (Vec<Edit>, Vec<Edit>) = fix
+                    .edits
+                    .iter()
+                    .cloned()
+                    .partition(|e| edits_instance(before.as_deref(), e));
+                let mut next = before.as_deref().cloned();
+                let mut out = Ok(());
+                if !design.is_empty() {
+                    out = match next.as_mut() {
+                        Some(s) => {
+                            advisor::apply_to_scenario(s, &design).map_err(|e| e.to_string())
+                        }
+                        None => Err("there is no design to change".into()),
+                    };
+                }
+                if out.is_ok() && !inst.is_empty() {
+                    out = advisor::apply_to_instance(&mut self.instance.borrow_mut(), &inst)
+                        .map_err(|e| e.to_string());
+                }
+                out.map(|()| next)
+            }
+        };
+        match result {
+            Ok(next) => {
+                if let Some(s) = next
+                    && Some(&s) != before.as_deref()
+                {
+                    self.reduce_in_place(Action::SetDesign("edited".into(), Box::new(s)));
+                }
+                self.notice = Some(Notice {
+                    error: false,
+                    text: format!("Applied: {}", fix.title),
+                });
+                Rc::make_mut(&mut self.learn).undo = Some(undo);
+                true
+            }
+            Err(e) => {
+                // An instance copy made for the undo is restored if a
+                // partial instance change happened before the error.
+                if let Some(i) = undo.instance {
+                    *self.instance.borrow_mut() = (*i).clone();
+                }
+                self.learn_error(format!("The fix could not be applied: {e}"));
+                touches_instance
+            }
+        }
+    }
+
+    fn undo_fix(&mut self) -> bool {
+        let Some(undo) = Rc::make_mut(&mut self.learn).undo.take() else {
+            return false;
+        };
+        let mut data = false;
+        if let Some(i) = undo.instance {
+            *self.instance.borrow_mut() = Rc::unwrap_or_clone(i);
+            data = true;
+        }
+        match undo.scenario {
+            Some(s) if self.design.scenario.as_ref() != Some(&s) => {
+                self.reduce_in_place(Action::SetDesign("edited".into(), Box::new((*s).clone())));
+                data = true;
+            }
+            _ => {}
+        }
+        self.notice = Some(Notice {
+            error: false,
+            text: format!("Undone: {}", undo.title),
+        });
+        data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view_model::learn::advisor_view;
+    use serde::Deserialize;
+
+    use crate::state::test_app as app;
+
+    fn learn(state: &AppState, action: LearnAction) -> AppState {
+        state.apply(Action::Learn(action))
+    }
+
+    fn cbt(state: &AppState, line: &str) -> AppState {
+        state
+            .apply(Action::ConsoleTab(Tab::Cbt))
+            .apply(Action::ConsoleInput(line.into()))
+            .apply(Action::ConsoleRun)
+    }
+
+    fn rules(state: &AppState) -> Vec<String> {
+        advisor_view(state.design.scenario.as_deref(), &state.instance(), None)
+            .findings
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    fn first_fix(state: &AppState, rule: &str) -> Fix {
+        advisor_view(state.design.scenario.as_deref(), &state.instance(), None)
+            .findings
+            .into_iter()
+            .find(|f| f.rule == rule)
+            .unwrap_or_else(|| panic!("no {rule} finding"))
+            .fixes[0]
+            .fix
+            .clone()
+    }
+
+    /// A step of the core's lesson solutions (test data in
+    /// `core/tests/lesson_solutions/`), run through the app's actions as
+    /// the learner would: the console, a fix, or the design.
+    #[derive(Deserialize)]
+    struct Step {
+        cbt: Option<String>,
+        fix: Option<String>,
+        scenario: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    struct Solution {
+        step: Vec<Step>,
+    }
+
+    fn solve(state: &AppState, text: &str) -> AppState {
+        let solution: Solution = toml::from_str(text).expect("the solution parses");
+        let mut state = state.clone();
+        for step in solution.step {
+            if let Some(line) = step.cbt {
+                state = cbt(&state, &line);
+                assert!(state.console.entries.last().unwrap().ok, "{line}");
+            }
+            if let Some(rule) = step.fix {
+                let fix = first_fix(&state, &rule);
+                state = learn(&state, LearnAction::ApplyFix(Box::new(fix)));
+            }
+            if let Some(text) = step.scenario {
+                let s = Scenario::from_toml(&text).expect("the solution's scenario parses");
+                state = state.apply(Action::SetDesign("edited".into(), Box::new(s)));
+            }
+        }
+        state
+    }
+
+    fn table_ids(state: &AppState) -> Vec<String> {
+        state.tables.iter().map(|t| t.name.clone()).collect()
+    }
+
+    #[test]
+    fn starting_a_lesson_swaps_the_instance_and_the_design() {
+        let state = app();
+        assert_eq!(table_ids(&state), ["mobile-time-series"]);
+        let started = learn(&state, LearnAction::Start("zero-padding".into()));
+        assert_eq!(
+            table_ids(&started),
+            ["scores"],
+            "the lesson's tables replace the demo"
+        );
+        assert_eq!(started.learn.active_id(), Some("zero-padding"));
+        assert_eq!(started.learn.tab, LeftTab::Lessons);
+        let design = started
+            .design
+            .scenario
+            .as_ref()
+            .expect("the lesson's scenario is the design");
+        assert_eq!(design.table.id, "scores");
+        assert!(started.design.rev > state.design.rev);
+        assert!(
+            started.rows.total_rows() > 0,
+            "the sample rows are in the rows panel"
+        );
+        // A lesson without a scenario clears the design.
+        let other = learn(&started, LearnAction::Start("row-ranges".into()));
+        assert!(other.design.scenario.is_none());
+        assert_eq!(table_ids(&other), ["mobile"]);
+        // Its setup read shows in the console.
+        let entry = other.console.entries.last().unwrap();
+        assert!(
+            entry.input.starts_with("read mobile regex="),
+            "{}",
+            entry.input
+        );
+        // Unknown lessons are refused with a message.
+        let bad = learn(&other, LearnAction::Start("nope".into()));
+        assert!(bad.notice.as_ref().unwrap().error);
+        assert_eq!(bad.learn.active_id(), Some("row-ranges"));
+    }
+
+    #[test]
+    fn row_ranges_fails_at_the_start_and_passes_after_its_solution() {
+        let started = learn(&app(), LearnAction::Start("row-ranges".into()));
+        let checked = learn(&started, LearnAction::Check);
+        let verdict = checked.learn.verdict.clone().unwrap();
+        assert!(!verdict.passed, "{verdict:?}");
+        assert!(verdict.checks[0].detail.contains("scanned"), "{verdict:?}");
+        assert!(checked.learn.completed().is_empty());
+        // A read that is not the answer does not pass either.
+        let wrong = learn(
+            &cbt(&checked, "read mobile prefix=phone"),
+            LearnAction::Check,
+        );
+        assert!(!wrong.learn.verdict.as_ref().unwrap().passed);
+        let solved = solve(
+            &wrong,
+            include_str!("../../../core/tests/lesson_solutions/row-ranges.toml"),
+        );
+        let done = learn(&solved, LearnAction::Check);
+        assert!(done.learn.verdict.as_ref().unwrap().passed);
+        assert!(done.learn.completed().contains("row-ranges"));
+    }
+
+    #[test]
+    fn design_lessons_pass_after_their_solutions() {
+        for (id, solution) in [
+            (
+                "zero-padding",
+                include_str!("../../../core/tests/lesson_solutions/zero-padding.toml"),
+            ),
+            (
+                "delimited-keys",
+                include_str!("../../../core/tests/lesson_solutions/delimited-keys.toml"),
+            ),
+            (
+                "gc-versions-age",
+                include_str!("../../../core/tests/lesson_solutions/gc-versions-age.toml"),
+            ),
+        ] {
+            let started = learn(&app(), LearnAction::Start(id.into()));
+            let before = learn(&started, LearnAction::Check);
+            assert!(
+                !before.learn.verdict.as_ref().unwrap().passed,
+                "{id} passes at its start"
+            );
+            let after = learn(&solve(&before, solution), LearnAction::Check);
+            let v = after.learn.verdict.as_ref().unwrap();
+            assert!(v.passed, "{id}: {v:#?}");
+            assert!(after.learn.completed().contains(id));
+        }
+    }
+
+    #[test]
+    fn simulated_lessons_are_checked_with_a_simulation_of_the_design() {
+        let started = learn(&app(), LearnAction::Start("timestamp-first".into()));
+        let before = learn(&started, LearnAction::Check);
+        let v = before.learn.verdict.as_ref().unwrap();
+        assert!(!v.passed, "{v:#?}");
+        let after = learn(
+            &solve(
+                &before,
+                include_str!("../../../core/tests/lesson_solutions/timestamp-first.toml"),
+            ),
+            LearnAction::Check,
+        );
+        let v = after.learn.verdict.as_ref().unwrap();
+        assert!(v.passed, "{v:#?}");
+    }
+
+    #[test]
+    fn a_fix_changes_the_design_and_the_findings_and_can_be_undone() {
+        let state = learn(
+            &app(),
+            LearnAction::PickScenario("lesson_scores_unpadded.toml".into()),
+        );
+        assert_eq!(state.design.source, "lesson_scores_unpadded");
+        let before = state.design.scenario.clone().unwrap();
+        assert!(rules(&state).contains(&"unpadded_number".to_string()));
+        let fix = first_fix(&state, "unpadded_number");
+        let fixed = learn(&state, LearnAction::ApplyFix(Box::new(fix)));
+        let after = fixed.design.scenario.clone().unwrap();
+        assert_ne!(before.key, after.key, "the key changed");
+        assert!(!rules(&fixed).contains(&"unpadded_number".to_string()));
+        assert_eq!(
+            fixed.learn.undo.as_ref().map(|u| u.title.is_empty()),
+            Some(false)
+        );
+        let undone = learn(&fixed, LearnAction::Undo);
+        assert_eq!(undone.design.scenario.as_deref(), Some(&*before));
+        assert!(rules(&undone).contains(&"unpadded_number".to_string()));
+        assert!(undone.learn.undo.is_none());
+    }
+
+    #[test]
+    fn fixes_of_instance_tables_change_the_instance() {
+        // A table whose family has no GC rule.
+        let state = cbt(&app(), "createtable events families=cf");
+        assert_eq!(state.tables[0].name, "events");
+        let fix = first_fix(&state, "no_gc_rule");
+        let fixed = learn(&state, LearnAction::ApplyFix(Box::new(fix)));
+        assert!(!fixed.notice.as_ref().unwrap().error, "{:?}", fixed.notice);
+        assert_ne!(
+            fixed.tables[0].families, state.tables[0].families,
+            "a GC rule was set on the instance's table"
+        );
+        let undone = learn(&fixed, LearnAction::Undo);
+        assert_eq!(undone.tables[0].families, state.tables[0].families);
+    }
+
+    #[test]
+    fn the_designer_applies_valid_drafts_and_keeps_invalid_ones() {
+        use crate::view_model::keydesign::SegField;
+        let state = learn(
+            &app(),
+            LearnAction::PickScenario("lesson_scores_unpadded.toml".into()),
+        );
+        let rev = state.design.rev;
+        let typed = learn(
+            &state,
+            LearnAction::Draft(DraftEdit::Field(0, SegField::Width, "abc".into())),
+        );
+        assert_eq!(typed.design.rev, rev, "an invalid draft is not the design");
+        let error = typed.learn.draft.error.clone().unwrap();
+        assert!(error.contains("whole number"), "{error}");
+        let fixed = learn(
+            &typed,
+            LearnAction::Draft(DraftEdit::Field(0, SegField::Width, "6".into())),
+        );
+        assert!(fixed.learn.draft.error.is_none());
+        assert_eq!(fixed.design.source, "edited");
+        assert_eq!(
+            fixed.design.scenario.as_ref().unwrap().key.pattern(),
+            "{player_id:int6}#{game:enum}"
+        );
+        // The draft is still the one typed, for the new revision.
+        assert_eq!(fixed.learn.draft.rev, fixed.design.rev);
+        // A delimiter past the core's limit is refused with its message,
+        // and the text stays as typed.
+        let long = learn(
+            &fixed,
+            LearnAction::Draft(DraftEdit::Delimiter("#########".into())),
+        );
+        assert!(
+            long.learn
+                .draft
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("limit is 8")
+        );
+        assert_eq!(long.learn.draft.delimiter, "#########");
+        assert_eq!(long.design.rev, fixed.design.rev);
+        // Removing a segment is a new design with its own access plans.
+        let removed = learn(&fixed, LearnAction::Draft(DraftEdit::Remove(0)));
+        assert_eq!(
+            removed.design.scenario.as_ref().unwrap().key.pattern(),
+            "{game:enum}"
+        );
+        let plan = &advisor_view(
+            removed.design.scenario.as_deref(),
+            &removed.instance(),
+            None,
+        )
+        .access[0];
+        assert_eq!(plan.shape, "full_scan");
+    }
+
+    #[test]
+    fn designer_edits_rewrite_a_lessons_sample_rows() {
+        use crate::view_model::keydesign::SegField;
+        let started = learn(&app(), LearnAction::Start("zero-padding".into()));
+        let first_key = |s: &AppState| s.rows.window.lines[0].key.text.clone();
+        assert!(
+            !first_key(&started).starts_with("00"),
+            "{}",
+            first_key(&started)
+        );
+        let padded = learn(
+            &started,
+            LearnAction::Draft(DraftEdit::Field(0, SegField::Width, "6".into())),
+        );
+        assert!(
+            first_key(&padded).starts_with("0000"),
+            "{}",
+            first_key(&padded)
+        );
+        let done = learn(&padded, LearnAction::Check);
+        assert!(
+            done.learn.verdict.as_ref().unwrap().passed,
+            "{:?}",
+            done.learn.verdict
+        );
+    }
+
+    #[test]
+    fn progress_loads_resumes_and_resets() {
+        let mut saved = SavedProgress::default();
+        saved.progress.complete("row-ranges");
+        saved.current = Some("zero-padding".into());
+        let state = learn(&app(), LearnAction::LoadProgress(Some(saved.to_json())));
+        assert!(state.learn.loaded);
+        assert_eq!(state.learn.saved, saved);
+        // Resuming keeps the playground's tables.
+        let resumed = learn(&state, LearnAction::Resume("row-ranges".into()));
+        assert_eq!(table_ids(&resumed), ["mobile-time-series"]);
+        assert_eq!(resumed.learn.active_id(), Some("row-ranges"));
+        let stopped = learn(&resumed, LearnAction::Stop);
+        assert!(stopped.learn.active.is_none());
+        let reset = learn(&stopped, LearnAction::ResetProgress);
+        assert!(reset.learn.completed().is_empty());
+        let nothing = learn(&app(), LearnAction::LoadProgress(None));
+        assert!(nothing.learn.loaded && nothing.learn.completed().is_empty());
+        let check_idle = learn(&app(), LearnAction::Check);
+        assert!(check_idle.notice.as_ref().unwrap().error);
+    }
+}
+
+#[cfg(test)]
+mod share_tests {
+    use super::*;
+    use crate::share;
+    use crate::state::layout::Panels;
+    use crate::state::{Boot, TestClock};
+
+    #[test]
+    fn a_started_lesson_travels_in_autosave() {
+        let clock = || Rc::new(TestClock::new(1_700_000_000_000_000, 0.5));
+        let state = AppState::new(clock(), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo))
+            .apply(Action::Learn(LearnAction::Start("row-ranges".into())));
+        for for_link in [false, true] {
+            let text = share::encode(&state.to_shared(for_link));
+            let back = AppState::new(clock(), false, Panels::default()).apply(Action::Boot(
+                Boot::Shared(Box::new(share::decode(&text).expect("decodes"))),
+            ));
+            assert_eq!(back.notice, None, "link {for_link}");
+            assert_eq!(back.rows.total_rows(), 360, "link {for_link}");
+        }
     }
 }

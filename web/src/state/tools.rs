@@ -1,19 +1,856 @@
-//! The tools slice: export and import dialogs, the SQL console and views.
+//! The tools slice: the Export and Import dialogs, the console's SQL tab
+//! and the upkeep of materialized views.
+//!
+//! The dialogs' state lives here while they are open and is transient: it
+//! never goes into share links or autosave (the SQL tab's input and
+//! history do, through the console slice). Every file the Export dialog
+//! shows is made by the core's export once, when the dialog opens or a
+//! choice changes; the Import dialog translates its text on every edit
+//! (a design is a few kilobytes) so the preview follows the typing.
+//!
+//! Views are maintained by the instance's clock ([`Instance::tick`]): while
+//! one is behind, [`AppState::tools_has_work`] asks for animation frames
+//! and [`AppState::tools_work`] moves the clock on in the `Work` arm, so
+//! the lag shown in the views list counts down as the core applies it.
 
-use super::AppState;
+use std::rc::Rc;
+
+use tabletop_core::translate::{DataFormat, DynamoLayout, KeyEncoding, SplitSource};
+use tabletop_core::{Instance, sql};
+
+use super::console::{Entry, ReadReport, Source, Tab};
+use super::{AppState, Notice};
+use crate::view_model::tools::{
+    self as vm, CsvChoice, CsvOutcome, ExportBundle, ExportChoice, ExportKind, ImportError,
+    ImportSource, TranslateChoice, TranslationPreview,
+};
+
+/// The Export dialog while it is open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportDialog {
+    /// The file shown.
+    pub kind: ExportKind,
+    /// The files, for the current choices.
+    pub bundle: Rc<ExportBundle>,
+}
+
+/// The Import dialog while it is open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportDialog {
+    /// What is being imported.
+    pub source: ImportSource,
+    /// The DynamoDB model or the Oracle DDL.
+    pub text: String,
+    /// Oracle records (JSON), optional.
+    pub rows: String,
+    /// The translation's settings.
+    pub choice: TranslateChoice,
+    /// The translation of `text`, or where it fails (`None` while the text
+    /// is empty).
+    pub preview: Option<Result<Rc<TranslationPreview>, ImportError>>,
+    /// Why Apply failed (the instance is unchanged).
+    pub apply_error: Option<String>,
+    /// The CSV import's settings.
+    pub csv: CsvChoice,
+    /// The picked CSV file's name and bytes.
+    pub csv_file: Option<(String, Rc<Vec<u8>>)>,
+    /// What the last CSV import did, or why it failed.
+    pub csv_result: Option<Result<CsvOutcome, String>>,
+}
 
 /// What this slice holds.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ToolsState {}
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolsState {
+    /// The Export dialog, when open.
+    pub export: Option<ExportDialog>,
+    /// The Import dialog, when open.
+    pub import: Option<ImportDialog>,
+}
 
 /// What this slice does.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ToolsAction {}
+pub enum ToolsAction {
+    /// Open the Export dialog for one table (or every table).
+    OpenExport(Option<String>),
+    /// Export one table, or every table (`None`).
+    ExportTable(Option<String>),
+    /// How the cbt script writes data.
+    ExportData(DataFormat),
+    /// Which split points the files carry.
+    ExportSplits(SplitSource),
+    /// Show one file.
+    ExportShow(ExportKind),
+    /// Close the Export dialog.
+    CloseExport,
+    /// Open the Import dialog.
+    OpenImport,
+    /// Choose what is imported.
+    ImportSource(ImportSource),
+    /// The model or DDL text changed (typed, pasted or read from a file).
+    ImportText(String),
+    /// The Oracle records changed.
+    ImportRows(String),
+    /// How typed key fields are encoded.
+    ImportKeyEncoding(KeyEncoding),
+    /// Reverse a leading IDENTITY key's digits.
+    ImportReverseIdentity(bool),
+    /// How DynamoDB items become rows.
+    ImportLayout(DynamoLayout),
+    /// Create the translated tables (and their rows).
+    ApplyImport,
+    /// A CSV file was picked (name, bytes).
+    CsvFile(String, Rc<Vec<u8>>),
+    /// The CSV import's table, family and timestamp setting.
+    CsvChoice(CsvChoice),
+    /// Import the picked CSV file.
+    CsvImport,
+    /// Close the Import dialog.
+    CloseImport,
+}
 
 impl AppState {
     /// Applies an action of this slice; returns whether data or schema
     /// changed.
     pub(crate) fn reduce_tools(&mut self, action: ToolsAction) -> bool {
-        match action {}
+        match action {
+            ToolsAction::OpenExport(table) => {
+                // The whole instance, with the selected table's rows for
+                // the CSV file (or the table asked for).
+                let table = table.filter(|t| self.tables.iter().any(|s| &s.name == t));
+                // Much data: a schema-only script first, the data on request.
+                let bytes = vm::logical_bytes(&self.instance.borrow(), table.as_deref());
+                let choice = ExportChoice {
+                    rows_table: table.clone().or_else(|| self.selected.clone()),
+                    table,
+                    data: if bytes > vm::DEFAULT_DATA_BYTES {
+                        DataFormat::None
+                    } else {
+                        DataFormat::Set
+                    },
+                    ..ExportChoice::default()
+                };
+                self.open_export(choice, ExportKind::Cbt);
+                false
+            }
+            ToolsAction::ExportTable(table) => self.change_export(|c| {
+                if table.is_some() {
+                    c.rows_table.clone_from(&table);
+                }
+                c.table = table;
+            }),
+            ToolsAction::ExportData(data) => self.change_export(|c| c.data = data),
+            ToolsAction::ExportSplits(splits) => self.change_export(|c| c.splits = splits),
+            ToolsAction::ExportShow(kind) => {
+                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).export {
+                    dialog.kind = kind;
+                }
+                false
+            }
+            ToolsAction::CloseExport => {
+                Rc::make_mut(&mut self.tools).export = None;
+                false
+            }
+            ToolsAction::OpenImport => {
+                let table = self.selected.clone().unwrap_or_default();
+                Rc::make_mut(&mut self.tools).import = Some(ImportDialog {
+                    csv: CsvChoice {
+                        table,
+                        family: String::new(),
+                        value_encoded: true,
+                    },
+                    ..ImportDialog::default()
+                });
+                false
+            }
+            ToolsAction::ImportSource(source) => self.change_import(|d| d.source = source),
+            ToolsAction::ImportText(text) => self.change_import(|d| {
+                // A pasted design of the other kind switches the source.
+                if d.text.is_empty()
+                    && let Some(guess) = vm::guess_source(&text)
+                    && guess != ImportSource::CbtCsv
+                {
+                    d.source = guess;
+                }
+                d.text = text;
+            }),
+            ToolsAction::ImportRows(rows) => self.change_import(|d| d.rows = rows),
+            ToolsAction::ImportKeyEncoding(e) => self.change_import(|d| d.choice.key_encoding = e),
+            ToolsAction::ImportReverseIdentity(r) => {
+                self.change_import(|d| d.choice.reverse_identity = r)
+            }
+            ToolsAction::ImportLayout(l) => self.change_import(|d| d.choice.layout = l),
+            ToolsAction::ApplyImport => self.apply_import(),
+            ToolsAction::CsvFile(name, bytes) => {
+                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import {
+                    if dialog.csv.table.is_empty() {
+                        dialog.csv.table = csv_table_name(&name);
+                    }
+                    dialog.csv_file = Some((name, bytes));
+                    dialog.csv_result = None;
+                }
+                false
+            }
+            ToolsAction::CsvChoice(choice) => {
+                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import {
+                    dialog.csv = choice;
+                }
+                false
+            }
+            ToolsAction::CsvImport => self.csv_import(),
+            ToolsAction::CloseImport => {
+                Rc::make_mut(&mut self.tools).import = None;
+                false
+            }
+        }
+    }
+
+    fn open_export(&mut self, choice: ExportChoice, kind: ExportKind) {
+        self.sync_clock();
+        let bundle = vm::export_bundle(&mut self.instance.borrow_mut(), &choice);
+        Rc::make_mut(&mut self.tools).export = Some(ExportDialog {
+            kind,
+            bundle: Rc::new(bundle),
+        });
+    }
+
+    fn change_export(&mut self, change: impl FnOnce(&mut ExportChoice)) -> bool {
+        let Some(dialog) = &self.tools.export else {
+            return false;
+        };
+        let mut choice = dialog.bundle.choice.clone();
+        let kind = dialog.kind;
+        change(&mut choice);
+        if choice != dialog.bundle.choice {
+            self.open_export(choice, kind);
+        }
+        false
+    }
+
+    fn change_import(&mut self, change: impl FnOnce(&mut ImportDialog)) -> bool {
+        let now = self.instance.borrow().now_micros();
+        let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import else {
+            return false;
+        };
+        change(dialog);
+        dialog.apply_error = None;
+        dialog.preview = if dialog.text.trim().is_empty() || dialog.source == ImportSource::CbtCsv {
+            None
+        } else {
+            Some(
+                vm::translate_input(
+                    dialog.source,
+                    &dialog.text,
+                    &dialog.rows,
+                    dialog.choice,
+                    now,
+                )
+                .map(|t| Rc::new(vm::preview(&t, &self.instance.borrow()))),
+            )
+        };
+        false
+    }
+
+    fn apply_import(&mut self) -> bool {
+        let Some(dialog) = self.tools.import.clone() else {
+            return false;
+        };
+        if dialog.source == ImportSource::CbtCsv || dialog.text.trim().is_empty() {
+            return false;
+        }
+        self.sync_clock();
+        let now = self.instance.borrow().now_micros();
+        // Translate again at the time of applying, so the cells get the
+        // clock of now rather than of the last keystroke.
+        let translated = vm::translate_input(
+            dialog.source,
+            &dialog.text,
+            &dialog.rows,
+            dialog.choice,
+            now,
+        );
+        let result = match translated {
+            Err(e) => Err(format!("Nothing was created: {}", e.text())),
+            Ok(t) => t
+                .apply(&mut self.instance.borrow_mut())
+                .map(|()| t)
+                .map_err(|e| format!("Nothing was created: {}", e.message())),
+        };
+        match result {
+            Ok(t) => {
+                let rows: usize = t.tables.iter().map(|t| t.rows.len()).sum();
+                let ids: Vec<&str> = t.tables.iter().map(|t| t.id.as_str()).collect();
+                self.notice = Some(Notice {
+                    error: false,
+                    text: format!(
+                        "Created {} {} from {}: {} ({})",
+                        ids.len(),
+                        if ids.len() == 1 { "table" } else { "tables" },
+                        dialog.source.label(),
+                        ids.join(", "),
+                        crate::view_model::count_noun(rows as u64, "row"),
+                    ),
+                });
+                self.selected = ids
+                    .first()
+                    .map(|s| (*s).to_string())
+                    .or(self.selected.take());
+                Rc::make_mut(&mut self.tools).import = None;
+                true
+            }
+            Err(text) => {
+                if let Some(d) = &mut Rc::make_mut(&mut self.tools).import {
+                    d.apply_error = Some(text);
+                }
+                false
+            }
+        }
+    }
+
+    fn csv_import(&mut self) -> bool {
+        let Some(dialog) = self.tools.import.clone() else {
+            return false;
+        };
+        let Some((_, bytes)) = &dialog.csv_file else {
+            return false;
+        };
+        self.sync_clock();
+        let result = vm::import_csv(&mut self.instance.borrow_mut(), &dialog.csv, bytes);
+        let ok = result.is_ok();
+        if let Ok(outcome) = &result {
+            self.selected = Some(outcome.table.clone());
+        }
+        if let Some(d) = &mut Rc::make_mut(&mut self.tools).import {
+            d.csv_result = Some(result);
+        }
+        ok
+    }
+
+    /// Whether a materialized view is catching up with its source (and the
+    /// clock, kept at wall time, will get it there).
+    pub fn tools_has_work(&self) -> bool {
+        let instance = self.instance.borrow();
+        !instance.clock_is_simulated() && vm::views_catching_up(&instance)
+    }
+
+    /// One frame's upkeep for views: moves the instance clock to now, which
+    /// applies the view changes that are due. Cheap when no view waits.
+    pub(crate) fn tools_work(&mut self) {
+        if self.tools_has_work() {
+            self.sync_clock();
+        }
+    }
+}
+
+/// A table id from a file name: `orders (2).csv` becomes `orders__2_`.
+fn csv_table_name(file_name: &str) -> String {
+    let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
+    let id: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if id.is_empty() { "imported".into() } else { id }
+}
+
+/// The SQL tab's statements: the text split at `;` (outside literals and
+/// comments), or the whole text as one statement when it has none, as
+/// `tabletop sql STATEMENT` splits its argument.
+pub fn split_sql(text: &str) -> Vec<String> {
+    let parts = sql::split_statements(text);
+    if parts.len() <= 1 {
+        let whole = text.trim();
+        return if whole.is_empty() {
+            Vec::new()
+        } else {
+            vec![whole.to_string()]
+        };
+    }
+    parts
+        .into_iter()
+        .map(|(_, s)| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether Enter should run the SQL tab's text: every statement in it is
+/// whole (no open literal, nothing cut short), as the core's
+/// [`sql::is_complete`] decides for a console reading line by line.
+pub fn sql_ready(text: &str) -> bool {
+    let parts = split_sql(text);
+    !parts.is_empty() && parts.iter().all(|p| sql::is_complete(p))
+}
+
+/// A table id as a GoogleSQL name: backquoted unless it is a plain
+/// identifier.
+pub fn sql_name(id: &str) -> String {
+    let plain = id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        id.to_string()
+    } else {
+        format!("`{}`", id.replace('\\', "\\\\").replace('`', "\\`"))
+    }
+}
+
+/// Statements the SQL tab offers to start from, for `table`.
+pub fn sql_examples(table: &str) -> Vec<String> {
+    let t = sql_name(table);
+    vec![
+        format!("SELECT * FROM {t} LIMIT 5"),
+        format!("SELECT _key FROM {t} WHERE STARTS_WITH(_key, 'phone#') LIMIT 10"),
+        format!("EXPLAIN SELECT _key FROM {t} WHERE STARTS_WITH(_key, 'phone#')"),
+        "SHOW MATERIALIZED VIEWS".to_string(),
+    ]
+}
+
+/// Runs one SQL statement through [`sql::execute`], printing what `tabletop
+/// sql` prints: the outcome's text, or the error. Reads (SELECT and
+/// EXPLAIN) report what they cost from the plan's own statistics.
+pub fn run_sql(instance: &mut Instance, statement: &str) -> Entry {
+    let result = sql::execute(instance, statement);
+    let (output, ok, read, writes) = match result {
+        Ok(outcome) => {
+            let explain = match &outcome {
+                sql::Outcome::Rows(r) => Some(&r.explain),
+                sql::Outcome::Explain(e) => Some(e),
+                _ => None,
+            };
+            let read = explain.filter(|e| e.read_ran).map(|e| ReadReport {
+                table: e.source.clone(),
+                rows_seen: e.stats.rows_seen,
+                rows_returned: e.stats.rows_returned,
+                cells_seen: Some(e.stats.cells_seen),
+                cells_returned: Some(e.stats.cells_returned),
+                tablets: e.tablets_touched.clone(),
+                tablet_count: e.tablets_total,
+            });
+            (outcome.to_text(), true, read, outcome.changes_state())
+        }
+        Err(e) => (format!("{e}\n"), false, None, false),
+    };
+    let (output, cut_from) = super::console::cut(output);
+    Entry {
+        id: 0,
+        tab: Tab::Sql,
+        source: Source::Typed,
+        input: statement.to_string(),
+        output,
+        cut_from,
+        ok,
+        read,
+        writes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::layout::Panels;
+    use crate::state::{Action, Boot, TestClock};
+
+    const NOW: i64 = 1_700_000_000_000_000;
+    const CATALOG: &str =
+        include_str!("../../../core/tests/translate_fixtures/product_catalog.json");
+
+    use crate::state::test_app as app;
+
+    fn tools(state: &AppState, action: ToolsAction) -> AppState {
+        state.apply(Action::Tools(action))
+    }
+
+    fn sql(state: &AppState, text: &str) -> AppState {
+        state
+            .apply(Action::ConsoleTab(Tab::Sql))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun)
+    }
+
+    #[test]
+    fn the_export_dialog_shows_the_cores_export_of_the_instance() {
+        let state = tools(&app(), ToolsAction::OpenExport(None));
+        let dialog = state.tools.export.clone().unwrap();
+        assert_eq!(dialog.kind, ExportKind::Cbt);
+        // Every table, and the selected table's rows for the CSV file.
+        assert_eq!(dialog.bundle.choice.table, None);
+        assert_eq!(
+            dialog.bundle.file(ExportKind::Cbt).file_name,
+            "playground.cbt"
+        );
+        assert_eq!(
+            dialog.bundle.file(ExportKind::Csv).file_name,
+            "mobile-time-series.csv"
+        );
+        assert!(dialog.bundle.file(ExportKind::Csv).unavailable.is_none());
+        let mut twin = Instance::restore(&state.snapshot()).unwrap();
+        let core = tabletop_core::translate::export(
+            &mut twin,
+            &tabletop_core::translate::ExportOptions::default(),
+        )
+        .unwrap();
+        let ours = dialog.bundle.file(ExportKind::Cbt).text();
+        for (a, b) in ours.lines().zip(core.main.text.lines()) {
+            assert_eq!(a, b);
+        }
+        assert_eq!(ours, core.main.text);
+
+        let one = tools(
+            &state,
+            ToolsAction::ExportTable(Some(crate::demo::TABLE_ID.into())),
+        );
+        let one = tools(&one, ToolsAction::ExportData(DataFormat::None));
+        let one = tools(&one, ToolsAction::ExportShow(ExportKind::Terraform));
+        let dialog = one.tools.export.clone().unwrap();
+        assert_eq!(dialog.kind, ExportKind::Terraform);
+        assert_eq!(dialog.bundle.choice.data, DataFormat::None);
+        let cbt = dialog.bundle.file(ExportKind::Cbt).text();
+        assert!(
+            cbt.contains("createtable") && !cbt.contains(" set mobile-time-series "),
+            "{cbt}"
+        );
+        assert!(dialog.bundle.file(ExportKind::Csv).unavailable.is_none());
+        assert!(tools(&one, ToolsAction::CloseExport).tools.export.is_none());
+        // An unknown table is not offered.
+        let unknown = tools(&app(), ToolsAction::OpenExport(Some("nope".into())));
+        assert_eq!(
+            unknown.tools.export.clone().unwrap().bundle.choice.table,
+            None
+        );
+    }
+
+    #[test]
+    fn much_data_opens_a_schema_only_export() {
+        let mut state = app()
+            .apply(Action::SetGenerator(
+                crate::state::generator::GeneratorSpec {
+                    table: "gen".into(),
+                    rows: 30_000,
+                    seed: 3,
+                },
+            ))
+            .apply(Action::StartGenerator);
+        while state.has_work() {
+            state = state.apply(Action::Work);
+        }
+        let bytes = vm::logical_bytes(&state.instance(), None);
+        assert!(bytes > vm::DEFAULT_DATA_BYTES, "{bytes}");
+        let open = tools(&state, ToolsAction::OpenExport(None));
+        let dialog = open.tools.export.clone().unwrap();
+        assert_eq!(dialog.bundle.choice.data, DataFormat::None);
+        let script = dialog.bundle.file(ExportKind::Cbt).text();
+        assert!(script.contains("createtable gen") && !script.contains(" set gen "));
+        // The small sample table still gets its data on request.
+        let small = tools(
+            &open,
+            ToolsAction::ExportTable(Some(crate::demo::TABLE_ID.into())),
+        );
+        let small = tools(&small, ToolsAction::ExportData(DataFormat::Set));
+        let script = small
+            .tools
+            .export
+            .clone()
+            .unwrap()
+            .bundle
+            .file(ExportKind::Cbt)
+            .text();
+        assert!(script.contains(" set mobile-time-series "), "{script}");
+    }
+
+    #[test]
+    fn a_dynamodb_design_previews_live_and_applies() {
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let state = tools(&state, ToolsAction::ImportText(CATALOG.into()));
+        let dialog = state.tools.import.clone().unwrap();
+        assert_eq!(dialog.source, ImportSource::DynamoDb);
+        let preview = dialog.preview.clone().unwrap().unwrap();
+        assert_eq!(preview.tables[0].id, "ProductCatalog");
+        let data_rev = state.data_rev;
+        let applied = tools(&state, ToolsAction::ApplyImport);
+        assert!(applied.tools.import.is_none(), "the dialog closes");
+        assert!(applied.data_rev > data_rev);
+        assert_eq!(applied.selected.as_deref(), Some("ProductCatalog"));
+        assert!(applied.tables.iter().any(|t| t.name == "ProductCatalog"));
+        assert_eq!(applied.rows.total_rows(), 5);
+        assert!(!applied.notice.clone().unwrap().error);
+        // Applying the same design again is refused and changes nothing.
+        let again = tools(
+            &tools(&applied, ToolsAction::OpenImport),
+            ToolsAction::ImportText(CATALOG.into()),
+        );
+        assert!(
+            again
+                .tools
+                .import
+                .as_ref()
+                .unwrap()
+                .preview
+                .clone()
+                .unwrap()
+                .unwrap()
+                .tables[0]
+                .exists
+        );
+        let refused = tools(&again, ToolsAction::ApplyImport);
+        let error = refused.tools.import.clone().unwrap().apply_error.unwrap();
+        assert!(
+            error.contains("already has a table named ProductCatalog"),
+            "{error}"
+        );
+        assert_eq!(refused.tables.len(), 2);
+    }
+
+    #[test]
+    fn a_broken_oracle_ddl_gives_line_and_column_and_changes_nothing() {
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let state = tools(&state, ToolsAction::ImportSource(ImportSource::OracleDdl));
+        let ddl = "CREATE TABLE users (\n  id INTEGER,\n  name STRNG,\n  PRIMARY KEY(id)\n)";
+        let state = tools(&state, ToolsAction::ImportText(ddl.into()));
+        let error = state
+            .tools
+            .import
+            .clone()
+            .unwrap()
+            .preview
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(error.line, 3);
+        assert!(error.text().starts_with(&format!("3:{}:", error.column)));
+        let snapshot = state.snapshot();
+        let after = tools(&state, ToolsAction::ApplyImport);
+        assert!(
+            after
+                .tools
+                .import
+                .clone()
+                .unwrap()
+                .apply_error
+                .unwrap()
+                .contains("3:")
+        );
+        assert_eq!(after.snapshot(), snapshot, "nothing changed");
+        assert_eq!(after.data_rev, state.data_rev);
+
+        // A DynamoDB model cut short: the same, at the end of the text.
+        let cut = &CATALOG[..CATALOG.len() / 2];
+        let dynamo = tools(&after, ToolsAction::ImportSource(ImportSource::DynamoDb));
+        let dynamo = tools(&dynamo, ToolsAction::ImportText(cut.into()));
+        let error = dynamo
+            .tools
+            .import
+            .clone()
+            .unwrap()
+            .preview
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(error.line, cut.lines().count(), "{error:?}");
+        let refused = tools(&dynamo, ToolsAction::ApplyImport);
+        assert!(refused.tools.import.clone().unwrap().apply_error.is_some());
+        assert_eq!(refused.snapshot(), snapshot, "nothing changed");
+    }
+
+    #[test]
+    fn oracle_rows_are_written_and_reverse_identity_applies() {
+        let ddl = "CREATE TABLE users (id INTEGER GENERATED ALWAYS AS IDENTITY, name STRING, PRIMARY KEY(id)) USING TTL 30 DAYS";
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let state = tools(&state, ToolsAction::ImportText(ddl.into()));
+        assert_eq!(
+            state.tools.import.as_ref().unwrap().source,
+            ImportSource::OracleDdl
+        );
+        let state = tools(
+            &state,
+            ToolsAction::ImportRows("{\"name\": \"Ada\"}\n{\"name\": \"Bob\"}".into()),
+        );
+        let state = tools(&state, ToolsAction::ImportReverseIdentity(true));
+        let preview = state
+            .tools
+            .import
+            .clone()
+            .unwrap()
+            .preview
+            .unwrap()
+            .unwrap();
+        assert_eq!(preview.tables[0].rows, 2);
+        assert!(
+            preview.tables[0]
+                .families
+                .iter()
+                .any(|f| f.gc.contains("maxage=30d"))
+        );
+        let applied = tools(&state, ToolsAction::ApplyImport);
+        assert_eq!(applied.selected.as_deref(), Some("users"));
+        assert_eq!(applied.rows.total_rows(), 2);
+    }
+
+    #[test]
+    fn csv_files_import_with_counts_and_errors() {
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let state = tools(&state, ToolsAction::ImportSource(ImportSource::CbtCsv));
+        let state = tools(
+            &state,
+            ToolsAction::CsvFile(
+                "orders.csv".into(),
+                Rc::new(b",cf\n,q\nr1,a\nr2,b\n".to_vec()),
+            ),
+        );
+        let mut choice = state.tools.import.clone().unwrap().csv;
+        assert_eq!(
+            choice.table,
+            crate::demo::TABLE_ID,
+            "the selected table is the default"
+        );
+        choice.table = "orders".into();
+        let state = tools(&state, ToolsAction::CsvChoice(choice));
+        let done = tools(&state, ToolsAction::CsvImport);
+        let result = done
+            .tools
+            .import
+            .clone()
+            .unwrap()
+            .csv_result
+            .unwrap()
+            .unwrap();
+        assert_eq!((result.rows, result.cells), (2, 2));
+        assert!(result.created_table);
+        assert_eq!(done.selected.as_deref(), Some("orders"));
+        assert_eq!(done.rows.total_rows(), 2);
+
+        let bad = tools(
+            &done,
+            ToolsAction::CsvFile("x.csv".into(), Rc::new(b",cf\n,q\nr3,\"a\"b\n".to_vec())),
+        );
+        let failed = tools(&bad, ToolsAction::CsvImport);
+        let e = failed
+            .tools
+            .import
+            .clone()
+            .unwrap()
+            .csv_result
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+        assert_eq!(failed.rows.total_rows(), 2);
+        assert_eq!(csv_table_name("orders (2).csv"), "orders__2_");
+        assert_eq!(csv_table_name(".csv"), "imported");
+    }
+
+    #[test]
+    fn the_sql_tab_prints_what_tabletop_sql_prints() {
+        let state = app();
+        // The same history as the app's instance (a restored snapshot
+        // would number its tablets afresh).
+        let mut twin = Instance::default();
+        twin.set_now(NOW);
+        crate::demo::load(&mut twin, NOW).unwrap();
+        let query = "SELECT _key, stats_summary['os_build'] AS build FROM `mobile-time-series` WHERE STARTS_WITH(_key, 'phone#')";
+        let ran = sql(&state, query);
+        let entry = ran.console.entries.last().unwrap();
+        assert_eq!(entry.tab, Tab::Sql);
+        assert!(entry.ok, "{}", entry.output);
+        assert_eq!(
+            entry.output,
+            sql::execute(&mut twin, query).unwrap().to_text()
+        );
+        assert!(
+            entry.output.contains("phone#4c410523#20200501"),
+            "{}",
+            entry.output
+        );
+        let report = entry.read.clone().unwrap();
+        assert_eq!(report.rows_returned, 3);
+        assert_eq!(report.tablets.len(), 1);
+
+        let explain = format!("EXPLAIN {query}");
+        let ran = sql(&ran, &explain);
+        let entry = ran.console.entries.last().unwrap();
+        assert_eq!(
+            entry.output,
+            sql::execute(&mut twin, &explain).unwrap().to_text()
+        );
+        assert!(entry.output.contains("phone#"), "{}", entry.output);
+
+        // Several statements run one after another; errors are flagged.
+        let ran = sql(&ran, "SELECT 1 AS one;\nSELEKT 2;");
+        let last: Vec<&Entry> = ran
+            .console
+            .entries
+            .iter()
+            .rev()
+            .take(2)
+            .map(|e| e.as_ref())
+            .collect();
+        assert!(
+            !last[0].ok && last[0].output.contains("Syntax error"),
+            "{}",
+            last[0].output
+        );
+        assert!(last[1].ok && last[1].input == "SELECT 1 AS one");
+        assert_eq!(ran.console.history.last().unwrap().0, Tab::Sql);
+
+        // The tab travels in share links with its input.
+        let typed = ran.apply(Action::ConsoleInput("SELECT 2".into()));
+        let shared = typed.to_shared(true);
+        assert_eq!(shared.tab, "sql");
+        let back = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Shared(Box::new(shared))));
+        assert_eq!(back.console.tab, Tab::Sql);
+        assert_eq!(back.console.input(), "SELECT 2");
+    }
+
+    #[test]
+    fn statements_split_like_the_cli() {
+        assert_eq!(split_sql("SELECT 1"), ["SELECT 1"]);
+        assert_eq!(split_sql("SELECT\n  1\n"), ["SELECT\n  1"]);
+        assert_eq!(
+            split_sql("SELECT 1; SELECT ';'; "),
+            ["SELECT 1", "SELECT ';'"]
+        );
+        assert!(split_sql("  ").is_empty());
+    }
+
+    #[test]
+    fn views_catch_up_in_background_frames() {
+        // A clock whose wall time we move by hand.
+        #[derive(Debug)]
+        struct Wall(std::cell::Cell<i64>, std::cell::Cell<f64>);
+        impl crate::state::Clock for Wall {
+            fn wall_micros(&self) -> i64 {
+                self.0.get()
+            }
+            fn now_ms(&self) -> f64 {
+                self.1.set(self.1.get() + 0.5);
+                self.1.get()
+            }
+        }
+        let clock = Rc::new(Wall(std::cell::Cell::new(NOW), std::cell::Cell::new(0.0)));
+        let state =
+            AppState::new(clock.clone(), false, Panels::default()).apply(Action::Boot(Boot::Demo));
+        let state = sql(
+            &state,
+            "CREATE MATERIALIZED VIEW builds AS SELECT stats_summary['os_build'] AS build, COUNT(*) AS n FROM `mobile-time-series` GROUP BY build",
+        );
+        assert!(state.console.entries.last().unwrap().ok);
+        assert!(!state.tools_has_work());
+        let state = state
+            .apply(Action::ConsoleTab(Tab::Cbt))
+            .apply(Action::ConsoleInput(
+                "set mobile-time-series phone#9 stats_summary:os_build=X".into(),
+            ))
+            .apply(Action::ConsoleRun);
+        assert!(state.tools_has_work(), "the view is behind");
+        assert!(state.has_work(), "so frames keep coming");
+        let lag = vm::view_lines(&state.instance())[0].lag.clone();
+        assert!(lag.contains("1 row pending"), "{lag}");
+        clock.0.set(NOW + 2_000_000);
+        let state = state.apply(Action::Work);
+        assert!(!state.tools_has_work());
+        assert_eq!(vm::view_lines(&state.instance())[0].lag, "caught up");
     }
 }

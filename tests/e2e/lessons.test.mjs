@@ -1,0 +1,187 @@
+// End-to-end tests of the learning half: the Lessons panel (a lesson done
+// entirely through the UI, its progress kept across a reload) and the
+// advisor beside the schema (a one-click fix, previewed, applied, undone).
+// Screenshots: panel-lessons*.png and panel-findings*.png in
+// tests/e2e/screenshots/. Run `trunk build --release` first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { SCREENSHOTS, openApp as open, region, rowKeys, runCommand, useApp } from './harness.mjs';
+
+const env = useApp();
+const openApp = (options) => open(env, options);
+
+async function showLessons(page) {
+  await page.getByRole('tab', { name: 'Lessons' }).click();
+  const lessons = region(page, 'Lessons');
+  await lessons.waitFor({ state: 'visible' });
+  return lessons;
+}
+
+test('the row-ranges lesson is done through the UI and stays done after a reload', async () => {
+  const { page, problems, context } = await openApp();
+  const lessons = await showLessons(page);
+  assert.match(await lessons.locator('.lesson-progress').textContent(), /^0 of \d+ done$/);
+  await lessons.locator('.lesson-open[data-lesson="row-ranges"]').click();
+  await lessons.getByRole('heading', { name: 'Read by key, prefix or range, not by scanning' }).waitFor();
+  // The hint is behind a disclosure.
+  const hint = lessons.locator('details.lesson-hint');
+  assert.equal(await hint.getAttribute('open'), null);
+
+  await lessons.getByRole('button', { name: 'Start lesson' }).click();
+  // The lesson's table replaced the playground's, and its slow read is in
+  // the console.
+  await page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent.startsWith('phone#4c410523#202004'));
+  assert.equal((await rowKeys(page))[0], 'phone#4c410523#20200401');
+  const setupRead = page.locator('.transcript .entry').last();
+  assert.match(await setupRead.textContent(), /read mobile regex=phone#4c410523#202005/);
+
+  // The check fails on the start state and says why.
+  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
+  const verdict = lessons.locator('.verdict');
+  await verdict.waitFor();
+  assert.match(await verdict.getAttribute('class'), /failed/);
+  assert.match(await verdict.textContent(), /0 of 1 checks pass/);
+  assert.match(await verdict.locator('.check-found').textContent(), /scanned 360/);
+  await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-failed.png') });
+
+  // Open the hint, then do the task in the console.
+  await hint.locator('summary').click();
+  assert.match(await hint.textContent(), /read mobile prefix=phone#4c410523#202005/);
+  const entry = await runCommand(page, 'read mobile prefix=phone#4c410523#202005');
+  assert.match(await entry.textContent(), /30 returned/);
+  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
+  await lessons.locator('.verdict.passed').waitFor();
+  assert.match(await lessons.locator('.verdict').textContent(), /Lesson complete/);
+  assert.match(await lessons.locator('.lesson-kicker').textContent(), /✓ completed/);
+  assert.match(await lessons.locator('.lesson-takeaway').textContent(), /Point reads, prefix scans and range scans/);
+  await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons.png') });
+
+  // Next and previous lessons.
+  await lessons.getByRole('button', { name: 'Next lesson' }).click();
+  await lessons.getByRole('heading', { name: 'Several values in one key, with delimiters' }).waitFor();
+  assert.equal(await lessons.getByRole('button', { name: 'Previous lesson' }).isDisabled(), false);
+  await lessons.getByRole('button', { name: 'Previous lesson' }).click();
+  await lessons.getByRole('heading', { name: 'Read by key, prefix or range, not by scanning' }).waitFor();
+  assert.equal(await lessons.getByRole('button', { name: 'Previous lesson' }).isDisabled(), true);
+
+  // The list marks it done.
+  await lessons.getByRole('button', { name: 'All lessons' }).click();
+  const item = lessons.locator('.lesson-item').first();
+  assert.equal(await item.locator('.done-mark').count(), 1);
+  assert.match(await lessons.locator('.lesson-progress').textContent(), /^1 of \d+ done$/);
+  await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-list.png') });
+
+  // Reload: the progress and the open lesson come back.
+  await lessons.locator('.lesson-open[data-lesson="row-ranges"]').click();
+  // Autosave writes once the page has been still for a moment.
+  await page.waitForTimeout(1000);
+  await page.reload();
+  await page.waitForSelector('#rows .row');
+  const again = await showLessons(page);
+  await again.getByRole('heading', { name: 'Read by key, prefix or range, not by scanning' }).waitFor();
+  assert.match(await again.locator('.lesson-kicker').textContent(), /✓ completed/);
+  assert.match(await again.locator('.lesson-progress').textContent(), /^1 of \d+ done$/);
+  // The autosave kept the lesson's table; continuing checks it again.
+  assert.equal((await rowKeys(page))[0], 'phone#4c410523#20200401');
+  await again.getByRole('button', { name: 'Continue on these tables' }).click();
+  await runCommand(page, 'read mobile start=phone#4c410523#20200501 end=phone#4c410523#20200601');
+  await again.getByRole('button', { name: 'Check', exact: true }).click();
+  await again.locator('.verdict.passed').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a one-click advisor fix is previewed, applied and undone', async () => {
+  const { page, problems, context } = await openApp();
+  const schema = region(page, 'Schema');
+  await schema.getByRole('combobox', { name: 'Start from a scenario' }).selectOption('lesson_scores_unpadded.toml');
+  const finding = schema.locator('.finding', { has: page.locator('.rule-id', { hasText: /^unpadded_number$/ }) });
+  await finding.waitFor();
+  assert.match(await schema.locator('.kd-pattern').textContent(), /^\{player_id:int\}#\{game:enum\}$/);
+  const before = await schema.locator('.kd-examples li').allTextContents();
+  assert.equal(before.length, 5);
+  await schema.locator('.key-designer').screenshot({ path: path.join(SCREENSHOTS, 'designer.png') });
+  assert.match(await finding.locator('.sev-badge').textContent(), /warning|error/);
+  assert.match(await finding.locator('.finding-target').textContent(), /player_id/);
+  assert.match(await finding.locator('.finding-lesson').textContent(), /Pad numbers/);
+  // The declared read and its shape under the current key.
+  assert.match(await schema.locator('.access-item').first().textContent(), /players 100 to 199/);
+
+  // Focus (or hover) previews the fix's keys.
+  const fix = finding.locator('.fix-apply').first();
+  await fix.focus();
+  const preview = schema.locator('.kd-preview-keys li');
+  await preview.first().waitFor();
+  const previewed = await preview.allTextContents();
+  assert.notDeepEqual(previewed, before.slice(0, previewed.length));
+  for (const key of previewed) assert.match(key, /^\d{4,}#/);
+  await finding.scrollIntoViewIfNeeded();
+  await schema.screenshot({ path: path.join(SCREENSHOTS, 'panel-findings.png') });
+
+  await fix.click();
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll('.rule-id')].some((e) => e.textContent === 'unpadded_number'),
+  );
+  const after = await schema.locator('.kd-examples li').allTextContents();
+  assert.notDeepEqual(after, before);
+  for (const key of after) assert.match(key, /^\d{4,}#/);
+  assert.match(await schema.locator('.kd-pattern').textContent(), /player_id:int\d+/);
+  assert.match(await schema.locator('.undo-bar').textContent(), /Applied/);
+  await schema.screenshot({ path: path.join(SCREENSHOTS, 'panel-findings-fixed.png') });
+
+  // Undo brings the finding back.
+  await schema.locator('.undo-bar').getByRole('button', { name: 'Undo' }).click();
+  await finding.waitFor();
+  assert.deepEqual(await schema.locator('.kd-examples li').allTextContents(), before);
+
+  // The designer validates as you type with the core's messages.
+  const width = schema.getByRole('textbox', { name: 'Segment 1 width' });
+  await width.fill('99');
+  assert.match(await schema.locator('.key-designer .field-error').textContent(), /1 to 20 digits/);
+  await width.fill('5');
+  await page.waitForFunction(() => document.querySelector('.kd-pattern')?.textContent.includes('int5'));
+  assert.equal(await schema.locator('.key-designer .field-error').count(), 0);
+
+  // Clearing the width brings the finding back; its lesson opens in the
+  // Lessons panel.
+  await width.fill('');
+  await page.waitForFunction(() => document.querySelector('.kd-pattern')?.textContent.startsWith('{player_id:int}'));
+  await finding.locator('.finding-lesson').click();
+  await region(page, 'Lessons').getByRole('heading', { name: 'Pad numbers so byte order is numeric order' }).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the learning panels read well in the dark theme and embed alone', async () => {
+  const { page, problems, context } = await openApp({ colorScheme: 'dark' });
+  const schema = region(page, 'Schema');
+  await schema.getByRole('combobox', { name: 'Start from a scenario' }).selectOption('mobile_timestamp_first.toml');
+  await schema.locator('.finding').first().waitFor();
+  await schema.locator('.findings').scrollIntoViewIfNeeded();
+  await schema.screenshot({ path: path.join(SCREENSHOTS, 'panel-findings-dark.png') });
+  const lessons = await showLessons(page);
+  await lessons.locator('.lesson-open[data-lesson="zero-padding"]').click();
+  await lessons.getByRole('button', { name: 'Start lesson' }).click();
+  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
+  await lessons.locator('.verdict.failed').waitFor();
+  await lessons.screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-dark.png') });
+  // The lesson's design is edited in the designer: pad the player number,
+  // and the sample rows are written again under the new key.
+  await lessons.getByRole('button', { name: /Edit the design/ }).click();
+  await schema.getByRole('textbox', { name: 'Segment 1 width' }).fill('6');
+  await page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent.startsWith('0000'));
+  await showLessons(page);
+  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
+  await lessons.locator('.verdict.passed').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  const embed = await openApp({ url: `${env.server.url}?embed=1&panels=lessons`, waitFor: '.lesson-list' });
+  assert.equal(await region(embed.page, 'Lessons').count(), 1);
+  assert.equal(await region(embed.page, 'Schema').count(), 0);
+  assert.equal(await embed.page.getByRole('tab', { name: 'Lessons' }).count(), 0, 'no tabs for one panel');
+  await embed.page.screenshot({ path: path.join(SCREENSHOTS, 'embed-lessons.png') });
+  assert.deepEqual(embed.problems, []);
+  await embed.context.close();
+});

@@ -1,0 +1,394 @@
+//! The Lessons panel: the list of lessons with the learner's progress, and
+//! an open lesson (goal, task, a hint behind a disclosure, Start, Check and
+//! the verdict in words, previous and next). It shares the left column
+//! with the Schema panel as a second tab ([`LeftColumn`]); an embed with
+//! `panels=lessons` shows it alone.
+//!
+//! Progress lives in the browser's localStorage: read once when the panel
+//! first appears, written whenever it changes.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::browser;
+use crate::state::learn::{LearnAction, LeftTab};
+use crate::state::{Action, AppContext};
+use crate::view_model::learn::{
+    LessonDetail, LessonItem, PROGRESS_KEY, TextPiece, VerdictView, lesson_detail, lesson_items,
+};
+
+fn text_html(paragraphs: &[Vec<TextPiece>]) -> Html {
+    paragraphs
+        .iter()
+        .map(|p| {
+            html! {
+                <p>
+                    { for p.iter().map(|piece| match piece {
+                        TextPiece::Plain(t) => html! { { t.clone() } },
+                        TextPiece::Code(t) => html! { <code>{ t.clone() }</code> },
+                    }) }
+                </p>
+            }
+        })
+        .collect()
+}
+
+/// Props of [`LessonList`].
+#[derive(Properties, PartialEq)]
+pub struct LessonListProps {
+    /// The lessons.
+    pub items: Vec<LessonItem>,
+    /// Open one.
+    pub on_open: Callback<String>,
+}
+
+/// The list of lessons.
+#[component(LessonList)]
+pub fn lesson_list(props: &LessonListProps) -> Html {
+    html! {
+        <ol class="lesson-list" aria-label="All lessons">
+            { for props.items.iter().map(|item| {
+                let onclick = {
+                    let on_open = props.on_open.clone();
+                    let id = item.id.clone();
+                    Callback::from(move |_: MouseEvent| on_open.emit(id.clone()))
+                };
+                html! {
+                    <li key={item.id.clone()} class={classes!("lesson-item", item.done.then_some("done"), item.active.then_some("active"))}>
+                        <button type="button" class="lesson-open" data-lesson={item.id.clone()} {onclick}>
+                            <span class="lesson-number" aria-hidden="true">{ item.number }</span>
+                            <span class="lesson-text">
+                                <span class="lesson-title">{ item.title.clone() }</span>
+                                <span class="lesson-topics">{ item.topics.clone() }</span>
+                            </span>
+                            if item.done {
+                                <span class="done-mark" aria-label="completed" title="completed">{ "✓" }</span>
+                            }
+                            if item.active {
+                                <span class="active-mark">{ "in progress" }</span>
+                            }
+                        </button>
+                    </li>
+                }
+            }) }
+        </ol>
+    }
+}
+
+fn verdict_html(v: &VerdictView) -> Html {
+    html! {
+        <div class={classes!("verdict", if v.passed { "passed" } else { "failed" })} role="status" aria-live="polite">
+            <p class="verdict-message">{ v.message.clone() }</p>
+            <ul class="verdict-checks">
+                { for v.checks.iter().map(|c| html! {
+                    <li class={if c.passed { "check-pass" } else { "check-fail" }}>
+                        <span class="check-mark" aria-hidden="true">{ if c.passed { "✓" } else { "✗" } }</span>
+                        <span class="visually-hidden">{ if c.passed { "Passed: " } else { "Not yet: " } }</span>
+                        <span class="check-goal">{ c.goal.clone() }</span>
+                        if c.found != c.goal {
+                            <span class="check-found">{ c.found.clone() }</span>
+                        }
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
+}
+
+/// Props of [`LessonView`].
+#[derive(Properties, PartialEq)]
+pub struct LessonViewProps {
+    /// The lesson.
+    pub lesson: Rc<LessonDetail>,
+    /// Dispatch a learning action.
+    pub on_action: Callback<LearnAction>,
+}
+
+/// One open lesson.
+#[component(LessonView)]
+pub fn lesson_view(props: &LessonViewProps) -> Html {
+    let l = &props.lesson;
+    let act = |a: LearnAction| {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| on_action.emit(a.clone()))
+    };
+    let on_hint = {
+        let on_action = props.on_action.clone();
+        let id = l.id.clone();
+        Callback::from(move |e: Event| {
+            let open = e
+                .target_unchecked_into::<web_sys::HtmlElement>()
+                .has_attribute("open");
+            if open {
+                on_action.emit(LearnAction::HintSeen(id.clone()));
+            }
+        })
+    };
+    // The designer is under the tables in the Schema tab: switch there and
+    // bring it into view once the tab is drawn.
+    let to_designer = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| {
+            on_action.emit(LearnAction::Tab(LeftTab::Schema));
+            gloo::timers::callback::Timeout::new(0, || {
+                if let Some(el) = gloo::utils::document().get_element_by_id("kd-title") {
+                    el.scroll_into_view();
+                }
+            })
+            .forget();
+        })
+    };
+    html! {
+        <article class="lesson" aria-labelledby="lesson-title">
+            <nav class="lesson-nav" aria-label="Lesson navigation">
+                <button type="button" class="button small" onclick={act(LearnAction::CloseLesson)}>{ "All lessons" }</button>
+                <span class="spacer"></span>
+                <button type="button" class="button small" aria-label="Previous lesson" disabled={l.previous.is_none()}
+                    onclick={act(LearnAction::Open(l.previous.clone().unwrap_or_default()))}>{ "← Previous" }</button>
+                <button type="button" class="button small" aria-label="Next lesson" disabled={l.next.is_none()}
+                    onclick={act(LearnAction::Open(l.next.clone().unwrap_or_default()))}>{ "Next →" }</button>
+            </nav>
+            <p class="lesson-kicker">
+                { format!("Lesson {}", l.number) }
+                if l.done {
+                    <span class="done-mark lesson-done">{ "✓ completed" }</span>
+                }
+            </p>
+            <h3 class="lesson-heading" id="lesson-title">{ l.title.clone() }</h3>
+            if !l.topics.is_empty() {
+                <p class="lesson-topics">{ l.topics.join("; ") }</p>
+            }
+            <h4 class="lesson-section">{ "Goal" }</h4>
+            { text_html(&l.goal) }
+            <h4 class="lesson-section">{ "Your task" }</h4>
+            { text_html(&l.task) }
+            if !l.goals.is_empty() {
+                <ul class="lesson-goals" aria-label="What the check looks for">
+                    { for l.goals.iter().map(|g| html! { <li>{ g.clone() }</li> }) }
+                </ul>
+            }
+            <details class="lesson-hint" ontoggle={on_hint}>
+                <summary>{ "Hint" }</summary>
+                { text_html(&l.hint) }
+            </details>
+            if l.active {
+                <div class="lesson-actions">
+                    <button type="button" class="button primary" onclick={act(LearnAction::Check)}>{ "Check" }</button>
+                    <button type="button" class="button small" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Restart" }</button>
+                    <button type="button" class="button small" onclick={act(LearnAction::Stop)}>{ "Leave lesson" }</button>
+                </div>
+                if l.has_design {
+                    <button type="button" class="link-button lesson-to-designer" onclick={to_designer}>
+                        { "Edit the design in the row-key designer (Schema tab)" }
+                    </button>
+                }
+                if let Some(v) = &l.verdict {
+                    { verdict_html(v) }
+                    if v.passed && !l.takeaway.is_empty() {
+                        <div class="lesson-takeaway">
+                            <h4 class="lesson-section">{ "Takeaway" }</h4>
+                            { text_html(&l.takeaway) }
+                        </div>
+                    }
+                }
+            } else {
+                <p class="muted lesson-warning">{ "Starting the lesson replaces the playground's tables and design with the lesson's. Continue keeps the tables you have (after a reload, for example)." }</p>
+                <div class="lesson-actions">
+                    <button type="button" class="button primary" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Start lesson" }</button>
+                    <button type="button" class="button small" onclick={act(LearnAction::Resume(l.id.clone()))}>{ "Continue on these tables" }</button>
+                </div>
+            }
+            if !l.rules.is_empty() {
+                <p class="muted lesson-rules">{ format!("Advisor rules: {}", l.rules.join(", ")) }</p>
+            }
+        </article>
+    }
+}
+
+/// The Lessons panel, from the app context.
+#[component(LessonsPanel)]
+pub fn lessons_panel() -> Html {
+    let app =
+        use_context::<AppContext>().expect("LessonsPanel is rendered inside App's ContextProvider");
+    let d = app.dispatcher();
+    // Read stored progress once; until then nothing is written, so the
+    // empty start state never overwrites what the browser holds.
+    {
+        let d = d.clone();
+        use_effect_with((), move |()| {
+            d.dispatch(Action::Learn(LearnAction::LoadProgress(
+                browser::storage_get(PROGRESS_KEY),
+            )));
+        });
+    }
+    // Written when the learning state changed and its saved part differs
+    // from what was last written (not on every frame of other work).
+    let written = use_mut_ref(String::new);
+    {
+        let learn = std::rc::Rc::clone(&app.learn);
+        use_effect_with(learn, move |learn| {
+            if learn.loaded {
+                let text = learn.saved.to_json();
+                if *written.borrow() != text {
+                    browser::storage_set(PROGRESS_KEY, &text);
+                    *written.borrow_mut() = text;
+                }
+            }
+        });
+    }
+    let learn = &app.learn;
+    let total = learn_total();
+    let done = learn.completed().len();
+    // This panel reads the context, so it runs on every app update (every
+    // frame while data loads or a simulation plays): what it shows is
+    // rebuilt only when the progress, the open or started lesson or the
+    // verdict changed, and the callbacks are made once.
+    let key = (
+        learn.saved.current.clone(),
+        learn.completed().clone(),
+        learn.active_id().map(str::to_string),
+        learn.verdict.clone(),
+    );
+    let detail = use_memo(key.clone(), |(current, completed, active, verdict)| {
+        current.as_deref().and_then(|id| {
+            lesson_detail(id, completed, active.as_deref(), verdict.as_deref()).map(Rc::new)
+        })
+    });
+    let items = use_memo((key.1, key.2), |(completed, active)| {
+        lesson_items(completed, active.as_deref())
+    });
+    let cbs = {
+        let d = d.clone();
+        use_memo((), move |()| {
+            (
+                d.to_callback().reform(Action::Learn),
+                d.to_callback()
+                    .reform(|id| Action::Learn(LearnAction::Open(id))),
+                d.to_callback()
+                    .reform(|_: MouseEvent| Action::Learn(LearnAction::ResetProgress)),
+            )
+        })
+    };
+    let (on_action, on_open, on_reset) = (*cbs).clone();
+    html! {
+        <section class="panel lessons-panel" aria-label="Lessons" style="grid-area: schema">
+            <header class="panel-head">
+                <h2 class="panel-title">{ "Lessons" }</h2>
+                <span class="lesson-progress" aria-label="Progress">{ format!("{done} of {total} done") }</span>
+            </header>
+            <div class="panel-body">
+                if let Some(lesson) = (*detail).clone() {
+                    <LessonView key={lesson.id.clone()} lesson={Rc::clone(&lesson)} {on_action} />
+                } else {
+                    if let Err(e) = crate::view_model::learn::catalog() {
+                        <p class="field-error" role="alert">{ format!("The lessons could not be loaded: {e}") }</p>
+                    }
+                    <p class="muted lesson-intro">{ "Each lesson sets up tables and a design, asks you to fix one thing, and checks your work. Completed lessons are remembered in this browser." }</p>
+                    <LessonList items={(*items).clone()} {on_open} />
+                    if done > 0 {
+                        <button type="button" class="button small" onclick={on_reset}>{ "Forget progress" }</button>
+                    }
+                }
+            </div>
+        </section>
+    }
+}
+
+fn learn_total() -> usize {
+    crate::view_model::learn::catalog()
+        .as_ref()
+        .map_or(0, |c| c.lessons().len())
+}
+
+/// Props of [`LeftColumn`].
+#[derive(Properties, PartialEq)]
+pub struct LeftColumnProps {
+    /// Whether the Schema panel is shown (it is the children).
+    pub schema: bool,
+    /// Whether the Lessons panel is shown.
+    pub lessons: bool,
+    /// The Schema panel.
+    #[prop_or_default]
+    pub children: Html,
+}
+
+/// The left column: Schema and Lessons as two tabs (both stay mounted so
+/// half-typed forms survive switching), or whichever one is shown.
+#[component(LeftColumn)]
+pub fn left_column(props: &LeftColumnProps) -> Html {
+    let app =
+        use_context::<AppContext>().expect("LeftColumn is rendered inside App's ContextProvider");
+    let both = props.schema && props.lessons;
+    let tab = if !props.lessons {
+        LeftTab::Schema
+    } else if !props.schema {
+        LeftTab::Lessons
+    } else {
+        app.learn.tab
+    };
+    let d = app.dispatcher();
+    let select = |t: LeftTab| {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Learn(LearnAction::Tab(t))))
+    };
+    // Arrow keys move between the two tabs, as in any tab list.
+    let onkeydown = {
+        let d = d.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let to = match e.key().as_str() {
+                "ArrowLeft" | "Home" => LeftTab::Schema,
+                "ArrowRight" | "End" => LeftTab::Lessons,
+                _ => return,
+            };
+            e.prevent_default();
+            d.dispatch(Action::Learn(LearnAction::Tab(to)));
+            let id = match to {
+                LeftTab::Schema => "left-tab-schema",
+                LeftTab::Lessons => "left-tab-lessons",
+            };
+            if let Some(el) = gloo::utils::document().get_element_by_id(id)
+                && let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el)
+            {
+                let _ = el.focus();
+            }
+        })
+    };
+    let tab_button = |t: LeftTab, id: &'static str, pane: &'static str, label: &'static str| {
+        let selected = tab == t;
+        html! {
+            <button
+                type="button"
+                role="tab"
+                id={id}
+                class={classes!("left-tab", selected.then_some("selected"))}
+                aria-selected={selected.to_string()}
+                aria-controls={pane}
+                tabindex={if selected { "0" } else { "-1" }}
+                onclick={select(t)}
+            >
+                { label }
+            </button>
+        }
+    };
+    html! {
+        <div class="left-column" style="grid-area: schema">
+            if both {
+                <div class="left-tabs" role="tablist" aria-label="Left column" onkeydown={onkeydown}>
+                    { tab_button(LeftTab::Schema, "left-tab-schema", "left-pane-schema", "Schema") }
+                    { tab_button(LeftTab::Lessons, "left-tab-lessons", "left-pane-lessons", "Lessons") }
+                </div>
+            }
+            if props.schema {
+                <div class="left-pane" id="left-pane-schema" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-schema")} hidden={tab != LeftTab::Schema}>
+                    { props.children.clone() }
+                </div>
+            }
+            if props.lessons {
+                <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
+                    <LessonsPanel />
+                </div>
+            }
+        </div>
+    }
+}

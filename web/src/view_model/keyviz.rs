@@ -1,0 +1,897 @@
+//! The Key Visualizer's display data: a heatmap of the running simulation
+//! for the chosen metric, scale and key range ([`MapData`]), painted into a
+//! reused RGBA buffer the size of the canvas ([`Painter`]); what lies under
+//! the pointer ([`hit`], [`cell_info`]); the colour legend; the key-prefix
+//! labels at the side; the data-table alternative; zooming; and the
+//! diagnostics as banners.
+//!
+//! The heatmap's x axis is the whole run (the scenario's time buckets), so
+//! the map fills from left to right as the simulation advances; the y axis
+//! is the key space, the start of the table at the top, as Bigtable draws
+//! it. A zoom is a range of the simulator's fine key buckets, so it stays
+//! put while the map is rebuilt.
+
+use tabletop_core::keyviz::{
+    BucketMode, ColorScale, Diagnostic, Heatmap, KeyBucket, KeyGrouping, Metric, Pattern,
+    PrefixNode, Severity, human_seconds, viridis,
+};
+use tabletop_core::sim::Simulation;
+
+use super::format::{format_bytes, format_count};
+
+/// Key buckets a map shows (Bigtable's Key Visualizer draws up to 1000).
+pub const KEY_BUCKETS: usize = 500;
+/// Levels of key-prefix labels beside the map.
+pub const LABEL_DEPTH: usize = 3;
+
+/// What the Key Visualizer shows: the settings a person picks.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct KeyVizSettings {
+    /// The metric.
+    pub metric: Metric,
+    /// Relative to the hottest cell, or against one node's capacity.
+    pub scale: ColorScale,
+    /// How the key axis is cut into buckets.
+    pub mode: BucketMode,
+    /// The fine key buckets `[first, last)` zoomed into (`None`: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoom: Option<[u32; 2]>,
+    /// Whether the data table is shown instead of the canvas.
+    pub table: bool,
+}
+
+impl Default for KeyVizSettings {
+    fn default() -> Self {
+        KeyVizSettings {
+            metric: Metric::Ops,
+            scale: ColorScale::Relative,
+            mode: BucketMode::EqualKeys,
+            zoom: None,
+            table: false,
+        }
+    }
+}
+
+/// A metric's name for people.
+pub fn metric_label(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Ops => "Operations",
+        Metric::ReadRows => "Read rows",
+        Metric::WriteRows => "Write rows",
+        Metric::ReadBytes => "Read bytes",
+        Metric::WriteBytes => "Write bytes",
+        Metric::RowsScanned => "Rows scanned",
+        Metric::DataStored => "Data stored",
+        Metric::Rows => "Rows stored",
+        Metric::ScanRatio => "Scan ratio",
+    }
+}
+
+/// A heatmap ready to draw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapData {
+    /// The metric shown.
+    pub metric: Metric,
+    /// The unit of `values`.
+    pub unit: String,
+    /// Columns of the whole run.
+    pub time_total: usize,
+    /// Columns simulated so far (the rest is drawn empty).
+    pub time_filled: usize,
+    /// Seconds per column.
+    pub bucket_seconds: f64,
+    /// `values[row * time_filled + column]`; row 0 is the first key.
+    pub values: Vec<f32>,
+    /// The largest value shown.
+    pub max: f32,
+    /// What fills the absolute scale (one node's capacity for traffic).
+    pub reference: f32,
+    /// The key buckets shown, in key order.
+    pub keys: Vec<KeyBucket>,
+    /// Key-prefix labels over `keys` (bucket indices into `keys`).
+    pub labels: Vec<PrefixNode>,
+    /// Fine buckets of the whole key space.
+    pub fine_total: u32,
+    /// The fine buckets shown.
+    pub range: [u32; 2],
+}
+
+impl MapData {
+    /// Key buckets shown.
+    pub fn rows(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// One value (0 outside the map).
+    pub fn value(&self, row: usize, column: usize) -> f32 {
+        if column >= self.time_filled {
+            return 0.0;
+        }
+        self.values
+            .get(row * self.time_filled + column)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// Whether only part of the key space is shown.
+    pub fn zoomed(&self) -> bool {
+        self.range != [0, self.fine_total]
+    }
+
+    /// The value that fills the colour scale.
+    pub fn top(&self, scale: ColorScale) -> f32 {
+        match scale {
+            ColorScale::Relative => self.max,
+            ColorScale::Absolute => self.reference,
+        }
+    }
+}
+
+/// A zoom brought within the key space; `None` when it covers all of it
+/// or is empty.
+pub fn clamp_zoom(zoom: Option<[u32; 2]>, fine_total: u32) -> Option<[u32; 2]> {
+    let [lo, hi] = zoom?;
+    let hi = hi.min(fine_total);
+    let lo = lo.min(hi);
+    if hi <= lo || (lo == 0 && hi == fine_total) {
+        None
+    } else {
+        Some([lo, hi])
+    }
+}
+
+/// Builds the map of `settings` from the simulation as it is now.
+pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
+    let fine_total = sim.recorder().fine_buckets() as u32;
+    let time_total = sim.recorder().time_buckets();
+    let zoom = clamp_zoom(settings.zoom, fine_total);
+    let (heatmap, skip, take) = match zoom {
+        None => {
+            let h = sim.heatmap(settings.metric, settings.mode, KEY_BUCKETS);
+            let n = h.key_buckets;
+            (h, 0, n)
+        }
+        Some([lo, hi]) => {
+            // Inside a zoom the range is cut into equal numbers of fine
+            // buckets (each holds about the same number of rows); the
+            // parts before and after it are one group each, dropped below.
+            let n = ((hi - lo) as usize).min(KEY_BUCKETS);
+            let mut bounds = Vec::with_capacity(n + 3);
+            if lo > 0 {
+                bounds.push(0);
+            }
+            let span = u64::from(hi - lo);
+            for i in 0..=n as u64 {
+                bounds.push(lo + (i * span / n as u64) as u32);
+            }
+            if hi < fine_total {
+                bounds.push(fine_total);
+            }
+            bounds.dedup();
+            let reference = sim
+                .heatmap(settings.metric, BucketMode::EqualKeys, 1)
+                .reference;
+            let grouping = KeyGrouping { bounds };
+            let h = Heatmap::build(
+                sim.recorder(),
+                sim.axis(),
+                &grouping,
+                settings.metric,
+                reference,
+            );
+            (h, usize::from(lo > 0), n)
+        }
+    };
+    let t = heatmap.time_buckets;
+    let keys: Vec<KeyBucket> = heatmap.keys.iter().skip(skip).take(take).cloned().collect();
+    let values: Vec<f32> = heatmap
+        .values
+        .get(skip * t..(skip + keys.len()) * t)
+        .unwrap_or_default()
+        .to_vec();
+    let max = values.iter().copied().fold(0.0f32, f32::max);
+    let shown = Heatmap {
+        key_buckets: keys.len(),
+        values: Vec::new(),
+        keys,
+        ..heatmap
+    };
+    let labels = sim.prefix_tree(&shown, LABEL_DEPTH).nodes;
+    MapData {
+        metric: shown.metric,
+        unit: shown.unit,
+        time_total,
+        time_filled: t,
+        bucket_seconds: shown.bucket_seconds,
+        values,
+        max,
+        reference: shown.reference,
+        keys: shown.keys,
+        labels,
+        fine_total,
+        range: zoom.unwrap_or([0, fine_total]),
+    }
+}
+
+/// The colour of an empty (zero) cell of the simulated part: the darkest
+/// end of viridis, so quiet ranges read as dark, as in Bigtable's tool.
+const ZERO: [u8; 4] = [0x44, 0x01, 0x54, 255];
+
+/// Paints maps into one RGBA buffer that is reused between frames, with a
+/// 256-entry colour table, so a redraw allocates nothing once the canvas
+/// size is stable.
+#[derive(Debug, Default)]
+pub struct Painter {
+    /// RGBA bytes, `width * height * 4`, ready for `ImageData`.
+    pub pixels: Vec<u8>,
+    columns: Vec<u32>,
+    lut: Vec<[u8; 4]>,
+}
+
+impl Painter {
+    /// Paints `map` on `scale` into a `width x height` pixel buffer and
+    /// returns it. Columns not simulated yet stay transparent.
+    pub fn paint(
+        &mut self,
+        map: &MapData,
+        scale: ColorScale,
+        width: usize,
+        height: usize,
+    ) -> &[u8] {
+        if self.lut.is_empty() {
+            self.lut = (0..256)
+                .map(|i| {
+                    let [r, g, b] = viridis(i as f32 / 255.0);
+                    [r, g, b, 255]
+                })
+                .collect();
+        }
+        self.pixels.clear();
+        self.pixels.resize(width * height * 4, 0);
+        let total = map.time_total.max(1);
+        self.columns.clear();
+        self.columns.extend((0..width).map(|x| {
+            let t = x * total / width.max(1);
+            if t < map.time_filled {
+                t as u32
+            } else {
+                u32::MAX
+            }
+        }));
+        let rows = map.rows();
+        let top = map.top(scale);
+        let scale_by = if top.is_finite() && top > 0.0 {
+            255.0 / top
+        } else {
+            0.0
+        };
+        let filled = map.time_filled;
+        if rows == 0 || filled == 0 {
+            return &self.pixels;
+        }
+        for (y, line) in self.pixels.chunks_exact_mut(width * 4).enumerate() {
+            let row = (y * rows / height.max(1)).min(rows - 1);
+            let Some(values) = map.values.get(row * filled..(row + 1) * filled) else {
+                continue;
+            };
+            for (px, &t) in line.chunks_exact_mut(4).zip(&self.columns) {
+                if t == u32::MAX {
+                    continue;
+                }
+                let v = values.get(t as usize).copied().unwrap_or(0.0);
+                let colour = if v > 0.0 {
+                    let i = (v * scale_by).clamp(0.0, 255.0) as usize;
+                    self.lut.get(i).copied().unwrap_or(ZERO)
+                } else {
+                    ZERO
+                };
+                px.copy_from_slice(&colour);
+            }
+        }
+        &self.pixels
+    }
+}
+
+/// The cell under a point of a `width x height` map (CSS pixels, from its
+/// top left): `(row, column)`, or `None` outside it.
+pub fn hit(map: &MapData, width: f64, height: f64, x: f64, y: f64) -> Option<(usize, usize)> {
+    if !(width > 0.0 && height > 0.0 && (0.0..width).contains(&x) && (0.0..height).contains(&y)) {
+        return None;
+    }
+    let rows = map.rows();
+    if rows == 0 {
+        return None;
+    }
+    let row = ((y / height * rows as f64) as usize).min(rows - 1);
+    let column =
+        ((x / width * map.time_total.max(1) as f64) as usize).min(map.time_total.saturating_sub(1));
+    Some((row, column))
+}
+
+/// What a tooltip says about one cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellInfo {
+    /// The key bucket's first key (escaped; empty: the start of the table).
+    pub key_start: String,
+    /// The key after it (escaped), or `None` at the end of the table.
+    pub key_end: Option<String>,
+    /// The time the column covers, from the start of the run.
+    pub time: String,
+    /// The value with its unit, or a note that the time is not simulated
+    /// yet.
+    pub value: String,
+}
+
+/// The tooltip of a cell.
+pub fn cell_info(map: &MapData, row: usize, column: usize) -> Option<CellInfo> {
+    let key = map.keys.get(row)?;
+    let from = column as f64 * map.bucket_seconds;
+    let to = from + map.bucket_seconds;
+    let value = if column < map.time_filled {
+        format!(
+            "{}: {}",
+            metric_label(map.metric),
+            format_value(map.value(row, column), map.metric)
+        )
+    } else {
+        "not simulated yet".to_string()
+    };
+    Some(CellInfo {
+        key_start: key.start.clone(),
+        key_end: key.end.clone(),
+        time: format!(
+            "{} to {} into the run",
+            human_seconds(from),
+            human_seconds(to)
+        ),
+        value,
+    })
+}
+
+/// A value in the metric's unit, in short form (`12.3 k ops/s`,
+/// `1.5 MiB`, `3.2x`).
+pub fn format_value(v: f32, metric: Metric) -> String {
+    let v = if v.is_finite() { f64::from(v) } else { 0.0 };
+    match metric {
+        Metric::DataStored => format_bytes(v.max(0.0).round() as u64),
+        Metric::ReadBytes | Metric::WriteBytes => {
+            format!("{}/s", format_bytes(v.max(0.0).round() as u64))
+        }
+        Metric::ScanRatio => format!("{} rows scanned per row returned", short_number(v)),
+        _ => format!("{} {}", short_number(v), metric.unit()),
+    }
+}
+
+/// A number with a k, M or G suffix and three significant digits.
+pub fn short_number(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e9 {
+        (v / 1e9, " G")
+    } else if a >= 1e6 {
+        (v / 1e6, " M")
+    } else if a >= 1e4 {
+        (v / 1e3, " k")
+    } else {
+        (v, "")
+    };
+    if suffix.is_empty() && (x - x.round()).abs() < 1e-9 && a < 1e4 {
+        return format_count(x.round().max(0.0) as u64);
+    }
+    let digits = if x.abs() >= 100.0 {
+        0
+    } else if x.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{x:.digits$}{suffix}")
+}
+
+/// The colour legend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Legend {
+    /// The value at the dark end.
+    pub low: String,
+    /// The value at the bright end.
+    pub high: String,
+    /// What the bright end means.
+    pub caption: String,
+}
+
+/// The legend of `map` on `scale`.
+pub fn legend(map: &MapData, scale: ColorScale) -> Legend {
+    let high = format_value(map.top(scale), map.metric);
+    let caption = match scale {
+        ColorScale::Relative => "Relative: the brightest cell is the hottest one shown".to_string(),
+        ColorScale::Absolute if map.metric.is_state() => {
+            format!("Absolute: full colour is one tablet's split size ({high})")
+        }
+        ColorScale::Absolute if map.metric == Metric::ScanRatio => {
+            format!("Absolute: full colour is {high}")
+        }
+        ColorScale::Absolute => {
+            format!(
+                "Absolute: full colour is one node's capacity ({high}); brighter cells alone need a whole node"
+            )
+        }
+    };
+    Legend {
+        low: format_value(0.0, map.metric),
+        high,
+        caption,
+    }
+}
+
+/// A key-prefix label beside the map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelBox {
+    /// 0 for the first key segment.
+    pub depth: u8,
+    /// The segment's text.
+    pub text: String,
+    /// The whole prefix.
+    pub prefix: String,
+    /// Top, in percent of the map's height.
+    pub top: f64,
+    /// Height, in percent of the map's height.
+    pub height: f64,
+}
+
+/// The labels that can be read on a map `height_px` high: at each depth,
+/// from the top, a label whose top is at least `min_px` below the last one
+/// shown. Labels covering many buckets (`phone`, `tablet`) span them; where
+/// every bucket has a label of its own (a timestamp first), every few
+/// buckets get one, like ticks on an axis.
+pub fn label_boxes(map: &MapData, height_px: f64, min_px: f64, depths: usize) -> Vec<LabelBox> {
+    let rows = map.rows().max(1) as f64;
+    let px_per_row = height_px / rows;
+    let mut last_top = [f64::NEG_INFINITY; LABEL_DEPTH + 1];
+    let mut out = Vec::new();
+    for n in &map.labels {
+        // The first bucket starts at the empty key: nothing to label.
+        if n.label.is_empty() || usize::from(n.depth) >= depths {
+            continue;
+        }
+        let depth = usize::from(n.depth).min(LABEL_DEPTH);
+        let top_px = f64::from(n.first) * px_per_row;
+        let count = f64::from(n.last.saturating_sub(n.first) + 1);
+        let Some(last) = last_top.get_mut(depth) else {
+            continue;
+        };
+        if top_px - *last < min_px || top_px + min_px > height_px + 0.5 {
+            continue;
+        }
+        *last = top_px;
+        out.push(LabelBox {
+            depth: n.depth,
+            text: n.label.clone(),
+            prefix: n.prefix.clone(),
+            top: top_px / height_px.max(1.0) * 100.0,
+            height: (count * px_per_row).max(min_px) / height_px.max(1.0) * 100.0,
+        });
+    }
+    out
+}
+
+/// How wide each depth's column of labels is, in characters: its longest
+/// label, within 3 to `max_chars` (longer ones are cut with an ellipsis).
+pub fn label_widths(boxes: &[LabelBox], max_chars: usize) -> Vec<usize> {
+    let mut widths: Vec<usize> = Vec::new();
+    for b in boxes {
+        let d = usize::from(b.depth);
+        if widths.len() <= d {
+            widths.resize(d + 1, 3);
+        }
+        if let Some(w) = widths.get_mut(d) {
+            *w = (*w).max(b.text.chars().count().clamp(3, max_chars.max(3)));
+        }
+    }
+    widths
+}
+
+/// The data-table alternative: the map's numbers averaged over blocks of
+/// key buckets and columns, so a screen reader can go through them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataTable {
+    /// What the cells are.
+    pub caption: String,
+    /// Column headers (time ranges).
+    pub columns: Vec<String>,
+    /// Rows: the key range and its values.
+    pub rows: Vec<(String, Vec<String>)>,
+}
+
+/// At most `max_rows x max_columns` averages of the simulated part of
+/// `map`.
+pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTable {
+    let rows = map.rows();
+    let cols = map.time_filled;
+    let row_blocks = rows.min(max_rows.max(1));
+    let col_blocks = cols.min(max_columns.max(1));
+    let edges = |n: usize, blocks: usize| -> Vec<usize> {
+        (0..=blocks).map(|i| i * n / blocks.max(1)).collect()
+    };
+    let re = edges(rows, row_blocks);
+    let ce = edges(cols, col_blocks);
+    let columns = ce
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (w[0], w[1]);
+            format!(
+                "{} to {}",
+                human_seconds(a as f64 * map.bucket_seconds),
+                human_seconds(b as f64 * map.bucket_seconds)
+            )
+        })
+        .collect();
+    let table_rows = re
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (w[0], w[1]);
+            let start = map.keys.get(a).map(|k| k.start.clone()).unwrap_or_default();
+            let end = b
+                .checked_sub(1)
+                .and_then(|l| map.keys.get(l))
+                .and_then(|k| k.end.clone());
+            let label = format!(
+                "{} to {}",
+                if start.is_empty() {
+                    "start of table".to_string()
+                } else {
+                    start
+                },
+                end.unwrap_or_else(|| "end of table".into())
+            );
+            let cells = ce
+                .windows(2)
+                .map(|cw| {
+                    let (c0, c1) = (cw[0], cw[1]);
+                    let mut sum = 0.0f64;
+                    for r in a..b {
+                        for c in c0..c1 {
+                            sum += f64::from(map.value(r, c));
+                        }
+                    }
+                    let n = ((b - a) * (c1 - c0)).max(1) as f64;
+                    format_value((sum / n) as f32, map.metric)
+                })
+                .collect();
+            (label, cells)
+        })
+        .collect();
+    DataTable {
+        caption: format!(
+            "{} ({}), averaged over blocks of the Key Visualizer's {} key buckets and {} simulated time buckets",
+            metric_label(map.metric),
+            map.unit,
+            rows,
+            cols
+        ),
+        columns,
+        rows: table_rows,
+    }
+}
+
+/// The fine-bucket range of map rows `a..=b` (either order).
+pub fn zoom_to_rows(map: &MapData, a: usize, b: usize) -> Option<[u32; 2]> {
+    let (a, b) = (a.min(b), a.max(b));
+    let lo = map.keys.get(a)?.fine[0];
+    let hi = map.keys.get(b.min(map.rows().saturating_sub(1)))?.fine[1];
+    (hi > lo).then_some([lo, hi])
+}
+
+/// The middle half of what is shown (never narrower than 2 fine
+/// buckets).
+pub fn zoom_in(map: &MapData) -> Option<[u32; 2]> {
+    let [lo, hi] = map.range;
+    let span = hi - lo;
+    if span < 4 {
+        return None;
+    }
+    let quarter = span / 4;
+    Some([lo + quarter, hi - quarter])
+}
+
+/// Twice what is shown, around the same middle (`None`: everything).
+pub fn zoom_out(map: &MapData) -> Option<[u32; 2]> {
+    let [lo, hi] = map.range;
+    let half = (hi - lo).max(1) / 2 + 1;
+    clamp_zoom(
+        Some([lo.saturating_sub(half), hi.saturating_add(half)]),
+        map.fine_total,
+    )
+}
+
+/// A finding as a banner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Banner {
+    /// `info`, `warning` or `critical`.
+    pub severity: &'static str,
+    /// Names the pattern (`Hotspot: sequential writes`).
+    pub title: String,
+    /// Where and when.
+    pub place: String,
+    /// What was seen.
+    pub evidence: String,
+    /// What to do.
+    pub remedy: String,
+}
+
+/// A pattern's name for people.
+pub fn pattern_title(p: Pattern) -> &'static str {
+    match p {
+        Pattern::SequentialWrites => "Hotspot: sequential writes",
+        Pattern::HotKeyRange => "Hotspot: hot key range",
+        Pattern::HotRow => "Hotspot: hot row",
+        Pattern::Periodic => "Periodic bursts",
+        Pattern::TimeEvent => "One-off burst across the key space",
+        Pattern::Even => "Even load",
+        Pattern::LargeRows => "Large rows",
+        Pattern::FullScans => "Full table scans",
+    }
+}
+
+/// The findings as banners, most urgent first.
+pub fn banners(diagnostics: &[Diagnostic]) -> Vec<Banner> {
+    let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
+    sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    sorted
+        .into_iter()
+        .map(|d| Banner {
+            severity: match d.severity {
+                Severity::Info => "info",
+                Severity::Warning => "warning",
+                Severity::Critical => "critical",
+            },
+            title: pattern_title(d.pattern).to_string(),
+            place: format!(
+                "keys {} to {}, {} to {} into the run",
+                if d.key_start.is_empty() {
+                    "start of table"
+                } else {
+                    &d.key_start
+                },
+                d.key_end.as_deref().unwrap_or("end of table"),
+                human_seconds(d.time_start_seconds),
+                human_seconds(d.time_end_seconds)
+            ),
+            evidence: d.evidence.clone(),
+            remedy: d.remedy.clone(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(name: &str) -> Simulation {
+        let text = tabletop_core::lesson::scenario_files()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .unwrap();
+        Simulation::from_toml(text).unwrap()
+    }
+
+    fn ran(name: &str) -> Simulation {
+        let mut s = sim(name);
+        s.run_to_end();
+        s
+    }
+
+    #[test]
+    fn the_map_covers_the_run_and_fills_as_it_goes() {
+        let mut s = sim("mobile_timestamp_first.toml");
+        let settings = KeyVizSettings::default();
+        let empty = build_map(&s, &settings);
+        assert_eq!(empty.time_filled, 0);
+        assert_eq!(empty.time_total, 300);
+        s.step(tabletop_core::sim::Step::TimeBuckets(30));
+        let map = build_map(&s, &settings);
+        assert_eq!(map.time_filled, 30);
+        assert!(
+            map.rows() > 100 && map.rows() <= KEY_BUCKETS,
+            "{}",
+            map.rows()
+        );
+        assert_eq!(map.values.len(), map.rows() * 30);
+        assert!(map.max > 0.0);
+        assert!(!map.labels.is_empty());
+        assert!(!map.zoomed());
+        // Timestamp first: each new key sorts after the last, so the hot
+        // band moves down the key space as time goes on (a diagonal).
+        let hottest = |c: usize| {
+            (0..map.rows())
+                .max_by(|&a, &b| map.value(a, c).total_cmp(&map.value(b, c)))
+                .unwrap()
+        };
+        assert!(hottest(2) < hottest(15) && hottest(15) < hottest(28));
+    }
+
+    #[test]
+    fn painting_fills_simulated_columns_and_leaves_the_rest_clear() {
+        let mut s = sim("mobile_device_first.toml");
+        s.step(tabletop_core::sim::Step::TimeBuckets(150));
+        let map = build_map(&s, &KeyVizSettings::default());
+        let mut painter = Painter::default();
+        let px = painter.paint(&map, ColorScale::Relative, 200, 100).to_vec();
+        assert_eq!(px.len(), 200 * 100 * 4);
+        // The left half is simulated (opaque), the right half not yet.
+        assert_eq!(px[(50 * 200 + 10) * 4 + 3], 255);
+        assert_eq!(px[(50 * 200 + 190) * 4 + 3], 0);
+        // Same buffer, no new allocation for the same size.
+        let ptr = painter.pixels.as_ptr();
+        painter.paint(&map, ColorScale::Absolute, 200, 100);
+        assert_eq!(painter.pixels.as_ptr(), ptr);
+        // The absolute scale is darker for a cluster that is not saturated.
+        let bright = |p: &[u8]| p.chunks(4).map(|c| u32::from(c[1])).sum::<u32>();
+        let absolute = painter.pixels.clone();
+        assert_ne!(bright(&absolute), bright(&px));
+    }
+
+    #[test]
+    fn repainting_reuses_one_buffer_and_fills_every_pixel() {
+        // Speed is measured in the browser (tests/e2e/perf.mjs); here the
+        // property that keeps repaints cheap: the pixel buffer is allocated
+        // once and reused, and a full map leaves no pixel unpainted.
+        let s = ran("mobile_timestamp_first.toml");
+        let map = build_map(&s, &KeyVizSettings::default());
+        assert_eq!(map.time_filled, 300);
+        let mut painter = Painter::default();
+        let first = painter.paint(&map, ColorScale::Relative, 800, 600).as_ptr();
+        for scale in [ColorScale::Absolute, ColorScale::Relative] {
+            let pixels = painter.paint(&map, scale, 800, 600);
+            assert_eq!(pixels.as_ptr(), first, "the buffer was reallocated");
+            assert_eq!(pixels.len(), 800 * 600 * 4);
+            assert!(pixels.chunks_exact(4).all(|p| p[3] == 255));
+        }
+    }
+
+    #[test]
+    fn hovering_names_the_key_range_time_and_value() {
+        let s = ran("mobile_timestamp_first.toml");
+        let map = build_map(&s, &KeyVizSettings::default());
+        assert_eq!(hit(&map, 300.0, 200.0, -1.0, 5.0), None);
+        assert_eq!(hit(&map, 300.0, 200.0, 0.0, 0.0), Some((0, 0)));
+        let (row, col) = hit(&map, 300.0, 200.0, 299.9, 199.9).unwrap();
+        assert_eq!((row, col), (map.rows() - 1, 299));
+        let info = cell_info(&map, row, col).unwrap();
+        assert_eq!(info.key_end, None);
+        assert!(info.time.contains("into the run"), "{}", info.time);
+        assert!(info.value.starts_with("Operations: "), "{}", info.value);
+        assert!(info.value.ends_with("ops/s"), "{}", info.value);
+        assert!(cell_info(&map, map.rows(), 0).is_none());
+    }
+
+    #[test]
+    fn zooming_narrows_the_key_range_and_resets() {
+        let s = ran("mobile_device_first.toml");
+        let mut settings = KeyVizSettings::default();
+        let map = build_map(&s, &settings);
+        let zin = zoom_in(&map).unwrap();
+        settings.zoom = Some(zin);
+        let zoomed = build_map(&s, &settings);
+        assert!(zoomed.zoomed());
+        assert_eq!(zoomed.range, zin);
+        assert_eq!(zoomed.keys[0].fine[0], zin[0]);
+        assert_eq!(zoomed.keys.last().unwrap().fine[1], zin[1]);
+        assert_eq!(zoomed.values.len(), zoomed.rows() * zoomed.time_filled);
+        assert_eq!(zoomed.reference, map.reference);
+        let rows = zoom_to_rows(&zoomed, 10, 3).unwrap();
+        assert!(rows[0] >= zin[0] && rows[1] <= zin[1] && rows[0] < rows[1]);
+        // Zooming out far enough is the whole key space again.
+        let mut out = zoom_out(&zoomed);
+        for _ in 0..20 {
+            settings.zoom = out;
+            out = zoom_out(&build_map(&s, &settings));
+        }
+        assert_eq!(out, None);
+        assert_eq!(clamp_zoom(Some([5, 5]), 100), None);
+        assert_eq!(clamp_zoom(Some([0, 100]), 100), None);
+        assert_eq!(clamp_zoom(Some([90, 900]), 100), Some([90, 100]));
+    }
+
+    #[test]
+    fn every_metric_builds_and_has_a_legend() {
+        let s = ran("filtered_full_scan.toml");
+        for metric in Metric::ALL {
+            let settings = KeyVizSettings {
+                metric,
+                ..KeyVizSettings::default()
+            };
+            let map = build_map(&s, &settings);
+            assert_eq!(map.metric, metric);
+            for scale in [ColorScale::Relative, ColorScale::Absolute] {
+                let l = legend(&map, scale);
+                assert!(!l.high.is_empty() && !l.caption.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn the_data_table_averages_the_same_numbers() {
+        let s = ran("mobile_timestamp_first.toml");
+        let map = build_map(&s, &KeyVizSettings::default());
+        let table = data_table(&map, 10, 6);
+        assert_eq!(table.rows.len(), 10);
+        assert_eq!(table.columns.len(), 6);
+        assert!(table.rows.iter().all(|(_, c)| c.len() == 6));
+        assert!(table.rows[0].0.starts_with("start of table to "));
+        assert!(table.rows[9].0.ends_with(" to end of table"));
+        // One block over everything is the mean of every cell.
+        let one = data_table(&map, 1, 1);
+        let mean = map.values.iter().map(|v| f64::from(*v)).sum::<f64>() / map.values.len() as f64;
+        assert_eq!(one.rows[0].1[0], format_value(mean as f32, Metric::Ops));
+    }
+
+    #[test]
+    fn labels_follow_the_key_segments_and_skip_tiny_ones() {
+        let s = ran("mobile_device_first.toml");
+        let map = build_map(&s, &KeyVizSettings::default());
+        let all = label_boxes(&map, 10_000.0, 0.0, 3);
+        let readable = label_boxes(&map, 300.0, 14.0, 3);
+        assert!(
+            label_boxes(&map, 300.0, 14.0, 1)
+                .iter()
+                .all(|b| b.depth == 0)
+        );
+        assert_eq!(label_widths(&all, 12)[0], 6, "tablet");
+        assert!(!readable.is_empty() && readable.len() < all.len());
+        let top: Vec<&str> = all
+            .iter()
+            .filter(|b| b.depth == 0)
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(top, ["phone", "tablet"]);
+        // Shown labels of a depth never overlap, and fit the map.
+        for depth in 0..3 {
+            let tops: Vec<f64> = readable
+                .iter()
+                .filter(|b| b.depth == depth)
+                .map(|b| b.top)
+                .collect();
+            assert!(
+                tops.windows(2)
+                    .all(|w| (w[1] - w[0]) / 100.0 * 300.0 >= 14.0 - 1e-9),
+                "{tops:?}"
+            );
+        }
+        assert!(
+            readable
+                .iter()
+                .all(|b| b.top / 100.0 * 300.0 + 14.0 <= 300.5)
+        );
+        // A timestamp first labels every bucket differently: ticks every
+        // few buckets instead.
+        let ts = build_map(
+            &ran("mobile_timestamp_first.toml"),
+            &KeyVizSettings::default(),
+        );
+        let ticks = label_boxes(&ts, 340.0, 14.0, 2);
+        assert_eq!(label_widths(&ticks, 12), [12, 6], "timestamps are cut");
+        let zero = ticks.iter().filter(|b| b.depth == 0).count();
+        assert!((15..=25).contains(&zero), "{zero} ticks");
+    }
+
+    #[test]
+    fn the_hotspot_is_named_with_its_remedy() {
+        let s = ran("mobile_timestamp_first.toml");
+        let b = banners(&s.diagnostics());
+        assert_eq!(b[0].title, "Hotspot: sequential writes");
+        assert_eq!(b[0].severity, "critical");
+        assert!(b[0].remedy.contains("row key"), "{}", b[0].remedy);
+        assert!(b[0].place.contains("into the run"));
+    }
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(short_number(12_345.0), "12.3 k");
+        assert_eq!(short_number(999.0), "999");
+        assert_eq!(short_number(2.5), "2.50");
+        assert_eq!(short_number(3.2e9), "3.20 G");
+        assert_eq!(format_value(2048.0, Metric::DataStored), "2.0 KiB");
+        assert_eq!(format_value(f32::NAN, Metric::Ops), "0 ops/s");
+    }
+}
