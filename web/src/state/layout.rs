@@ -183,7 +183,9 @@ impl Default for Layout {
             left: 300,
             // Wide enough for the Key Visualizer's heatmap and its labels.
             right: 420,
-            bottom: 270,
+            // Enough for a read's output and its report; the panels above
+            // (the heatmap most of all) get the rest.
+            bottom: 230,
             tablets: 170,
         }
     }
