@@ -1,40 +1,16 @@
 //! Runs the real `tabletop` binary the way a person would from a shell:
 //! state files in a scratch directory, stdin scripts, exit codes.
 
+mod common;
+
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-/// A fresh scratch directory for one test (under cargo's per-target tmp).
+use common::run_in;
+
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli-tests")
-        .join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("the scratch directory can be created");
-    dir
-}
-
-/// Runs `tabletop ARGS` in `dir` with `stdin`.
-fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TABLETOP_STATE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tabletop binary was built by cargo for this test");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    // A run that fails early (a refused state file) may exit before it
-    // reads its stdin: a broken pipe here is part of that, not a failure.
-    if let Err(e) = input.write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    drop(input);
-    child.wait_with_output().expect("tabletop runs to the end")
+    common::scratch("cli-tests", name)
 }
 
 fn tabletop(args: &[&str]) -> Output {

@@ -2,36 +2,15 @@
 //! script on stdin, text tables or JSON lines, views and row-key schemas
 //! kept in the state file, exit codes.
 
-use std::fs;
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use common::run_in;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli-sql-tests")
-        .join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("the scratch directory can be created");
-    dir
-}
-
-fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TABLETOP_STATE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tabletop binary was built by cargo for this test");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    if let Err(e) = input.write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    drop(input);
-    child.wait_with_output().expect("tabletop runs to the end")
+    common::scratch("cli-sql-tests", name)
 }
 
 #[track_caller]
