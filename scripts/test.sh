@@ -21,6 +21,24 @@ fi
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export CARGO_TERM_PROGRESS_WHEN=never
+# A clean clone never reuses incremental state; it only costs disk.
+if [ "${CI:-}" = "true" ]; then export CARGO_INCREMENTAL=0; fi
+
+# Chromium keeps a profile of about 90 MB per launch under $TMPDIR, and
+# chromedriver (behind wasm-bindgen-test-runner) leaves them there. The
+# browser steps get a temporary directory of their own, removed after them.
+BROWSER_TMP="$ROOT/target/browser-tmp"
+browser_step() {
+    rm -rf "$BROWSER_TMP"
+    mkdir -p "$BROWSER_TMP"
+    TMPDIR="$BROWSER_TMP" run_step "$@"
+    rm -rf "$BROWSER_TMP"
+}
+
+# Free disk decides whether a run can finish (a full one writes several GB
+# under target/); say how much there was, so a full disk is easy to spot.
+disk_free() { df -h "$ROOT" | awk 'NR == 2 { print $4 " free on " $6 }'; }
+echo "disk: $(disk_free) before the run"
 
 LOG_DIR="$ROOT/target/test-logs"
 mkdir -p "$LOG_DIR"
@@ -97,14 +115,14 @@ run_step check "clippy web wasm32" cargo clippy -p tabletop-web --target "$WASM"
 run_step tests "native tests" cargo test --workspace --no-fail-fast
 run_step check "core check wasm32" cargo check -p tabletop-core --target "$WASM"
 run_step tests "core tests wasm32 (Node)" cargo test -p tabletop-core --target "$WASM" --tests --no-fail-fast
-run_step tests "web tests (headless Chromium)" cargo test -p tabletop-web --target "$WASM" --test '*' --no-fail-fast
+browser_step tests "web tests (headless Chromium)" cargo test -p tabletop-web --target "$WASM" --test '*' --no-fail-fast
 # Builds the wasm JS API (js/) and drives it from Node.
 run_step tests "JS API in Node" node --test --test-reporter=tap tests/js/
 # The real oracle: Google's emulator with the real cbt and Python client.
 run_step tests "differential vs emulator" bash tests/differential/run.sh
 run_step check "trunk build --release" trunk build --release
 if [ -f dist/index.html ] && [[ " ${FAILED_STEPS[*]-} " != *"trunk build"* ]]; then
-    run_step tests "e2e (Chromium, sub-path)" node --test --test-reporter=tap tests/e2e/
+    browser_step tests "e2e (Chromium, sub-path)" node --test --test-reporter=tap tests/e2e/
 else
     STEP_NO=$((STEP_NO + 1))
     TOTAL_FAILED=$((TOTAL_FAILED + 1))
@@ -120,5 +138,6 @@ if [ "${#FAILED_STEPS[@]}" -gt 0 ]; then
 fi
 printf '\n===== test runners\n'
 printf '%s\n' "${RUNNER_LINES[@]}"
+echo "disk: $(disk_free) after the run, target/ holds $(du -sh "$ROOT/target" | cut -f1)"
 echo "summary: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
 [ "$TOTAL_FAILED" -eq 0 ]
