@@ -418,3 +418,20 @@ test('panels resize by dragging and from the keyboard', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a side column capped on a narrow screen answers the first arrow key', async () => {
+  // At 1000 px the Key Visualizer's 420 px setting is drawn at a third of
+  // the width; one key press shrinks what is drawn, not the setting.
+  const { page, problems, context } = await openApp({ viewport: { width: 1000, height: 800 } });
+  const kv = region(page, 'Key Visualizer');
+  const drawn = (await kv.boundingBox()).width;
+  assert.ok(drawn < 400, `capped at ${drawn} px`);
+  const handle = page.getByRole('separator', { name: 'Resize the Key Visualizer panel' });
+  await handle.focus();
+  await page.keyboard.press('ArrowRight');
+  const after = (await kv.boundingBox()).width;
+  assert.ok(Math.abs(drawn - 16 - after) <= 2, `${drawn} px -> ${after} px after one step`);
+  assert.ok(Number(await handle.getAttribute('aria-valuenow')) < 400);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -29,6 +29,29 @@ const STEP: i64 = 16;
 /// Pixels with Shift held.
 const BIG_STEP: i64 = 64;
 
+/// The size to move from: the setting, or what is drawn where that is
+/// less. A side column may be drawn narrower than its setting on a narrow
+/// screen (the grid caps it at a share of the width); starting from what
+/// is drawn makes a drag follow the pointer, and an arrow key move the
+/// handle, at once.
+fn drawn_size(handle: &web_sys::Element, vertical: bool, sign: i64, size: i64) -> i64 {
+    if !vertical {
+        return size;
+    }
+    // The panel the handle resizes is its neighbour on the growing side.
+    let panel = if sign > 0 {
+        handle.previous_element_sibling()
+    } else {
+        handle.next_element_sibling()
+    };
+    let Some(panel) = panel else {
+        return size;
+    };
+    #[allow(clippy::cast_possible_truncation)]
+    let drawn = panel.get_bounding_client_rect().width().round() as i64;
+    if drawn > 0 { size.min(drawn) } else { size }
+}
+
 /// The handle.
 #[component(SplitHandle)]
 pub fn split_handle(props: &SplitHandleProps) -> Html {
@@ -50,25 +73,7 @@ pub fn split_handle(props: &SplitHandleProps) -> Html {
             let mut size = size;
             if let Some(target) = e.target_dyn_into::<web_sys::Element>() {
                 let _ = target.set_pointer_capture(e.pointer_id());
-                // A side column may be drawn narrower than its setting on a
-                // narrow screen (the grid caps it); drag from what is drawn,
-                // so the handle follows the pointer at once.
-                if vertical && let Some(parent) = target.parent_element() {
-                    let (handle, grid) = (
-                        target.get_bounding_client_rect(),
-                        parent.get_bounding_client_rect(),
-                    );
-                    let drawn = if sign > 0 {
-                        handle.left() - grid.left()
-                    } else {
-                        grid.right() - handle.right()
-                    };
-                    #[allow(clippy::cast_possible_truncation)]
-                    let drawn = drawn.round() as i64;
-                    if drawn > 0 {
-                        size = size.min(drawn);
-                    }
-                }
+                size = drawn_size(&target, vertical, sign, size);
             }
             *drag.borrow_mut() = Some((e.pointer_id(), coordinate(&e), size));
         })
@@ -99,6 +104,9 @@ pub fn split_handle(props: &SplitHandleProps) -> Html {
         let on_resize = props.on_resize.clone();
         let size = i64::from(props.size);
         Callback::from(move |e: KeyboardEvent| {
+            let size = e
+                .target_dyn_into::<web_sys::Element>()
+                .map_or(size, |target| drawn_size(&target, vertical, sign, size));
             let step = if e.shift_key() { BIG_STEP } else { STEP };
             let (min, max) = splitter.range();
             let (grow, shrink) = match (vertical, sign > 0) {
