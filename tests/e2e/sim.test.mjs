@@ -272,3 +272,43 @@ test('an embed shows just the Key Visualizer and the live tablets, in the dark t
   await embed.context.close();
   await first.context.close();
 });
+
+test('the Key Visualizer can take the whole workspace and give it back', async () => {
+  const { page, problems, context } = await openApp();
+  await pickScenario(page);
+  const kv = region(page, 'Key Visualizer');
+  await kv.getByLabel('Speed', { exact: true }).selectOption('max');
+  await kv.getByRole('button', { name: 'Play' }).click();
+  await kv.getByRole('button', { name: 'Replay' }).waitFor({ timeout: 60_000 });
+  const small = await canvasStats(page);
+  const maximize = page.getByRole('button', { name: 'Maximize Key Visualizer' });
+  assert.equal(await maximize.getAttribute('aria-pressed'), 'false');
+  await maximize.click();
+  assert.equal(await maximize.getAttribute('aria-pressed'), 'true');
+  // Only the Key Visualizer is laid out, and its heatmap is redrawn bigger.
+  for (const [name, count] of [['Key Visualizer', 1], ['Tablets', 0], ['Rows', 0], ['Console', 0], ['Schema', 0]]) {
+    assert.equal(await region(page, name).count(), count, `${name} regions while maximized`);
+  }
+  await page.waitForFunction((w) => document.querySelector('canvas.kv-canvas').width > w * 2, small.width);
+  const big = await canvasStats(page);
+  assert.ok(big.height > small.height, `height ${small.height} -> ${big.height}`);
+  assert.ok(big.opaque > small.opaque * 3, `painted ${small.opaque} -> ${big.opaque} pixels`);
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'sim-keyviz-maximized.png') });
+  // Escape restores the layout, the panels keep their state.
+  await maximize.focus();
+  await page.keyboard.press('Escape');
+  for (const name of ['Tablets', 'Rows', 'Console', 'Schema']) {
+    assert.equal(await region(page, name).count(), 1, `${name} is back`);
+  }
+  assert.equal(await maximize.getAttribute('aria-pressed'), 'false');
+  assert.match(await progressText(page), /^60m of 60m simulated \(100%\)/);
+  await page.waitForFunction((w) => document.querySelector('canvas.kv-canvas').width === w, small.width);
+  // The other panels maximize the same way, by their own buttons.
+  await page.getByRole('button', { name: 'Maximize Rows' }).click();
+  assert.equal(await region(page, 'Key Visualizer').count(), 0);
+  assert.equal(await region(page, 'Rows').count(), 1);
+  await page.getByRole('button', { name: 'Maximize Rows' }).click();
+  assert.equal(await region(page, 'Key Visualizer').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -17,6 +17,7 @@ mod key_designer;
 mod key_view;
 mod keyviz_panel;
 mod lessons_panel;
+mod maximize;
 mod rows_panel;
 mod schema_panel;
 mod sim_controls;

@@ -41,7 +41,7 @@ use crate::view_model::schema::{
 use crate::view_model::tablets::{TabletsView, tablets_view};
 use console::{ConsoleState, Source, Tab};
 use generator::{GeneratorJob, GeneratorSpec};
-use layout::{Layout, Panels, Splitter};
+use layout::{Layout, PanelId, Panels, Splitter};
 use rows::{RowIndexer, RowsState};
 
 /// What components get from the context: the state and a way to dispatch.
@@ -169,8 +169,10 @@ pub enum Action {
     ConsoleInsert(Tab, String),
     /// Resize a panel (CSS pixels).
     Resize(Splitter, i64),
-    /// Back to the default panel sizes.
+    /// Back to the default panel sizes (and no panel maximized).
     ResetLayout,
+    /// Give a panel the whole workspace, or (`None`) restore the layout.
+    Maximize(Option<PanelId>),
     /// Replace everything with a snapshot file's instance.
     ImportSnapshot(Rc<Vec<u8>>),
     /// Show a message in the status line.
@@ -207,6 +209,9 @@ pub struct AppState {
     pub panels: Panels,
     /// Panel sizes.
     pub layout: Layout,
+    /// The panel given the whole workspace, if any (not saved: a reload
+    /// or a share link opens the full layout).
+    pub maximized: Option<PanelId>,
     /// The tables, sorted by id.
     pub tables: Rc<Vec<TableSummary>>,
     /// The selected table.
@@ -268,6 +273,7 @@ impl AppState {
             embed,
             panels,
             layout: Layout::default(),
+            maximized: None,
             tables: Rc::default(),
             selected: None,
             tablets: None,
@@ -556,7 +562,13 @@ impl AppState {
                 data_changed = writes || clock_work;
             }
             Action::Resize(splitter, px) => self.layout.resize(splitter, px),
-            Action::ResetLayout => self.layout = Layout::default(),
+            Action::ResetLayout => {
+                self.layout = Layout::default();
+                self.maximized = None;
+            }
+            Action::Maximize(panel) => {
+                self.maximized = panel.filter(|p| self.panels.has(*p));
+            }
             Action::ImportSnapshot(bytes) => match Instance::restore(&bytes) {
                 Ok(instance) => {
                     *self.instance.borrow_mut() = instance;
@@ -787,7 +799,6 @@ pub(crate) fn test_app() -> AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::layout::PanelId;
 
     pub(super) const NOW: i64 = 1_700_000_000_000_000;
 
@@ -1061,6 +1072,23 @@ mod tests {
         let resized = state.apply(Action::Resize(Splitter::Bottom, 10));
         assert_eq!(resized.layout.bottom, 120);
         assert_eq!(resized.apply(Action::ResetLayout).layout, Layout::default());
+    }
+
+    #[test]
+    fn a_panel_can_be_maximized_and_restored() {
+        let state = app();
+        let big = state.apply(Action::Maximize(Some(PanelId::KeyVisualizer)));
+        assert_eq!(big.maximized, Some(PanelId::KeyVisualizer));
+        assert_eq!(big.apply(Action::Maximize(None)).maximized, None);
+        assert_eq!(big.apply(Action::ResetLayout).maximized, None);
+        // An embed cannot maximize a panel it does not show.
+        let embed = AppState::new(
+            Rc::new(TestClock::new(NOW, 0.5)),
+            true,
+            Panels::parse("rows,console"),
+        );
+        let refused = embed.apply(Action::Maximize(Some(PanelId::Schema)));
+        assert_eq!(refused.maximized, None);
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub struct ConsolePanelProps {
     pub on_clear: Callback<()>,
     /// Put a command into a tab.
     pub on_insert: Callback<(Tab, String)>,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 /// The panel.
@@ -220,6 +224,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 <span class="spacer"></span>
                 <button type="button" class="button small" onclick={on_builder} aria-expanded={builder_open.to_string()}>{ "Filter builder" }</button>
                 <button type="button" class="button small subtle" onclick={on_clear}>{ "Clear" }</button>
+                { props.maximize.clone() }
             </header>
             <div class={classes!("console-body", builder_open.then_some("with-builder"))}>
                 <div class="transcript" ref={transcript} role="log" aria-label="Console output" tabindex="0">

@@ -35,6 +35,10 @@ pub struct KeyVizPanelProps {
     pub sim: Rc<SimState>,
     /// The simulation's actions.
     pub on_sim: Callback<SimAction>,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 fn select_value(e: &Event) -> Option<String> {
@@ -187,6 +191,7 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                 if let Some(meta) = meta {
                     <span class="panel-meta">{ meta }</span>
                 }
+                { props.maximize.clone() }
             </header>
             <div class="panel-body kv-body">
                 { controls }
@@ -420,6 +425,11 @@ fn heatmap(props: &HeatmapProps) -> Html {
                 "ArrowLeft" => (r, c.saturating_sub(1)),
                 "ArrowRight" => (r, (c + 1).min(cols - 1)),
                 "Escape" => {
+                    // Releasing a pin is all this Escape does (it does
+                    // not also restore a maximized layout).
+                    if pinned.is_some() {
+                        e.prevent_default();
+                    }
                     pinned.set(None);
                     return;
                 }

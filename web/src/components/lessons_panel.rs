@@ -207,8 +207,17 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
 }
 
 /// The Lessons panel, from the app context.
+/// Props of [`LessonsPanel`].
+#[derive(Properties, PartialEq)]
+pub struct LessonsPanelProps {
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
+}
+
 #[component(LessonsPanel)]
-pub fn lessons_panel() -> Html {
+pub fn lessons_panel(props: &LessonsPanelProps) -> Html {
     let app =
         use_context::<AppContext>().expect("LessonsPanel is rendered inside App's ContextProvider");
     let d = app.dispatcher();
@@ -276,6 +285,7 @@ pub fn lessons_panel() -> Html {
             <header class="panel-head">
                 <h2 class="panel-title">{ "Lessons" }</h2>
                 <span class="lesson-progress" aria-label="Progress">{ format!("{done} of {total} done") }</span>
+                { props.maximize.clone() }
             </header>
             <div class="panel-body">
                 if let Some(lesson) = (*detail).clone() {
@@ -311,6 +321,9 @@ pub struct LeftColumnProps {
     /// The Schema panel.
     #[prop_or_default]
     pub children: Html,
+    /// The Lessons panel's maximize button.
+    #[prop_or_default]
+    pub lessons_maximize: Html,
 }
 
 /// The left column: Schema and Lessons as two tabs (both stay mounted so
@@ -386,7 +399,7 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
             }
             if props.lessons {
                 <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
-                    <LessonsPanel />
+                    <LessonsPanel maximize={props.lessons_maximize.clone()} />
                 </div>
             }
         </div>

@@ -58,6 +58,10 @@ pub struct RowsPanelProps {
     pub on_start: Callback<()>,
     /// Stop generating.
     pub on_cancel: Callback<()>,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 /// Scroll pixels for positions up to `max_top`.
@@ -212,6 +216,7 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
                     on_start={props.on_start.clone()}
                     on_cancel={props.on_cancel.clone()}
                 />
+                { props.maximize.clone() }
             </header>
             if let Some(job) = &props.job {
                 <Progress job={job.clone()} on_cancel={props.on_cancel.clone()} />

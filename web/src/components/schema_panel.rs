@@ -39,6 +39,10 @@ pub struct SchemaPanelProps {
     /// More sections (the row-key designer arrives here).
     #[prop_or_default]
     pub children: Html,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 fn input_value(e: &InputEvent) -> String {
@@ -118,6 +122,7 @@ pub fn schema_panel(props: &SchemaPanelProps) -> Html {
                 <button type="button" class="button small" onclick={toggle} aria-expanded={creating.to_string()}>
                     { if *creating { "Cancel" } else { "New table" } }
                 </button>
+                { props.maximize.clone() }
             </header>
             <div class="panel-body">
                 if *creating {

@@ -64,6 +64,10 @@ pub struct SimTabletsPanelProps {
     pub with_controls: bool,
     /// The simulation's actions.
     pub on_sim: Callback<SimAction>,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 /// The panel.
@@ -164,6 +168,7 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
                     <span class="panel-meta">{ meta }</span>
                 }
                 <TabletsSwitch view={sim.tablets_view} on_sim={props.on_sim.clone()} />
+                { props.maximize.clone() }
             </header>
             if props.with_controls {
                 <SimControls snapshot={sim.snapshot.clone()} source={sim.source.clone()} playing={sim.playing}

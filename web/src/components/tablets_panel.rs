@@ -36,6 +36,10 @@ pub struct TabletsPanelProps {
     /// The switch to the simulation's tablets, when one is loaded.
     #[prop_or_default]
     pub switch: Option<Html>,
+    /// The header's maximize button (empty where the panel cannot take
+    /// the workspace).
+    #[prop_or_default]
+    pub maximize: Html,
 }
 
 /// Smallest distance between two split labels, in percent of the bar.
@@ -109,6 +113,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                     <span class="panel-meta">{ meta }</span>
                 }
                 { props.switch.clone().unwrap_or_default() }
+                { props.maximize.clone() }
             </header>
             { body }
         </section>

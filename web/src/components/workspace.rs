@@ -14,6 +14,7 @@ use super::export_dialog::ExportDialog;
 use super::import_dialog::ImportDialog;
 use super::keyviz_panel::KeyVizPanel;
 use super::lessons_panel::LeftColumn;
+use super::maximize::MaximizeButton;
 use super::rows_panel::RowsPanel;
 use super::schema_panel::SchemaPanel;
 use super::sim_tablets::{SimTabletsPanel, TabletsSwitch};
@@ -53,6 +54,7 @@ pub struct Callbacks {
     pub console_insert: Callback<(Tab, String)>,
     pub resize: Callback<(Splitter, i64)>,
     pub reset_layout: Callback<()>,
+    pub maximize: Callback<Option<PanelId>>,
     pub import: Callback<Rc<Vec<u8>>>,
     pub export: Callback<()>,
     pub make_link: Callback<(), String>,
@@ -102,6 +104,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
             .to_callback()
             .reform(|(splitter, px)| Action::Resize(splitter, px)),
         reset_layout: to(|()| Action::ResetLayout),
+        maximize: d.to_callback().reform(Action::Maximize),
         import: d.to_callback().reform(Action::ImportSnapshot),
         export: Callback::from(move |()| {
             let bytes = export_app.snapshot();
@@ -213,8 +216,30 @@ pub fn workspace() -> Html {
         let app = app.clone();
         use_memo((), move |()| callbacks(&app))
     };
-    let panels = app.panels;
+    // A maximized panel is laid out as if it were the only one shown.
+    let panels = app.maximized.map_or(app.panels, |p| app.panels.focused(p));
     let layout = app.layout;
+    let maximize = |panel: PanelId| -> Html {
+        let maximized = app
+            .maximized
+            .is_some_and(|m| app.panels.focused(m).has(panel));
+        // Nothing to gain where the panel (or its column) is all there is.
+        if !maximized && app.panels.focused(panel) == app.panels {
+            return Html::default();
+        }
+        html! { <MaximizeButton {panel} {maximized} on_focus={cb.maximize.clone()} /> }
+    };
+    let on_escape = {
+        let restore = cb.maximize.clone();
+        let maximized = app.maximized.is_some();
+        Callback::from(move |e: KeyboardEvent| {
+            // Escapes that closed or released something else (a pinned
+            // heatmap cell) have already prevented the default.
+            if maximized && e.key() == "Escape" && !e.default_prevented() {
+                restore.emit(None);
+            }
+        })
+    };
     let instance_name = app.instance().name();
     let selected_summary = app
         .selected
@@ -261,9 +286,9 @@ pub fn workspace() -> Html {
             if let Some(import) = &app.tools.import {
                 <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />
             }
-            <main class="workspace" style={grid_style(&layout, panels)}>
+            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&layout, panels)} onkeydown={on_escape}>
                 if panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) {
-                    <LeftColumn schema={panels.has(PanelId::Schema)} lessons={panels.has(PanelId::Lessons)}>
+                    <LeftColumn schema={panels.has(PanelId::Schema)} lessons={panels.has(PanelId::Lessons)} lessons_maximize={maximize(PanelId::Lessons)}>
                         if panels.has(PanelId::Schema) {
                             <SchemaPanel
                                 tables={Rc::clone(&app.tables)}
@@ -272,6 +297,7 @@ pub fn workspace() -> Html {
                                 on_create={cb.create_table.clone()}
                                 on_delete={cb.delete_table.clone()}
                                 on_modify={cb.modify_families.clone()}
+                                maximize={maximize(PanelId::Schema)}
                             >
                                 <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
                             </SchemaPanel>
@@ -285,7 +311,7 @@ pub fn workspace() -> Html {
                     <div class="middle" style={middle_style}>
                         if panels.has(PanelId::Tablets) {
                             if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
-                                <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} />
+                                <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::Tablets)} />
                             } else {
                                 <TabletsPanel
                                     view={app.tablets.clone()}
@@ -293,6 +319,7 @@ pub fn workspace() -> Html {
                                     read_tablets={last_read}
                                     on_go_to={cb.go_to_key.clone()}
                                     switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
+                                    maximize={maximize(PanelId::Tablets)}
                                 />
                             }
                         }
@@ -314,6 +341,7 @@ pub fn workspace() -> Html {
                                 on_generator={cb.generator.clone()}
                                 on_start={cb.start_generator.clone()}
                                 on_cancel={cb.cancel_job.clone()}
+                                maximize={maximize(PanelId::Rows)}
                             />
                         }
                     </div>
@@ -322,7 +350,7 @@ pub fn workspace() -> Html {
                     if has_middle {
                         <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
                     }
-                    <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} />
+                    <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::KeyVisualizer)} />
                 }
                 if panels.has(PanelId::Console) {
                     if has_middle || panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) || panels.has(PanelId::KeyVisualizer) {
@@ -339,6 +367,7 @@ pub fn workspace() -> Html {
                         on_history={cb.console_history.clone()}
                         on_clear={cb.console_clear.clone()}
                         on_insert={cb.console_insert.clone()}
+                        maximize={maximize(PanelId::Console)}
                     />
                 }
             </main>

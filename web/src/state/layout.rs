@@ -108,6 +108,23 @@ impl Panels {
         self.shown.iter().all(|s| *s)
     }
 
+    /// What is on screen while `panel` is maximized: that panel alone,
+    /// or the whole left column for Schema and Lessons (they share it as
+    /// tabs). A panel that is not shown maximizes nothing.
+    pub fn focused(self, panel: PanelId) -> Panels {
+        if !self.has(panel) {
+            return self;
+        }
+        let mut shown = [false; PanelId::ALL.len()];
+        shown[panel as usize] = true;
+        if matches!(panel, PanelId::Schema | PanelId::Lessons) {
+            for p in [PanelId::Schema, PanelId::Lessons] {
+                shown[p as usize] = self.has(p);
+            }
+        }
+        Panels { shown }
+    }
+
     /// The shown panels as a `?panels=` list.
     pub fn to_list(self) -> String {
         PanelId::ALL
@@ -247,6 +264,19 @@ mod tests {
         for panel in PanelId::ALL {
             assert_eq!(PanelId::from_slug(panel.slug()), Some(panel));
         }
+    }
+
+    #[test]
+    fn a_maximized_panel_is_shown_alone() {
+        let all = Panels::default();
+        assert_eq!(all.focused(PanelId::KeyVisualizer).to_list(), "keyviz");
+        assert_eq!(all.focused(PanelId::Rows).to_list(), "rows");
+        // Schema and Lessons share the left column, so both stay as tabs.
+        assert_eq!(all.focused(PanelId::Lessons).to_list(), "schema,lessons");
+        let embed = Panels::parse("schema,console");
+        assert_eq!(embed.focused(PanelId::Schema).to_list(), "schema");
+        // A panel the page does not show cannot take it over.
+        assert_eq!(embed.focused(PanelId::KeyVisualizer), embed);
     }
 
     #[test]
