@@ -1096,6 +1096,42 @@ impl Simulation {
         KeyGrouping::for_mode(mode, &self.rows, &traffic, max)
     }
 
+    /// The grouping of a zoom: fine buckets `range[0]..range[1]` cut into
+    /// at most `max_key_buckets` groups the way `mode` cuts the whole key
+    /// space (so a traffic-weighted zoom still gives its busy part the
+    /// narrow buckets), with what lies before and after the range as one
+    /// group each.
+    #[must_use]
+    pub fn grouping_within(
+        &self,
+        mode: BucketMode,
+        range: [u32; 2],
+        max_key_buckets: usize,
+    ) -> KeyGrouping {
+        let total = self.rec.fine_buckets().min(self.rows.len());
+        let lo = (range[0] as usize).min(total);
+        let hi = (range[1] as usize).clamp(lo, total);
+        let traffic = match mode {
+            BucketMode::EqualKeys => Vec::new(),
+            BucketMode::TrafficWeighted => self.rec.totals_by_key(Metric::Ops),
+        };
+        let traffic = traffic
+            .get(lo..hi)
+            .map_or_else(|| vec![0.0; hi - lo], <[f64]>::to_vec);
+        let max = max_key_buckets.clamp(1, MAX_KEY_BUCKETS);
+        let inner = KeyGrouping::for_mode(mode, &self.rows[lo..hi], &traffic, max);
+        let mut bounds = Vec::with_capacity(inner.bounds.len() + 2);
+        if lo > 0 {
+            bounds.push(0);
+        }
+        bounds.extend(inner.bounds.iter().map(|b| b + lo as u32));
+        if hi < total {
+            bounds.push(total as u32);
+        }
+        bounds.dedup();
+        KeyGrouping { bounds }
+    }
+
     /// The absolute-scale reference of a metric: one node's capacity (or
     /// one tablet's worth of data for storage metrics).
     fn reference(&self, metric: Metric) -> f32 {
@@ -1555,6 +1591,48 @@ fine_buckets = 64
         );
         let err = run_toml("name = 1", Output::Text).unwrap_err();
         assert!(err.message().contains("line 1"), "{}", err.message());
+    }
+
+    #[test]
+    fn a_zoom_is_grouped_like_the_whole_key_space() {
+        // One device gets most of the reads.
+        let toml = TINY.replace(
+            "[keyviz]",
+            "[[workload]]\nop = \"read\"\nrate = 2000\nkeys = \"hot_key\"\nhot_entity = 700\n[keyviz]",
+        );
+        let mut sim = Simulation::from_toml(&toml).unwrap();
+        sim.run_to_end();
+        let fine = sim.recorder().fine_buckets() as u32;
+        let range = [fine / 4, fine];
+        let even = sim.grouping_within(BucketMode::EqualKeys, range, 8);
+        let hot = sim.grouping_within(BucketMode::TrafficWeighted, range, 8);
+        for g in [&even, &hot] {
+            // One group before the zoom, then groups inside it to its end.
+            assert_eq!(g.bounds[..2], [0, range[0]], "{:?}", g.bounds);
+            assert_eq!(*g.bounds.last().unwrap(), fine);
+            assert!(g.len() <= 9, "{:?}", g.bounds);
+        }
+        // The group holding the hot device is narrower when traffic counts.
+        let ops = sim.recorder().totals_by_key(Metric::Ops);
+        let hottest = (0..ops.len())
+            .max_by(|&a, &b| ops[a].total_cmp(&ops[b]))
+            .unwrap() as u32;
+        assert!(hottest >= range[0], "the hot device is inside the zoom");
+        let width_at = |g: &KeyGrouping, f: u32| {
+            let w = g.bounds.windows(2).find(|w| w[0] <= f && f < w[1]).unwrap();
+            w[1] - w[0]
+        };
+        assert!(
+            width_at(&hot, hottest) < width_at(&even, hottest),
+            "fine bucket {hottest}: {:?} vs {:?}",
+            hot.bounds,
+            even.bounds
+        );
+        // A zoom that is the whole key space is the plain grouping.
+        assert_eq!(
+            sim.grouping_within(BucketMode::TrafficWeighted, [0, fine], 8),
+            sim.grouping(BucketMode::TrafficWeighted, 8)
+        );
     }
 
     #[test]

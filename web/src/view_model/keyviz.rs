@@ -12,8 +12,8 @@
 //! put while the map is rebuilt.
 
 use tabletop_core::keyviz::{
-    BucketMode, ColorScale, Diagnostic, Heatmap, KeyBucket, KeyGrouping, Metric, Pattern,
-    PrefixNode, Severity, human_seconds, viridis,
+    BucketMode, ColorScale, Diagnostic, Heatmap, KeyBucket, Metric, Pattern, PrefixNode, Severity,
+    human_seconds, viridis,
 };
 use tabletop_core::sim::Simulation;
 
@@ -153,26 +153,14 @@ pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
             (h, 0, n)
         }
         Some([lo, hi]) => {
-            // Inside a zoom the range is cut into equal numbers of fine
-            // buckets (each holds about the same number of rows); the
-            // parts before and after it are one group each, dropped below.
-            let n = ((hi - lo) as usize).min(KEY_BUCKETS);
-            let mut bounds = Vec::with_capacity(n + 3);
-            if lo > 0 {
-                bounds.push(0);
-            }
-            let span = u64::from(hi - lo);
-            for i in 0..=n as u64 {
-                bounds.push(lo + (i * span / n as u64) as u32);
-            }
-            if hi < fine_total {
-                bounds.push(fine_total);
-            }
-            bounds.dedup();
+            // Inside a zoom the range is grouped the way the whole map is
+            // (by rows, or half rows and half traffic); the parts before
+            // and after it are one group each, dropped below.
+            let grouping = sim.grouping_within(settings.mode, [lo, hi], KEY_BUCKETS);
+            let n = grouping.len() - usize::from(lo > 0) - usize::from(hi < fine_total);
             let reference = sim
                 .heatmap(settings.metric, BucketMode::EqualKeys, 1)
                 .reference;
-            let grouping = KeyGrouping { bounds };
             let h = Heatmap::build(
                 sim.recorder(),
                 sim.axis(),
