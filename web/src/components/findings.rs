@@ -31,8 +31,9 @@ fn inline(text: &str) -> Html {
 pub struct FindingsProps {
     /// The advisor's view of the design.
     pub view: Rc<AdvisorView>,
-    /// The title of the fix that can be undone.
-    pub undo: Option<String>,
+    /// The title of the fix an Undo takes back, and how many fixes can
+    /// be undone in all.
+    pub undo: Option<(String, usize)>,
     /// The title of the fix being previewed.
     pub previewing: Option<String>,
     /// The example keys of the previewed fix.
@@ -192,10 +193,13 @@ pub fn findings(props: &FindingsProps) -> Html {
                         { "Checked against the design; run its simulation to the end to add the traffic's evidence." }
                     }
                 </p>
-                if let Some(title) = &props.undo {
+                if let Some((title, depth)) = &props.undo {
                     <div class="undo-bar" role="status">
                         <span>{ "Applied \u{201c}" }{ inline(title) }{ "\u{201d}" }</span>
                         <button type="button" class="button small" onclick={on_undo}>{ "Undo" }</button>
+                        if *depth > 1 {
+                            <span class="muted">{ format!("{} earlier {} can be undone after it", depth - 1, if *depth == 2 { "fix" } else { "fixes" }) }</span>
+                        }
                     </div>
                 }
                 if view.findings.is_empty() {

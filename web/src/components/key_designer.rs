@@ -342,7 +342,7 @@ pub fn design_section() -> Html {
             />
             <Findings
                 view={Rc::clone(&view)}
-                undo={app.learn.undo.as_ref().map(|u| u.title.clone())}
+                undo={app.learn.undo_top()}
                 previewing={(*preview).as_ref().map(|f| f.title.clone())}
                 preview_keys={(*preview_keys).clone()}
                 on_apply={cbs.on_apply.clone()}

@@ -129,8 +129,33 @@ pub struct LearnState {
     pub tab: LeftTab,
     /// The designer's draft (see [`LearnState::draft_for`]).
     pub draft: KeyDraft,
-    /// The last fix, to undo.
-    pub undo: Option<Undo>,
+    /// The fixes applied, newest last, to undo one by one.
+    pub undo: Vec<Undo>,
+}
+
+/// How many fixes can be undone.
+const UNDO_DEPTH: usize = 20;
+/// How many of those may hold a copy of the instance (a fix that changed
+/// tables keeps the instance it replaced, which can be large).
+const UNDO_INSTANCES: usize = 3;
+
+impl LearnState {
+    /// The title of the fix an Undo would take back, and how many fixes
+    /// can be undone in all.
+    pub fn undo_top(&self) -> Option<(String, usize)> {
+        self.undo.last().map(|u| (u.title.clone(), self.undo.len()))
+    }
+
+    fn push_undo(&mut self, undo: Undo) {
+        self.undo.push(undo);
+        // The oldest go first: an undo is only right on top of the ones
+        // after it, so the stack is cut from the bottom.
+        while self.undo.len() > UNDO_DEPTH
+            || self.undo.iter().filter(|u| u.instance.is_some()).count() > UNDO_INSTANCES
+        {
+            self.undo.remove(0);
+        }
+    }
 }
 
 impl LearnState {
@@ -376,7 +401,7 @@ impl AppState {
                 console_mark,
             });
             learn.verdict = None;
-            learn.undo = None;
+            learn.undo.clear();
             learn.saved.current = Some(id.to_string());
             learn.tab = LeftTab::Lessons;
         }
@@ -572,7 +597,7 @@ impl AppState {
                     error: false,
                     text: format!("Applied: {}", fix.title),
                 });
-                Rc::make_mut(&mut self.learn).undo = Some(undo);
+                Rc::make_mut(&mut self.learn).push_undo(undo);
                 true
             }
             Err(e) => {
@@ -588,7 +613,7 @@ impl AppState {
     }
 
     fn undo_fix(&mut self) -> bool {
-        let Some(undo) = Rc::make_mut(&mut self.learn).undo.take() else {
+        let Some(undo) = Rc::make_mut(&mut self.learn).undo.pop() else {
             return false;
         };
         let mut data = false;
@@ -812,13 +837,83 @@ mod tests {
         assert_ne!(before.key, after.key, "the key changed");
         assert!(!rules(&fixed).contains(&"unpadded_number".to_string()));
         assert_eq!(
-            fixed.learn.undo.as_ref().map(|u| u.title.is_empty()),
-            Some(false)
+            fixed
+                .learn
+                .undo_top()
+                .map(|(title, n)| (title.is_empty(), n)),
+            Some((false, 1))
         );
         let undone = learn(&fixed, LearnAction::Undo);
         assert_eq!(undone.design.scenario.as_deref(), Some(&*before));
         assert!(rules(&undone).contains(&"unpadded_number".to_string()));
-        assert!(undone.learn.undo.is_none());
+        assert!(undone.learn.undo.is_empty());
+    }
+
+    #[test]
+    fn fixes_are_undone_one_by_one_newest_first() {
+        // A design with several findings; apply three fixes in a row.
+        let mut states = vec![learn(
+            &app(),
+            LearnAction::PickScenario("lesson_scores_unpadded.toml".into()),
+        )];
+        let mut titles = Vec::new();
+        while titles.len() < 3 {
+            let state = states.last().unwrap();
+            let Some(fix) = advisor_view(state.design.scenario.as_deref(), &state.instance(), None)
+                .findings
+                .iter()
+                .flat_map(|f| f.fixes.iter())
+                .map(|f| f.fix.clone())
+                .find(|f| !titles.contains(&f.title))
+            else {
+                break;
+            };
+            titles.push(fix.title.clone());
+            let next = learn(state, LearnAction::ApplyFix(Box::new(fix)));
+            assert!(!next.notice.as_ref().unwrap().error, "{:?}", next.notice);
+            states.push(next);
+        }
+        assert!(
+            titles.len() >= 2,
+            "the scenario offers several fixes: {titles:?}"
+        );
+        let mut state = states.pop().unwrap();
+        assert_eq!(state.learn.undo.len(), titles.len());
+        // Each Undo goes back exactly one step.
+        while let Some(expected) = states.pop() {
+            let (title, n) = state.learn.undo_top().unwrap();
+            assert_eq!(title, titles[n - 1]);
+            state = learn(&state, LearnAction::Undo);
+            assert_eq!(state.design.scenario, expected.design.scenario);
+            assert_eq!(state.learn.undo.len(), n - 1);
+        }
+        assert!(state.learn.undo_top().is_none());
+    }
+
+    #[test]
+    fn the_undo_stack_keeps_few_instance_copies() {
+        let mut learn = LearnState::default();
+        let undo = |title: &str, instance: bool| Undo {
+            title: title.into(),
+            scenario: None,
+            instance: instance.then(|| Rc::new(Instance::default())),
+        };
+        for i in 0..UNDO_DEPTH + 5 {
+            learn.push_undo(undo(&format!("design {i}"), false));
+        }
+        assert_eq!(learn.undo.len(), UNDO_DEPTH);
+        assert_eq!(learn.undo[0].title, "design 5");
+        for i in 0..UNDO_INSTANCES + 1 {
+            learn.push_undo(undo(&format!("table {i}"), true));
+        }
+        let copies = learn.undo.iter().filter(|u| u.instance.is_some()).count();
+        assert_eq!(copies, UNDO_INSTANCES);
+        // Everything older than the oldest copy kept went with it.
+        assert_eq!(learn.undo[0].title, "table 1");
+        assert_eq!(
+            learn.undo_top().unwrap().0,
+            format!("table {UNDO_INSTANCES}")
+        );
     }
 
     #[test]
