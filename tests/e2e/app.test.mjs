@@ -419,6 +419,22 @@ test('panels resize by dragging and from the keyboard', async () => {
   await context.close();
 });
 
+test('on a phone-sized screen the panels stack and nothing overflows sideways', async () => {
+  const { page, problems, context } = await openApp({ viewport: { width: 390, height: 844 } });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+  let lastBottom = 0;
+  for (const name of ['Schema', 'Tablets', 'Rows', 'Key Visualizer', 'Console']) {
+    const box = await region(page, name).boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name} within the width: ${JSON.stringify(box)}`);
+    assert.ok(box.y >= lastBottom - 1, `${name} below the panel before it`);
+    assert.ok(box.height >= 150, `${name} is ${box.height} px tall`);
+    lastBottom = box.y + box.height;
+  }
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'app-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a side column capped on a narrow screen answers the first arrow key', async () => {
   // At 1000 px the Key Visualizer's 420 px setting is drawn at a third of
   // the width; one key press shrinks what is drawn, not the setting.
