@@ -34,7 +34,10 @@ Sources:
              array; with several tables, {\"table\": [records...]}).
   dynamodb   A NoSQL Workbench data-model export (DataModel, KeyAttributes,
              NonKeyAttributes, GlobalSecondaryIndexes, TableFacets and the
-             TableData sample items; TimeToLiveSpecification for a TTL).
+             TableData sample items; TimeToLiveSpecification for a TTL), or
+             `aws dynamodb describe-table` output ({\"Table\": ...}); merge
+             in describe-time-to-live's and a scan's output (jq -s add) for
+             the TTL and sample items.
 
 The report shows, per table, the row key and how each field is encoded
 (order-preserving), the column families with their GC rules and why the

@@ -656,6 +656,14 @@ pub fn from_oracle_ddl(
 /// `"TimeToLiveSpecification": {"AttributeName": "...", "Enabled": true}`
 /// as in CloudFormation.
 ///
+/// The AWS CLI's `aws dynamodb describe-table` output (`{"Table":
+/// {"TableName", "AttributeDefinitions", "KeySchema",
+/// "GlobalSecondaryIndexes", "LocalSecondaryIndexes", ...}}`, or
+/// create-table's input or `TableDescription`) is read too; the
+/// `TimeToLiveDescription` of `describe-time-to-live` and the `Items` of a
+/// `scan`, merged into the same object, add the TTL and sample items.
+/// Without items the layout follows the keys alone (a note says so).
+///
 /// The layout follows the migration guide's examples:
 ///
 /// - Partition key only: one row per item, keyed by the partition key.

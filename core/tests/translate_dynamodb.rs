@@ -367,8 +367,29 @@ fn bad_models_point_at_the_line_and_column() {
     // Each model, the text the error must point at, and what it must say.
     let cases: Vec<(String, &str, &str)> = vec![
         ("{\"DataModel\": [\n  {\"TableName\": \"t\",, }\n]}".into(), ", }", "expected a member name"),
-        ("[1, 2]".into(), "[1", "a JSON object with \"DataModel\""),
-        ("{\"ModelName\": \"x\"}".into(), "{", "no \"DataModel\""),
+        ("[1, 2]".into(), "[1", "a NoSQL Workbench model with \"DataModel\""),
+        ("{\"ModelName\": \"x\"}".into(), "{", "neither \"DataModel\""),
+        // describe-table output.
+        (
+            "{\"Table\": {\"TableName\": \"t\",\n \"KeySchema\": [{\"AttributeName\": \"k\", \"KeyType\": \"HASH\"}]}}".into(),
+            "[{",
+            "\"k\" is not in AttributeDefinitions",
+        ),
+        (
+            "{\"Table\": {\"TableName\": \"t\", \"AttributeDefinitions\": [],\n \"KeySchema\": [{\"AttributeName\": \"k\", \"KeyType\": \"PRIMARY\"}]}}".into(),
+            "\"PRIMARY\"",
+            "KeyType must be HASH or RANGE",
+        ),
+        (
+            "{\"Table\": {\"TableName\": \"t\", \"AttributeDefinitions\": [],\n \"KeySchema\": [{\"AttributeName\": \"s\", \"KeyType\": \"RANGE\"}]}}".into(),
+            "[{\"AttributeName\": \"s\"",
+            "no HASH (partition) key",
+        ),
+        (
+            "{\"Table\": {\"TableName\": \"t\",\n \"AttributeDefinitions\": [{\"AttributeName\": \"k\", \"AttributeType\": \"S\"}],\n \"KeySchema\": [{\"AttributeName\": \"k\", \"KeyType\": \"HASH\"}]},\n \"Items\": [{\"k\": {\"S\": \"a\"}, \"n\": {\"N\": \"many\"}}]}".into(),
+            "\"many\"",
+            "not a number",
+        ),
         ("{\"DataModel\": []}".into(), "[]", "no tables"),
         (
             "{\"DataModel\": [{\"TableName\": \"t\",\n \"KeyAttributes\": {\"PartitionKey\": {\"AttributeName\": \"k\", \"AttributeType\": \"X\"}}}]}".into(),
@@ -431,4 +452,196 @@ fn reports_name_every_table_and_json_parses() {
         assert_eq!(v["source"], "dynamodb");
         assert_eq!(v["tables"].as_array().unwrap().len(), t.tables.len());
     }
+}
+
+/// The AWS CLI's view of a NoSQL Workbench model: what
+/// `aws dynamodb describe-table` prints for its first table, with
+/// `describe-time-to-live`'s answer and a `scan`'s items merged in (as
+/// `jq -s add` would merge the three outputs).
+fn as_describe_table(model: &str) -> String {
+    use serde_json::value::RawValue;
+    use serde_json::{Value, json};
+    // The items are copied as written: a map's members keep their order.
+    #[derive(serde::Deserialize)]
+    struct Model<'a> {
+        #[serde(rename = "DataModel", borrow)]
+        tables: Vec<Table<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Table<'a> {
+        #[serde(rename = "TableData", borrow, default)]
+        items: Vec<&'a RawValue>,
+        #[serde(rename = "TableFacets", borrow, default)]
+        facets: Vec<Facet<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Facet<'a> {
+        #[serde(rename = "TableData", borrow, default)]
+        items: Vec<&'a RawValue>,
+    }
+    let raw: Model<'_> = serde_json::from_str(model).unwrap();
+    let first = &raw.tables[0];
+    let items: Vec<&str> = first
+        .items
+        .iter()
+        .chain(first.facets.iter().flat_map(|f| f.items.iter()))
+        .map(|i| i.get())
+        .collect();
+    let m: Value = serde_json::from_str(model).unwrap();
+    let t = &m["DataModel"][0];
+    let mut definitions: Vec<Value> = Vec::new();
+    let mut key_schema = |ka: &Value, definitions: &mut Vec<Value>| {
+        let mut schema = Vec::new();
+        for (role, key_type) in [("PartitionKey", "HASH"), ("SortKey", "RANGE")] {
+            if let Some(k) = ka.get(role) {
+                if !definitions.contains(k) {
+                    definitions.push(k.clone());
+                }
+                schema.push(json!({"AttributeName": k["AttributeName"], "KeyType": key_type}));
+            }
+        }
+        schema
+    };
+    let schema = key_schema(&t["KeyAttributes"], &mut definitions);
+    let indexes: Vec<Value> = t
+        .get("GlobalSecondaryIndexes")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|ix| {
+                    json!({
+                        "IndexName": ix["IndexName"],
+                        "KeySchema": key_schema(&ix["KeyAttributes"], &mut definitions),
+                        "Projection": ix["Projection"],
+                        "IndexStatus": "ACTIVE",
+                        "ItemCount": 0
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut table = json!({
+        "AttributeDefinitions": definitions,
+        "TableName": t["TableName"],
+        "KeySchema": schema,
+        "TableStatus": "ACTIVE",
+        "CreationDateTime": "2023-09-10T15:21:48.123000+00:00",
+        "ProvisionedThroughput": {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0},
+        "TableSizeBytes": 0,
+        "ItemCount": items.len(),
+        "TableArn": format!("arn:aws:dynamodb:us-east-1:123456789012:table/{}", t["TableName"].as_str().unwrap()),
+        "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
+        "DeletionProtectionEnabled": false
+    });
+    if !indexes.is_empty() {
+        table["GlobalSecondaryIndexes"] = Value::Array(indexes);
+    }
+    let ttl = match t.get("TimeToLiveSpecification") {
+        Some(spec) => {
+            json!({"TimeToLiveStatus": "ENABLED", "AttributeName": spec["AttributeName"]})
+        }
+        None => json!({"TimeToLiveStatus": "DISABLED"}),
+    };
+    let rest = serde_json::to_string_pretty(&json!({
+        "Table": table,
+        "TimeToLiveDescription": ttl,
+        "Count": items.len(),
+        "ScannedCount": items.len(),
+        "ConsumedCapacity": null
+    }))
+    .unwrap();
+    format!(
+        "{},\n  \"Items\": [{}]\n}}",
+        rest.trim_end().trim_end_matches('}').trim_end(),
+        items.join(", ")
+    )
+}
+
+#[test]
+fn describe_table_output_lays_out_like_the_workbench_model() {
+    // The video, the invoices and the sessions (TTL, a GSI, every type)
+    // become exactly the same tables and rows from either source.
+    for model in [VIDEOS, INVOICES, SESSIONS] {
+        let described = as_describe_table(model);
+        let (a, b) = (translate(model), translate(&described));
+        assert_eq!(a.tables[0].pattern, b.tables[0].pattern, "{described}");
+        assert_eq!(
+            layout(&mut applied(&a)),
+            layout(&mut applied(&b)),
+            "{described}"
+        );
+        let alternatives = |t: &Translation| -> Vec<String> {
+            t.tables[0]
+                .indexes
+                .iter()
+                .map(|i| format!("{} {} {}", i.name, i.projection, i.alternative))
+                .collect()
+        };
+        assert_eq!(alternatives(&a), alternatives(&b));
+        let ttl = |t: &Translation| {
+            t.tables[0]
+                .notes
+                .iter()
+                .filter(|n| n.topic == "ttl")
+                .count()
+        };
+        assert_eq!(ttl(&a), ttl(&b));
+    }
+    // Without facets the catalog's family is the generic `item`.
+    let catalog = translate(&as_describe_table(CATALOG));
+    assert_eq!(catalog.tables[0].pattern, Pattern::DynamoComposite);
+    assert!(
+        layout(&mut applied(&catalog)).contains("  Hats#fedora#brandA\n    item:Description @")
+    );
+}
+
+#[test]
+fn describe_table_alone_gives_the_key_layout_and_says_items_would_help() {
+    // `aws dynamodb describe-table --table-name Orders`, as printed.
+    let described = r#"{
+    "Table": {
+        "AttributeDefinitions": [
+            {"AttributeName": "CustomerId", "AttributeType": "S"},
+            {"AttributeName": "OrderDate", "AttributeType": "N"},
+            {"AttributeName": "Status", "AttributeType": "S"}
+        ],
+        "TableName": "Orders",
+        "KeySchema": [
+            {"AttributeName": "CustomerId", "KeyType": "HASH"},
+            {"AttributeName": "OrderDate", "KeyType": "RANGE"}
+        ],
+        "TableStatus": "ACTIVE",
+        "ItemCount": 0,
+        "LocalSecondaryIndexes": [{
+            "IndexName": "ByStatus",
+            "KeySchema": [
+                {"AttributeName": "CustomerId", "KeyType": "HASH"},
+                {"AttributeName": "Status", "KeyType": "RANGE"}
+            ],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}
+        }]
+    }
+}"#;
+    let t = translate(described);
+    assert_eq!(t.name, "Orders");
+    let table = &t.tables[0];
+    let key: Vec<&str> = table.row_key.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(key, ["CustomerId", "OrderDate"]);
+    assert_eq!(table.indexes[0].projection, "KEYS_ONLY");
+    assert!(t.notes.iter().any(|n| n.topic == "sample"), "{:?}", t.notes);
+    // The table is created, empty, with its families.
+    let mut db = applied(&t);
+    assert!(layout(&mut db).starts_with("table Orders\n  family "));
+    // A disabled TTL is not a GC rule.
+    let disabled = described.replacen(
+        "\"Table\": {",
+        "\"TimeToLiveDescription\": {\"TimeToLiveStatus\": \"DISABLED\", \"AttributeName\": \"Expires\"},\n    \"Table\": {",
+        1,
+    );
+    assert!(
+        !translate(&disabled).tables[0]
+            .notes
+            .iter()
+            .any(|n| n.topic == "ttl")
+    );
 }

@@ -1,6 +1,8 @@
 //! DynamoDB designs in: a NoSQL Workbench data-model export (tables, key
-//! attributes, GSIs, facets, a TTL attribute and the sample data), laid
-//! out as [`from_dynamodb`] describes.
+//! attributes, GSIs, facets, a TTL attribute and the sample data), or the
+//! AWS CLI's `describe-table` output (with `describe-time-to-live` and
+//! `scan` output merged in, when there are any), laid out as
+//! [`from_dynamodb`] describes.
 //!
 //! [`from_dynamodb`]: super::from_dynamodb
 
@@ -616,6 +618,151 @@ fn parse_table(node: &Node) -> Result<DTable, TranslateError> {
         items,
         ttl,
     })
+}
+
+/// The `KeySchema` of a table or index from the AWS API
+/// (`[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk",
+/// "KeyType": "RANGE"}]`): the partition key's name and the sort key's.
+fn key_schema(node: &Node, what: &str) -> Result<(String, Option<String>), TranslateError> {
+    let Some(ks) = node.get("KeySchema") else {
+        return Err(err(node.pos, format!("{what} needs \"KeySchema\"")));
+    };
+    let Some(list) = ks.as_array() else {
+        return Err(err(
+            ks.pos,
+            format!("KeySchema must be an array, found {}", ks.kind()),
+        ));
+    };
+    let (mut hash, mut range) = (None, None);
+    for k in list {
+        let name = str_member(k, "AttributeName", "a KeySchema element")?.to_string();
+        let slot = match str_member(k, "KeyType", "a KeySchema element")? {
+            "HASH" => &mut hash,
+            "RANGE" => &mut range,
+            other => {
+                return Err(err(
+                    k.get("KeyType").map_or(k.pos, |n| n.pos),
+                    format!("KeyType must be HASH or RANGE, found {other:?}"),
+                ));
+            }
+        };
+        if slot.is_some() {
+            return Err(err(k.pos, "KeySchema names two keys of the same KeyType"));
+        }
+        *slot = Some(name);
+    }
+    let Some(hash) = hash else {
+        return Err(err(ks.pos, "KeySchema has no HASH (partition) key"));
+    };
+    Ok((hash, range))
+}
+
+/// A table as the AWS API describes it: `describe-table`'s `Table` (or
+/// `create-table`'s input, or its `TableDescription`). Key types come from
+/// `AttributeDefinitions`; `ttl` is the TTL attribute, if enabled; `items`
+/// are typed items such as `scan` prints.
+fn parse_api_table(
+    node: &Node,
+    ttl: Option<String>,
+    items: Option<&Node>,
+) -> Result<DTable, TranslateError> {
+    if node.as_object().is_none() {
+        return Err(err(
+            node.pos,
+            format!("Table must be an object, found {}", node.kind()),
+        ));
+    }
+    let name = str_member(node, "TableName", "Table")?.to_string();
+    let name_pos = node.get("TableName").map_or(node.pos, |n| n.pos);
+    validate_table_id(&name).map_err(|e| {
+        err(name_pos, format!("{} (Bigtable table ids are 1 to 50 characters from [-_.a-zA-Z0-9], not starting with - or .); rename the table", e.message()))
+    })?;
+    let mut declared = BTreeMap::new();
+    if let Some(defs) = node.get("AttributeDefinitions") {
+        let Some(list) = defs.as_array() else {
+            return Err(err(defs.pos, "AttributeDefinitions must be an array"));
+        };
+        for d in list {
+            let a = key_attr(d, "an attribute definition")?;
+            declared.insert(a.name, a.ty);
+        }
+    }
+    let typed = |attr: String, pos: Pos| -> Result<KeyAttr, TranslateError> {
+        match declared.get(&attr) {
+            Some(&ty) => Ok(KeyAttr { name: attr, ty }),
+            None => Err(err(
+                pos,
+                format!("the key attribute {attr:?} is not in AttributeDefinitions"),
+            )),
+        }
+    };
+    let ks_pos = node.get("KeySchema").map_or(node.pos, |n| n.pos);
+    let (pk, sk) = key_schema(node, "Table")?;
+    let pk = typed(pk, ks_pos)?;
+    let sk = sk.map(|s| typed(s, ks_pos)).transpose()?;
+    let mut indexes = Vec::new();
+    for (key, local) in [
+        ("GlobalSecondaryIndexes", false),
+        ("LocalSecondaryIndexes", true),
+    ] {
+        if let Some(g) = node.get(key) {
+            let Some(list) = g.as_array() else {
+                return Err(err(g.pos, format!("{key} must be an array")));
+            };
+            for ix in list {
+                let (ipk, isk) = key_schema(ix, "an index")?;
+                indexes.push(Gsi {
+                    name: str_member(ix, "IndexName", "an index")?.to_string(),
+                    pk: ipk,
+                    sk: isk,
+                    projection: projection(ix.get("Projection")),
+                    local,
+                });
+            }
+        }
+    }
+    let mut parsed = Vec::new();
+    if let Some(items) = items {
+        parse_items(items, &mut parsed)?;
+    }
+    Ok(DTable {
+        name,
+        pos: name_pos,
+        pk,
+        sk,
+        declared,
+        indexes,
+        facets: Vec::new(),
+        items: parsed,
+        ttl,
+    })
+}
+
+/// The TTL attribute of `describe-time-to-live`'s `TimeToLiveDescription`
+/// (or of a `TimeToLiveSpecification`), if TTL is on.
+fn api_ttl(root: &Node) -> Result<Option<String>, TranslateError> {
+    if let Some(d) = root.get("TimeToLiveDescription") {
+        let status = d
+            .get("TimeToLiveStatus")
+            .and_then(Node::as_str)
+            .unwrap_or("ENABLED");
+        let on = matches!(status, "ENABLED" | "ENABLING");
+        return Ok(match d.get("AttributeName") {
+            Some(_) if on => {
+                Some(str_member(d, "AttributeName", "TimeToLiveDescription")?.to_string())
+            }
+            _ => None,
+        });
+    }
+    if let Some(spec) = root.get("TimeToLiveSpecification") {
+        let enabled = !matches!(
+            spec.get("Enabled").map(|n| &n.value),
+            Some(Json::Bool(false))
+        );
+        let an = str_member(spec, "AttributeName", "TimeToLiveSpecification")?;
+        return Ok(enabled.then(|| an.to_string()));
+    }
+    Ok(None)
 }
 
 /// Splits a sort key into its kind (leading letters) and the id after one
@@ -1598,15 +1745,31 @@ pub(crate) fn translate(model: &str, options: &Options) -> Result<Translation, T
         return Err(err(
             root.pos,
             format!(
-                "a NoSQL Workbench model is a JSON object with \"DataModel\", found {}",
+                "a DynamoDB design is a JSON object (a NoSQL Workbench model with \"DataModel\", or describe-table output with \"Table\"), found {}",
                 root.kind()
             ),
         ));
     }
+    // The AWS CLI's describe-table output ({"Table": ...}), create-table's
+    // answer ({"TableDescription": ...}) or its input (the table itself).
+    let api_table = ["Table", "TableDescription"]
+        .into_iter()
+        .find_map(|k| root.get(k))
+        .or_else(|| root.get("KeySchema").map(|_| &root));
+    if let Some(table) = api_table {
+        let t = parse_api_table(table, api_ttl(&root)?, root.get("Items"))?;
+        let out = vec![translate_table(&t, options)?];
+        return Ok(Translation {
+            source: Source::DynamoDb,
+            name: t.name.clone(),
+            tables: out,
+            notes: dynamo_notes(&[&t]),
+        });
+    }
     let Some(dm) = root.get("DataModel") else {
         return Err(err(
             root.pos,
-            "the model has no \"DataModel\" array (is this a NoSQL Workbench data-model export?)",
+            "the design has neither \"DataModel\" (a NoSQL Workbench data-model export) nor \"Table\" (aws dynamodb describe-table output)",
         ));
     };
     let Some(list) = dm.as_array() else {
@@ -1637,22 +1800,33 @@ pub(crate) fn translate(model: &str, options: &Options) -> Result<Translation, T
         .get("ModelName")
         .and_then(Node::as_str)
         .map_or_else(|| tables[0].name.clone(), str::to_string);
+    Ok(Translation {
+        source: Source::DynamoDb,
+        name,
+        tables: out,
+        notes: dynamo_notes(&tables.iter().collect::<Vec<_>>()),
+    })
+}
+
+/// The notes every DynamoDB translation carries.
+fn dynamo_notes(tables: &[&DTable]) -> Vec<Note> {
     let mut notes = vec![Note::info(
         "types",
         "Bigtable stores bytes: strings are UTF-8, numbers their decimal text, booleans true or false, binaries raw; the reader decodes them by column",
     )];
-    if out.iter().any(|t| !t.indexes.is_empty()) {
+    if tables.iter().any(|t| !t.indexes.is_empty()) {
         notes.push(Note::info(
             "index",
             "Secondary indexes have no Bigtable counterpart; each is listed with an alternative",
         ));
     }
-    Ok(Translation {
-        source: Source::DynamoDb,
-        name,
-        tables: out,
-        notes,
-    })
+    if tables.iter().all(|t| t.items.is_empty()) {
+        notes.push(Note::info(
+            "sample",
+            "There are no sample items, so the layout follows the keys alone; add items (a scan's \"Items\", or the model's TableData) to see rows and let their shapes choose the families",
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]

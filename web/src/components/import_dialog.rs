@@ -500,7 +500,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
         } else {
             (
                 "DynamoDB model",
-                "{\"ModelName\": ..., \"DataModel\": [{\"TableName\": ..., \"KeyAttributes\": ..., \"TableData\": [...]}]}",
+                "A NoSQL Workbench model {\"DataModel\": [...]}, or aws dynamodb describe-table output {\"Table\": ...} (with a scan's \"Items\" merged in for sample rows)",
             )
         };
         let lines = state.text.lines().count();
