@@ -256,6 +256,9 @@ fn preview_html(p: &TranslationPreview) -> Html {
     }
 }
 
+/// How long typing must pause before a large design is translated.
+const TRANSLATE_PAUSE_MS: u32 = 300;
+
 /// The dialog.
 #[component(ImportDialog)]
 pub fn import_dialog(props: &ImportDialogProps) -> Html {
@@ -269,6 +272,20 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
         })
     };
     let file_error = use_state(|| None::<String>);
+    // A large design is translated when typing pauses for a moment.
+    {
+        let cb = props.on_action.clone();
+        let key = (state.stale, state.text.len(), state.rows.len());
+        use_effect_with(key, move |&(stale, _, _)| {
+            let timer = stale.then(|| {
+                gloo::timers::callback::Timeout::new(TRANSLATE_PAUSE_MS, move || {
+                    cb.emit(ToolsAction::ImportRefresh);
+                })
+            });
+            // Dropping the timer (a new keystroke) cancels it.
+            move || drop(timer)
+        });
+    }
     let on_close = {
         let cb = props.on_action.clone();
         Callback::from(move |()| cb.emit(ToolsAction::CloseImport))
@@ -551,7 +568,10 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                     </div>
                     { file_error_html }
                 </div>
-                <section class="import-preview" aria-label="Translation" aria-live="polite">
+                <section class={classes!("import-preview", state.stale.then_some("stale"))} aria-label="Translation" aria-live="polite" aria-busy={state.stale.to_string()}>
+                    if state.stale {
+                        <p class="hint">{ "A large design: the translation follows when you pause typing." }</p>
+                    }
                     { preview }
                 </section>
             </div>

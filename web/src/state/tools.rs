@@ -48,6 +48,10 @@ pub struct ImportDialog {
     /// The translation of `text`, or where it fails (`None` while the text
     /// is empty).
     pub preview: Option<Result<Rc<TranslationPreview>, ImportError>>,
+    /// Whether `preview` is of an earlier text: a large design is
+    /// translated once typing pauses (see [`LARGE_DESIGN`]), not on every
+    /// keystroke.
+    pub stale: bool,
     /// Why Apply failed (the instance is unchanged).
     pub apply_error: Option<String>,
     /// The CSV import's settings.
@@ -57,6 +61,11 @@ pub struct ImportDialog {
     /// What the last CSV import did, or why it failed.
     pub csv_result: Option<Result<CsvOutcome, String>>,
 }
+
+/// Designs longer than this (bytes, with the records) are translated when
+/// typing pauses rather than on every keystroke: a few megabytes take the
+/// better part of a second in the page.
+pub const LARGE_DESIGN: usize = 64 * 1024;
 
 /// What this slice holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,6 +99,8 @@ pub enum ToolsAction {
     ImportText(String),
     /// The Oracle records changed.
     ImportRows(String),
+    /// Translate a large design now (typing paused).
+    ImportRefresh,
     /// How typed key fields are encoded.
     ImportKeyEncoding(KeyEncoding),
     /// Reverse a leading IDENTITY key's digits.
@@ -163,7 +174,7 @@ impl AppState {
                 false
             }
             ToolsAction::ImportSource(source) => self.change_import(|d| d.source = source),
-            ToolsAction::ImportText(text) => self.change_import(|d| {
+            ToolsAction::ImportText(text) => self.change_import_text(|d| {
                 // A pasted design of the other kind switches the source.
                 if d.text.is_empty()
                     && let Some(guess) = vm::guess_source(&text)
@@ -173,7 +184,11 @@ impl AppState {
                 }
                 d.text = text;
             }),
-            ToolsAction::ImportRows(rows) => self.change_import(|d| d.rows = rows),
+            ToolsAction::ImportRows(rows) => self.change_import_text(|d| d.rows = rows),
+            ToolsAction::ImportRefresh => match &self.tools.import {
+                Some(d) if d.stale => self.change_import(|_| {}),
+                _ => false,
+            },
             ToolsAction::ImportKeyEncoding(e) => self.change_import(|d| d.choice.key_encoding = e),
             ToolsAction::ImportReverseIdentity(r) => {
                 self.change_import(|d| d.choice.reverse_identity = r)
@@ -226,6 +241,24 @@ impl AppState {
         false
     }
 
+    /// A change of the typed text: translated at once while the design is
+    /// small, marked stale (for [`ToolsAction::ImportRefresh`]) once large.
+    fn change_import_text(&mut self, change: impl FnOnce(&mut ImportDialog)) -> bool {
+        let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import else {
+            return false;
+        };
+        change(dialog);
+        if dialog.text.len() + dialog.rows.len() > LARGE_DESIGN
+            && dialog.source != ImportSource::CbtCsv
+        {
+            dialog.stale = true;
+            dialog.apply_error = None;
+            false
+        } else {
+            self.change_import(|_| {})
+        }
+    }
+
     fn change_import(&mut self, change: impl FnOnce(&mut ImportDialog)) -> bool {
         let now = self.instance.borrow().now_micros();
         let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import else {
@@ -233,6 +266,7 @@ impl AppState {
         };
         change(dialog);
         dialog.apply_error = None;
+        dialog.stale = false;
         dialog.preview = if dialog.text.trim().is_empty() || dialog.source == ImportSource::CbtCsv {
             None
         } else {
@@ -604,6 +638,43 @@ mod tests {
             "{error}"
         );
         assert_eq!(refused.tables.len(), 2);
+    }
+
+    #[test]
+    fn a_large_design_is_translated_when_typing_pauses() {
+        // The catalog padded past LARGE_DESIGN with whitespace.
+        let padding = " ".repeat(LARGE_DESIGN);
+        let large = format!("{CATALOG}{padding}");
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let typed = tools(&state, ToolsAction::ImportText(large.clone()));
+        let dialog = typed.tools.import.clone().unwrap();
+        assert!(
+            dialog.stale && dialog.preview.is_none(),
+            "not translated per keystroke"
+        );
+        assert_eq!(dialog.text, large, "the text itself is kept at once");
+        let paused = tools(&typed, ToolsAction::ImportRefresh);
+        let dialog = paused.tools.import.clone().unwrap();
+        assert!(!dialog.stale);
+        assert_eq!(
+            dialog.preview.unwrap().unwrap().tables[0].id,
+            "ProductCatalog"
+        );
+        // A refresh with nothing stale changes nothing.
+        let again = tools(&paused, ToolsAction::ImportRefresh);
+        assert_eq!(again.tools.import, paused.tools.import);
+        // Apply works on the current text even before the pause.
+        let edited = tools(
+            &paused,
+            ToolsAction::ImportText(large.replace("brandA", "brandZ")),
+        );
+        assert!(edited.tools.import.as_ref().unwrap().stale);
+        let applied = tools(&edited, ToolsAction::ApplyImport);
+        assert!(applied.tools.import.is_none());
+        assert!(applied.rows.total_rows() > 0);
+        // Small designs still translate on every change.
+        let small = tools(&state, ToolsAction::ImportText(CATALOG.into()));
+        assert!(!small.tools.import.as_ref().unwrap().stale);
     }
 
     #[test]
