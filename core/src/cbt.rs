@@ -86,6 +86,9 @@ pub struct Outcome {
     /// `Ok` when `cbt` would exit with status 0; otherwise the error (its
     /// message is the last thing written to `stderr`, without the newline).
     pub status: Result<(), Error>,
+    /// Rows a `read` returned but did not print, because `stdout` had
+    /// reached the host's [`Host::stdout_limit`]; 0 for a host without one.
+    pub rows_not_printed: u64,
 }
 
 impl Outcome {
@@ -129,6 +132,16 @@ pub trait Host {
     /// import runs (`cbt`'s own log lines only come with the outcome).
     /// Does nothing by default.
     fn import_progress(&mut self, _rows_written: usize) {}
+
+    /// How much standard output the host can show. Once `stdout` holds
+    /// this many bytes, `read` stops printing rows but still reads to the
+    /// end, so its stats and the rows it counts are whole, and reports the
+    /// rows it left out in [`Outcome::rows_not_printed`]. A screen sets
+    /// it (nobody reads a million rows in a browser); the default, `None`,
+    /// prints everything, as `cbt` does.
+    fn stdout_limit(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The text Go's `os.Open` error carries for `path`, for a [`Host`] that
@@ -158,6 +171,8 @@ pub struct MemFiles {
     pub files: BTreeMap<String, Vec<u8>>,
     /// What `clock now` sets the clock to, if anything.
     pub wall_clock_micros: Option<i64>,
+    /// The host's [`Host::stdout_limit`].
+    pub stdout_limit: Option<usize>,
 }
 
 impl MemFiles {
@@ -178,6 +193,10 @@ impl Host for MemFiles {
     fn wall_clock_micros(&mut self) -> Option<i64> {
         self.wall_clock_micros
     }
+
+    fn stdout_limit(&self) -> Option<usize> {
+        self.stdout_limit
+    }
 }
 
 /// Runs one command line (split as bash would split it) and returns its
@@ -190,6 +209,7 @@ pub fn exec_line(instance: &mut Instance, line: &str, host: &mut dyn Host) -> Ou
             stdout: Vec::new(),
             stderr: Vec::new(),
             status: Ok(()),
+            rows_not_printed: 0,
         },
         Ok(args) => exec_args(instance, &args, host),
         Err(e) => {
@@ -199,6 +219,7 @@ pub fn exec_line(instance: &mut Instance, line: &str, host: &mut dyn Host) -> Ou
                 stdout: Vec::new(),
                 stderr,
                 status: Err(e),
+                rows_not_printed: 0,
             }
         }
     }
@@ -250,6 +271,38 @@ pub fn command_names() -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::error::Code;
+
+    #[test]
+    fn a_host_with_an_output_limit_gets_whole_stats_and_a_count_of_the_rest() {
+        let mut db = Instance::default();
+        run_line(&mut db, "createtable t families=cf").unwrap();
+        for i in 0..500 {
+            run_line(&mut db, &format!("set t row{i:04} cf:q=value-{i}")).unwrap();
+        }
+        let mut full = MemFiles::default();
+        let all = exec_line(&mut db, "read t include-stats=full", &mut full);
+        assert_eq!(all.rows_not_printed, 0);
+        let mut screen = MemFiles {
+            stdout_limit: Some(1000),
+            ..MemFiles::default()
+        };
+        let cut = exec_line(&mut db, "read t include-stats=full", &mut screen);
+        assert!(cut.status.is_ok());
+        let text = String::from_utf8(cut.stdout).unwrap();
+        let printed = text.lines().filter(|l| l.starts_with("row0")).count();
+        assert!(printed > 0 && printed < 500, "{printed} rows printed");
+        assert_eq!(cut.rows_not_printed, 500 - printed as u64);
+        // What is printed is the start of the full output, and the stats
+        // (after the rows) count every row read.
+        let full_text = String::from_utf8(all.stdout).unwrap();
+        let stats = full_text
+            .find("Summary Stats")
+            .map(|i| &full_text[i..])
+            .unwrap();
+        assert!(stats.contains("rows_seen_count: 500\n"), "{stats}");
+        assert!(text.ends_with(stats), "{text}");
+        assert!(full_text.starts_with(&text[..text.len() - stats.len()]));
+    }
 
     #[test]
     fn the_overview_example_runs() {

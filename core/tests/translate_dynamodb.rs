@@ -490,7 +490,7 @@ fn as_describe_table(model: &str) -> String {
     let m: Value = serde_json::from_str(model).unwrap();
     let t = &m["DataModel"][0];
     let mut definitions: Vec<Value> = Vec::new();
-    let mut key_schema = |ka: &Value, definitions: &mut Vec<Value>| {
+    let key_schema = |ka: &Value, definitions: &mut Vec<Value>| {
         let mut schema = Vec::new();
         for (role, key_type) in [("PartitionKey", "HASH"), ("SortKey", "RANGE")] {
             if let Some(k) = ka.get(role) {

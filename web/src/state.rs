@@ -377,6 +377,7 @@ impl AppState {
     fn host(&self) -> MemFiles {
         MemFiles {
             wall_clock_micros: Some(self.clock.wall_micros()),
+            stdout_limit: Some(console::PRINT_LIMIT),
             ..MemFiles::default()
         }
     }

@@ -56,6 +56,8 @@ struct Ctx<'a> {
     host: &'a mut dyn Host,
     out: Vec<u8>,
     err: Vec<u8>,
+    /// Rows read but not printed (past the host's output limit).
+    rows_not_printed: u64,
 }
 
 /// The name grpc-go gives a status code (`rpc error: code = NotFound`).
@@ -170,6 +172,7 @@ pub(crate) fn run(instance: &mut Instance, host: &mut dyn Host, args: &[&[u8]]) 
         host,
         out: Vec::new(),
         err: Vec::new(),
+        rows_not_printed: 0,
     };
     let status = dispatch(&mut ctx, args);
     let status = match status {
@@ -183,6 +186,7 @@ pub(crate) fn run(instance: &mut Instance, host: &mut dyn Host, args: &[&[u8]]) 
         stdout: ctx.out,
         stderr: ctx.err,
         status,
+        rows_not_printed: ctx.rows_not_printed,
     }
 }
 
@@ -736,18 +740,25 @@ fn read_and_print(
 ) -> Result<Result<ReadStats, Error>, String> {
     let mut out = std::mem::take(&mut ctx.out);
     let mut failure: Option<String> = None;
-    let result = ctx
-        .instance
-        .read_rows(table, req, &mut |row: RowView<'_>| match print_row(
-            &mut out, row.key, row.cells, fmt,
-        ) {
+    let limit = ctx.host.stdout_limit().unwrap_or(usize::MAX);
+    let mut not_printed = 0;
+    let result = ctx.instance.read_rows(table, req, &mut |row: RowView<'_>| {
+        // Past the host's limit the rows are still read (for the
+        // stats), just not formatted.
+        if out.len() >= limit {
+            not_printed += 1;
+            return true;
+        }
+        match print_row(&mut out, row.key, row.cells, fmt) {
             Ok(()) => true,
             Err(e) => {
                 failure = Some(e);
                 false
             }
-        });
+        }
+    });
     ctx.out = out;
+    ctx.rows_not_printed += not_printed;
     match failure {
         Some(e) => Err(e),
         None => Ok(result),

@@ -279,7 +279,9 @@ fn entry_html(entry: &Rc<Entry>) -> Html {
             if !entry.output.is_empty() {
                 <pre class="entry-output">{ entry.output.clone() }</pre>
             }
-            if let Some(total) = entry.cut_from {
+            if entry.rows_not_printed > 0 {
+                <p class="hint">{ format!("(output cut: {} more {} read but not printed; count= or a narrower range prints them)", format_count(entry.rows_not_printed), if entry.rows_not_printed == 1 { "row was" } else { "rows were" }) }</p>
+            } else if let Some(total) = entry.cut_from {
                 <p class="hint">{ format!("(output cut: {} of {} characters shown)", format_count(entry.output.len() as u64), format_count(total as u64)) }</p>
             }
             if let Some(report) = &entry.read {

@@ -145,6 +145,10 @@ pub struct Entry {
     pub output: String,
     /// The length of the whole output, when it was cut.
     pub cut_from: Option<usize>,
+    /// Rows a cbt read returned but did not print: the console stops
+    /// printing near [`MAX_OUTPUT_CHARS`] (the read still runs to its end,
+    /// so its report counts every row).
+    pub rows_not_printed: u64,
     /// Whether it succeeded (exit status 0; a `response`, not an `error`).
     pub ok: bool,
     /// For reads: what they cost.
@@ -155,6 +159,9 @@ pub struct Entry {
 
 /// Longest output kept per entry.
 pub const MAX_OUTPUT_CHARS: usize = 60_000;
+/// Where a cbt read stops printing rows: below [`MAX_OUTPUT_CHARS`], so
+/// the stats block after the rows still fits.
+pub const PRINT_LIMIT: usize = MAX_OUTPUT_CHARS - 4_096;
 /// Entries kept in the transcript.
 pub const MAX_ENTRIES: usize = 200;
 /// Commands kept in the history.
@@ -515,6 +522,7 @@ pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entr
         input: line.to_string(),
         output,
         cut_from,
+        rows_not_printed: outcome.rows_not_printed,
         ok,
         read: report,
         writes: cbt_writes(&args),
@@ -661,6 +669,7 @@ pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
         input: line.to_string(),
         output,
         cut_from,
+        rows_not_printed: 0,
         ok,
         read: report,
         writes: !method.is_empty() && !JSON_READS.contains(&method.as_str()),
@@ -669,7 +678,7 @@ pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
 
 #[cfg(test)]
 mod tests {
-    use tabletop_core::cbt::NoHost;
+    use tabletop_core::cbt::{MemFiles, NoHost};
 
     use super::*;
 
@@ -681,6 +690,32 @@ mod tests {
             cbt::run_line(&mut db, &format!("set t {key} cf:q=v{key}@1000")).unwrap();
         }
         db
+    }
+
+    #[test]
+    fn a_huge_read_prints_a_screenful_and_reports_every_row() {
+        let mut db = Instance::default();
+        cbt::run_line(&mut db, "createtable big families=cf").unwrap();
+        for i in 0..3000 {
+            cbt::run_line(&mut db, &format!("set big k{i:05} cf:q=value-{i}@1000")).unwrap();
+        }
+        let whole = cbt::run_line(&mut db.clone(), "read big").unwrap();
+        assert!(whole.len() > MAX_OUTPUT_CHARS);
+        let mut screen = MemFiles {
+            stdout_limit: Some(PRINT_LIMIT),
+            ..MemFiles::default()
+        };
+        let entry = run_cbt(&mut db, &mut screen, "read big");
+        assert!(entry.ok);
+        assert!(entry.output.len() <= MAX_OUTPUT_CHARS && entry.cut_from.is_none());
+        assert!(
+            whole.starts_with(&entry.output),
+            "the CLI's output, cut after a row"
+        );
+        let printed = entry.output.lines().filter(|l| l.starts_with('k')).count() as u64;
+        assert_eq!(entry.rows_not_printed, 3000 - printed);
+        let report = entry.read.unwrap();
+        assert_eq!((report.rows_seen, report.rows_returned), (3000, 3000));
     }
 
     #[test]

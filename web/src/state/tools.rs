@@ -478,6 +478,7 @@ pub fn run_sql(instance: &mut Instance, statement: &str) -> Entry {
         input: statement.to_string(),
         output,
         cut_from,
+        rows_not_printed: 0,
         ok,
         read,
         writes,
