@@ -13,6 +13,7 @@
 //   scrolling steadily and while jumping to random positions, and the
 //   app's work per scroll (from the scroll event to the new rows being in
 //   the DOM: reading the window from the core and redrawing it);
+// - the console reading and counting the whole table;
 // - the simulation (timestamp-first scenario): frame intervals while it
 //   plays at 4x and at Max speed (target: no frame over 50 ms), and the Key
 //   Visualizer's redraw of a full map (paint + putImageData, from the
@@ -210,6 +211,19 @@ const steady = await measured('steady', 240);
 const jumps = await measured('jumps', 120);
 const after = await page.textContent('#rows-position');
 
+// The console on the whole table: from Enter to the new entry in the DOM.
+async function consoleRun(command) {
+  const box = page.getByRole('textbox', { name: 'Command' });
+  await box.fill(command);
+  const before = await page.locator('.entry').count();
+  const t0 = await page.evaluate(() => performance.now());
+  await box.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('.entry').length > n, before, { timeout: 600_000 });
+  return (await page.evaluate(() => performance.now())) - t0;
+}
+const readAll = await consoleRun('read perf');
+const countAll = await consoleRun('count perf');
+
 // The simulation: play the timestamp-first scenario, recording frame
 // intervals, then redraw the full heatmap for every metric and scale.
 async function simRun() {
@@ -319,6 +333,7 @@ out.push(`| steady scroll: main-thread time per frame (all tasks) / of it script
 out.push(`| random jumps, 120 frames: frame interval median / p95 / longest | ${ms(median(jumps.frames))} / ${ms(pct(jumps.frames, 95))} / ${ms(Math.max(...jumps.frames))} | under 16.7 ms |`);
 out.push(`| random jumps: work per scroll median / p95 | ${ms(median(jumps.redraws))} / ${ms(pct(jumps.redraws, 95))} | under 16 ms |`);
 out.push(`| random jumps: main-thread time per frame / of it script | ${ms(jumps.taskPerFrame)} / ${ms(jumps.scriptPerFrame)} | under 16 ms |`);
+out.push(`| console: \`read perf\` on every row (a screenful printed, the rest read and counted) / \`count perf\`, Enter to output drawn | ${ms(readAll)} / ${ms(countAll)} | |`);
 out.push(`| simulation at 4× (timestamp-first, 1 h simulated in ${(sim.normal.wall / 1000).toFixed(1)} s): frame interval median / p95 / longest | ${ms(median(sim.normal.frames))} / ${ms(pct(sim.normal.frames, 95))} / ${ms(Math.max(...sim.normal.frames))} | longest under 50 ms |`);
 out.push(`| simulation at 4×: main-thread time per frame (all tasks) / of it script; long tasks (over 50 ms) | ${ms(sim.normal.taskPerFrame)} / ${ms(sim.normal.scriptPerFrame)}; ${sim.normal.longTasks.length ? sim.normal.longTasks.map((x) => x.toFixed(0)).join(', ') + ' ms' : 'none'} | under 16 ms; none |`);
 out.push(`| simulation at Max (the whole run in ${(sim.max.wall / 1000).toFixed(1)} s, ${sim.max.frames.length} frames): frame interval median / p95 / longest | ${ms(median(sim.max.frames))} / ${ms(pct(sim.max.frames, 95))} / ${ms(Math.max(...sim.max.frames))} | longest under 50 ms |`);
