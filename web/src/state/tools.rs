@@ -642,6 +642,23 @@ mod tests {
     }
 
     #[test]
+    fn describe_table_output_is_a_dynamodb_design_too() {
+        let described = r#"{"Table": {"TableName": "Orders",
+            "AttributeDefinitions": [{"AttributeName": "CustomerId", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "CustomerId", "KeyType": "HASH"}]},
+            "Items": [{"CustomerId": {"S": "c-1"}, "Total": {"N": "12"}}]}"#;
+        let state = tools(&app(), ToolsAction::OpenImport);
+        let state = tools(&state, ToolsAction::ImportText(described.into()));
+        let dialog = state.tools.import.clone().unwrap();
+        assert_eq!(dialog.source, ImportSource::DynamoDb);
+        let preview = dialog.preview.unwrap().unwrap();
+        assert_eq!(preview.tables[0].id, "Orders");
+        let applied = tools(&state, ToolsAction::ApplyImport);
+        assert_eq!(applied.selected.as_deref(), Some("Orders"));
+        assert_eq!(applied.rows.total_rows(), 1);
+    }
+
+    #[test]
     fn a_large_design_is_translated_when_typing_pauses() {
         // The catalog padded past LARGE_DESIGN with whitespace.
         let padding = " ".repeat(LARGE_DESIGN);
