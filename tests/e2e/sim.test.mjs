@@ -312,3 +312,28 @@ test('the Key Visualizer can take the whole workspace and give it back', async (
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('in a narrow middle column the balancer events go under the node bars', async () => {
+  const { page, problems, context } = await openApp({ viewport: { width: 900, height: 700 } });
+  await pickScenario(page);
+  const boxes = await page.evaluate(() => {
+    const box = (el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    };
+    return {
+      nodes: [...document.querySelectorAll('.node-bar')].map(box),
+      events: box(document.querySelector('.sim-events')),
+      body: box(document.querySelector('.sim-tablets-body')),
+    };
+  });
+  assert.ok(boxes.nodes.length > 0);
+  for (const n of boxes.nodes) {
+    const overlaps = n.left < boxes.events.right && boxes.events.left < n.right && n.top < boxes.events.bottom && boxes.events.top < n.bottom;
+    assert.ok(!overlaps, `a node bar ${JSON.stringify(n)} overlaps the events ${JSON.stringify(boxes.events)}`);
+    assert.ok(n.right <= boxes.body.right + 1, 'node bars stay inside the panel');
+  }
+  assert.ok(boxes.events.top >= Math.max(...boxes.nodes.map((n) => n.bottom)) - 1, 'events below the bars');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

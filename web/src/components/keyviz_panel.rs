@@ -189,7 +189,7 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
             <header class="panel-head">
                 <h2 class="panel-title">{ "Key Visualizer" }</h2>
                 if let Some(meta) = meta {
-                    <span class="panel-meta">{ meta }</span>
+                    <span class="panel-meta" title={meta.clone()}>{ meta }</span>
                 }
                 { props.maximize.clone() }
             </header>

@@ -165,7 +165,7 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
             <header class="panel-head">
                 <h2 class="panel-title">{ "Tablets" }</h2>
                 if let Some(meta) = meta {
-                    <span class="panel-meta">{ meta }</span>
+                    <span class="panel-meta" title={meta.clone()}>{ meta }</span>
                 }
                 <TabletsSwitch view={sim.tablets_view} on_sim={props.on_sim.clone()} />
                 { props.maximize.clone() }

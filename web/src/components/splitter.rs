@@ -31,13 +31,10 @@ const BIG_STEP: i64 = 64;
 
 /// The size to move from: the setting, or what is drawn where that is
 /// less. A side column may be drawn narrower than its setting on a narrow
-/// screen (the grid caps it at a share of the width); starting from what
-/// is drawn makes a drag follow the pointer, and an arrow key move the
-/// handle, at once.
+/// screen, and the console lower on a short one (the grid caps them at a
+/// share of the window); starting from what is drawn makes a drag follow
+/// the pointer, and an arrow key move the handle, at once.
 fn drawn_size(handle: &web_sys::Element, vertical: bool, sign: i64, size: i64) -> i64 {
-    if !vertical {
-        return size;
-    }
     // The panel the handle resizes is its neighbour on the growing side.
     let panel = if sign > 0 {
         handle.previous_element_sibling()
@@ -47,8 +44,14 @@ fn drawn_size(handle: &web_sys::Element, vertical: bool, sign: i64, size: i64) -
     let Some(panel) = panel else {
         return size;
     };
+    let rect = panel.get_bounding_client_rect();
     #[allow(clippy::cast_possible_truncation)]
-    let drawn = panel.get_bounding_client_rect().width().round() as i64;
+    let drawn = if vertical {
+        rect.width()
+    } else {
+        rect.height()
+    }
+    .round() as i64;
     if drawn > 0 { size.min(drawn) } else { size }
 }
 

@@ -110,7 +110,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
             <header class="panel-head">
                 <h2 class="panel-title">{ "Tablets" }</h2>
                 if let Some(meta) = header_meta {
-                    <span class="panel-meta">{ meta }</span>
+                    <span class="panel-meta" title={meta.clone()}>{ meta }</span>
                 }
                 { props.switch.clone().unwrap_or_default() }
                 { props.maximize.clone() }

@@ -140,6 +140,8 @@ fn callbacks(app: &AppContext) -> Callbacks {
 /// The grid's template for the panels shown.
 /// The most a side column (Schema or Key Visualizer) takes of the width.
 const SIDE_MAX: &str = "32%";
+/// The most the console takes of the window's height at its default size.
+const CONSOLE_MAX: &str = "26vh";
 
 fn grid_style(layout: &Layout, panels: Panels) -> String {
     let middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
@@ -185,7 +187,14 @@ fn grid_style(layout: &Layout, panels: Panels) -> String {
         if top {
             areas.push(vec!["hs"; n].join(" "));
             rows.push("6px".into());
-            rows.push(format!("{}px", layout.bottom));
+            // The default height gives way on a short window (a 768 px
+            // laptop screen keeps room for the panels above); a height
+            // someone dragged to is kept as it is.
+            if layout.bottom == Layout::default().bottom {
+                rows.push(format!("min({}px, {CONSOLE_MAX})", layout.bottom));
+            } else {
+                rows.push(format!("{}px", layout.bottom));
+            }
         } else {
             rows.push("minmax(0, 1fr)".into());
         }
@@ -389,6 +398,16 @@ mod tests {
         assert!(style.contains(
             "grid-template-columns: min(300px, 32%) 6px minmax(0, 1fr) 6px min(420px, 32%);"
         ));
+        // The console's default height gives way on a short window; a
+        // dragged height is kept.
+        assert!(style.contains("grid-template-rows: minmax(0, 1fr) 6px min(230px, 26vh);"));
+        let mut dragged = Layout::default();
+        dragged.resize(Splitter::Bottom, 330);
+        let style = grid_style(&dragged, Panels::default());
+        assert!(
+            style.contains("grid-template-rows: minmax(0, 1fr) 6px 330px;"),
+            "{style}"
+        );
     }
 
     #[test]
