@@ -303,12 +303,18 @@ test('the Key Visualizer can take the whole workspace and give it back', async (
   assert.equal(await maximize.getAttribute('aria-pressed'), 'false');
   assert.match(await progressText(page), /^60m of 60m simulated \(100%\)/);
   await page.waitForFunction((w) => document.querySelector('canvas.kv-canvas').width === w, small.width);
-  // The other panels maximize the same way, by their own buttons.
+  // The other panels maximize the same way, by their own buttons, and
+  // the hidden ones keep what was typed into them.
+  const schema = region(page, 'Schema');
+  await schema.getByRole('button', { name: 'New table' }).click();
+  await schema.getByRole('textbox', { name: 'Table id' }).fill('half-typed');
   await page.getByRole('button', { name: 'Maximize Rows' }).click();
   assert.equal(await region(page, 'Key Visualizer').count(), 0);
+  assert.equal(await region(page, 'Schema').count(), 0);
   assert.equal(await region(page, 'Rows').count(), 1);
   await page.getByRole('button', { name: 'Maximize Rows' }).click();
   assert.equal(await region(page, 'Key Visualizer').count(), 1);
+  assert.equal(await schema.getByRole('textbox', { name: 'Table id' }).inputValue(), 'half-typed');
   assert.deepEqual(problems, []);
   await context.close();
 });

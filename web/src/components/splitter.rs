@@ -35,13 +35,7 @@ const BIG_STEP: i64 = 64;
 /// share of the window); starting from what is drawn makes a drag follow
 /// the pointer, and an arrow key move the handle, at once.
 fn drawn_size(handle: &web_sys::Element, vertical: bool, sign: i64, size: i64) -> i64 {
-    // The panel the handle resizes is its neighbour on the growing side.
-    let panel = if sign > 0 {
-        handle.previous_element_sibling()
-    } else {
-        handle.next_element_sibling()
-    };
-    let Some(panel) = panel else {
+    let Some(panel) = neighbour(handle, sign > 0) else {
         return size;
     };
     let rect = panel.get_bounding_client_rect();
@@ -53,6 +47,40 @@ fn drawn_size(handle: &web_sys::Element, vertical: bool, sign: i64, size: i64) -
     }
     .round() as i64;
     if drawn > 0 { size.min(drawn) } else { size }
+}
+
+/// The panel a handle resizes: its neighbour on the growing side (before
+/// it when `before`), looking through the workspace's `slot` wrappers
+/// (`display: contents`) to the element they hold.
+fn neighbour(handle: &web_sys::Element, before: bool) -> Option<web_sys::Element> {
+    let step = |e: &web_sys::Element| {
+        if before {
+            e.previous_element_sibling()
+        } else {
+            e.next_element_sibling()
+        }
+    };
+    let mut at = handle.clone();
+    loop {
+        match step(&at) {
+            Some(next) if is_slot(&next) => {
+                return next.first_element_child();
+            }
+            Some(next) => return Some(next),
+            None => {
+                // Out of the handle's own slot, then on to its siblings.
+                let parent = at.parent_element()?;
+                if !is_slot(&parent) {
+                    return None;
+                }
+                at = parent;
+            }
+        }
+    }
+}
+
+fn is_slot(e: &web_sys::Element) -> bool {
+    e.class_name().split_whitespace().any(|c| c == "slot")
 }
 
 /// The handle.

@@ -225,8 +225,13 @@ pub fn workspace() -> Html {
         let app = app.clone();
         use_memo((), move |()| callbacks(&app))
     };
-    // A maximized panel is laid out as if it were the only one shown.
-    let panels = app.maximized.map_or(app.panels, |p| app.panels.focused(p));
+    // A maximized panel is laid out as if it were the only one shown; the
+    // others stay mounted, hidden.
+    let all = app.panels;
+    let panels = app.maximized.map_or(all, |p| all.focused(p));
+    let all_middle = all.has(PanelId::Tablets) || all.has(PanelId::Rows);
+    // No drag handles while a panel is maximized.
+    let unsplit = app.maximized.is_some();
     let layout = app.layout;
     let maximize = |panel: PanelId| -> Html {
         let maximized = app
@@ -296,88 +301,112 @@ pub fn workspace() -> Html {
                 <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />
             }
             <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&layout, panels)} onkeydown={on_escape}>
-                if panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) {
-                    <LeftColumn schema={panels.has(PanelId::Schema)} lessons={panels.has(PanelId::Lessons)} lessons_maximize={maximize(PanelId::Lessons)}>
-                        if panels.has(PanelId::Schema) {
-                            <SchemaPanel
-                                tables={Rc::clone(&app.tables)}
-                                selected={app.selected.clone()}
-                                on_select={cb.select_table.clone()}
-                                on_create={cb.create_table.clone()}
-                                on_delete={cb.delete_table.clone()}
-                                on_modify={cb.modify_families.clone()}
-                                maximize={maximize(PanelId::Schema)}
-                            >
-                                <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
-                            </SchemaPanel>
-                        }
-                    </LeftColumn>
-                    if has_middle || panels.has(PanelId::KeyVisualizer) {
-                        <SplitHandle splitter={Splitter::Left} size={layout.left} on_resize={cb.resize.clone()} style="grid-area: ls" />
+                // Every panel the page shows stays mounted while another is
+                // maximized (half-typed forms, the console's input and the
+                // heatmap's pin survive); the hidden ones are `display:
+                // none` slots, the visible ones place themselves in the grid.
+                if all.has(PanelId::Schema) || all.has(PanelId::Lessons) {
+                    <div class="slot" hidden={!(panels.has(PanelId::Schema) || panels.has(PanelId::Lessons))}>
+                        <LeftColumn schema={all.has(PanelId::Schema)} lessons={all.has(PanelId::Lessons)} lessons_maximize={maximize(PanelId::Lessons)}>
+                            if all.has(PanelId::Schema) {
+                                <SchemaPanel
+                                    tables={Rc::clone(&app.tables)}
+                                    selected={app.selected.clone()}
+                                    on_select={cb.select_table.clone()}
+                                    on_create={cb.create_table.clone()}
+                                    on_delete={cb.delete_table.clone()}
+                                    on_modify={cb.modify_families.clone()}
+                                    maximize={maximize(PanelId::Schema)}
+                                >
+                                    <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
+                                </SchemaPanel>
+                            }
+                        </LeftColumn>
+                    </div>
+                    if all_middle || all.has(PanelId::KeyVisualizer) {
+                        <div class="slot" hidden={unsplit}>
+                            <SplitHandle splitter={Splitter::Left} size={layout.left} on_resize={cb.resize.clone()} style="grid-area: ls" />
+                        </div>
                     }
                 }
-                if has_middle {
-                    <div class="middle" style={middle_style}>
-                        if panels.has(PanelId::Tablets) {
-                            if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
-                                <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::Tablets)} />
-                            } else {
-                                <TabletsPanel
-                                    view={app.tablets.clone()}
-                                    top_key={top_key}
-                                    read_tablets={last_read}
-                                    on_go_to={cb.go_to_key.clone()}
-                                    switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
-                                    maximize={maximize(PanelId::Tablets)}
-                                />
+                if all_middle {
+                    <div class="slot" hidden={!has_middle}>
+                        <div class="middle" style={middle_style}>
+                            if all.has(PanelId::Tablets) {
+                                <div class="slot" hidden={!panels.has(PanelId::Tablets)}>
+                                    if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
+                                        <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::Tablets)} />
+                                    } else {
+                                        <TabletsPanel
+                                            view={app.tablets.clone()}
+                                            top_key={top_key}
+                                            read_tablets={last_read}
+                                            on_go_to={cb.go_to_key.clone()}
+                                            switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
+                                            maximize={maximize(PanelId::Tablets)}
+                                        />
+                                    }
+                                </div>
                             }
-                        }
-                        if both_middle {
-                            <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
-                        }
-                        if panels.has(PanelId::Rows) {
-                            <RowsPanel
-                                rows={Rc::clone(&app.rows)}
-                                table={selected_summary}
-                                job={app.job.clone()}
-                                generator={app.generator.clone()}
-                                on_viewport={cb.viewport.clone()}
-                                on_scroll={cb.scroll.clone()}
-                                on_go_to={cb.go_to_key.clone()}
-                                on_toggle={cb.toggle_row.clone()}
-                                on_compact={cb.compact.clone()}
-                                on_ghost_done={cb.ghost_done.clone()}
-                                on_generator={cb.generator.clone()}
-                                on_start={cb.start_generator.clone()}
-                                on_cancel={cb.cancel_job.clone()}
-                                maximize={maximize(PanelId::Rows)}
-                            />
-                        }
+                            if all.has(PanelId::Tablets) && all.has(PanelId::Rows) {
+                                <div class="slot" hidden={!both_middle}>
+                                    <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
+                                </div>
+                            }
+                            if all.has(PanelId::Rows) {
+                                <div class="slot" hidden={!panels.has(PanelId::Rows)}>
+                                    <RowsPanel
+                                        rows={Rc::clone(&app.rows)}
+                                        table={selected_summary}
+                                        job={app.job.clone()}
+                                        generator={app.generator.clone()}
+                                        on_viewport={cb.viewport.clone()}
+                                        on_scroll={cb.scroll.clone()}
+                                        on_go_to={cb.go_to_key.clone()}
+                                        on_toggle={cb.toggle_row.clone()}
+                                        on_compact={cb.compact.clone()}
+                                        on_ghost_done={cb.ghost_done.clone()}
+                                        on_generator={cb.generator.clone()}
+                                        on_start={cb.start_generator.clone()}
+                                        on_cancel={cb.cancel_job.clone()}
+                                        maximize={maximize(PanelId::Rows)}
+                                    />
+                                </div>
+                            }
+                        </div>
                     </div>
                 }
-                if panels.has(PanelId::KeyVisualizer) {
-                    if has_middle {
-                        <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
+                if all.has(PanelId::KeyVisualizer) {
+                    if all_middle {
+                        <div class="slot" hidden={unsplit}>
+                            <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
+                        </div>
                     }
-                    <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::KeyVisualizer)} />
+                    <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
+                        <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::KeyVisualizer)} />
+                    </div>
                 }
-                if panels.has(PanelId::Console) {
-                    if has_middle || panels.has(PanelId::Schema) || panels.has(PanelId::Lessons) || panels.has(PanelId::KeyVisualizer) {
-                        <SplitHandle splitter={Splitter::Bottom} size={layout.bottom} on_resize={cb.resize.clone()} style="grid-area: hs" />
+                if all.has(PanelId::Console) {
+                    if all_middle || all.has(PanelId::Schema) || all.has(PanelId::Lessons) || all.has(PanelId::KeyVisualizer) {
+                        <div class="slot" hidden={unsplit}>
+                            <SplitHandle splitter={Splitter::Bottom} size={layout.bottom} on_resize={cb.resize.clone()} style="grid-area: hs" />
+                        </div>
                     }
-                    <ConsolePanel
-                        console={Rc::clone(&app.console)}
-                        tables={Rc::clone(&app.tables)}
-                        selected={app.selected.clone()}
-                        instance_name={instance_name}
-                        on_tab={cb.console_tab.clone()}
-                        on_input={cb.console_input.clone()}
-                        on_run={cb.console_run.clone()}
-                        on_history={cb.console_history.clone()}
-                        on_clear={cb.console_clear.clone()}
-                        on_insert={cb.console_insert.clone()}
-                        maximize={maximize(PanelId::Console)}
-                    />
+                    <div class="slot" hidden={!panels.has(PanelId::Console)}>
+                        <ConsolePanel
+                            console={Rc::clone(&app.console)}
+                            tables={Rc::clone(&app.tables)}
+                            selected={app.selected.clone()}
+                            instance_name={instance_name}
+                            on_tab={cb.console_tab.clone()}
+                            on_input={cb.console_input.clone()}
+                            on_run={cb.console_run.clone()}
+                            on_history={cb.console_history.clone()}
+                            on_clear={cb.console_clear.clone()}
+                            on_insert={cb.console_insert.clone()}
+                            maximize={maximize(PanelId::Console)}
+                        />
+                    </div>
                 }
             </main>
         </div>
