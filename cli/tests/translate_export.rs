@@ -100,6 +100,37 @@ fn a_dynamodb_model_is_reported() {
 }
 
 #[test]
+fn describe_table_output_is_read_from_stdin() {
+    let dir = scratch("describe");
+    let described = br#"{"Table": {"TableName": "Orders",
+        "AttributeDefinitions": [{"AttributeName": "CustomerId", "AttributeType": "S"},
+                                 {"AttributeName": "OrderDate", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "CustomerId", "KeyType": "HASH"},
+                      {"AttributeName": "OrderDate", "KeyType": "RANGE"}]},
+        "Items": [{"CustomerId": {"S": "c-1"}, "OrderDate": {"N": "20230911"}, "Total": {"N": "12"}}]}"#;
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &["translate", "--from", "dynamodb", "-", "--format", "json"],
+            described,
+        ),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tables"][0]["id"], "Orders");
+    // A KeySchema naming an undefined attribute points at its line.
+    let bad = br#"{"Table": {"TableName": "Orders",
+        "KeySchema": [{"AttributeName": "CustomerId", "KeyType": "HASH"}]}}"#;
+    let out = expect(
+        1,
+        run_in(&dir, &["translate", "--from", "dynamodb", "-"], bad),
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("2:"), "{err}");
+    assert!(err.contains("not in AttributeDefinitions"), "{err}");
+}
+
+#[test]
 fn translate_apply_then_export_and_replay() {
     let dir = scratch("apply");
     let out = expect(
