@@ -56,6 +56,7 @@ mod materialize;
 mod report;
 pub(crate) mod rng;
 mod scenario;
+mod views;
 
 use serde::{Deserialize, Serialize};
 
@@ -76,12 +77,14 @@ pub use report::{
 };
 pub use scenario::{
     ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,
-    StartTime, Storage, TableSpec, Workload,
+    StartTime, Storage, TableSpec, ViewSpec, Workload,
 };
+pub use views::{ViewLag, ViewSummary};
 
 use cluster::{Cluster, Thresholds, prefix_sums};
 use heavy::HeavyHitters;
 use rng::{Rng, Scatter, Zipf, det_exp};
+use views::ViewQueues;
 
 /// What [`run_toml`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -288,6 +291,8 @@ pub struct Simulation {
     node_stats: Vec<NodeStats>,
     hot_tablets: Vec<HotTablet>,
     events: Vec<SimEvent>,
+    /// The scenario's materialized views and their queues.
+    views: ViewQueues,
 }
 
 const MAX_ANCHOR_SAMPLES: usize = 65_536;
@@ -579,6 +584,7 @@ impl Simulation {
             node_stats: vec![NodeStats::default(); nodes],
             hot_tablets: Vec::new(),
             events: Vec::new(),
+            views: ViewQueues::new(&scenario.views),
             rows,
             bytes,
             axis,
@@ -675,6 +681,15 @@ impl Simulation {
         self.account_tick();
         self.tick += 1;
         let now = self.now_seconds();
+        if !self.views.views.is_empty() {
+            let written: f64 = self
+                .drivers
+                .iter()
+                .filter(|d| d.spec.op == OpKind::Write)
+                .map(|d| d.real)
+                .sum();
+            self.views.tick(written, dt, now);
+        }
         if now - self.last_rebalance >= self.rebalance_every - 1e-9 {
             self.last_rebalance = now;
             let axis = &self.axis;
@@ -1052,6 +1067,13 @@ impl Simulation {
                 *slot = (cpu * 100.0) as f32;
             }
         }
+    }
+
+    /// The scenario's materialized views: how many rows wait for each and
+    /// how far behind the table it is, now.
+    #[must_use]
+    pub fn views(&self) -> &[ViewLag] {
+        &self.views.views
     }
 
     /// The fine key axis.
@@ -1436,6 +1458,7 @@ impl Simulation {
             tablets: tablet_summaries,
             events: EventCounts::of(&self.events),
             hot_tablets: best,
+            views: self.views.views.iter().map(ViewLag::summary).collect(),
             heatmaps: None,
         }
     }
@@ -1633,6 +1656,62 @@ fine_buckets = 64
             sim.grouping_within(BucketMode::TrafficWeighted, [0, fine], 8),
             sim.grouping(BucketMode::TrafficWeighted, 8)
         );
+    }
+
+    #[test]
+    fn views_fall_behind_writes_faster_than_they_apply() {
+        // TINY writes 200 rows a second for 10 minutes.
+        let toml = TINY.replace(
+            "[keyviz]",
+            "[[view]]\nname = \"slow index\"\nrows_per_second = 150\n\n[[view]]\nname = \"by device\"\n\n[keyviz]",
+        );
+        let mut sim = Simulation::from_toml(&toml).unwrap();
+        sim.step(Step::Seconds(60.0));
+        let [slow, fast] = sim.views() else {
+            panic!("two views")
+        };
+        // 50 rows a second pile up for the slow one: about 20 s behind
+        // after a minute; the other (the core's default pace) keeps up.
+        assert!((slow.backlog_rows - 3000.0).abs() < 150.0, "{slow:?}");
+        assert!((slow.lag_seconds - 20.0).abs() < 1.0, "{slow:?}");
+        assert_eq!(fast.rows_per_second, 10_000.0);
+        assert_eq!(fast.lag_seconds, 0.0);
+        let report = sim.run_to_end();
+        let v = &report.views[0];
+        assert!((v.lag_seconds - 200.0).abs() < 5.0, "{v:?}");
+        assert_eq!(v.peak_lag_seconds, v.lag_seconds, "the lag only grew");
+        assert!((v.rows_applied + v.backlog_rows - v.rows_written).abs() < 1e-6);
+        let text = report.to_text();
+        assert!(text.contains("Materialized views"), "{text}");
+        assert!(text.contains("slow index"), "{text}");
+        // A scenario without views reports none.
+        assert!(
+            run_toml(TINY, Output::Json)
+                .unwrap()
+                .find("\"views\"")
+                .is_none()
+        );
+        // The views survive the TOML the web app writes for a design.
+        let again = Scenario::from_toml(&crate::advisor::scenario_to_toml(sim.scenario())).unwrap();
+        assert_eq!(again.views, sim.scenario().views);
+        // Bad views are refused with the line of their section.
+        let bad = TINY.replace(
+            "[keyviz]",
+            "[[view]]\nname = \"x\"\nrows_per_second = 0\n[keyviz]",
+        );
+        let e = Simulation::from_toml(&bad).unwrap_err();
+        assert!(
+            e.message().contains("rows_per_second must be from 1"),
+            "{}",
+            e.message()
+        );
+        assert!(e.message().contains("line "), "{}", e.message());
+        let twice = TINY.replace(
+            "[keyviz]",
+            "[[view]]\nname = \"x\"\n[[view]]\nname = \"x\"\n[keyviz]",
+        );
+        let e = Simulation::from_toml(&twice).unwrap_err();
+        assert!(e.message().contains("used twice"), "{}", e.message());
     }
 
     #[test]

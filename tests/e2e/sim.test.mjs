@@ -343,3 +343,21 @@ test('in a narrow middle column the balancer events go under the node bars', asy
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a materialized view falls behind a batch in the Tablets panel and catches up', async () => {
+  const { page, problems, context } = await openApp();
+  await pickScenario(page, 'periodic_batch.toml');
+  const views = region(page, 'Tablets').getByRole('list', { name: 'Materialized views' });
+  assert.match(await views.textContent(), /^readings by daycaught up$/);
+  // The first batch writes from 1m to 3m, four times faster than the view applies.
+  await playTo(page, 5);
+  assert.match(await views.textContent(), /readings by day\d+(\.\d+)?m behind · [\d.]+ M rows waiting/);
+  await region(page, 'Tablets').screenshot({ path: path.join(SCREENSHOTS, 'sim-tablets-view-lag.png') });
+  // It catches up at 9m, before the next batch at 11m: by 17% (10.2m) it
+  // is current again, and remembers how far behind it was.
+  await playTo(page, 17);
+  assert.match(await views.textContent(), /caught up$/);
+  assert.match(await views.locator('li').getAttribute('title'), /at worst 6m behind \(at 3m\)/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

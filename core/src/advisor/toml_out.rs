@@ -10,11 +10,12 @@ use crate::sim::Scenario;
 
 const TOP_SCALARS: [&str; 5] = ["name", "description", "seed", "duration", "start"];
 const SECTIONS: [&str; 5] = ["table", "cluster", "key", "keyviz", "sim"];
-const ARRAYS: [(&str, &str); 4] = [
+const ARRAYS: [(&str, &str); 5] = [
     ("workload", "workload"),
     ("access", "access"),
     ("column", "column"),
     ("other_table", "other_table"),
+    ("view", "view"),
 ];
 
 /// The scenario as TOML that [`Scenario::from_toml`] reads back to an

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::SimEvent;
+use super::views::ViewSummary;
 use crate::keyviz::{Diagnostic, Heatmap, human_seconds};
 
 /// The result of a simulation (or of its first part, for a run still in
@@ -51,6 +52,10 @@ pub struct Report {
     pub events: EventCounts,
     /// The hottest tablets seen (each tablet once, at its hottest).
     pub hot_tablets: Vec<HotTablet>,
+    /// The materialized views' queues (none when the scenario has no
+    /// `[[view]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<ViewSummary>,
     /// Heatmaps, when asked for (`--json` with matrices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heatmaps: Option<Vec<Heatmap>>,
@@ -280,6 +285,35 @@ impl Report {
                 w.max_tablets_per_op,
                 w.mean_rows_per_op
             );
+        }
+
+        if !self.views.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nMaterialized views (maintained from the table's writes, asynchronously)"
+            );
+            let _ = writeln!(
+                s,
+                "  {:<24} {:>10} {:>12} {:>12} {:>10} {:>10} {:>16}",
+                "name", "applies/s", "written", "applied", "queued", "lag", "peak lag (at)"
+            );
+            for v in &self.views {
+                let _ = writeln!(
+                    s,
+                    "  {:<24} {:>10} {:>12} {:>12} {:>10} {:>10} {:>16}",
+                    truncate(&v.name, 24),
+                    human_count(v.rows_per_second),
+                    human_count(v.rows_written),
+                    human_count(v.rows_applied),
+                    human_count(v.backlog_rows),
+                    human_seconds(v.lag_seconds),
+                    format!(
+                        "{} ({})",
+                        human_seconds(v.peak_lag_seconds),
+                        human_seconds(v.peak_at_seconds)
+                    )
+                );
+            }
         }
 
         let _ = writeln!(s, "\nNodes");

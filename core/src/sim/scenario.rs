@@ -253,6 +253,33 @@ pub struct Scenario {
     /// Other tables of the instance (`[[other_table]]`), for the advisor.
     #[serde(default, rename = "other_table", skip_serializing_if = "Vec::is_empty")]
     pub other_tables: Vec<OtherTable>,
+    /// Continuous materialized views of the table (`[[view]]`): the
+    /// simulation shows how far behind its writes each one falls.
+    #[serde(default, rename = "view", skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<ViewSpec>,
+}
+
+/// A continuous materialized view of the scenario's table, such as an
+/// asynchronous secondary index. Bigtable maintains it from the table's
+/// writes in the background; every row written is queued for it, and the
+/// queue drains at `rows_per_second`. When writes arrive faster, the view
+/// falls behind (its lag grows) until they slow down.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewSpec {
+    /// Its name.
+    pub name: String,
+    /// What it is for (for example its defining query).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Source rows applied to the view per second (the core's own views
+    /// default to the same rate).
+    #[serde(default = "default_view_rate")]
+    pub rows_per_second: f64,
+}
+
+fn default_view_rate() -> f64 {
+    crate::views::ViewOptions::default().rows_per_second as f64
 }
 
 fn default_seed() -> u64 {
@@ -916,6 +943,35 @@ impl Scenario {
                     "[[other_table]]",
                     i,
                     format!("table id {:?} is used twice", t.id),
+                ));
+            }
+        }
+        if self.views.len() > 16 {
+            return Err((Place::Top, Error::invalid("at most 16 [[view]] sections")));
+        }
+        for (i, v) in self.views.iter().enumerate() {
+            let name_ok = !v.name.trim().is_empty() && v.name.chars().count() <= 64;
+            if !name_ok {
+                return Err(at("[[view]]", i, "name must be 1 to 64 characters".into()));
+            }
+            if self.views[..i].iter().any(|w| w.name == v.name) {
+                return Err(at(
+                    "[[view]]",
+                    i,
+                    format!("name {:?} is used twice", v.name),
+                ));
+            }
+            if !(v.rows_per_second.is_finite()
+                && v.rows_per_second >= 1.0
+                && v.rows_per_second <= 1e9)
+            {
+                return Err(at(
+                    "[[view]]",
+                    i,
+                    format!(
+                        "rows_per_second must be from 1 to 10^9, got {}",
+                        v.rows_per_second
+                    ),
                 ));
             }
         }

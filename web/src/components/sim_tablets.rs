@@ -139,6 +139,19 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
                         </div>
                     </div>
                     <div class="sim-side">
+                            if !snapshot.views.is_empty() {
+                                <div class="sim-views">
+                                    <h3 class="section-title">{ "Materialized views" }</h3>
+                                    <ul class="sim-view-list" aria-label="Materialized views">
+                                        { for snapshot.views.iter().map(|v| html! {
+                                            <li class={classes!("sim-view", v.behind.then_some("behind"))} title={v.detail.clone()}>
+                                                <span class="sim-view-name">{ v.name.clone() }</span>
+                                                <span class="sim-view-state">{ v.state.clone() }</span>
+                                            </li>
+                                        }) }
+                                    </ul>
+                                </div>
+                            }
                         <div class="sim-events">
                             <h3 class="section-title">{ "Balancer events" }</h3>
                             if events.is_empty() {

@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use tabletop_core::keyviz::human_seconds;
 use tabletop_core::sim::{
-    EventKind, NodeView, Scenario, SimEvent, Simulation, SplitReason, TabletView,
+    EventKind, NodeView, Scenario, SimEvent, Simulation, SplitReason, TabletView, ViewLag,
+    human_count,
 };
 
 use super::format::{count_noun, format_bytes};
@@ -189,6 +190,56 @@ pub struct SimSnapshot {
     pub counts: EventCounts,
     /// The latest events, newest first (at most [`RECENT_EVENTS`]).
     pub recent: Vec<SimEvent>,
+    /// The scenario's materialized views and how far behind they are.
+    pub views: Vec<ViewLine>,
+}
+
+/// One materialized view's freshness, as the Tablets panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewLine {
+    /// The view's name.
+    pub name: String,
+    /// `caught up`, or `6m behind · 3.6 M rows waiting`.
+    pub state: String,
+    /// The pace and the worst lag so far, for the tooltip.
+    pub detail: String,
+    /// Whether rows are waiting.
+    pub behind: bool,
+}
+
+impl ViewLine {
+    /// The line for one view's queue.
+    pub fn of(v: &ViewLag) -> ViewLine {
+        let behind = v.backlog_rows > 0.0;
+        let state = if behind {
+            format!(
+                "{} behind · {} rows waiting",
+                human_seconds(v.lag_seconds),
+                human_count(v.backlog_rows)
+            )
+        } else {
+            "caught up".to_string()
+        };
+        let mut detail = format!(
+            "applies {} rows/s; {} of {} rows written applied",
+            human_count(v.rows_per_second),
+            human_count(v.rows_applied),
+            human_count(v.rows_written)
+        );
+        if v.peak_lag_seconds > 0.0 {
+            detail.push_str(&format!(
+                "; at worst {} behind (at {})",
+                human_seconds(v.peak_lag_seconds),
+                human_seconds(v.peak_at_seconds)
+            ));
+        }
+        ViewLine {
+            name: v.name.clone(),
+            state,
+            detail,
+            behind,
+        }
+    }
 }
 
 /// Events kept for the event list.
@@ -217,6 +268,7 @@ impl SimSnapshot {
             tablets: sim.tablets(),
             counts,
             recent: events.iter().rev().take(RECENT_EVENTS).cloned().collect(),
+            views: sim.views().iter().map(ViewLine::of).collect(),
         }
     }
 
@@ -508,6 +560,41 @@ mod tests {
             assert_eq!(Speed::from_slug(s.slug()), s);
         }
         assert_eq!(Speed::from_slug("warp"), Speed::Normal);
+    }
+
+    #[test]
+    fn a_view_falls_behind_each_batch_and_catches_up() {
+        let mut s = sim("periodic_batch.toml");
+        let line = |s: &Simulation| SimSnapshot::take(s).views[0].clone();
+        assert_eq!(line(&s).state, "caught up");
+        // The first batch runs from 1m to 3m at 40,000 writes a second,
+        // four times the view's pace.
+        s.step(Step::Seconds(180.0));
+        let behind = line(&s);
+        assert_eq!(behind.name, "readings by day");
+        assert!(behind.behind, "{behind:?}");
+        assert!(
+            behind.state.starts_with("6m behind · 3.6 M rows waiting"),
+            "{behind:?}"
+        );
+        assert!(
+            behind.detail.contains("applies 10.0 k rows/s"),
+            "{behind:?}"
+        );
+        // Six quiet minutes later it has caught up.
+        s.step(Step::Seconds(400.0));
+        let caught = line(&s);
+        assert!(!caught.behind && caught.state == "caught up", "{caught:?}");
+        assert!(
+            caught.detail.contains("at worst 6m behind (at 3m)"),
+            "{caught:?}"
+        );
+        // Scenarios without views have no lines.
+        assert!(
+            SimSnapshot::take(&sim("mobile_timestamp_first.toml"))
+                .views
+                .is_empty()
+        );
     }
 
     #[test]
