@@ -141,9 +141,12 @@ fn tablet_bar(props: &TabletBarProps) -> Html {
         let layout = Rc::clone(&props.layout);
         let on_choose = props.on_choose.clone();
         Callback::from(move |e: MouseEvent| {
+            // The bar itself, found from the clicked block (Yew delegates
+            // events, so the current target is not always the bar).
             let Some(bar) = e
-                .current_target()
+                .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest(".tablet-bar").ok().flatten())
             else {
                 return;
             };
