@@ -79,7 +79,7 @@ pub use scenario::{
     ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,
     StartTime, Storage, TableSpec, ViewSpec, Workload,
 };
-pub use views::{ViewLag, ViewSummary};
+pub use views::ViewLag;
 
 use cluster::{Cluster, Thresholds, prefix_sums};
 use heavy::HeavyHitters;
@@ -1458,7 +1458,7 @@ impl Simulation {
             tablets: tablet_summaries,
             events: EventCounts::of(&self.events),
             hot_tablets: best,
-            views: self.views.views.iter().map(ViewLag::summary).collect(),
+            views: self.views.views.clone(),
             heatmaps: None,
         }
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::SimEvent;
-use super::views::ViewSummary;
+use super::views::ViewLag;
 use crate::keyviz::{Diagnostic, Heatmap, human_seconds};
 
 /// The result of a simulation (or of its first part, for a run still in
@@ -55,7 +55,7 @@ pub struct Report {
     /// The materialized views' queues (none when the scenario has no
     /// `[[view]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub views: Vec<ViewSummary>,
+    pub views: Vec<ViewLag>,
     /// Heatmaps, when asked for (`--json` with matrices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heatmaps: Option<Vec<Heatmap>>,

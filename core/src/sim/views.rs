@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::scenario::ViewSpec;
 
-/// One view's queue as the simulation runs.
-#[derive(Clone, Debug, PartialEq)]
+/// One view's queue: where it stands as the simulation runs, and in the
+/// report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ViewLag {
     /// The view's name.
     pub name: String,
@@ -26,9 +27,9 @@ pub struct ViewLag {
     /// waiting rows take to apply at `rows_per_second` (with writes queued
     /// in order, the age of the oldest waiting one).
     pub lag_seconds: f64,
-    /// The largest lag so far, and when (simulated seconds).
+    /// The largest lag so far.
     pub peak_lag_seconds: f64,
-    /// When the peak was reached.
+    /// When the peak was reached (simulated seconds).
     pub peak_at_seconds: f64,
 }
 
@@ -45,42 +46,6 @@ impl ViewLag {
             peak_at_seconds: 0.0,
         }
     }
-
-    /// What the report says of it.
-    #[must_use]
-    pub fn summary(&self) -> ViewSummary {
-        ViewSummary {
-            name: self.name.clone(),
-            rows_per_second: self.rows_per_second,
-            rows_written: self.rows_written,
-            rows_applied: self.rows_applied,
-            backlog_rows: self.backlog_rows,
-            lag_seconds: self.lag_seconds,
-            peak_lag_seconds: self.peak_lag_seconds,
-            peak_at_seconds: self.peak_at_seconds,
-        }
-    }
-}
-
-/// A view at the end of a run (or where the run stands), in the report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ViewSummary {
-    /// The view's name.
-    pub name: String,
-    /// Source rows it applies per second.
-    pub rows_per_second: f64,
-    /// Rows written to the table (each queued for the view).
-    pub rows_written: f64,
-    /// Rows applied.
-    pub rows_applied: f64,
-    /// Rows still waiting.
-    pub backlog_rows: f64,
-    /// Seconds behind the table now.
-    pub lag_seconds: f64,
-    /// The largest lag of the run.
-    pub peak_lag_seconds: f64,
-    /// When it was reached (simulated seconds).
-    pub peak_at_seconds: f64,
 }
 
 /// Every view's queue.

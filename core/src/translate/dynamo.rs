@@ -528,11 +528,7 @@ fn parse_table(node: &Node) -> Result<DTable, TranslateError> {
             ),
         ));
     }
-    let name = str_member(node, "TableName", "a table")?.to_string();
-    let name_pos = node.get("TableName").map_or(node.pos, |n| n.pos);
-    validate_table_id(&name).map_err(|e| {
-        err(name_pos, format!("{} (Bigtable table ids are 1 to 50 characters from [-_.a-zA-Z0-9], not starting with - or .); rename the table", e.message()))
-    })?;
+    let (name, name_pos) = table_name(node, "a table")?;
     let (pk, sk) = key_attributes(node, "a table")?;
     let mut declared = BTreeMap::new();
     declared.insert(pk.name.clone(), pk.ty);
@@ -557,28 +553,10 @@ fn parse_table(node: &Node) -> Result<DTable, TranslateError> {
             declared.insert(an.to_string(), t);
         }
     }
-    let mut indexes = Vec::new();
-    for (key, local) in [
-        ("GlobalSecondaryIndexes", false),
-        ("LocalSecondaryIndexes", true),
-    ] {
-        if let Some(g) = node.get(key) {
-            let Some(list) = g.as_array() else {
-                return Err(err(g.pos, format!("{key} must be an array")));
-            };
-            for ix in list {
-                let iname = str_member(ix, "IndexName", "an index")?.to_string();
-                let (ipk, isk) = key_attributes(ix, "an index")?;
-                indexes.push(Gsi {
-                    name: iname,
-                    pk: ipk.name,
-                    sk: isk.map(|s| s.name),
-                    projection: projection(ix.get("Projection")),
-                    local,
-                });
-            }
-        }
-    }
+    let indexes = secondary_indexes(node, |ix| {
+        let (pk, sk) = key_attributes(ix, "an index")?;
+        Ok((pk.name, sk.map(|s| s.name)))
+    })?;
     let mut items = Vec::new();
     if let Some(td) = node.get("TableData") {
         parse_items(td, &mut items)?;
@@ -596,17 +574,7 @@ fn parse_table(node: &Node) -> Result<DTable, TranslateError> {
             }
         }
     }
-    let ttl = match node.get("TimeToLiveSpecification") {
-        Some(spec) => {
-            let enabled = !matches!(
-                spec.get("Enabled").map(|n| &n.value),
-                Some(Json::Bool(false))
-            );
-            let an = str_member(spec, "AttributeName", "TimeToLiveSpecification")?;
-            enabled.then(|| an.to_string())
-        }
-        None => None,
-    };
+    let ttl = ttl_specification(node)?;
     Ok(DTable {
         name,
         pos: name_pos,
@@ -672,11 +640,7 @@ fn parse_api_table(
             format!("Table must be an object, found {}", node.kind()),
         ));
     }
-    let name = str_member(node, "TableName", "Table")?.to_string();
-    let name_pos = node.get("TableName").map_or(node.pos, |n| n.pos);
-    validate_table_id(&name).map_err(|e| {
-        err(name_pos, format!("{} (Bigtable table ids are 1 to 50 characters from [-_.a-zA-Z0-9], not starting with - or .); rename the table", e.message()))
-    })?;
+    let (name, name_pos) = table_name(node, "Table")?;
     let mut declared = BTreeMap::new();
     if let Some(defs) = node.get("AttributeDefinitions") {
         let Some(list) = defs.as_array() else {
@@ -700,27 +664,7 @@ fn parse_api_table(
     let (pk, sk) = key_schema(node, "Table")?;
     let pk = typed(pk, ks_pos)?;
     let sk = sk.map(|s| typed(s, ks_pos)).transpose()?;
-    let mut indexes = Vec::new();
-    for (key, local) in [
-        ("GlobalSecondaryIndexes", false),
-        ("LocalSecondaryIndexes", true),
-    ] {
-        if let Some(g) = node.get(key) {
-            let Some(list) = g.as_array() else {
-                return Err(err(g.pos, format!("{key} must be an array")));
-            };
-            for ix in list {
-                let (ipk, isk) = key_schema(ix, "an index")?;
-                indexes.push(Gsi {
-                    name: str_member(ix, "IndexName", "an index")?.to_string(),
-                    pk: ipk,
-                    sk: isk,
-                    projection: projection(ix.get("Projection")),
-                    local,
-                });
-            }
-        }
-    }
+    let indexes = secondary_indexes(node, |ix| key_schema(ix, "an index"))?;
     let mut parsed = Vec::new();
     if let Some(items) = items {
         parse_items(items, &mut parsed)?;
@@ -754,15 +698,64 @@ fn api_ttl(root: &Node) -> Result<Option<String>, TranslateError> {
             _ => None,
         });
     }
-    if let Some(spec) = root.get("TimeToLiveSpecification") {
-        let enabled = !matches!(
-            spec.get("Enabled").map(|n| &n.value),
-            Some(Json::Bool(false))
-        );
-        let an = str_member(spec, "AttributeName", "TimeToLiveSpecification")?;
-        return Ok(enabled.then(|| an.to_string()));
+    ttl_specification(root)
+}
+
+/// A table's id (`TableName`), checked as a Bigtable table id, and where
+/// it stands.
+fn table_name(node: &Node, what: &str) -> Result<(String, Pos), TranslateError> {
+    let name = str_member(node, "TableName", what)?.to_string();
+    let pos = node.get("TableName").map_or(node.pos, |n| n.pos);
+    validate_table_id(&name).map_err(|e| {
+        err(pos, format!("{} (Bigtable table ids are 1 to 50 characters from [-_.a-zA-Z0-9], not starting with - or .); rename the table", e.message()))
+    })?;
+    Ok((name, pos))
+}
+
+/// The `GlobalSecondaryIndexes` and `LocalSecondaryIndexes` of a table;
+/// `keys` reads one index's partition and sort key names (the two formats
+/// spell them differently).
+fn secondary_indexes(
+    node: &Node,
+    keys: impl Fn(&Node) -> Result<(String, Option<String>), TranslateError>,
+) -> Result<Vec<Gsi>, TranslateError> {
+    let mut indexes = Vec::new();
+    for (key, local) in [
+        ("GlobalSecondaryIndexes", false),
+        ("LocalSecondaryIndexes", true),
+    ] {
+        if let Some(g) = node.get(key) {
+            let Some(list) = g.as_array() else {
+                return Err(err(g.pos, format!("{key} must be an array")));
+            };
+            for ix in list {
+                let name = str_member(ix, "IndexName", "an index")?.to_string();
+                let (pk, sk) = keys(ix)?;
+                indexes.push(Gsi {
+                    name,
+                    pk,
+                    sk,
+                    projection: projection(ix.get("Projection")),
+                    local,
+                });
+            }
+        }
     }
-    Ok(None)
+    Ok(indexes)
+}
+
+/// The TTL attribute of a CloudFormation-style `TimeToLiveSpecification`
+/// under `node`, if it is enabled.
+fn ttl_specification(node: &Node) -> Result<Option<String>, TranslateError> {
+    let Some(spec) = node.get("TimeToLiveSpecification") else {
+        return Ok(None);
+    };
+    let enabled = !matches!(
+        spec.get("Enabled").map(|n| &n.value),
+        Some(Json::Bool(false))
+    );
+    let an = str_member(spec, "AttributeName", "TimeToLiveSpecification")?;
+    Ok(enabled.then(|| an.to_string()))
 }
 
 /// Splits a sort key into its kind (leading letters) and the id after one

@@ -320,43 +320,38 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
         let file_error = file_error.clone();
         Callback::from(move |e: String| file_error.set(Some(e)))
     };
+    // A picked file's text, or why it is not text.
+    let picked_text = |on_text: Callback<String>, not_text: &'static str| {
+        let file_error = file_error.clone();
+        Callback::from(
+            move |(name, bytes): (String, Vec<u8>)| match String::from_utf8(bytes) {
+                Ok(text) => {
+                    file_error.set(None);
+                    on_text.emit(text);
+                }
+                Err(_) => file_error.set(Some(format!("{name} is not UTF-8 text{not_text}"))),
+            },
+        )
+    };
     let on_design_file = {
         let cb = props.on_action.clone();
-        let file_error = file_error.clone();
         browser::on_file_picked(
-            Callback::from(move |(name, bytes): (String, Vec<u8>)| {
-                match String::from_utf8(bytes) {
-                    Ok(text) => {
-                        file_error.set(None);
-                        if let Some(source) = crate::view_model::tools::guess_source(&text) {
-                            cb.emit(ToolsAction::ImportSource(source));
-                        }
-                        cb.emit(ToolsAction::ImportText(text));
+            picked_text(
+                Callback::from(move |text: String| {
+                    if let Some(source) = crate::view_model::tools::guess_source(&text) {
+                        cb.emit(ToolsAction::ImportSource(source));
                     }
-                    Err(_) => file_error.set(Some(format!(
-                        "{name} is not UTF-8 text; a DynamoDB model or an Oracle DDL is."
-                    ))),
-                }
-            }),
+                    cb.emit(ToolsAction::ImportText(text));
+                }),
+                "; a DynamoDB model or an Oracle DDL is.",
+            ),
             fail.clone(),
         )
     };
-    let on_rows_file = {
-        let cb = props.on_action.clone();
-        let file_error = file_error.clone();
-        browser::on_file_picked(
-            Callback::from(move |(name, bytes): (String, Vec<u8>)| {
-                match String::from_utf8(bytes) {
-                    Ok(text) => {
-                        file_error.set(None);
-                        cb.emit(ToolsAction::ImportRows(text));
-                    }
-                    Err(_) => file_error.set(Some(format!("{name} is not UTF-8 text."))),
-                }
-            }),
-            fail.clone(),
-        )
-    };
+    let on_rows_file = browser::on_file_picked(
+        picked_text(props.on_action.reform(ToolsAction::ImportRows), "."),
+        fail.clone(),
+    );
     let on_csv_file = {
         let cb = props.on_action.clone();
         browser::on_file_picked(
