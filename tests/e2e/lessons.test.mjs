@@ -24,38 +24,42 @@ test('the row-ranges lesson is done through the UI and stays done after a reload
   assert.match(await lessons.locator('.lesson-progress').textContent(), /^0 of \d+ done$/);
   await lessons.locator('.lesson-open[data-lesson="row-ranges"]').click();
   await lessons.getByRole('heading', { name: 'Read by key, prefix or range, not by scanning' }).waitFor();
-  // The hint is behind a disclosure.
-  const hint = lessons.locator('details.lesson-hint');
-  assert.equal(await hint.getAttribute('open'), null);
 
-  await lessons.getByRole('button', { name: 'Start lesson' }).click();
+  await lessons.getByRole('button', { name: 'Start lesson', exact: true }).click();
   // The lesson's table replaced the playground's, and its slow read is in
-  // the console.
+  // the console. Its task, hint and Check are pinned above the left
+  // column's tabs.
   await page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent.startsWith('phone#4c410523#202004'));
   assert.equal((await rowKeys(page))[0], 'phone#4c410523#20200401');
   const setupRead = page.locator('.transcript .entry').last();
   assert.match(await setupRead.textContent(), /read mobile regex=phone#4c410523#202005/);
+  const dock = region(page, 'Lesson in progress');
+  await dock.waitFor();
+  // The hint is behind a disclosure.
+  const hint = dock.locator('details.lesson-hint').first();
+  assert.equal(await hint.getAttribute('open'), null);
 
   // The check fails on the start state and says why.
-  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
-  const verdict = lessons.locator('.verdict');
+  await dock.getByRole('button', { name: 'Check', exact: true }).click();
+  const verdict = dock.locator('.verdict');
   await verdict.waitFor();
   assert.match(await verdict.getAttribute('class'), /failed/);
   assert.match(await verdict.textContent(), /0 of 1 checks pass/);
   assert.match(await verdict.locator('.check-found').textContent(), /scanned 360/);
-  await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-failed.png') });
+  await dock.screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-failed.png') });
 
   // Open the hint, then do the task in the console.
   await hint.locator('summary').click();
   assert.match(await hint.textContent(), /read mobile prefix=phone#4c410523#202005/);
   const entry = await runCommand(page, 'read mobile prefix=phone#4c410523#202005');
   assert.match(await entry.textContent(), /30 returned/);
-  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
-  await lessons.locator('.verdict.passed').waitFor();
-  assert.match(await lessons.locator('.verdict').textContent(), /Lesson complete/);
+  await dock.getByRole('button', { name: 'Check', exact: true }).click();
+  await dock.locator('.verdict.passed').waitFor();
+  assert.match(await dock.locator('.verdict').textContent(), /Lesson complete/);
+  assert.match(await dock.locator('.lesson-takeaway').textContent(), /Point reads, prefix scans and range scans/);
+  await dock.screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons.png') });
+  await showLessons(page);
   assert.match(await lessons.locator('.lesson-kicker').textContent(), /✓ completed/);
-  assert.match(await lessons.locator('.lesson-takeaway').textContent(), /Point reads, prefix scans and range scans/);
-  await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons.png') });
 
   // Next and previous lessons.
   await lessons.getByRole('button', { name: 'Next lesson' }).click();
@@ -72,7 +76,7 @@ test('the row-ranges lesson is done through the UI and stays done after a reload
   assert.match(await lessons.locator('.lesson-progress').textContent(), /^1 of \d+ done$/);
   await region(page, 'Lessons').screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-list.png') });
 
-  // Reload: the progress and the open lesson come back.
+  // Reload: the progress, the open lesson and the running lesson come back.
   await lessons.locator('.lesson-open[data-lesson="row-ranges"]').click();
   // Autosave writes once the page has been still for a moment.
   await page.waitForTimeout(1000);
@@ -82,12 +86,11 @@ test('the row-ranges lesson is done through the UI and stays done after a reload
   await again.getByRole('heading', { name: 'Read by key, prefix or range, not by scanning' }).waitFor();
   assert.match(await again.locator('.lesson-kicker').textContent(), /✓ completed/);
   assert.match(await again.locator('.lesson-progress').textContent(), /^1 of \d+ done$/);
-  // The autosave kept the lesson's table; continuing checks it again.
+  // The autosave kept the lesson's table, and the lesson goes on.
   assert.equal((await rowKeys(page))[0], 'phone#4c410523#20200401');
-  await again.getByRole('button', { name: 'Continue on these tables' }).click();
   await runCommand(page, 'read mobile start=phone#4c410523#20200501 end=phone#4c410523#20200601');
-  await again.getByRole('button', { name: 'Check', exact: true }).click();
-  await again.locator('.verdict.passed').waitFor();
+  await dock.getByRole('button', { name: 'Check', exact: true }).click();
+  await dock.locator('.verdict.passed').waitFor();
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -162,18 +165,21 @@ test('the learning panels read well in the dark theme and embed alone', async ()
   await schema.screenshot({ path: path.join(SCREENSHOTS, 'panel-findings-dark.png') });
   const lessons = await showLessons(page);
   await lessons.locator('.lesson-open[data-lesson="zero-padding"]').click();
-  await lessons.getByRole('button', { name: 'Start lesson' }).click();
-  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
-  await lessons.locator('.verdict.failed').waitFor();
-  await lessons.screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-dark.png') });
-  // The lesson's design is edited in the designer: pad the player number,
-  // and the sample rows are written again under the new key.
-  await lessons.getByRole('button', { name: /Edit the design/ }).click();
-  await schema.getByRole('textbox', { name: 'Segment 1 width' }).fill('6');
+  await lessons.getByRole('button', { name: 'Start lesson', exact: true }).click();
+  const dock = region(page, 'Lesson in progress');
+  await dock.getByRole('button', { name: 'Check', exact: true }).click();
+  await dock.locator('.verdict.failed').waitFor();
+  await dock.screenshot({ path: path.join(SCREENSHOTS, 'panel-lessons-dark.png') });
+  // The lesson's design is edited in the designer, which is on screen
+  // below the task: pad the player number, and the sample rows are
+  // written again under the new key.
+  const width = schema.getByRole('textbox', { name: 'Segment 1 width' });
+  assert.ok(await width.isVisible(), 'a design lesson opens beside the designer');
+  await dock.getByRole('button', { name: 'Row-key designer' }).click();
+  await width.fill('6');
   await page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent.startsWith('0000'));
-  await showLessons(page);
-  await lessons.getByRole('button', { name: 'Check', exact: true }).click();
-  await lessons.locator('.verdict.passed').waitFor();
+  await dock.getByRole('button', { name: 'Check', exact: true }).click();
+  await dock.locator('.verdict.passed').waitFor();
   assert.deepEqual(problems, []);
   await context.close();
 

@@ -31,7 +31,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::Workspace;
-use crate::state::{Action, AppContext, AppState, Boot, Notice};
+use crate::state::learn::LearnAction;
+use crate::state::{Action, AppContext, AppState, Notice};
+use crate::view_model::learn::PROGRESS_KEY;
 
 pub use crate::fatal::{install_panic_hook, show_fatal_error};
 
@@ -43,27 +45,6 @@ const SAVE_DELAY_MS: u32 = 400;
 /// playing, a load running: every frame is a change), in milliseconds.
 const SAVE_MAX_WAIT_MS: f64 = 3000.0;
 
-/// Where the app starts: a share link in the fragment wins, then autosave
-/// (not in embeds), then the sample table.
-fn boot_action(embed: bool) -> Action {
-    let fragment = browser::fragment();
-    if !fragment.is_empty() {
-        match share::decode(&fragment) {
-            Ok(state) => return Action::Boot(Boot::Shared(Box::new(state))),
-            Err(e) => {
-                gloo::console::warn!(format!("ignoring the link: {e}"));
-            }
-        }
-    }
-    if !embed
-        && let Some(saved) = browser::storage_get(browser::AUTOSAVE_KEY)
-        && let Ok(state) = share::decode(&saved)
-    {
-        return Action::Boot(Boot::Shared(Box::new(state)));
-    }
-    Action::Boot(Boot::Demo)
-}
-
 /// The whole app: owns the state, runs its effects (boot, background work
 /// per animation frame, saving to the address bar and autosave) and
 /// provides the state to the components below.
@@ -74,18 +55,37 @@ pub fn app() -> Html {
         AppState::new(Rc::new(browser::BrowserClock), embed, panels)
     });
 
-    // Boot once, after the first render (the shell appears at once).
+    // Boot once, after the first render (the shell appears at once): the
+    // learner's progress, then the link or the autosave.
     {
         let state = state.clone();
         use_effect_with((), move |()| {
-            let action = boot_action(state.embed);
-            if let (Action::Boot(Boot::Demo), false) = (&action, browser::fragment().is_empty()) {
-                state.dispatch(Action::Notify(Notice {
-                    error: true,
-                    text: "The link could not be read; the sample table is shown instead.".into(),
-                }));
+            state.dispatch(Action::Learn(LearnAction::LoadProgress(
+                browser::storage_get(PROGRESS_KEY),
+            )));
+            let autosave = browser::storage_get(browser::AUTOSAVE_KEY);
+            let (boot, notice) =
+                state::boot::choose(&browser::fragment(), autosave.as_deref(), state.embed);
+            state.dispatch(Action::Boot(boot));
+            if let Some(notice) = notice {
+                state.dispatch(Action::Notify(notice));
             }
-            state.dispatch(action);
+        });
+    }
+
+    // The learner's progress is written whenever its saved part changes
+    // (not on every frame of other work), once it has been read.
+    let progress_written = use_mut_ref(String::new);
+    {
+        let learn = Rc::clone(&state.learn);
+        use_effect_with(learn, move |learn| {
+            if learn.loaded {
+                let text = learn.saved.to_json();
+                if *progress_written.borrow() != text {
+                    browser::storage_set(PROGRESS_KEY, &text);
+                    *progress_written.borrow_mut() = text;
+                }
+            }
         });
     }
 
@@ -98,9 +98,7 @@ pub fn app() -> Html {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
                     match share::decode(&browser::fragment()) {
-                        Ok(shared) => {
-                            dispatcher.dispatch(Action::Boot(Boot::Shared(Box::new(shared))))
-                        }
+                        Ok(shared) => dispatcher.dispatch(Action::OpenLink(Box::new(shared))),
                         Err(e) => dispatcher.dispatch(Action::Notify(Notice {
                             error: true,
                             text: format!("The link could not be read: {e}"),
@@ -170,16 +168,39 @@ pub fn app() -> Html {
     }
 }
 
-/// Writes the state into the fragment and (outside embeds) autosave.
+/// Writes the state into the fragment and (outside embeds) autosave,
+/// which notes the link it was written with (so a reload can tell the
+/// page's own link from someone else's). When the browser refuses the
+/// autosave (its storage is full), it is written again without the rows
+/// of work set aside, then without any rows; the status line says so.
 fn save(state: &AppContext) {
-    browser::set_fragment(&share::encode(&state.to_shared(true)));
-    if !state.embed
-        && !browser::storage_set(
-            browser::AUTOSAVE_KEY,
-            &share::encode(&state.to_shared(false)),
-        )
-    {
-        gloo::console::warn!("autosave: the browser refused to store the state");
+    let link = share::encode(&state.to_shared(true));
+    browser::set_fragment(&link);
+    if state.embed {
+        return;
+    }
+    let mut saved = state.to_shared(false);
+    saved.link = Some(share::link_hash(&link));
+    if browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) {
+        return;
+    }
+    for aside in [&mut saved.home, &mut saved.replaced].into_iter().flatten() {
+        aside.work.snapshot = None;
+    }
+    let stored = browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) || {
+        saved.snapshot = None;
+        browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved))
+    };
+    let text = if stored {
+        "The browser's storage is full: autosave keeps the tables and data loads, but rows typed by hand are only in Export snapshot."
+    } else {
+        "The browser refused to store the playground: use Export snapshot to keep your work."
+    };
+    if state.notice.as_ref().is_none_or(|n| n.text != text) {
+        state.dispatch(Action::Notify(Notice {
+            error: true,
+            text: text.into(),
+        }));
     }
 }
 

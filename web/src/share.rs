@@ -21,7 +21,14 @@
 //! - `sim`: the simulation (added within v1: older links simply lack it):
 //!   `scenario` (a shipped file's name) or `design` (the edited design as
 //!   scenario TOML), `source`, `seconds` run, `speed`, `keyviz` (`metric`,
-//!   `scale`, `mode`, `zoom`, `table`) and `tablets` (which view).
+//!   `scale`, `mode`, `zoom`, `table`) and `tablets` (which view);
+//! - `home` and `replaced` (autosave only, added within v1): the user's own
+//!   work set aside while a lesson holds the playground, and the work the
+//!   last snapshot import or link replaced (kept for an undo), each as
+//!   `{"why": {"lesson": id} | {"replaced": what}, "work": <state>}` where
+//!   the work is an object of this same format (its screen fields unused);
+//! - `link` (autosave only): a hash of the share link written at the same
+//!   moment, so a reload can tell its own link from someone else's.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -73,6 +80,47 @@ pub struct SharedState {
     /// settings (absent in links made before it existed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::state::sim::SimShared>,
+    /// The user's own work, set aside while a lesson runs (autosave only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home: Option<Box<SharedAside>>,
+    /// The work the last snapshot import or link replaced, kept for an
+    /// undo (autosave only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<Box<SharedAside>>,
+    /// [`link_hash`] of the share link written together with this autosave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+}
+
+/// Why work was set aside.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Why {
+    /// A lesson (its id) holds the playground; the work comes back when
+    /// the learner leaves it.
+    Lesson(String),
+    /// Something replaced the work (what, in words: "the snapshot
+    /// `x.tabletop`", "a shared link"); it comes back on undo.
+    Replaced(String),
+}
+
+/// Work set aside, as autosave keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SharedAside {
+    /// Why it was set aside.
+    pub why: Why,
+    /// The work: tables, rows (when small), loads, selection, design.
+    pub work: SharedState,
+}
+
+/// A short fingerprint of a share link's text (FNV-1a, 64 bits, in hex):
+/// enough to recognise the page's own link after a reload.
+pub fn link_hash(text: &str) -> String {
+    let text = text.trim().trim_start_matches('#');
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }
 
 /// Why a text could not be read as a state.
@@ -209,6 +257,7 @@ mod tests {
             input: vec!["read mobile".into(), String::new()],
             history: Vec::new(),
             sim: None,
+            ..SharedState::default()
         }
     }
 

@@ -16,6 +16,8 @@
 //! and reducer in its module: the simulation ([`sim`]), lessons and the
 //! advisor ([`learn`]), and export, import and SQL ([`tools`]).
 
+pub mod aside;
+pub mod boot;
 pub mod console;
 pub mod design;
 pub mod generator;
@@ -33,7 +35,6 @@ use tabletop_core::cbt::MemFiles;
 use tabletop_core::{CreateTableRequest, FamilyChange, Instance};
 use yew::{Reducible, UseReducerHandle};
 
-use crate::demo;
 use crate::share::{self, SharedState};
 use crate::view_model::schema::{
     TableSummary, create_table_line, delete_table_line, modify_families_line, tables,
@@ -43,6 +44,9 @@ use console::{ConsoleState, Source, Tab};
 use generator::{GeneratorJob, GeneratorSpec};
 use layout::{Layout, PanelId, Panels, Splitter};
 use rows::{RowIndexer, RowsState};
+
+pub use aside::{PendingImport, SetAside};
+pub use boot::Boot;
 
 /// What components get from the context: the state and a way to dispatch.
 pub type AppContext = UseReducerHandle<AppState>;
@@ -98,15 +102,6 @@ pub const WORK_BUDGET_MS: f64 = 9.0;
 pub const REFRESH_EVERY_FRAMES: u64 = 8;
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
-
-/// How the app starts.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Boot {
-    /// The sample table (first visit).
-    Demo,
-    /// A share link or an autosave.
-    Shared(Box<SharedState>),
-}
 
 /// A message for the status line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,8 +168,17 @@ pub enum Action {
     ResetLayout,
     /// Give a panel the whole workspace, or (`None`) restore the layout.
     Maximize(Option<PanelId>),
-    /// Replace everything with a snapshot file's instance.
-    ImportSnapshot(Rc<Vec<u8>>),
+    /// A snapshot file was picked (its name and bytes): it replaces the
+    /// playground's tables, after a confirmation when there are any.
+    ImportSnapshot(String, Rc<Vec<u8>>),
+    /// Answer the confirmation of a snapshot import: replace, or not.
+    ConfirmImport(bool),
+    /// A link pasted into the address bar of the running page.
+    OpenLink(Box<share::SharedState>),
+    /// Put back the work the last snapshot import or link replaced.
+    UndoReplace,
+    /// Forget the work the last snapshot import or link replaced.
+    ForgetReplaced,
     /// Show a message in the status line.
     Notify(Notice),
     /// Hide the status line's message.
@@ -240,6 +244,12 @@ pub struct AppState {
     pub learn: Rc<learn::LearnState>,
     /// Export, import and SQL.
     pub tools: Rc<tools::ToolsState>,
+    /// The user's own work while a lesson holds the playground.
+    pub home: Option<SetAside>,
+    /// The work the last snapshot import or link replaced (for an undo).
+    pub replaced: Option<SetAside>,
+    /// A snapshot import waiting for the user's confirmation.
+    pub pending_import: Option<PendingImport>,
     next_ghost: u64,
     work_frames: u64,
 }
@@ -288,6 +298,9 @@ impl AppState {
             sim: Rc::default(),
             learn: Rc::default(),
             tools: Rc::default(),
+            home: None,
+            replaced: None,
+            pending_import: None,
             next_ghost: 0,
             work_frames: 0,
         }
@@ -356,6 +369,13 @@ impl AppState {
                     .collect()
             },
             sim: self.sim_shared(),
+            home: (!for_link)
+                .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
+                .flatten(),
+            replaced: (!for_link)
+                .then(|| self.replaced.as_ref().map(|a| Box::new(a.to_shared())))
+                .flatten(),
+            link: None,
         }
     }
 
@@ -570,30 +590,22 @@ impl AppState {
             Action::Maximize(panel) => {
                 self.maximized = panel.filter(|p| self.panels.has(*p));
             }
-            Action::ImportSnapshot(bytes) => match Instance::restore(&bytes) {
-                Ok(instance) => {
-                    *self.instance.borrow_mut() = instance;
-                    self.job = None;
-                    self.queue.clear();
-                    self.loads.clear();
-                    self.selected = None;
-                    data_changed = true;
-                    self.notice = Some(Notice {
-                        error: false,
-                        text: format!(
-                            "Imported a snapshot of {} bytes: {} tables",
-                            bytes.len(),
-                            self.instance.borrow().list_tables().len()
-                        ),
-                    });
-                }
-                Err(e) => {
-                    self.notice = Some(Notice {
-                        error: true,
-                        text: format!("That file is not a snapshot Tabletop can read: {e}"),
-                    });
-                }
-            },
+            Action::ImportSnapshot(name, bytes) => {
+                data_changed = self.import_snapshot(name, &bytes)
+            }
+            Action::ConfirmImport(yes) => data_changed = self.confirm_import(yes),
+            Action::OpenLink(link) => {
+                self.open_link(*link);
+                data_changed = true;
+            }
+            Action::UndoReplace => data_changed = self.undo_replace(),
+            Action::ForgetReplaced => {
+                self.replaced = None;
+                self.notice = Some(Notice {
+                    error: false,
+                    text: "The earlier tables are forgotten.".into(),
+                });
+            }
             Action::Notify(notice) => self.notice = Some(notice),
             Action::DismissNotice => self.notice = None,
             Action::SetDesign(source, scenario) => {
@@ -608,87 +620,6 @@ impl AppState {
             self.data_changed();
         }
         self.follow_design();
-    }
-
-    fn boot(&mut self, boot: Boot) {
-        let now = self.clock.wall_micros();
-        self.restore_sim(match &boot {
-            Boot::Shared(shared) => shared.sim.as_ref(),
-            Boot::Demo => None,
-        });
-        // Booting again (a new link pasted into the address bar) starts
-        // from an empty instance.
-        *self.instance.borrow_mut() = Instance::default();
-        self.job = None;
-        self.queue.clear();
-        self.loads.clear();
-        self.selected = None;
-        self.layout = Layout::default();
-        match boot {
-            Boot::Demo => {
-                let mut instance = self.instance.borrow_mut();
-                instance.set_now(now);
-                if let Err(e) = demo::load(&mut instance, now) {
-                    self.notice = Some(Notice {
-                        error: true,
-                        text: e,
-                    });
-                }
-                self.selected = Some(demo::TABLE_ID.to_string());
-            }
-            Boot::Shared(shared) => {
-                let shared = *shared;
-                self.layout = shared.layout.clamped();
-                self.generator = shared.generator.clone();
-                self.selected = shared.selected.clone();
-                let console = Rc::make_mut(&mut self.console);
-                console.tab = Tab::from_slug(&shared.tab);
-                for (slot, text) in console.inputs.iter_mut().zip(&shared.input) {
-                    slot.clone_from(text);
-                }
-                console.history = shared
-                    .history
-                    .iter()
-                    .map(|(tab, text)| (Tab::from_slug(tab), text.clone()))
-                    .collect();
-                let restored = match shared.snapshot.as_deref().map(share::restore_snapshot) {
-                    Some(Ok(instance)) => Some(instance),
-                    Some(Err(e)) => {
-                        self.notice = Some(Notice {
-                            error: true,
-                            text: format!(
-                                "The link's rows could not be restored ({e}); its tables are shown empty."
-                            ),
-                        });
-                        None
-                    }
-                    None => None,
-                };
-                match restored {
-                    Some(instance) => {
-                        *self.instance.borrow_mut() = instance;
-                        self.loads = shared.loads;
-                    }
-                    None => {
-                        let mut instance = self.instance.borrow_mut();
-                        instance.set_now(now);
-                        let errors = share::create_tables(&mut instance, &shared.tables);
-                        if !errors.is_empty() {
-                            self.notice = Some(Notice {
-                                error: true,
-                                text: format!(
-                                    "Some tables of the link could not be created: {}",
-                                    errors.join("; ")
-                                ),
-                            });
-                        }
-                        self.queue = shared.loads;
-                        self.queue.reverse();
-                    }
-                }
-            }
-        }
-        self.sync_clock();
     }
 
     /// One slice of background work within `budget_ms`: the data load if
@@ -800,6 +731,7 @@ pub(crate) fn test_app() -> AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::demo;
 
     pub(super) const NOW: i64 = 1_700_000_000_000_000;
 
@@ -1028,15 +960,67 @@ mod tests {
     #[test]
     fn snapshots_import_and_bad_files_are_refused() {
         let state = run(&app(), Tab::Cbt, "createtable extra");
-        let bytes = state.snapshot();
+        let bytes = Rc::new(state.snapshot());
         let fresh = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
             .apply(Action::Boot(Boot::Demo));
-        let imported = fresh.apply(Action::ImportSnapshot(Rc::new(bytes)));
+        // Over the demo table: nothing changes until the user confirms.
+        let asked = fresh.apply(Action::ImportSnapshot(
+            "s.tabletop".into(),
+            Rc::clone(&bytes),
+        ));
+        let pending = asked.pending_import.clone().expect("a confirmation");
+        assert_eq!((pending.tables, pending.name.as_str()), (2, "s.tabletop"));
+        assert_eq!(asked.tables.len(), 1);
+        let kept = asked.apply(Action::ConfirmImport(false));
+        assert!(kept.pending_import.is_none());
+        assert_eq!(kept.tables.len(), 1);
+        let imported = asked.apply(Action::ConfirmImport(true));
         assert_eq!(imported.tables.len(), 2);
         assert!(!imported.notice.as_ref().unwrap().error);
-        let refused = imported.apply(Action::ImportSnapshot(Rc::new(b"nope".to_vec())));
+        assert!(imported.notice.as_ref().unwrap().text.contains("Undo"));
+        // A file that is not a snapshot changes nothing.
+        let refused = imported.apply(Action::ImportSnapshot(
+            "x".into(),
+            Rc::new(b"nope".to_vec()),
+        ));
         assert!(refused.notice.as_ref().unwrap().error);
+        assert!(refused.pending_import.is_none());
         assert_eq!(refused.tables.len(), 2, "nothing changed");
+        // Undo brings the demo table back, rows and all.
+        let undone = refused.apply(Action::UndoReplace);
+        assert_eq!(undone.tables.len(), 1);
+        assert_eq!(undone.rows.total_rows(), 4);
+        assert!(undone.replaced.is_none());
+        // Into an empty playground a snapshot goes at once, with nothing to undo.
+        let empty = run(&fresh, Tab::Cbt, "deletetable mobile-time-series");
+        assert!(empty.tables.is_empty());
+        let direct = empty.apply(Action::ImportSnapshot("s".into(), bytes));
+        assert_eq!(direct.tables.len(), 2);
+        assert!(direct.pending_import.is_none() && direct.replaced.is_none());
+    }
+
+    #[test]
+    fn a_link_opened_over_work_sets_it_aside_for_an_undo() {
+        let state = run(&app(), Tab::Cbt, "createtable mine");
+        let link = SharedState {
+            tables: vec![serde_json::json!({"tableId": "theirs"})],
+            ..SharedState::default()
+        };
+        let opened = state.apply(Action::OpenLink(Box::new(link)));
+        let names: Vec<&str> = opened.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["theirs"]);
+        let aside = opened.replaced.as_ref().expect("the earlier work is kept");
+        assert_eq!(aside.tables, 2);
+        // It travels in autosave, not in links.
+        assert!(opened.to_shared(false).replaced.is_some());
+        assert!(opened.to_shared(true).replaced.is_none());
+        let back = opened.apply(Action::UndoReplace);
+        let names: Vec<&str> = back.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["mine", "mobile-time-series"]);
+        assert_eq!(back.selected, state.selected);
+        assert_eq!(back.rows.total_rows(), 4, "the demo's rows came back");
+        let forgotten = opened.apply(Action::ForgetReplaced);
+        assert!(forgotten.replaced.is_none());
     }
 
     #[test]

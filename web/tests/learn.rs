@@ -193,8 +193,9 @@ async fn a_lesson_runs_from_start_to_a_passing_check_and_is_remembered() {
     })
     .await;
     click_button(&root, "Check");
-    wait_for(&root, ".verdict.passed").await;
-    assert!(text_of(&root, ".lesson-kicker").contains("completed"));
+    wait_for(&root, ".lesson-dock .verdict.passed").await;
+    click(&root, "#left-tab-lessons");
+    assert!(text_of(&root, "article.lesson .lesson-kicker").contains("completed"));
 
     let r = root.clone();
     wait_until("the progress to be stored", move || {
@@ -214,7 +215,7 @@ async fn a_lesson_runs_from_start_to_a_passing_check_and_is_remembered() {
     wait_for(&root, "#rows .row").await;
     click(&root, "#left-tab-lessons");
     wait_for(&root, "#lesson-title").await;
-    assert!(text_of(&root, ".lesson-kicker").contains("completed"));
+    assert!(text_of(&root, "article.lesson .lesson-kicker").contains("completed"));
     click_button(&root, "All lessons");
     wait_for(&root, ".lesson-list").await;
     assert!(text_of(&root, ".lesson-progress").starts_with("1 of "));

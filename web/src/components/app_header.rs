@@ -26,7 +26,7 @@ pub struct AppHeaderProps {
     /// Download the snapshot.
     pub on_export: Callback<()>,
     /// A snapshot file's bytes to import.
-    pub on_import: Callback<Rc<Vec<u8>>>,
+    pub on_import: Callback<(String, Rc<Vec<u8>>)>,
     /// Makes a share link of the current state.
     pub make_link: Callback<(), String>,
     /// Shows a message.
@@ -82,7 +82,9 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
         let on_import = props.on_import.clone();
         let on_notify = props.on_notify.clone();
         browser::on_file_picked(
-            Callback::from(move |(_, bytes): (String, Vec<u8>)| on_import.emit(Rc::new(bytes))),
+            Callback::from(move |(name, bytes): (String, Vec<u8>)| {
+                on_import.emit((name, Rc::new(bytes)))
+            }),
             Callback::from(move |text| on_notify.emit(Notice { error: true, text })),
         )
     };

@@ -4,21 +4,21 @@
 //! with the Schema panel as a second tab ([`LeftColumn`]); an embed with
 //! `panels=lessons` shows it alone.
 //!
-//! Progress lives in the browser's localStorage: read once when the panel
-//! first appears, written whenever it changes.
+//! Progress lives in the browser's localStorage; App reads and writes it.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::browser;
+use super::kept_work::ReplacedBar;
+use super::lesson_dock::{LessonDock, StartHere};
 use crate::state::learn::{LearnAction, LeftTab};
 use crate::state::{Action, AppContext};
 use crate::view_model::learn::{
-    LessonDetail, LessonItem, PROGRESS_KEY, TextPiece, VerdictView, lesson_detail, lesson_items,
+    LessonDetail, LessonItem, TextPiece, VerdictView, lesson_detail, lesson_items,
 };
 
-fn text_html(paragraphs: &[Vec<TextPiece>]) -> Html {
+pub(super) fn text_html(paragraphs: &[Vec<TextPiece>]) -> Html {
     paragraphs
         .iter()
         .map(|p| {
@@ -76,7 +76,7 @@ pub fn lesson_list(props: &LessonListProps) -> Html {
     }
 }
 
-fn verdict_html(v: &VerdictView) -> Html {
+pub(super) fn verdict_html(v: &VerdictView) -> Html {
     html! {
         <div class={classes!("verdict", if v.passed { "passed" } else { "failed" })} role="status" aria-live="polite">
             <p class="verdict-message">{ v.message.clone() }</p>
@@ -125,20 +125,6 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
             }
         })
     };
-    // The designer is under the tables in the Schema tab: switch there and
-    // bring it into view once the tab is drawn.
-    let to_designer = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| {
-            on_action.emit(LearnAction::Tab(LeftTab::Schema));
-            gloo::timers::callback::Timeout::new(0, || {
-                if let Some(el) = gloo::utils::document().get_element_by_id("kd-title") {
-                    el.scroll_into_view();
-                }
-            })
-            .forget();
-        })
-    };
     html! {
         <article class="lesson" aria-labelledby="lesson-title">
             <nav class="lesson-nav" aria-label="Lesson navigation">
@@ -173,30 +159,15 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
                 { text_html(&l.hint) }
             </details>
             if l.active {
-                <div class="lesson-actions">
-                    <button type="button" class="button primary" onclick={act(LearnAction::Check)}>{ "Check" }</button>
-                    <button type="button" class="button small" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Restart" }</button>
-                    <button type="button" class="button small" onclick={act(LearnAction::Stop)}>{ "Leave lesson" }</button>
-                </div>
-                if l.has_design {
-                    <button type="button" class="link-button lesson-to-designer" onclick={to_designer}>
-                        { "Edit the design in the row-key designer (Schema tab)" }
-                    </button>
-                }
-                if let Some(v) = &l.verdict {
-                    { verdict_html(v) }
-                    if v.passed && !l.takeaway.is_empty() {
-                        <div class="lesson-takeaway">
-                            <h4 class="lesson-section">{ "Takeaway" }</h4>
-                            { text_html(&l.takeaway) }
-                        </div>
-                    }
-                }
+                <p class="muted lesson-running">{ "This lesson is running: its task, hint and Check are pinned at the top of this column." }</p>
             } else {
-                <p class="muted lesson-warning">{ "Starting the lesson replaces the playground's tables and design with the lesson's. Continue keeps the tables you have (after a reload, for example)." }</p>
+                <p class="muted lesson-warning">{ "The lesson sets up its own tables and design. Yours are kept aside while it runs and come back when you leave it." }</p>
                 <div class="lesson-actions">
                     <button type="button" class="button primary" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Start lesson" }</button>
-                    <button type="button" class="button small" onclick={act(LearnAction::Resume(l.id.clone()))}>{ "Continue on these tables" }</button>
+                    <button type="button" class="button small" onclick={act(LearnAction::Resume(l.id.clone()))}
+                        title="Runs the lesson's checks on the tables the playground holds now, without setting up the lesson's">
+                        { "Continue on these tables" }
+                    </button>
                 </div>
             }
             if !l.rules.is_empty() {
@@ -221,31 +192,6 @@ pub fn lessons_panel(props: &LessonsPanelProps) -> Html {
     let app =
         use_context::<AppContext>().expect("LessonsPanel is rendered inside App's ContextProvider");
     let d = app.dispatcher();
-    // Read stored progress once; until then nothing is written, so the
-    // empty start state never overwrites what the browser holds.
-    {
-        let d = d.clone();
-        use_effect_with((), move |()| {
-            d.dispatch(Action::Learn(LearnAction::LoadProgress(
-                browser::storage_get(PROGRESS_KEY),
-            )));
-        });
-    }
-    // Written when the learning state changed and its saved part differs
-    // from what was last written (not on every frame of other work).
-    let written = use_mut_ref(String::new);
-    {
-        let learn = std::rc::Rc::clone(&app.learn);
-        use_effect_with(learn, move |learn| {
-            if learn.loaded {
-                let text = learn.saved.to_json();
-                if *written.borrow() != text {
-                    browser::storage_set(PROGRESS_KEY, &text);
-                    *written.borrow_mut() = text;
-                }
-            }
-        });
-    }
     let learn = &app.learn;
     let total = learn_total();
     let done = learn.completed().len();
@@ -341,6 +287,52 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
         app.learn.tab
     };
     let d = app.dispatcher();
+    let learn = &app.learn;
+    // The running lesson's detail, rebuilt only when it or its verdict
+    // changes (this column reads the context, so it runs every frame).
+    let active = use_memo(
+        (
+            learn.active_id().map(str::to_string),
+            learn.completed().clone(),
+            learn.verdict.clone(),
+        ),
+        |(active, completed, verdict)| {
+            active.as_deref().and_then(|id| {
+                lesson_detail(id, completed, Some(id), verdict.as_deref()).map(Rc::new)
+            })
+        },
+    );
+    let first = use_memo((), |()| {
+        crate::view_model::learn::catalog()
+            .as_ref()
+            .ok()
+            .and_then(|c| c.lessons().first().map(|l| l.id.clone()))
+            .and_then(|id| lesson_detail(&id, &Default::default(), None, None))
+            .map(Rc::new)
+    });
+    let on_learn = {
+        let d = d.clone();
+        use_memo((), move |()| d.to_callback().reform(Action::Learn))
+    };
+    let on_undo = {
+        let d = d.clone();
+        use_memo((), move |()| {
+            d.to_callback().reform(|()| Action::UndoReplace)
+        })
+    };
+    let on_forget = {
+        let d = d.clone();
+        use_memo((), move |()| {
+            d.to_callback().reform(|()| Action::ForgetReplaced)
+        })
+    };
+    let replaced = app.replaced.as_ref().map(|aside| {
+        let what = match &aside.why {
+            crate::share::Why::Replaced(what) => what.clone(),
+            crate::share::Why::Lesson(_) => "a lesson".into(),
+        };
+        (what, aside.tables_text())
+    });
     let select = |t: LeftTab| {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(Action::Learn(LearnAction::Tab(t))))
@@ -386,6 +378,16 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
     };
     html! {
         <div class="left-column" style="grid-area: schema">
+            if props.lessons {
+                if let Some(lesson) = (*active).clone() {
+                    <LessonDock {lesson} total={learn_total()} on_action={(*on_learn).clone()} />
+                } else if !app.embed && learn.show_start_here() && let Some(lesson) = (*first).clone() {
+                    <StartHere {lesson} on_action={(*on_learn).clone()} />
+                }
+            }
+            if let Some((what, tables)) = replaced {
+                <ReplacedBar {what} {tables} on_undo={(*on_undo).clone()} on_forget={(*on_forget).clone()} />
+            }
             if both {
                 <div class="left-tabs" role="tablist" aria-label="Left column" onkeydown={onkeydown}>
                     { tab_button(LeftTab::Schema, "left-tab-schema", "left-pane-schema", "Schema") }

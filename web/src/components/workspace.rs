@@ -12,6 +12,7 @@ use super::app_header::AppHeader;
 use super::console_panel::ConsolePanel;
 use super::export_dialog::ExportDialog;
 use super::import_dialog::ImportDialog;
+use super::kept_work::ConfirmImport;
 use super::keyviz_panel::KeyVizPanel;
 use super::lessons_panel::LeftColumn;
 use super::maximize::MaximizeButton;
@@ -55,7 +56,8 @@ pub struct Callbacks {
     pub resize: Callback<(Splitter, i64)>,
     pub reset_layout: Callback<()>,
     pub maximize: Callback<Option<PanelId>>,
-    pub import: Callback<Rc<Vec<u8>>>,
+    pub import: Callback<(String, Rc<Vec<u8>>)>,
+    pub confirm_import: Callback<bool>,
     pub export: Callback<()>,
     pub make_link: Callback<(), String>,
     pub notify: Callback<Notice>,
@@ -105,7 +107,10 @@ fn callbacks(app: &AppContext) -> Callbacks {
             .reform(|(splitter, px)| Action::Resize(splitter, px)),
         reset_layout: to(|()| Action::ResetLayout),
         maximize: d.to_callback().reform(Action::Maximize),
-        import: d.to_callback().reform(Action::ImportSnapshot),
+        confirm_import: d.to_callback().reform(Action::ConfirmImport),
+        import: d
+            .to_callback()
+            .reform(|(name, bytes)| Action::ImportSnapshot(name, bytes)),
         export: Callback::from(move |()| {
             let bytes = export_app.snapshot();
             let name = browser::snapshot_file_name(export_app.instance().now_micros());
@@ -296,6 +301,10 @@ pub fn workspace() -> Html {
             if let Some(export) = &app.tools.export {
                 <ExportDialog state={export.clone()} tables={Rc::clone(&app.tables)}
                     on_action={cb.tools.clone()} on_notify={cb.notify.clone()} />
+            }
+            if let Some(pending) = &app.pending_import {
+                <ConfirmImport pending={pending.clone()} tables={app.tables.len()}
+                    in_lesson={app.learn.active.is_some()} on_answer={cb.confirm_import.clone()} />
             }
             if let Some(import) = &app.tools.import {
                 <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />

@@ -39,6 +39,7 @@ use tabletop_core::sim::Scenario;
 
 use super::console::{Source, Tab};
 use super::{Action, AppState, Notice};
+use crate::share::Why;
 use crate::view_model::keydesign::{DraftEdit, KeyDraft};
 use crate::view_model::learn::{SavedProgress, catalog, load_scenario};
 
@@ -140,6 +141,14 @@ const UNDO_DEPTH: usize = 20;
 const UNDO_INSTANCES: usize = 3;
 
 impl LearnState {
+    /// Whether to show a first-time visitor the way into the first lesson.
+    pub fn show_start_here(&self) -> bool {
+        self.loaded
+            && !self.saved.welcomed
+            && self.active.is_none()
+            && self.saved.progress.completed.is_empty()
+    }
+
     /// The title of the fix an Undo would take back, and how many fixes
     /// can be undone in all.
     pub fn undo_top(&self) -> Option<(String, usize)> {
@@ -210,6 +219,8 @@ pub enum LearnAction {
     HintSeen(String),
     /// Forget every completed lesson.
     ResetProgress,
+    /// Hide the way into the first lesson.
+    DismissStart,
     /// Start the design from a shipped scenario file.
     PickScenario(String),
     /// Edit the designer's draft.
@@ -275,12 +286,7 @@ impl AppState {
             }
             LearnAction::Start(id) => self.start_lesson(&id, true),
             LearnAction::Resume(id) => self.start_lesson(&id, false),
-            LearnAction::Stop => {
-                let learn = Rc::make_mut(&mut self.learn);
-                learn.active = None;
-                learn.verdict = None;
-                false
-            }
+            LearnAction::Stop => self.leave_lesson(),
             LearnAction::Check => self.check_lesson(),
             LearnAction::HintSeen(id) => {
                 Rc::make_mut(&mut self.learn)
@@ -288,6 +294,10 @@ impl AppState {
                     .progress
                     .hints_seen
                     .insert(id);
+                false
+            }
+            LearnAction::DismissStart => {
+                Rc::make_mut(&mut self.learn).saved.welcomed = true;
                 false
             }
             LearnAction::ResetProgress => {
@@ -357,6 +367,43 @@ impl AppState {
         out
     }
 
+    /// Ends the started lesson: the lesson's tables go and the user's own
+    /// work, set aside when it started, comes back. Returns whether the
+    /// tables changed.
+    pub(crate) fn leave_lesson(&mut self) -> bool {
+        let was_running = self.learn.active.is_some();
+        self.stop_lesson_session();
+        let Some(home) = self.home.take() else {
+            return false;
+        };
+        let tables = home.tables_text();
+        self.put_back(home);
+        self.notice = Some(Notice {
+            error: false,
+            text: if was_running {
+                format!("You left the lesson; your {tables} are back.")
+            } else {
+                format!("Your {tables} are back.")
+            },
+        });
+        true
+    }
+
+    /// Forgets the lesson session (the tables stay as they are).
+    pub(crate) fn stop_lesson_session(&mut self) {
+        if self.learn.active.is_some() || self.learn.verdict.is_some() {
+            let learn = Rc::make_mut(&mut self.learn);
+            learn.active = None;
+            learn.verdict = None;
+        }
+    }
+
+    /// Goes on with a lesson on the tables the playground holds (after a
+    /// reload, autosave brought them back).
+    pub(crate) fn resume_lesson(&mut self, id: &str) {
+        self.start_lesson(id, false);
+    }
+
     fn start_lesson(&mut self, id: &str, fresh: bool) -> bool {
         let catalog = match catalog() {
             Ok(c) => c,
@@ -386,6 +433,13 @@ impl AppState {
         // keeps an empty placeholder.
         let lesson_instance = std::mem::take(session.instance_mut());
         if fresh {
+            // The user's own work is set aside (once: a second lesson
+            // replaces only the first one's tables) and comes back when
+            // they leave the lesson.
+            match &mut self.home {
+                Some(home) => home.why = Why::Lesson(id.to_string()),
+                None => self.home = Some(self.set_aside(Why::Lesson(id.to_string()))),
+            }
             *self.instance.borrow_mut() = lesson_instance;
             self.job = None;
             self.queue.clear();
@@ -403,7 +457,10 @@ impl AppState {
             learn.verdict = None;
             learn.undo.clear();
             learn.saved.current = Some(id.to_string());
-            learn.tab = LeftTab::Lessons;
+            learn.saved.welcomed = true;
+            // The task is pinned above both tabs; below it, the Schema
+            // tab holds the tables and the row-key designer.
+            learn.tab = LeftTab::Schema;
         }
         match scenario {
             Some(s) if fresh || self.design.scenario.is_none() => {
@@ -438,7 +495,9 @@ impl AppState {
             }
             self.notice = Some(Notice {
                 error: false,
-                text: format!("Lesson started: {title}. Its tables replaced the playground's."),
+                text: format!(
+                    "Lesson started: {title}. Your own tables are kept aside and come back when you leave the lesson."
+                ),
             });
         }
         fresh
@@ -724,7 +783,7 @@ mod tests {
             "the lesson's tables replace the demo"
         );
         assert_eq!(started.learn.active_id(), Some("zero-padding"));
-        assert_eq!(started.learn.tab, LeftTab::Lessons);
+        assert_eq!(started.learn.tab, LeftTab::Schema);
         let design = started
             .design
             .scenario
@@ -1061,5 +1120,127 @@ mod share_tests {
             assert_eq!(back.notice, None, "link {for_link}");
             assert_eq!(back.rows.total_rows(), 360, "link {for_link}");
         }
+    }
+}
+
+#[cfg(test)]
+mod home_tests {
+    use super::*;
+    use crate::share;
+    use crate::state::layout::Panels;
+    use crate::state::{Boot, TestClock};
+
+    fn fresh() -> AppState {
+        AppState::new(
+            Rc::new(TestClock::new(1_700_000_000_000_000, 0.5)),
+            false,
+            Panels::default(),
+        )
+    }
+
+    fn cbt(state: &AppState, line: &str) -> AppState {
+        let next = state
+            .apply(Action::ConsoleTab(Tab::Cbt))
+            .apply(Action::ConsoleInput(line.into()))
+            .apply(Action::ConsoleRun);
+        assert!(next.console.entries.last().unwrap().ok, "{line}");
+        next
+    }
+
+    fn names(state: &AppState) -> Vec<String> {
+        state.tables.iter().map(|t| t.name.clone()).collect()
+    }
+
+    fn reload(state: &AppState) -> AppState {
+        let text = share::encode(&state.to_shared(false));
+        fresh().apply(Action::Boot(Boot::Shared(Box::new(
+            share::decode(&text).unwrap(),
+        ))))
+    }
+
+    fn mine() -> AppState {
+        let state = cbt(
+            &fresh().apply(Action::Boot(Boot::Demo)),
+            "createtable mine families=cf",
+        );
+        let state = cbt(&state, "set mine r1 cf:q=typed-by-hand");
+        state.apply(Action::Learn(LearnAction::PickScenario(
+            "mobile_device_first.toml".into(),
+        )))
+    }
+
+    #[test]
+    fn leaving_a_lesson_brings_the_users_work_back() {
+        let state = mine();
+        let design = state.design.scenario.clone();
+        let started = state.apply(Action::Learn(LearnAction::Start("row-ranges".into())));
+        assert_eq!(names(&started), ["mobile"]);
+        assert_eq!(started.home.as_ref().unwrap().tables, 2);
+        // A second lesson replaces the first one's tables, not the user's.
+        let second = started.apply(Action::Learn(LearnAction::Start("zero-padding".into())));
+        assert_eq!(names(&second), ["scores"]);
+        let left = second.apply(Action::Learn(LearnAction::Stop));
+        assert!(left.learn.active.is_none() && left.home.is_none());
+        assert_eq!(names(&left), ["mine", "mobile-time-series"]);
+        assert_eq!(left.design.scenario, design, "the design came back");
+        assert!(left.design.rev > second.design.rev);
+        let read = cbt(&left, "read mine");
+        assert!(
+            read.console
+                .entries
+                .last()
+                .unwrap()
+                .output
+                .contains("typed-by-hand"),
+            "the rows typed by hand came back"
+        );
+    }
+
+    #[test]
+    fn a_reload_mid_lesson_resumes_it_and_leaving_still_brings_the_work_back() {
+        let started = mine().apply(Action::Learn(LearnAction::Start("row-ranges".into())));
+        let reloaded = reload(&started);
+        assert_eq!(
+            reloaded.learn.active_id(),
+            Some("row-ranges"),
+            "the lesson goes on"
+        );
+        assert_eq!(names(&reloaded), ["mobile"]);
+        let checked = reloaded.apply(Action::Learn(LearnAction::Check));
+        assert!(checked.learn.verdict.is_some());
+        let left = checked.apply(Action::Learn(LearnAction::Stop));
+        assert_eq!(names(&left), ["mine", "mobile-time-series"]);
+        let read = cbt(&left, "read mine");
+        assert!(
+            read.console
+                .entries
+                .last()
+                .unwrap()
+                .output
+                .contains("typed-by-hand")
+        );
+        assert_eq!(
+            left.design.scenario.as_ref().map(|s| s.table.id.clone()),
+            mine().design.scenario.as_ref().map(|s| s.table.id.clone())
+        );
+        // And a reload after leaving keeps the user's work.
+        assert_eq!(names(&reload(&left)), ["mine", "mobile-time-series"]);
+    }
+
+    #[test]
+    fn a_snapshot_import_during_a_lesson_ends_it_and_replaces_the_users_work() {
+        let state = mine();
+        let snapshot = {
+            let other = cbt(&fresh(), "createtable other");
+            Rc::new(other.snapshot())
+        };
+        let started = state.apply(Action::Learn(LearnAction::Start("row-ranges".into())));
+        let asked = started.apply(Action::ImportSnapshot("o.tabletop".into(), snapshot));
+        assert!(asked.pending_import.is_some(), "the user is asked first");
+        let imported = asked.apply(Action::ConfirmImport(true));
+        assert!(imported.learn.active.is_none() && imported.home.is_none());
+        assert_eq!(names(&imported), ["other"]);
+        let undone = imported.apply(Action::UndoReplace);
+        assert_eq!(names(&undone), ["mine", "mobile-time-series"]);
     }
 }

@@ -134,6 +134,24 @@ impl fmt::Debug for SimState {
 }
 
 impl SimState {
+    /// No simulation, following the design at `design_rev`; compares
+    /// unequal to `self`.
+    pub(crate) fn unloaded(&self, design_rev: u64) -> SimState {
+        SimState {
+            design_rev,
+            rev: self.rev + 1,
+            ..SimState::default()
+        }
+    }
+
+    /// Makes this simulation (set aside earlier) the current one again:
+    /// it follows the design at `design_rev` and compares unequal to
+    /// `current`.
+    pub(crate) fn revive(&mut self, design_rev: u64, current: &SimState) {
+        self.design_rev = design_rev;
+        self.rev = self.rev.max(current.rev) + 1;
+    }
+
     /// Whether a simulation is loaded.
     pub fn loaded(&self) -> bool {
         self.engine.is_some()
@@ -541,12 +559,7 @@ impl AppState {
     /// position in frames of work, and pauses there.
     pub(crate) fn restore_sim(&mut self, shared: Option<&SimShared>) {
         let Some(shared) = shared else {
-            let design_rev = self.design.rev;
-            self.sim = Rc::new(SimState {
-                design_rev,
-                rev: self.sim.rev + 1,
-                ..SimState::default()
-            });
+            self.sim = Rc::new(self.sim.unloaded(self.design.rev));
             return;
         };
         let scenario = match (&shared.scenario, &shared.design) {

@@ -88,6 +88,10 @@ pub struct SavedProgress {
     /// The lesson open in the panel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<String>,
+    /// Whether the visitor has seen the way into the first lesson (started
+    /// a lesson, or said "Not now").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub welcomed: bool,
 }
 
 impl SavedProgress {

@@ -1,0 +1,303 @@
+//! The user's own work, set aside while something else holds the
+//! playground.
+//!
+//! A few actions put a different instance in front of the user: a lesson
+//! sets up its own tables, a snapshot file or a share link brings someone
+//! else's. None of them may lose what the user built. Before such an action
+//! the work on the playground (the instance, its data loads, the selected
+//! table, the design and its simulation) is taken out whole into a
+//! [`SetAside`]; it comes back when the lesson ends, or when the user undoes
+//! the replacement.
+//!
+//! Set-aside work has two forms. The live one is the instance itself
+//! (moved, never copied) with the design and simulation as they were; the
+//! saved one is the same work as a [`SharedState`], made once when the work
+//! is set aside, which autosave keeps. After a reload only the saved form
+//! exists, and putting it back rebuilds the instance the way opening a
+//! link does.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use tabletop_core::Instance;
+
+use super::AppState;
+use super::design::DesignState;
+use super::generator::GeneratorSpec;
+use super::sim::SimState;
+use crate::share::{self, SharedAside, SharedState, Why};
+
+/// The work on the playground, taken out whole.
+struct Work {
+    instance: Instance,
+    loads: Vec<GeneratorSpec>,
+    queue: Vec<GeneratorSpec>,
+    selected: Option<String>,
+    design: Rc<DesignState>,
+    sim: Rc<SimState>,
+}
+
+/// Work set aside, and why. Cheap to clone: every revision of the app
+/// state shares the one live work, which is moved out once when it is put
+/// back.
+#[derive(Clone)]
+pub struct SetAside {
+    /// Why it was set aside.
+    pub why: Why,
+    /// How many tables it holds (for the messages).
+    pub tables: usize,
+    /// The work as autosave keeps it.
+    saved: Rc<SharedState>,
+    /// The work itself, until it is put back (absent after a reload).
+    live: Rc<RefCell<Option<Work>>>,
+}
+
+impl PartialEq for SetAside {
+    fn eq(&self, other: &Self) -> bool {
+        self.why == other.why
+            && Rc::ptr_eq(&self.saved, &other.saved)
+            && Rc::ptr_eq(&self.live, &other.live)
+    }
+}
+
+impl fmt::Debug for SetAside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SetAside")
+            .field("why", &self.why)
+            .field("tables", &self.tables)
+            .field("live", &self.live.borrow().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SetAside {
+    /// Work known only in its saved form (from autosave).
+    pub fn from_saved(aside: SharedAside) -> SetAside {
+        SetAside {
+            why: aside.why,
+            tables: aside.work.tables.len(),
+            saved: Rc::new(aside.work),
+            live: Rc::default(),
+        }
+    }
+
+    /// The form autosave keeps.
+    pub fn to_shared(&self) -> SharedAside {
+        SharedAside {
+            why: self.why.clone(),
+            work: (*self.saved).clone(),
+        }
+    }
+
+    /// "1 table", "3 tables".
+    pub fn tables_text(&self) -> String {
+        match self.tables {
+            1 => "1 table".into(),
+            n => format!("{n} tables"),
+        }
+    }
+
+    /// The lesson it was set aside for, if any.
+    pub fn lesson(&self) -> Option<&str> {
+        match &self.why {
+            Why::Lesson(id) => Some(id),
+            Why::Replaced(_) => None,
+        }
+    }
+}
+
+/// Whether a saved state holds anything a person made: tables, or a design.
+pub fn holds_work(state: &SharedState) -> bool {
+    !state.tables.is_empty() || state.snapshot.is_some() || state.sim.is_some()
+}
+
+impl AppState {
+    /// Whether the playground holds anything worth setting aside.
+    pub(crate) fn has_work_to_keep(&self) -> bool {
+        !self.tables.is_empty() || self.design.scenario.is_some()
+    }
+
+    /// Takes the playground's work out, leaving an empty instance and no
+    /// design. A data load in progress stops; the rows it wrote are kept.
+    pub(crate) fn set_aside(&mut self, why: Why) -> SetAside {
+        if let Some(job) = self.job.take() {
+            self.finish_job(job);
+        }
+        let mut instance = std::mem::take(&mut *self.instance.borrow_mut());
+        let loads = std::mem::take(&mut self.loads);
+        let queue = std::mem::take(&mut self.queue);
+        let selected = self.selected.take();
+        let saved = SharedState {
+            tables: share::table_requests(&mut instance),
+            snapshot: if queue.is_empty() {
+                share::small_snapshot(&mut instance, share::SAVE_SNAPSHOT_BYTES)
+            } else {
+                None
+            },
+            loads: loads.iter().chain(queue.iter().rev()).cloned().collect(),
+            selected: selected.clone(),
+            sim: self.sim_shared(),
+            ..SharedState::default()
+        };
+        // Dependants compare revisions: the empty design is a new one.
+        let design_rev = self.design.rev + 1;
+        let design = std::mem::replace(
+            &mut self.design,
+            Rc::new(DesignState {
+                rev: design_rev,
+                ..DesignState::default()
+            }),
+        );
+        let unloaded = Rc::new(self.sim.unloaded(design_rev));
+        let sim = std::mem::replace(&mut self.sim, unloaded);
+        Rc::make_mut(&mut self.learn).undo.clear();
+        SetAside {
+            why,
+            tables: saved.tables.len(),
+            saved: Rc::new(saved),
+            live: Rc::new(RefCell::new(Some(Work {
+                instance,
+                loads,
+                queue,
+                selected,
+                design,
+                sim,
+            }))),
+        }
+    }
+
+    /// Puts set-aside work back in place of whatever the playground holds
+    /// now (which is dropped).
+    pub(crate) fn put_back(&mut self, aside: SetAside) {
+        self.job = None;
+        Rc::make_mut(&mut self.learn).undo.clear();
+        let live = aside.live.borrow_mut().take();
+        match live {
+            Some(work) => {
+                *self.instance.borrow_mut() = work.instance;
+                self.loads = work.loads;
+                self.queue = work.queue;
+                self.selected = work.selected;
+                // The design and the simulation come back as they were
+                // (the heatmap too), under a revision newer than any seen.
+                let rev = self.design.rev + 1;
+                self.design = work.design;
+                Rc::make_mut(&mut self.design).rev = rev;
+                let mut sim = work.sim;
+                Rc::make_mut(&mut sim).revive(rev, &self.sim);
+                self.sim = sim;
+            }
+            None => self.load_work(Rc::unwrap_or_clone(aside.saved)),
+        }
+    }
+}
+
+/// A snapshot file read and waiting for the user to confirm that it may
+/// replace the playground's tables.
+#[derive(Clone)]
+pub struct PendingImport {
+    /// The file's name.
+    pub name: String,
+    /// Its size in bytes.
+    pub bytes: usize,
+    /// How many tables it holds.
+    pub tables: usize,
+    /// The instance it holds, taken when the import is confirmed.
+    instance: Rc<RefCell<Option<Instance>>>,
+}
+
+impl PartialEq for PendingImport {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.instance, &other.instance)
+    }
+}
+
+impl fmt::Debug for PendingImport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingImport")
+            .field("name", &self.name)
+            .field("tables", &self.tables)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// A snapshot file was picked: a file that is not a snapshot is refused
+    /// and changes nothing; one that is replaces the playground's work at
+    /// once when there is none, else after the user confirms. Returns
+    /// whether data changed.
+    pub(crate) fn import_snapshot(&mut self, name: String, bytes: &[u8]) -> bool {
+        let instance = match Instance::restore(bytes) {
+            Ok(instance) => instance,
+            Err(e) => {
+                self.notice = Some(super::Notice {
+                    error: true,
+                    text: format!("{name} is not a snapshot Tabletop can read: {e}"),
+                });
+                return false;
+            }
+        };
+        self.pending_import = Some(PendingImport {
+            name,
+            bytes: bytes.len(),
+            tables: instance.list_tables().len(),
+            instance: Rc::new(RefCell::new(Some(instance))),
+        });
+        if self.has_work_to_keep() || self.home.is_some() {
+            return false;
+        }
+        self.confirm_import(true)
+    }
+
+    /// Replaces the playground's work with the pending snapshot (`yes`),
+    /// setting that work aside for an undo, or drops the snapshot.
+    pub(crate) fn confirm_import(&mut self, yes: bool) -> bool {
+        let Some(pending) = self.pending_import.take().filter(|_| yes) else {
+            return false;
+        };
+        let Some(instance) = pending.instance.borrow_mut().take() else {
+            return false;
+        };
+        // A lesson's tables are scratch: the lesson ends and the user's own
+        // work is what the snapshot replaces.
+        self.leave_lesson();
+        let keep = self.has_work_to_keep();
+        let aside = self.set_aside(Why::Replaced(format!("the snapshot {}", pending.name)));
+        *self.instance.borrow_mut() = instance;
+        let undo = if keep {
+            let text = format!(
+                " Your earlier {} can come back with Undo.",
+                aside.tables_text()
+            );
+            self.replaced = Some(aside);
+            text
+        } else {
+            String::new()
+        };
+        self.notice = Some(super::Notice {
+            error: false,
+            text: format!(
+                "Imported {} ({} bytes): {} tables.{undo}",
+                pending.name, pending.bytes, pending.tables
+            ),
+        });
+        true
+    }
+
+    /// Puts back the work the last snapshot import or link replaced; what
+    /// the playground holds now is dropped. Returns whether data changed.
+    pub(crate) fn undo_replace(&mut self) -> bool {
+        let Some(aside) = self.replaced.take() else {
+            return false;
+        };
+        self.leave_lesson();
+        let tables = aside.tables_text();
+        self.put_back(aside);
+        self.notice = Some(super::Notice {
+            error: false,
+            text: format!("Your earlier {tables} are back."),
+        });
+        true
+    }
+}
