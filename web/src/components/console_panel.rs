@@ -277,7 +277,8 @@ fn entry_html(entry: &Rc<Entry>) -> Html {
                 { source }
             </div>
             if !entry.output.is_empty() {
-                <pre class="entry-output">{ entry.output.clone() }</pre>
+                // Long output scrolls: focusable, so a keyboard can scroll it.
+                <pre class="entry-output" tabindex="0" aria-label="Output">{ entry.output.clone() }</pre>
             }
             if entry.rows_not_printed > 0 {
                 <p class="hint">{ format!("(output cut: {} more {} read but not printed; count= or a narrower range prints them)", format_count(entry.rows_not_printed), if entry.rows_not_printed == 1 { "row was" } else { "rows were" }) }</p>

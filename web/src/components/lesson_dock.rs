@@ -112,7 +112,7 @@ pub fn lesson_dock(props: &LessonDockProps) -> Html {
                 </button>
             </div>
             if let Some(v) = &l.verdict {
-                <div class="dock-verdict">
+                <div class="dock-verdict" tabindex="0" role="group" aria-label="The check's result">
                     { verdict_html(v) }
                     if passed && !l.takeaway.is_empty() {
                         <div class="lesson-takeaway lesson">

@@ -460,7 +460,7 @@ fn table_detail(props: &TableDetailProps) -> Html {
                     <span class="family-type">{ value_type_text(family.value_type) }</span>
                     <span class="gc-rule mono" title="Garbage-collection rule, as cbt ls prints it">{ format!("GC: {}", family.gc_text) }</span>
                     <span class="family-actions">
-                        <button type="button" class="link-button" onclick={on_edit} aria-label={format!("Edit the GC rule of {name}")}>{ "edit GC" }</button>
+                        <button type="button" class="link-button" onclick={on_edit} aria-label={format!("edit GC rule of family {name}")}>{ "edit GC" }</button>
                         <button type="button" class="link-button danger" onclick={on_drop} aria-label={format!("Drop family {name}")}>{ "drop" }</button>
                     </span>
                 </div>

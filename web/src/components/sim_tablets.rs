@@ -99,7 +99,7 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
             // instead of every line being rewritten.
             let total = snapshot.counts.splits + snapshot.counts.merges + snapshot.counts.moves;
             html! {
-                <div class="sim-tablets-body">
+                <div class="sim-tablets-body" tabindex="0" role="group" aria-label="Simulated tablets and nodes">
                     <div class="bar-area">
                         <div class="tablet-bar sim-bar" role="img"
                             aria-label={format!("Simulated key space: {} coloured by node", count_noun(bar.len() as u64, "tablet"))}>

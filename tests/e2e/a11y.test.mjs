@@ -1,0 +1,93 @@
+// Accessibility, tested: axe-core (from npm, injected into the page) finds
+// no serious or critical violation in the states a person goes through,
+// in the light and the dark theme, on a laptop and on a phone. Run
+// `trunk build --release` first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT, openApp as open, region, runCommand, useApp } from './harness.mjs';
+
+const env = useApp();
+const openApp = (options) => open(env, options);
+const AXE = readFile(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core on the page and returns its serious and critical
+ * violations as readable lines (rule, help, the first few elements).
+ */
+async function audit(page) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').split('\n')[1] ?? ''}`),
+      }));
+  });
+  return violations.map((v) => `[${v.impact}] ${v.id} (${v.help})\n    ${v.nodes.join('\n    ')}`);
+}
+
+async function expectClean(page, what) {
+  assert.deepEqual(await audit(page), [], `axe-core violations in ${what}`);
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`no serious accessibility violation in the ${colorScheme} theme`, async () => {
+    const { page, problems, context } = await openApp({ colorScheme });
+    await expectClean(page, 'the first load');
+
+    // A read and an EXPLAIN in the console; the filter builder open.
+    await runCommand(page, 'read mobile-time-series prefix=phone');
+    await runCommand(page, 'EXPLAIN SELECT * FROM `mobile-time-series` WHERE _key = "phone#1"', { tab: 'SQL' });
+    await region(page, 'Console').getByRole('button', { name: 'Filter builder' }).click();
+    await expectClean(page, 'the console with output and the filter builder');
+    await region(page, 'Console').getByRole('button', { name: 'Filter builder' }).click();
+
+    // A scenario run to its end: the heatmap, its banners and controls.
+    const keyviz = region(page, 'Key Visualizer');
+    await keyviz.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
+    await keyviz.getByRole('combobox', { name: 'Speed' }).selectOption('max');
+    await keyviz.getByRole('button', { name: 'Play' }).click();
+    await page.waitForFunction(
+      () => document.querySelector('.keyviz-panel [role=progressbar]')?.getAttribute('aria-valuenow') === '100',
+      null,
+      { timeout: 60_000 },
+    );
+    await expectClean(page, 'the Key Visualizer after a run');
+
+    // A lesson in progress, with its verdict.
+    await page.getByRole('tab', { name: 'Lessons' }).click();
+    await region(page, 'Lessons').locator('.lesson-open[data-lesson="row-ranges"]').click();
+    await region(page, 'Lessons').getByRole('button', { name: 'Start lesson', exact: true }).click();
+    const dock = region(page, 'Lesson in progress');
+    await dock.getByRole('button', { name: 'Check', exact: true }).click();
+    await dock.locator('.verdict').waitFor();
+    await expectClean(page, 'a lesson in progress');
+
+    // The dialogs.
+    await page.getByRole('button', { name: 'Export…' }).click();
+    await page.getByRole('dialog').waitFor();
+    await expectClean(page, 'the Export dialog');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Import…' }).click();
+    await page.getByRole('dialog').waitFor();
+    await expectClean(page, 'the Import dialog');
+    await page.keyboard.press('Escape');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('no serious accessibility violation on a phone', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems, context } = await openApp({ colorScheme, viewport: { width: 390, height: 844 } });
+    await expectClean(page, `the phone layout (${colorScheme})`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
