@@ -20,7 +20,7 @@ use crate::browser;
 use crate::state::tools::{ImportDialog as ImportState, ToolsAction};
 use crate::view_model::schema::TableSummary;
 use crate::view_model::tools::{
-    CsvChoice, ImportError, ImportSource, NoteLine, TablePreview, TranslationPreview,
+    CsvChoice, ImportError, ImportSource, IndexLine, NoteLine, TablePreview, TranslationPreview,
 };
 use crate::view_model::{count_noun, format_bytes};
 
@@ -199,6 +199,55 @@ fn notes_html(title: &str, notes: &[NoteLine]) -> Html {
     }
 }
 
+fn indexes_html(indexes: &[IndexLine]) -> Html {
+    if indexes.is_empty() {
+        return html! {};
+    }
+    html! {
+        <>
+            <h4 class="preview-subtitle">{ "Indexes" }</h4>
+            <ul class="notes index-plans">
+                { for indexes.iter().map(|ix| html! { <IndexCard line={ix.clone()} /> }) }
+            </ul>
+        </>
+    }
+}
+
+/// Props of [`IndexCard`].
+#[derive(Properties, PartialEq)]
+struct IndexCardProps {
+    line: IndexLine,
+}
+
+/// One index: the view first (with its statement and a copy button), the
+/// index table second.
+#[component(IndexCard)]
+fn index_card(props: &IndexCardProps) -> Html {
+    let ix = &props.line;
+    let copied = use_state(|| false);
+    let on_copy = ix.sql.clone().map(|sql| {
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| {
+            browser::copy_text(&sql);
+            copied.set(true);
+        })
+    });
+    html! {
+        <li class="index-plan">
+            <span class="note-topic">{ ix.title.clone() }</span>
+            <p><strong>{ "First choice: " }</strong>{ ix.first_choice.clone() }</p>
+            if let (Some(sql), Some(onclick)) = (ix.sql.clone(), on_copy) {
+                <pre class="index-sql mono">{ sql }</pre>
+                <p class="index-sql-actions">
+                    <button type="button" class="button small" {onclick}>{ if *copied { "Copied" } else { "Copy SQL" } }</button>
+                    <span class="hint">{ " Run it in the console's SQL tab once the tables exist." }</span>
+                </p>
+            }
+            <p><strong>{ "Alternative: " }</strong>{ ix.alternative.clone() }</p>
+        </li>
+    }
+}
+
 fn table_html(t: &TablePreview) -> Html {
     html! {
         <article class="translated-table" aria-label={format!("Table {}", t.id)}>
@@ -235,7 +284,7 @@ fn table_html(t: &TablePreview) -> Html {
                     }) }
                 </tbody>
             </table>
-            { notes_html("Indexes", &t.indexes) }
+            { indexes_html(&t.indexes) }
             { notes_html("Notes", &t.notes) }
             { notes_html("Advisor", &t.findings) }
         </article>
