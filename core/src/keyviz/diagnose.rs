@@ -504,15 +504,17 @@ fn sequential_writes(ctx: &Context<'_>, writes: &Grid) -> Option<(Diagnostic, (u
     let avg = means.iter().sum::<f64>() / means.len().max(1) as f64;
     let a = lo.floor() as usize;
     let b = (hi.ceil() as usize + 1).min(ctx.axis.len());
+    // In the words of the map, which draws the start of the key space at
+    // the top: keys that grow move the band down.
     let direction = if rho > 0.0 {
-        "upwards (each new key sorts after the last)"
+        "towards the end of the key space (down the map: each new key sorts after the last)"
     } else {
-        "downwards (each new key sorts before the last)"
+        "towards the start of the key space (up the map: each new key sorts before the last)"
     };
     let evidence = format!(
         "In a typical busy interval {:.0}% of the key space took 80% of the writes, and that \
-         narrow band moved steadily {direction} through the keys (rank correlation with time \
-         {rho:.2}). All inserts therefore hit one tablet at a time, served by one node: the busiest \
+         narrow band moved steadily {direction}; rank correlation of its position with time \
+         {rho:.2}. All inserts therefore hit one tablet at a time, served by one node: the busiest \
          node (node {node}) peaked at {peak:.0}% CPU while the cluster averaged {avg:.0}%.",
         median_cov * 100.0
     );
