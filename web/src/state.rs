@@ -581,8 +581,8 @@ impl AppState {
                     self.notice = Some(Notice {
                         error: false,
                         text: format!(
-                            "Imported a snapshot of {} bytes: {} tables",
-                            bytes.len(),
+                            "Imported a snapshot of {}: {} tables",
+                            tabletop_core::human_bytes(bytes.len() as f64),
                             self.instance.borrow().list_tables().len()
                         ),
                     });

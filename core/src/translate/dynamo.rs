@@ -1789,7 +1789,7 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
                     )
                 } else {
                     format!(
-                        "Single-table design: each partition of {pk_name} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MB, far past DynamoDB's 400 KB items"
+                        "Single-table design: each partition of {pk_name} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MiB, far past DynamoDB's 400 KiB items"
                     )
                 },
             ));

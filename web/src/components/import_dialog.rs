@@ -11,6 +11,7 @@
 
 use std::rc::Rc;
 
+use tabletop_core::human_bytes;
 use tabletop_core::translate::{DynamoLayout, KeyEncoding};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -18,11 +19,11 @@ use yew::prelude::*;
 use super::export_dialog::Modal;
 use crate::browser;
 use crate::state::tools::{ImportDialog as ImportState, ToolsAction};
+use crate::view_model::count_noun;
 use crate::view_model::schema::TableSummary;
 use crate::view_model::tools::{
     CsvChoice, ImportError, ImportSource, IndexLine, NoteLine, TablePreview, TranslationPreview,
 };
-use crate::view_model::{count_noun, format_bytes};
 
 /// A DynamoDB model to start from: the product catalog of the migration
 /// guide.
@@ -493,7 +494,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                     <label class="button">{ "Choose CSV file…" }
                         <input type="file" accept=".csv,text/csv" class="visually-hidden" aria-label="CSV file" onchange={on_csv_file} />
                     </label>
-                    <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", format_bytes(b.len() as u64))).unwrap_or_else(|| "no file chosen".into()) }</span>
+                    <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", human_bytes(b.len() as f64))).unwrap_or_else(|| "no file chosen".into()) }</span>
                 </div>
                 <div class="tool-options">
                     <label>{ "Table " }
@@ -574,7 +575,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                             <input type="file" accept=".json,.ddl,.sql,.txt,application/json,text/plain" class="visually-hidden" aria-label="Design file" onchange={on_design_file} />
                         </label>
                         <button type="button" class="button small subtle" onclick={on_example}>{ if oracle { "Example: online shop" } else { "Example: product catalog" } }</button>
-                        <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), format_bytes(state.text.len() as u64)) }</span>
+                        <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), human_bytes(state.text.len() as f64)) }</span>
                     </div>
                     <CodeArea id="import-text" label={label} value={state.text.clone()} placeholder={placeholder}
                         error={design_error} on_input={on_text} rows={16} autofocus=true />

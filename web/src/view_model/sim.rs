@@ -16,7 +16,7 @@ use tabletop_core::sim::{
     human_count,
 };
 
-use super::format::{count_noun, format_bytes};
+use super::format::count_noun;
 use super::tablets::BarSegment;
 
 /// A shipped scenario file, for the picker.
@@ -388,7 +388,7 @@ pub fn sim_bar(snapshot: &SimSnapshot) -> Vec<SimTablet> {
                     "Tablet #{} on node {} · {} · {} rows · {:.0}% of a node",
                     t.id,
                     t.node,
-                    format_bytes(t.bytes.max(0.0) as u64),
+                    tabletop_core::human_bytes(t.bytes.max(0.0)),
                     super::keyviz::short_number(t.rows),
                     t.load * 100.0
                 ),

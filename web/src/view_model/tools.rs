@@ -235,8 +235,8 @@ pub fn logical_bytes(db: &Instance, table: Option<&str>) -> u64 {
 fn too_big(bytes: u64) -> String {
     format!(
         "The data is {}, more than the page writes into one file ({}). Choose \"none (schema only)\", or export a snapshot and run tabletop export on it.",
-        crate::view_model::format_bytes(bytes),
-        crate::view_model::format_bytes(MAX_DATA_BYTES)
+        tabletop_core::human_bytes(bytes as f64),
+        tabletop_core::human_bytes(MAX_DATA_BYTES as f64)
     )
 }
 
