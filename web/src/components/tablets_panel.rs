@@ -19,7 +19,8 @@ use yew::prelude::*;
 
 use super::key_view::key_html;
 use crate::view_model::tablets::{
-    BarSegment, TabletLine, TabletsView, bar_layout, labelled_splits, tablet_of_key,
+    BarSegment, SplitNote, TabletLine, TabletsView, bar_layout, labelled_splits, split_note,
+    tablet_of_key,
 };
 use crate::view_model::{count_noun, format_count};
 
@@ -41,6 +42,21 @@ pub struct TabletsPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+}
+
+/// Props of [`SplitLine`].
+#[derive(Properties, PartialEq)]
+pub struct SplitLineProps {
+    /// What to say.
+    pub note: SplitNote,
+}
+
+/// One line on when tablets split, the detail in its hover text.
+#[component(SplitLine)]
+pub fn split_line(props: &SplitLineProps) -> Html {
+    html! {
+        <p class="hint split-note" title={props.note.detail.clone()}>{ props.note.text.clone() }</p>
+    }
 }
 
 /// Smallest distance between two split labels, in percent of the bar.
@@ -99,6 +115,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                             if !read.is_empty() {
                                 <p class="hint">{ format!("Coloured: the {} the console's last read visited.", count_noun(read.len() as u64, "tablet")) }</p>
                             }
+                            <SplitLine note={split_note(view.split_bytes)} />
                         </div>
                         <Samples view={Rc::clone(rc)} />
                     </div>
