@@ -238,7 +238,10 @@ fn index_card(props: &IndexCardProps) -> Html {
             <span class="note-topic">{ ix.title.clone() }</span>
             <p><strong>{ "First choice: " }</strong>{ ix.first_choice.clone() }</p>
             if let (Some(sql), Some(onclick)) = (ix.sql.clone(), on_copy) {
-                <pre class="index-sql mono">{ sql }</pre>
+                // A named, focusable region: keyboard users can scroll a
+                // long line.
+                <pre class="index-sql mono" tabindex="0" role="region"
+                    aria-label={format!("SQL of the view for {}", ix.title)}>{ sql }</pre>
                 <p class="index-sql-actions">
                     <button type="button" class="button small" {onclick}>{ if *copied { "Copied" } else { "Copy SQL" } }</button>
                     <span class="hint">{ " Run it in the console's SQL tab once the tables exist." }</span>
