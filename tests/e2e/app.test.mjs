@@ -361,7 +361,7 @@ test('a snapshot exports to a file and imports into a fresh playground', async (
   await second.page.waitForSelector('#table-list .table-name:text-is("snap")');
   await second.page.locator('#table-list .table-name', { hasText: 'snap' }).click();
   await second.page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent === 'row#1');
-  assert.match(await second.page.locator('.notice').textContent(), /Imported a snapshot of \d+ bytes: 2 tables/);
+  assert.match(await second.page.locator('.notice').textContent(), /Imported a snapshot of [\d.]+ (B|KiB|MiB): 2 tables/);
   const cell = await second.page.locator('#rows .cell').first().textContent();
   assert.equal(cell, 'cf:q2020-05-01 00:00:00.000 UTChello');
 
