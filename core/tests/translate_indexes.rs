@@ -142,6 +142,35 @@ fn a_gsi_becomes_a_view_that_finds_a_users_sessions() {
 }
 
 #[test]
+fn a_projection_of_all_carries_every_single_value_attribute() {
+    // The sessions' index projecting ALL: sets are families of their own
+    // and stay out (said once), the counter comes along as a number.
+    let mut model: Json = serde_json::from_str(SESSIONS).unwrap();
+    model["DataModel"][0]["GlobalSecondaryIndexes"][0]["Projection"] =
+        json!({"ProjectionType": "ALL"});
+    let t = dynamo(&model.to_string());
+    let ix = index(&t, "ByUser");
+    assert_eq!(
+        ix.first_choice.matches("Left out of the view").count(),
+        1,
+        "{}",
+        ix.first_choice
+    );
+    assert!(
+        ix.first_choice.contains("Tags is a set"),
+        "{}",
+        ix.first_choice
+    );
+    let mut db = with_views(&t);
+    let (found, _) = rows(
+        &mut db,
+        "SELECT PageViews, Prefs FROM UserSessions_ByUser WHERE UserId = 'u-7'",
+    );
+    // (serde_json sorted the map's keys when the test edited the model.)
+    assert_eq!(found, [["12", r#"{"beta":false,"theme":"dark"}"#]]);
+}
+
+#[test]
 fn key_fields_numbers_and_all_attributes_come_through() {
     // The catalog keyed Category#Product, with three more indexes: the
     // key inverted (Product holds a `#`), by price (whole numbers), and a

@@ -224,8 +224,8 @@ fn view(spec: &Spec<'_>) -> Result<(IndexView, Vec<String>), String> {
             many.join(" and ")
         )),
     }
-    for why in left_out {
-        notes.push(format!("Left out of the view: {why}."));
+    if !left_out.is_empty() {
+        notes.push(format!("Left out of the view: {}.", left_out.join("; ")));
     }
     let name = view_name(spec.table, spec.name);
     let sql = format!(
