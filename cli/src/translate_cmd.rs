@@ -41,9 +41,11 @@ Sources:
 
 The report shows, per table, the row key and how each field is encoded
 (order-preserving), the column families with their GC rules and why the
-columns share them, example rows, the indexes with the Bigtable
-alternative, notes on what behaves differently, and the advisor's
-findings. FILE may be - for stdin.
+columns share them, example rows, each index as a continuous
+materialized view (its CREATE MATERIALIZED VIEW statement, which
+tabletop sql runs once the tables exist) with a hand-maintained index
+table as the alternative, notes on what behaves differently, and the
+advisor's findings. FILE may be - for stdin.
 
 Options:
       --format FORMAT     report (default), json, cbt, gcloud or terraform

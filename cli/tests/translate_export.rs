@@ -447,3 +447,77 @@ fn usage_errors_exit_2() {
         assert!(err.contains("--help' for usage"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_offered_view_runs_in_tabletop_sql() {
+    // An Oracle index becomes a continuous materialized view: the
+    // statement in the JSON report creates it in the applied state, and
+    // a lookup by email reads it with a prefix scan.
+    let dir = scratch("index-view");
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "translate",
+                "--from",
+                "oracle",
+                &fixture("oracle_shop.ddl"),
+                "--rows",
+                &fixture("oracle_shop_rows.json"),
+                "--format",
+                "json",
+                "--apply",
+                "--state",
+                "shop.state",
+            ],
+            b"",
+        ),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ix = &v["tables"][1]["indexes"][0];
+    assert_eq!(ix["name"], "idx_email");
+    let sql = ix["materialized_view"]["sql"].as_str().unwrap().to_string();
+    let created = expect(
+        0,
+        run_in(&dir, &["sql", "--state", "shop.state", &sql], b""),
+    );
+    assert!(
+        text(&created.stdout).contains("users_idx_email"),
+        "{}",
+        text(&created.stdout)
+    );
+    let found = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "sql",
+                "--state",
+                "shop.state",
+                "EXPLAIN SELECT users_key FROM users_idx_email WHERE email = 'cy@example.com'",
+            ],
+            b"",
+        ),
+    );
+    let plan = text(&found.stdout);
+    assert!(plan.to_lowercase().contains("prefix"), "{plan}");
+    let rows = expect(
+        0,
+        run_in(
+            &dir,
+            &[
+                "sql",
+                "--state",
+                "shop.state",
+                "SELECT users_key FROM users_idx_email WHERE email = 'cy@example.com'",
+            ],
+            b"",
+        ),
+    );
+    assert!(
+        text(&rows.stdout).contains("0000000077"),
+        "{}",
+        text(&rows.stdout)
+    );
+}

@@ -57,6 +57,7 @@ mod schema;
 pub mod sim;
 pub mod sql;
 pub mod translate;
+mod units;
 pub mod views;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
@@ -86,3 +87,4 @@ pub use schema::{
     RECOMMENDED_MAX_FAMILIES, TableSchema, ValueType, format_duration, validate_family_name,
     validate_table_id,
 };
+pub use units::human_bytes;

@@ -72,8 +72,7 @@ use crate::row_set::prefix_successor;
 pub use cluster::{EventKind, SimEvent, SplitReason};
 pub use materialize::MaterializeSummary;
 pub use report::{
-    EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_bytes,
-    human_count,
+    EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_count,
 };
 pub use scenario::{
     ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,

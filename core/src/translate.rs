@@ -14,9 +14,10 @@
 //!   designs of the DynamoDB migration guide.
 //! - Both give a [`Translation`]: per table the row-key layout, the
 //!   families with their GC rules and the reason for each, the rows as
-//!   cells, the indexes with their Bigtable alternative, notes (TTL is lazy
-//!   GC, identity columns are sequential, ...) and the advisor's findings on
-//!   the new key. [`Translation::apply`] creates the tables and writes the
+//!   cells, the indexes as continuous materialized views (with their SQL)
+//!   or hand-maintained index tables, notes (TTL is lazy GC, identity
+//!   columns are sequential, ...) and the advisor's findings on the new
+//!   key. [`Translation::apply`] creates the tables and writes the
 //!   rows into an instance; [`Translation::to_text`] / [`Translation::to_json`]
 //!   report it.
 //! - [`export`] turns tables of an instance into a script for the real
@@ -48,6 +49,7 @@
 mod csv_import;
 mod dynamo;
 mod export;
+mod index;
 mod json;
 pub mod keycodec;
 mod oracle;
@@ -376,7 +378,9 @@ pub struct RowPlan {
     pub cells: Vec<CellPlan>,
 }
 
-/// A secondary index of the source and what to do instead in Bigtable.
+/// A secondary index of the source and how Bigtable serves it: first a
+/// continuous materialized view (an asynchronous secondary index Bigtable
+/// keeps up to date), else an index table the application writes itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexPlan {
     /// The index name.
@@ -385,8 +389,25 @@ pub struct IndexPlan {
     pub key: String,
     /// What it carries (`ALL`, `KEYS_ONLY`, `INCLUDE a, b`).
     pub projection: String,
-    /// The Bigtable alternative, in a few sentences.
+    /// The first choice's view, when the translated table can have one
+    /// (see [`IndexPlan::first_choice`] for why not otherwise).
+    pub view: Option<IndexView>,
+    /// The first choice in a few sentences: the view and how it behaves,
+    /// or why no view fits this table.
+    pub first_choice: String,
+    /// The alternative, an index table written by the application, and
+    /// what it costs, in a few sentences.
     pub alternative: String,
+}
+
+/// A continuous materialized view that serves a source index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexView {
+    /// The view's name (a valid table id).
+    pub name: String,
+    /// Its `CREATE MATERIALIZED VIEW` statement, in the SQL that
+    /// [`crate::sql::execute`] runs.
+    pub sql: String,
 }
 
 /// One source table, translated.
@@ -409,7 +430,7 @@ pub struct TableTranslation {
     pub splits: Vec<Vec<u8>>,
     /// The rows, in key order.
     pub rows: Vec<RowPlan>,
-    /// Secondary indexes of the source and their Bigtable alternative.
+    /// Secondary indexes of the source and how Bigtable serves them.
     pub indexes: Vec<IndexPlan>,
     /// Notes about this table.
     pub notes: Vec<Note>,
@@ -637,6 +658,11 @@ fn advise(t: &TableTranslation) -> Vec<Finding> {
 ///   is reported by the advisor (`sequential_id_first`), and
 ///   [`Options::reverse_identity`] applies its fix. UUID columns generated
 ///   by default get a deterministic UUID per record.
+/// - `CREATE INDEX` becomes a continuous materialized view keyed by the
+///   indexed fields and the row key (its `CREATE MATERIALIZED VIEW`
+///   statement), with an index table written by the application as the
+///   alternative; an index on a path inside a document gets only the
+///   alternative.
 pub fn from_oracle_ddl(
     ddl: &str,
     rows: &str,
@@ -695,8 +721,10 @@ pub fn from_oracle_ddl(
 /// - String sets, number sets and binary sets become a family named after
 ///   the attribute with one column per member; maps and lists are stored
 ///   as one JSON cell.
-/// - Global secondary indexes are reported with the Bigtable alternative
-///   (a second table, or a scan).
+/// - Global and local secondary indexes become continuous materialized
+///   views (their `CREATE MATERIALIZED VIEW` statement), with an index
+///   table written by the application as the alternative. An attribute
+///   an index uses stays a column even when it is the items' write time.
 pub fn from_dynamodb(
     model_json: &str,
     options: &Options,

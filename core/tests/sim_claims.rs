@@ -77,6 +77,64 @@ fn timestamp_first_keys_give_sequential_writes_and_one_overloaded_node() {
     assert!(report.node_summaries.iter().any(|n| n.throttled_pct > 5.0));
 }
 
+/// The busiest key bucket's row in each busy column of the write map,
+/// where row 0 is drawn at the top (the start of the key space).
+fn band_rows(sim: &Simulation) -> Vec<usize> {
+    let h = sim.heatmap(Metric::WriteRows, BucketMode::EqualKeys, 100);
+    let total: f32 = h.values.iter().sum();
+    let mean = total / h.time_buckets.max(1) as f32;
+    (0..h.time_buckets)
+        .filter_map(|t| {
+            let col: Vec<f32> = (0..h.key_buckets).map(|k| h.value(k, t)).collect();
+            (col.iter().sum::<f32>() > mean * 0.5).then(|| {
+                (0..h.key_buckets)
+                    .max_by(|&a, &b| col[a].total_cmp(&col[b]))
+                    .unwrap_or(0)
+            })
+        })
+        .collect()
+}
+
+/// The diagnosis's words for where the band goes are the way the map
+/// draws it: keys that grow (a timestamp first) move the band down the
+/// map, towards the end of the key space; reversed timestamps move it up.
+#[test]
+fn the_sequential_band_moves_the_way_the_evidence_says() {
+    for (text, down) in [
+        (TIMESTAMP_FIRST, true),
+        (
+            include_str!("../../static/scenarios/lesson_machine_readings.toml"),
+            false,
+        ),
+    ] {
+        let (sim, report) = run(text);
+        let d = find(&report, Pattern::SequentialWrites).expect("sequential_writes");
+        let rows = band_rows(&sim);
+        assert!(rows.len() >= 4, "{rows:?}");
+        let quarter = rows.len() / 4;
+        let early: usize = rows[..quarter].iter().sum::<usize>() / quarter;
+        let late: usize = rows[rows.len() - quarter..].iter().sum::<usize>() / quarter;
+        if down {
+            assert!(late > early, "the band goes down the map: {rows:?}");
+            assert!(
+                d.evidence
+                    .contains("towards the end of the key space (down the map"),
+                "{}",
+                d.evidence
+            );
+        } else {
+            assert!(late < early, "the band goes up the map: {rows:?}");
+            assert!(
+                d.evidence
+                    .contains("towards the start of the key space (up the map"),
+                "{}",
+                d.evidence
+            );
+        }
+        assert!(!d.evidence.contains("upwards") && !d.evidence.contains("downwards"));
+    }
+}
+
 /// The same data keyed `device_type#device_id#timestamp` spreads writes
 /// over the whole key space and all nodes.
 #[test]

@@ -358,10 +358,12 @@ test('a snapshot exports to a file and imports into a fresh playground', async (
 
   const second = await openApp();
   await second.page.locator('input[type=file]').setInputFiles(file);
+  // The sample table is there: the import asks before it replaces it.
+  await second.page.getByRole('dialog', { name: 'Replace the tables with this snapshot?' }).getByRole('button', { name: 'Replace' }).click();
   await second.page.waitForSelector('#table-list .table-name:text-is("snap")');
   await second.page.locator('#table-list .table-name', { hasText: 'snap' }).click();
   await second.page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent === 'row#1');
-  assert.match(await second.page.locator('.notice').textContent(), /Imported a snapshot of \d+ bytes: 2 tables/);
+  assert.match(await second.page.locator('.notice').textContent(), /Imported tabletop-\d{8}-\d{6}\.snapshot \([\d.]+ (B|KiB|MiB)\): 2 tables\. Your earlier 1 table can come back with Undo\./);
   const cell = await second.page.locator('#rows .cell').first().textContent();
   assert.equal(cell, 'cf:q2020-05-01 00:00:00.000 UTChello');
 

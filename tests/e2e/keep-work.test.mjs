@@ -127,7 +127,7 @@ test('a snapshot import asks first and can be undone', async () => {
   });
   const dialog = page.getByRole('dialog', { name: 'Replace the tables with this snapshot?' });
   await dialog.waitFor();
-  assert.match(await dialog.textContent(), /sample\.tabletop .* 1 tables\) replaces the playground's 2 tables/);
+  assert.match(await dialog.textContent(), /sample\.tabletop .* 1 table\) replaces the playground's 2 tables/);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await waitForTables(page, ['mine', 'mobile-time-series']);
 

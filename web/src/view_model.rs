@@ -23,5 +23,5 @@ pub mod sim;
 pub mod tablets;
 pub mod tools;
 
-pub use format::{count_noun, format_bytes, format_count, format_timestamp};
+pub use format::{count_noun, format_count, format_timestamp};
 pub use keys::{DisplayKey, KeyPart};

@@ -133,7 +133,7 @@ impl RuleId {
             ),
             RuleId::KeyTooLong => (
                 "Row keys are long",
-                "Schema design best practices › Row keys › Keep row keys short (4 KB at most)",
+                "Schema design best practices › Row keys › Keep row keys short (4 KiB at most)",
                 "key-hygiene",
             ),
             RuleId::FrequentlyUpdatedRow => (

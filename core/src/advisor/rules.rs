@@ -9,8 +9,9 @@ use super::design::{Design, FamilyDesign};
 use super::fix::{Edit, Fix};
 use super::rule::{RuleId, Severity};
 use super::spec::ColumnSpec;
-use super::text::{abbreviate, digits, fresh_name, mb, names_pii, per_second, words};
+use super::text::{abbreviate, digits, fresh_name, names_pii, per_second, words};
 use super::{Finding, Target};
+use crate::human_bytes;
 use crate::keydesign::{Cardinality, DateFormat, KeyTemplate, Per, Segment, SegmentKind, TimeUnit};
 use crate::keyviz::{Diagnostic, Pattern};
 use crate::sim::{KeyDist, OpKind, Report, Seconds};
@@ -443,7 +444,7 @@ fn unpadded_number(cx: &mut Cx<'_>, key: &KeyTemplate) {
     }
 }
 
-const WHY_LONG_KEY: &str = "The row key is stored with every cell and sent with every response. Long keys cost memory, disk and network on every request and make the server slower to answer; Bigtable refuses keys over 4 KB outright. Keep the identifying values and make each one as short as it can be while staying readable.";
+const WHY_LONG_KEY: &str = "The row key is stored with every cell and sent with every response. Long keys cost memory, disk and network on every request and make the server slower to answer; Bigtable refuses keys over 4 KiB outright. Keep the identifying values and make each one as short as it can be while staying readable.";
 
 fn key_too_long(cx: &mut Cx<'_>, key: &KeyTemplate) {
     let ex = key.examples(32);
@@ -1104,7 +1105,7 @@ fn row_size(d: &Design, key: &KeyTemplate) -> RowSize {
     size
 }
 
-const WHY_WIDE_ROW: &str = "Keeping everything about an entity in one row is good: a row is the unit Bigtable updates atomically. But a row is read and served as a whole by one node, values in a row should stay below about 100 MB and a row can never pass 256 MB. Once a row heads towards several megabytes, cap what it keeps with a garbage-collection rule or spread the data over more rows, for example one row per entity and day.";
+const WHY_WIDE_ROW: &str = "Keeping everything about an entity in one row is good: a row is the unit Bigtable updates atomically. But a row is read and served as a whole by one node, values in a row should stay below about 100 MiB and a row can never pass 256 MiB. Once a row heads towards several megabytes, cap what it keeps with a garbage-collection rule or spread the data over more rows, for example one row per entity and day.";
 
 fn wide_row(cx: &mut Cx<'_>, key: &KeyTemplate) {
     let d = cx.d;
@@ -1127,7 +1128,7 @@ fn wide_row(cx: &mut Cx<'_>, key: &KeyTemplate) {
     if size.bytes >= LARGE_ROW {
         evidence.push(format!(
             "a row reaches about {} {}; most of it is {}",
-            mb(size.bytes),
+            human_bytes(size.bytes),
             if life >= HORIZON_DAYS {
                 "within a year".to_string()
             } else {
@@ -1251,7 +1252,7 @@ fn wide_row(cx: &mut Cx<'_>, key: &KeyTemplate) {
         Target::Table {
             table: cx.main.clone(),
         },
-        format!("Rows grow to about {}", mb(size.bytes.max(0.0))),
+        format!("Rows grow to about {}", human_bytes(size.bytes.max(0.0))),
         WHY_WIDE_ROW,
         evidence,
         fixes,
@@ -1280,10 +1281,10 @@ fn many_small_cells(cx: &mut Cx<'_>) {
             })
             .sum();
         let evidence = vec![format!(
-            "a row holds {cells} cells of {:.1} bytes on average in `{family}`: {} of values and about {} of per-cell overhead",
-            bytes as f64 / cells.max(1) as f64,
-            mb(bytes as f64),
-            mb(overhead as f64)
+            "a row holds {cells} cells of {} on average in `{family}`: {} of values and about {} of per-cell overhead",
+            human_bytes(bytes as f64 / cells.max(1) as f64),
+            human_bytes(bytes as f64),
+            human_bytes(overhead as f64)
         )];
         let into = fresh_name("data", |n| cols.iter().any(|c| c.qualifier == n));
         cx.add(

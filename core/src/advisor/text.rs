@@ -144,11 +144,6 @@ pub(crate) fn digits(mut n: u64) -> u32 {
     d
 }
 
-/// `12.3 MB`-style size.
-pub(crate) fn mb(bytes: f64) -> String {
-    crate::sim::human_bytes(bytes)
-}
-
 /// A rate per second for people: `3.2 writes/s`, `one every 40 s`.
 pub(crate) fn per_second(rate: f64, what: &str) -> String {
     if rate >= 1.0 {

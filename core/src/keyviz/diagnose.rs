@@ -25,19 +25,20 @@
 //! - `full_scans`: reads examine at least five rows for every row they
 //!   return, across at least 80% of the key space.
 //! - `large_rows`: a row (or the average row of a key range) estimated at
-//!   100 MB or more; critical from 256 MB, Bigtable's hard limit per row.
+//!   100 MiB or more; critical from 256 MiB, Bigtable's hard limit per row.
 //! - `even`: none of the hotspot findings above, traffic on every key
 //!   bucket within three times its fair share, and node CPU within 1.5
 //!   times the cluster average (plus 5 points).
 //!
 //! Severity: `critical` when a node involved runs at 90% CPU or more (or
-//! a row passes 256 MB), `warning` for a design problem that costs
+//! a row passes 256 MiB), `warning` for a design problem that costs
 //! capacity, `info` otherwise.
 
 use serde::{Deserialize, Serialize};
 
 use super::{KeyAxis, KeyGrouping, Metric, Recorder};
 use crate::escape::escape_bytes;
+use crate::human_bytes;
 
 /// Coarse key buckets the rules look at.
 const COARSE: usize = 50;
@@ -131,7 +132,7 @@ impl Pattern {
             Pattern::LargeRows => {
                 "Keep rows small: cap versions with a garbage-collection rule, or move data that \
                  keeps growing into new rows (one per reading or per period), well below the 256 \
-                 MB limit per row."
+                 MiB limit per row."
             }
             Pattern::FullScans => {
                 "Make the field these reads filter on part of the row-key prefix, so that each \
@@ -504,15 +505,17 @@ fn sequential_writes(ctx: &Context<'_>, writes: &Grid) -> Option<(Diagnostic, (u
     let avg = means.iter().sum::<f64>() / means.len().max(1) as f64;
     let a = lo.floor() as usize;
     let b = (hi.ceil() as usize + 1).min(ctx.axis.len());
+    // In the words of the map, which draws the start of the key space at
+    // the top: keys that grow move the band down.
     let direction = if rho > 0.0 {
-        "upwards (each new key sorts after the last)"
+        "towards the end of the key space (down the map: each new key sorts after the last)"
     } else {
-        "downwards (each new key sorts before the last)"
+        "towards the start of the key space (up the map: each new key sorts before the last)"
     };
     let evidence = format!(
         "In a typical busy interval {:.0}% of the key space took 80% of the writes, and that \
-         narrow band moved steadily {direction} through the keys (rank correlation with time \
-         {rho:.2}). All inserts therefore hit one tablet at a time, served by one node: the busiest \
+         narrow band moved steadily {direction}; rank correlation of its position with time \
+         {rho:.2}. All inserts therefore hit one tablet at a time, served by one node: the busiest \
          node (node {node}) peaked at {peak:.0}% CPU while the cluster averaged {avg:.0}%.",
         median_cov * 100.0
     );
@@ -703,11 +706,11 @@ fn large_rows(ctx: &Context<'_>, rows: &[f64]) -> Vec<Diagnostic> {
             Severity::Warning
         };
         let evidence = format!(
-            "The row `{}` grew to about {:.0} MB by the end of the run (every update added a \
-             new cell version); Bigtable refuses rows over 256 MB and reads slow down long \
+            "The row `{}` grew to about {} by the end of the run (every update added a \
+             new cell version); Bigtable refuses rows over 256 MiB and reads slow down long \
              before that.",
             escape_bytes(&hk.key),
-            hk.row_bytes / 1e6
+            human_bytes(hk.row_bytes)
         );
         let mut d = diag(
             ctx,
@@ -757,9 +760,9 @@ fn large_rows(ctx: &Context<'_>, rows: &[f64]) -> Vec<Diagnostic> {
             (a, b),
             span,
             format!(
-                "Rows in this range average about {:.0} MB ({r:.0} rows, {:.1} GB).",
-                avg / 1e6,
-                by / 1e9
+                "Rows in this range average about {} ({r:.0} rows, {}).",
+                human_bytes(avg),
+                human_bytes(by)
             ),
         ));
     }

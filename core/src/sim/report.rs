@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cluster::SimEvent;
 use super::views::ViewLag;
+use crate::human_bytes;
 use crate::keyviz::{Diagnostic, Heatmap, human_seconds};
 
 /// The result of a simulation (or of its first part, for a run still in
@@ -175,20 +176,6 @@ impl EventCounts {
         }
         c
     }
-}
-
-/// `1.2 GB`, `340 MB`, `12 kB`, `512 B`.
-#[must_use]
-pub fn human_bytes(b: f64) -> String {
-    if !b.is_finite() {
-        return "?".into();
-    }
-    for (unit, size) in [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)] {
-        if b >= size {
-            return format!("{:.1} {unit}", b / size);
-        }
-    }
-    format!("{b:.0} B")
 }
 
 /// `1.2 M`, `340 k`, `12`.
@@ -449,8 +436,6 @@ mod tests {
 
     #[test]
     fn human_units() {
-        assert_eq!(human_bytes(512.0), "512 B");
-        assert_eq!(human_bytes(1.5e9), "1.5 GB");
         assert_eq!(human_count(1234.0), "1.2 k");
         assert_eq!(human_count(12.0), "12");
         assert_eq!(truncate("abcdef", 4), "abc~");

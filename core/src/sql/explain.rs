@@ -22,6 +22,7 @@ use crate::api::encode_base64;
 use crate::error::Result;
 use crate::escape::escape_bytes;
 use crate::filter::RowFilter;
+use crate::human_bytes;
 use crate::instance::{Instance, ReadRowsRequest};
 use crate::row::{CountRows, ReadStats};
 use crate::row_set::{KeyBound, KeyRange, prefix_successor};
@@ -288,8 +289,8 @@ impl Explain {
                 ),
                 format!(
                     "bytes scanned {}, returned {}",
-                    human_bytes(s.bytes_seen),
-                    human_bytes(s.bytes_returned)
+                    human_bytes(s.bytes_seen as f64),
+                    human_bytes(s.bytes_returned as f64)
                 ),
             ]
         } else {
@@ -398,16 +399,6 @@ impl Explain {
             m.insert("viewLag".into(), l.to_json());
         }
         Json::Object(m)
-    }
-}
-
-fn human_bytes(b: u64) -> String {
-    if b < 1024 {
-        format!("{b} B")
-    } else if b < 1024 * 1024 {
-        format!("{:.1} KiB", b as f64 / 1024.0)
-    } else {
-        format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0))
     }
 }
 

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use super::index::{self, Field, Kind, Place, Spec};
 use super::json::{self, Json, Node};
 use super::keycodec::{self, Decimal, KeyValue};
 use super::oracle::parse_iso_timestamp;
@@ -401,6 +402,8 @@ struct Gsi {
     pk: String,
     sk: Option<String>,
     projection: String,
+    /// The attributes an INCLUDE projection names.
+    include: Vec<String>,
     local: bool,
 }
 
@@ -501,9 +504,11 @@ fn parse_items(node: &Node, out: &mut Vec<Item>) -> Result<(), TranslateError> {
     Ok(())
 }
 
-fn projection(node: Option<&Node>) -> String {
+/// An index's projection as the report shows it (`ALL`, `KEYS_ONLY`,
+/// `INCLUDE a, b`), and the attributes an INCLUDE names.
+fn projection(node: Option<&Node>) -> (String, Vec<String>) {
     let Some(p) = node else {
-        return "ALL".into();
+        return ("ALL".into(), Vec::new());
     };
     let ty = p
         .get("ProjectionType")
@@ -511,10 +516,14 @@ fn projection(node: Option<&Node>) -> String {
         .unwrap_or("ALL");
     match p.get("NonKeyAttributes").and_then(Node::as_array) {
         Some(attrs) if ty == "INCLUDE" => {
-            let names: Vec<&str> = attrs.iter().filter_map(Node::as_str).collect();
-            format!("INCLUDE {}", names.join(", "))
+            let names: Vec<String> = attrs
+                .iter()
+                .filter_map(Node::as_str)
+                .map(str::to_string)
+                .collect();
+            (format!("INCLUDE {}", names.join(", ")), names)
         }
-        _ => ty.to_string(),
+        _ => (ty.to_string(), Vec::new()),
     }
 }
 
@@ -731,11 +740,13 @@ fn secondary_indexes(
             for ix in list {
                 let name = str_member(ix, "IndexName", "an index")?.to_string();
                 let (pk, sk) = keys(ix)?;
+                let (projection, include) = projection(ix.get("Projection"));
                 indexes.push(Gsi {
                     name,
                     pk,
                     sk,
-                    projection: projection(ix.get("Projection")),
+                    projection,
+                    include,
                     local,
                 });
             }
@@ -1063,6 +1074,183 @@ fn segment(name: &str, t: AType, integral: bool) -> Segment {
     }
 }
 
+/// What the index plans need to know about a translated table.
+struct IndexContext<'a> {
+    t: &'a DTable,
+    pattern: Pattern,
+    /// Fields of the row key.
+    key_fields: usize,
+    /// The family of the item's attributes, with one row per item.
+    main_family: Option<&'a str>,
+    counters: &'a BTreeSet<String>,
+    /// Set attributes and their families.
+    sets: &'a BTreeMap<String, String>,
+    /// Attributes that became the cells' timestamp and nothing else.
+    time_attrs: &'a BTreeSet<String>,
+    live: &'a [(&'a Item, &'a ItemInfo)],
+    key_encoding: super::KeyEncoding,
+}
+
+impl IndexContext<'_> {
+    /// How an attribute's cell reads: whole numbers when every sample
+    /// value is one (and there is at least one), text otherwise.
+    fn kind(&self, name: &str) -> Kind {
+        if self.counters.contains(name) {
+            return Kind::Counter;
+        }
+        let ty = self.t.declared.get(name).copied().or_else(|| {
+            self.live
+                .iter()
+                .find_map(|(it, _)| it.get(name).map(AValue::atype))
+        });
+        match ty {
+            Some(AType::N) => {
+                let values: Vec<&AValue> = self
+                    .live
+                    .iter()
+                    .filter_map(|(it, _)| it.get(name))
+                    .collect();
+                if !values.is_empty() && values.iter().all(|v| v.int().is_some()) {
+                    Kind::Integer
+                } else {
+                    Kind::Decimal
+                }
+            }
+            Some(AType::B) => Kind::Bytes,
+            _ => Kind::Text,
+        }
+    }
+
+    fn place(&self, name: &str) -> Place {
+        let t = self.t;
+        if name == t.pk.name {
+            return Place::KeyField {
+                index: 0,
+                count: self.key_fields,
+            };
+        }
+        if t.sk.as_ref().is_some_and(|s| s.name == name) && self.key_fields > 1 {
+            return Place::KeyField {
+                index: 1,
+                count: self.key_fields,
+            };
+        }
+        if t.ttl.as_deref() == Some(name) {
+            return Place::Unreadable(format!(
+                "{name} is the TTL attribute, which became a GC rule and is not stored"
+            ));
+        }
+        if self.time_attrs.contains(name) {
+            return Place::Unreadable(format!("{name} became the timestamp of the item's cells"));
+        }
+        if self.sets.contains_key(name) {
+            return Place::Unreadable(format!(
+                "{name} is a set, kept as a family of its own with one column per member"
+            ));
+        }
+        if self.counters.contains(name) {
+            return Place::Column {
+                family: COUNTERS.to_string(),
+                qualifier: name.to_string(),
+            };
+        }
+        match self.main_family {
+            Some(f) => Place::Column {
+                family: f.to_string(),
+                qualifier: name.to_string(),
+            },
+            None => Place::Unreadable(format!("{name} is not a column of its own here")),
+        }
+    }
+
+    fn field(&self, name: &str) -> Field {
+        Field {
+            name: name.to_string(),
+            kind: self.kind(name),
+            place: self.place(name),
+        }
+    }
+
+    fn plan(&self, ix: &Gsi) -> IndexPlan {
+        let t = self.t;
+        let pk_name = t.pk.name.as_str();
+        let sk_name = t.sk.as_ref().map(|s| s.name.as_str());
+        let keys: Vec<&str> = std::iter::once(ix.pk.as_str())
+            .chain(ix.sk.as_deref())
+            .collect();
+        let is_key = |a: &str| keys.contains(&a) || a == pk_name || Some(a) == sk_name;
+        let values: Vec<Field> = match ix.projection.as_str() {
+            "KEYS_ONLY" => Vec::new(),
+            "ALL" => {
+                let mut all: BTreeSet<&str> = t.declared.keys().map(String::as_str).collect();
+                for (it, _) in self.live {
+                    all.extend(it.attrs.iter().map(|(n, _, _)| n.as_str()));
+                }
+                all.into_iter()
+                    .filter(|a| !is_key(a) && t.ttl.as_deref() != Some(*a))
+                    .map(|a| self.field(a))
+                    .collect()
+            }
+            _ => ix
+                .include
+                .iter()
+                .filter(|a| !is_key(a))
+                .map(|a| self.field(a))
+                .collect(),
+        };
+        let wide = matches!(
+            self.pattern,
+            Pattern::DynamoSingleTable | Pattern::DynamoAdjacencyList
+        );
+        let inverted = Some(ix.pk.as_str()) == sk_name && ix.sk.as_deref() == Some(pk_name);
+        let holds = match ix.projection.as_str() {
+            "ALL" => "copies of the item's attributes".to_string(),
+            "KEYS_ONLY" => "only the table's key (an empty marker cell)".to_string(),
+            _ => format!("the attributes it projects ({})", ix.include.join(", ")),
+        };
+        let (table_key, holds, extra) = if ix.local {
+            let by = ix.sk.as_deref().unwrap_or(&ix.pk);
+            (
+                format!("{pk_name}#{by}#<sort key>"),
+                holds,
+                wide.then(|| "In a wide row, qualifiers already sort within their family, so when the local index's sort key can name the columns no index is needed.".to_string()),
+            )
+        } else if inverted {
+            (
+                format!("{}#{pk_name}", ix.pk),
+                "the reverse relation (an empty marker cell per pair)".to_string(),
+                Some("The reverse relation can also be columns in the related entity's row, written with the same care.".to_string()),
+            )
+        } else {
+            (
+                format!("{}#<{} row key>", keys.join("#"), t.name),
+                holds,
+                Some("A lookup that is rarely needed can instead be a full scan with a value filter, and a scan in the order of an attribute needs no index at all when the row key starts with it.".to_string()),
+            )
+        };
+        index::plan(&Spec {
+            table: &t.name,
+            name: &ix.name,
+            key_text: keys.join(", "),
+            projection: ix.projection.clone(),
+            fields: keys.iter().map(|k| self.field(k)).collect(),
+            values,
+            key_encoding: self.key_encoding,
+            no_view: wide.then(|| format!(
+                "a view has one row per row of the table, and here a row holds a whole partition of {pk_name} with its items as columns, so it cannot index the items one by one (translated with one row per item, the composite layout, they can have a view)"
+            )),
+            freshness: if ix.local {
+                "; unlike a local secondary index, it offers no strongly consistent reads"
+            } else {
+                ", as DynamoDB updates a global secondary index"
+            },
+            table_key,
+            holds,
+            extra,
+        })
+    }
+}
+
 fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, TranslateError> {
     let now = options.now_ms();
     let mut notes = Vec::new();
@@ -1283,6 +1471,19 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
         encoding: String::new(),
     }];
     let mut segments = vec![segment(pk_name, t.pk.ty, pk_integral)];
+    // Attributes the indexes use, and the family of one row per item
+    // (none in the wide layouts).
+    let indexed: BTreeSet<&str> = t
+        .indexes
+        .iter()
+        .flat_map(|ix| {
+            std::iter::once(ix.pk.as_str())
+                .chain(ix.sk.as_deref())
+                .chain(ix.include.iter().map(String::as_str))
+        })
+        .collect();
+    let mut main_family: Option<String> = None;
+    let mut kept_times: BTreeSet<String> = BTreeSet::new();
 
     match pattern {
         Pattern::DynamoSimple | Pattern::DynamoComposite => {
@@ -1297,6 +1498,7 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
                 main
             };
             b.reserved.insert(main.clone());
+            main_family = Some(main.clone());
             let rule = b.item_rule();
             b.families.ensure(
                 &main,
@@ -1327,8 +1529,17 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
                 let ts = info.time.unwrap_or(now);
                 let before = b.rows.get(&key).map_or(0, Vec::len);
                 for (name, v, _) in &it.attrs {
-                    if excluded(name) || Some(name) == info.time_attr.as_ref() {
+                    if excluded(name) {
                         continue;
+                    }
+                    // The write time is the cells' timestamp; it stays a
+                    // column too when an index uses it (a view reads
+                    // values, not timestamps).
+                    if Some(name) == info.time_attr.as_ref() {
+                        if !indexed.contains(name.as_str()) {
+                            continue;
+                        }
+                        kept_times.insert(name.clone());
                     }
                     b.attribute(&key, &main, name, v, ts, &counter_attrs);
                 }
@@ -1578,7 +1789,7 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
                     )
                 } else {
                     format!(
-                        "Single-table design: each partition of {pk_name} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MB, far past DynamoDB's 400 KB items"
+                        "Single-table design: each partition of {pk_name} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MiB, far past DynamoDB's 400 KiB items"
                     )
                 },
             ));
@@ -1650,49 +1861,32 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
     }
 
     // Indexes.
-    let mut index_plans = Vec::new();
-    for ix in &t.indexes {
-        let key = match &ix.sk {
-            Some(s) => format!("{}, {s}", ix.pk),
-            None => ix.pk.clone(),
-        };
-        let inverted = Some(ix.pk.as_str()) == sk_name && ix.sk.as_deref() == Some(pk_name);
-        let alternative = if ix.local {
+    if !kept_times.is_empty() {
+        notes.push(Note::info(
+            "timestamps",
             format!(
-                "A local index sorts a partition by {}. In a wide row, qualifiers already sort within their family; otherwise keep a second table keyed {pk_name}#{}#<sort key>",
-                ix.sk.as_deref().unwrap_or(&ix.pk),
-                ix.sk.as_deref().unwrap_or(&ix.pk)
-            )
-        } else if inverted {
-            format!(
-                "The index inverts the key to find every partition an item belongs to. Keep the reverse relation as a second table keyed {}#{} (or as columns in the related entity's row), written by the application with each item; Bigtable has no cross-row transactions, so tolerate or repair a short lag",
-                ix.pk, pk_name
-            )
-        } else {
-            let holds = match ix.projection.as_str() {
-                "ALL" => "copies of the item's families".to_string(),
-                "KEYS_ONLY" => "only the table's key (an empty marker cell)".to_string(),
-                other => format!(
-                    "the attributes it projects ({})",
-                    other.trim_start_matches("INCLUDE ")
-                ),
-            };
-            format!(
-                "Bigtable has no secondary indexes. Keep a second table keyed {}#<{} row key> holding {holds}, written by the application with each item (not atomically with it). A rarely used index can be a full scan with a value filter instead, and a scan in the order of an attribute needs no index at all when the row key starts with it",
-                match &ix.sk {
-                    Some(s) => format!("{}#{s}", ix.pk),
-                    None => ix.pk.clone(),
-                },
-                t.name
-            )
-        };
-        index_plans.push(IndexPlan {
-            name: ix.name.clone(),
-            key,
-            projection: ix.projection.clone(),
-            alternative,
-        });
+                "{} is the timestamp of the item's cells and stays a column as well, because an index uses it (a view reads values, not timestamps)",
+                kept_times.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        ));
     }
+    let time_attrs: BTreeSet<String> = live
+        .iter()
+        .filter_map(|(_, i)| i.time_attr.clone())
+        .filter(|a| !kept_times.contains(a))
+        .collect();
+    let ix_ctx = IndexContext {
+        t,
+        pattern,
+        key_fields: row_key.len(),
+        main_family: main_family.as_deref(),
+        counters: &counter_attrs,
+        sets: &b.set_families,
+        time_attrs: &time_attrs,
+        live: &live,
+        key_encoding: options.key_encoding,
+    };
+    let index_plans: Vec<IndexPlan> = t.indexes.iter().map(|ix| ix_ctx.plan(ix)).collect();
     let rows: Vec<RowPlan> = std::mem::take(&mut b.rows)
         .into_iter()
         .map(|(key, cells)| RowPlan { key, cells })
@@ -1810,7 +2004,7 @@ fn dynamo_notes(tables: &[&DTable]) -> Vec<Note> {
     if tables.iter().any(|t| !t.indexes.is_empty()) {
         notes.push(Note::info(
             "index",
-            "Secondary indexes have no Bigtable counterpart; each is listed with an alternative",
+            "Each secondary index becomes a continuous materialized view where the layout allows one (its CREATE MATERIALIZED VIEW statement runs in the SQL console once the tables exist), with an index table written by the application as the alternative",
         ));
     }
     if tables.iter().all(|t| t.items.is_empty()) {

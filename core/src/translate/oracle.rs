@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use super::index::{self, Kind, Place, Spec};
 use super::json::{self, Json, Node};
 use super::keycodec::{self, Decimal, KeyEncoding, KeyValue};
 use super::{
@@ -1909,23 +1910,11 @@ fn translate_table(
             })
             .collect(),
     };
-    let mut index_plans = Vec::new();
-    for ix in indexes
+    let index_plans: Vec<IndexPlan> = indexes
         .iter()
         .filter(|ix| ix.table.eq_ignore_ascii_case(&t.name))
-    {
-        index_plans.push(IndexPlan {
-            name: ix.name.clone(),
-            key: ix.paths.join(", "),
-            projection: "the primary key".into(),
-            alternative: format!(
-                "Bigtable has no secondary indexes. If reads by {} are frequent, keep a second table whose row key starts with {} followed by the primary key, written by the application next to each row (it is not transactional across rows); for rare reads, scan {} with a value filter",
-                ix.paths.join(", "),
-                ix.paths.join("#"),
-                t.name
-            ),
-        });
-    }
+        .map(|ix| index_plan(t, ix, &key_fields, &field_family, enc))
+        .collect();
     let table = TableTranslation {
         id: t.name.clone(),
         source_name: t.name.clone(),
@@ -1944,6 +1933,87 @@ fn translate_table(
         findings: Vec::new(),
     };
     Ok(table)
+}
+
+/// Where an indexed path lives in the translated table and how it reads.
+fn index_field(
+    path: &str,
+    t: &Table,
+    key_fields: &[&Field],
+    field_family: &BTreeMap<String, String>,
+) -> index::Field {
+    let unreadable = |why: String| index::Field {
+        name: path.to_string(),
+        kind: Kind::Text,
+        place: Place::Unreadable(why),
+    };
+    let Some(f) = t.fields.iter().find(|f| f.name.eq_ignore_ascii_case(path)) else {
+        return unreadable(format!(
+            "{path} is a path inside a document, which is stored as one JSON text that a view here cannot look into"
+        ));
+    };
+    let kind = match f.ty {
+        OType::Integer | OType::Long => Kind::Integer,
+        OType::Float | OType::Double | OType::Number => Kind::Decimal,
+        OType::Binary | OType::FixedBinary(_) => Kind::Bytes,
+        _ => Kind::Text,
+    };
+    let place = if let Some(i) = key_fields.iter().position(|k| k.name == f.name) {
+        Place::KeyField {
+            index: i,
+            count: key_fields.len(),
+        }
+    } else if f.ty.is_document() && !matches!(f.ty, OType::Binary) {
+        Place::Unreadable(format!(
+            "{} is a {} field, stored as one JSON text that a view here cannot look into",
+            f.name,
+            f.ty.name()
+        ))
+    } else {
+        match field_family.get(&f.name) {
+            Some(family) => Place::Column {
+                family: family.clone(),
+                qualifier: f.name.clone(),
+            },
+            None => Place::Unreadable(format!("{} has no column", f.name)),
+        }
+    };
+    index::Field {
+        name: f.name.clone(),
+        kind,
+        place,
+    }
+}
+
+/// A CREATE INDEX as a continuous materialized view, or an index table.
+fn index_plan(
+    t: &Table,
+    ix: &Index,
+    key_fields: &[&Field],
+    field_family: &BTreeMap<String, String>,
+    enc: KeyEncoding,
+) -> IndexPlan {
+    index::plan(&Spec {
+        table: &t.name,
+        name: &ix.name,
+        key_text: ix.paths.join(", "),
+        projection: "the primary key".into(),
+        fields: ix
+            .paths
+            .iter()
+            .map(|p| index_field(p, t, key_fields, field_family))
+            .collect(),
+        values: Vec::new(),
+        key_encoding: enc,
+        no_view: None,
+        freshness: "; unlike an Oracle NoSQL index, which changes with the row, it may miss a write made a moment ago",
+        table_key: format!("{}#<primary key>", ix.paths.join("#")),
+        holds: "an empty marker cell".into(),
+        extra: Some(format!(
+            "A lookup that is rarely needed can instead scan {} with a value filter.",
+            t.name
+        )),
+    })
 }
 
 fn looks_like_uuid(s: &str) -> bool {
@@ -2097,7 +2167,7 @@ pub(crate) fn translate(
     if out.iter().any(|t| !t.indexes.is_empty()) {
         notes.push(Note::info(
             "index",
-            "Secondary indexes have no Bigtable counterpart; each is listed with an alternative",
+            "Each index becomes a continuous materialized view where it can (its CREATE MATERIALIZED VIEW statement runs in the SQL console once the tables exist), with an index table written by the application as the alternative",
         ));
     }
     Ok(Translation {

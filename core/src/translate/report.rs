@@ -117,7 +117,13 @@ fn table_text(t: &TableTranslation, out: &mut String) {
                 "    {} on ({}), projection {}",
                 ix.name, ix.key, ix.projection
             );
-            let _ = writeln!(out, "      Bigtable: {}", ix.alternative);
+            let _ = writeln!(out, "      First choice: {}", ix.first_choice);
+            if let Some(v) = &ix.view {
+                for line in v.sql.lines() {
+                    let _ = writeln!(out, "        {line}");
+                }
+            }
+            let _ = writeln!(out, "      Alternative: {}", ix.alternative);
         }
     }
     if !t.notes.is_empty() {
@@ -196,7 +202,10 @@ fn table_json(t: &TableTranslation) -> Value {
             "cells": r.cells.iter().map(cell_text).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "indexes": t.indexes.iter().map(|ix| json!({
-            "name": ix.name, "key": ix.key, "projection": ix.projection, "alternative": ix.alternative,
+            "name": ix.name, "key": ix.key, "projection": ix.projection,
+            "materialized_view": ix.view.as_ref().map(|v| json!({"name": v.name, "sql": v.sql})),
+            "first_choice": ix.first_choice,
+            "alternative": ix.alternative,
         })).collect::<Vec<_>>(),
         "notes": t.notes.iter().map(|n| json!({
             "level": if n.level == NoteLevel::Warning { "warning" } else { "info" },

@@ -11,16 +11,16 @@
 
 use std::rc::Rc;
 
+use tabletop_core::human_bytes;
+use tabletop_core::translate::{DataFormat, SplitSource};
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::browser;
 use crate::state::Notice;
 use crate::state::tools::{ExportDialog as ExportState, ToolsAction};
-use crate::view_model::format_bytes;
 use crate::view_model::schema::TableSummary;
 use crate::view_model::tools::ExportKind;
-use tabletop_core::translate::{DataFormat, SplitSource};
 
 /// The longest preview drawn (the download always has everything): a
 /// million-row script would make the page crawl.
@@ -203,7 +203,7 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
             let notice = match browser::download(&bytes, &name) {
                 Ok(()) => Notice {
                     error: false,
-                    text: format!("Downloaded {name} ({})", format_bytes(bytes.len() as u64)),
+                    text: format!("Downloaded {name} ({})", human_bytes(bytes.len() as f64)),
                 },
                 Err(e) => Notice {
                     error: true,
@@ -276,7 +276,7 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
                     <div class="export-actions">
                         <button type="button" class="button primary" onclick={on_download}>{ format!("Download {}", file.file_name) }</button>
                         <button type="button" class="button" onclick={on_copy}>{ if *copied == Some(kind) { "Copied" } else { "Copy" } }</button>
-                        <span class="hint">{ format_bytes(file.bytes.len() as u64) }</span>
+                        <span class="hint">{ human_bytes(file.bytes.len() as f64) }</span>
                     </div>
                     if !file.warnings.is_empty() {
                         <ul class="export-warnings">
@@ -285,7 +285,7 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
                     }
                     <pre class="export-preview mono" tabindex="0" aria-label={format!("Preview of {}", file.file_name)}>{ shown }</pre>
                     if cut {
-                        <p class="hint">{ format!("Preview cut at {} characters; the download holds all {}.", PREVIEW_CHARS, format_bytes(file.bytes.len() as u64)) }</p>
+                        <p class="hint">{ format!("Preview cut at {} characters; the download holds all {}.", PREVIEW_CHARS, human_bytes(file.bytes.len() as f64)) }</p>
                     }
                 }
             </div>

@@ -11,6 +11,7 @@
 
 use std::rc::Rc;
 
+use tabletop_core::human_bytes;
 use tabletop_core::translate::{DynamoLayout, KeyEncoding};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -18,11 +19,11 @@ use yew::prelude::*;
 use super::export_dialog::Modal;
 use crate::browser;
 use crate::state::tools::{ImportDialog as ImportState, ToolsAction};
+use crate::view_model::count_noun;
 use crate::view_model::schema::TableSummary;
 use crate::view_model::tools::{
-    CsvChoice, ImportError, ImportSource, NoteLine, TablePreview, TranslationPreview,
+    CsvChoice, ImportError, ImportSource, IndexLine, NoteLine, TablePreview, TranslationPreview,
 };
-use crate::view_model::{count_noun, format_bytes};
 
 /// A DynamoDB model to start from: the product catalog of the migration
 /// guide.
@@ -199,6 +200,58 @@ fn notes_html(title: &str, notes: &[NoteLine]) -> Html {
     }
 }
 
+fn indexes_html(indexes: &[IndexLine]) -> Html {
+    if indexes.is_empty() {
+        return html! {};
+    }
+    html! {
+        <>
+            <h4 class="preview-subtitle">{ "Indexes" }</h4>
+            <ul class="notes index-plans">
+                { for indexes.iter().map(|ix| html! { <IndexCard line={ix.clone()} /> }) }
+            </ul>
+        </>
+    }
+}
+
+/// Props of [`IndexCard`].
+#[derive(Properties, PartialEq)]
+struct IndexCardProps {
+    line: IndexLine,
+}
+
+/// One index: the view first (with its statement and a copy button), the
+/// index table second.
+#[component(IndexCard)]
+fn index_card(props: &IndexCardProps) -> Html {
+    let ix = &props.line;
+    let copied = use_state(|| false);
+    let on_copy = ix.sql.clone().map(|sql| {
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| {
+            browser::copy_text(&sql);
+            copied.set(true);
+        })
+    });
+    html! {
+        <li class="index-plan">
+            <span class="note-topic">{ ix.title.clone() }</span>
+            <p><strong>{ "First choice: " }</strong>{ ix.first_choice.clone() }</p>
+            if let (Some(sql), Some(onclick)) = (ix.sql.clone(), on_copy) {
+                // A named, focusable region: keyboard users can scroll a
+                // long line.
+                <pre class="index-sql mono" tabindex="0" role="region"
+                    aria-label={format!("SQL of the view for {}", ix.title)}>{ sql }</pre>
+                <p class="index-sql-actions">
+                    <button type="button" class="button small" {onclick}>{ if *copied { "Copied" } else { "Copy SQL" } }</button>
+                    <span class="hint">{ " Run it in the console's SQL tab once the tables exist." }</span>
+                </p>
+            }
+            <p><strong>{ "Alternative: " }</strong>{ ix.alternative.clone() }</p>
+        </li>
+    }
+}
+
 fn table_html(t: &TablePreview) -> Html {
     html! {
         <article class="translated-table" aria-label={format!("Table {}", t.id)}>
@@ -235,7 +288,7 @@ fn table_html(t: &TablePreview) -> Html {
                     }) }
                 </tbody>
             </table>
-            { notes_html("Indexes", &t.indexes) }
+            { indexes_html(&t.indexes) }
             { notes_html("Notes", &t.notes) }
             { notes_html("Advisor", &t.findings) }
         </article>
@@ -444,7 +497,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                     <label class="button">{ "Choose CSV file…" }
                         <input type="file" accept=".csv,text/csv" class="visually-hidden" aria-label="CSV file" onchange={on_csv_file} />
                     </label>
-                    <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", format_bytes(b.len() as u64))).unwrap_or_else(|| "no file chosen".into()) }</span>
+                    <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", human_bytes(b.len() as f64))).unwrap_or_else(|| "no file chosen".into()) }</span>
                 </div>
                 <div class="tool-options">
                     <label>{ "Table " }
@@ -525,7 +578,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                             <input type="file" accept=".json,.ddl,.sql,.txt,application/json,text/plain" class="visually-hidden" aria-label="Design file" onchange={on_design_file} />
                         </label>
                         <button type="button" class="button small subtle" onclick={on_example}>{ if oracle { "Example: online shop" } else { "Example: product catalog" } }</button>
-                        <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), format_bytes(state.text.len() as u64)) }</span>
+                        <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), human_bytes(state.text.len() as f64)) }</span>
                     </div>
                     <CodeArea id="import-text" label={label} value={state.text.clone()} placeholder={placeholder}
                         error={design_error} on_input={on_text} rows={16} autofocus=true />

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use super::export_dialog::Modal;
 use crate::state::PendingImport;
+use crate::state::aside::tables_text;
 
 /// Props of [`ConfirmImport`].
 #[derive(Properties, PartialEq)]
@@ -41,7 +42,7 @@ pub fn confirm_import(props: &ConfirmImportProps) -> Html {
     html! {
         <Modal id="confirm-import" title="Replace the tables with this snapshot?" {on_close}>
             <p>
-                { format!("{} ({} bytes, {} tables) replaces {now} and the design.", p.name, p.bytes, p.tables) }
+                { format!("{} ({}, {}) replaces {now} and the design.", p.name, tabletop_core::human_bytes(p.bytes as f64), tables_text(p.tables)) }
                 if props.in_lesson {
                     { " The lesson ends first, so it is your own tables that are replaced." }
                 }

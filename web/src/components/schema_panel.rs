@@ -10,16 +10,16 @@
 
 use std::rc::Rc;
 
-use tabletop_core::{ColumnFamily, CreateTableRequest, FamilyChange, ValueType};
+use tabletop_core::{ColumnFamily, CreateTableRequest, FamilyChange, ValueType, human_bytes};
 use yew::prelude::*;
 
 use super::gc_rule_editor::GcRuleEditor;
 use super::key_view::key_html;
+use crate::view_model::count_noun;
 use crate::view_model::schema::{
     FamilyDraft, GcDraft, TableSummary, VALUE_TYPES, check_family_name, check_table_id,
     dry_run_modify, parse_splits, table_request, value_type_text,
 };
-use crate::view_model::{count_noun, format_bytes};
 
 /// Props of [`SchemaPanel`].
 #[derive(Properties, PartialEq)]
@@ -143,7 +143,7 @@ pub fn schema_panel(props: &SchemaPanelProps) -> Html {
                             html! {
                                 <li class={classes!("table-item", is_selected.then_some("selected"))} key={table.name.clone()}>
                                     <button type="button" class="table-name mono" aria-pressed={is_selected.to_string()} {onclick}>{ &table.name }</button>
-                                    <span class="table-meta">{ format!("{} · {} · {}", families_text(table.families.len()), count_noun(table.tablet_count as u64, "tablet"), format_bytes(table.bytes)) }</span>
+                                    <span class="table-meta">{ format!("{} · {} · {}", families_text(table.families.len()), count_noun(table.tablet_count as u64, "tablet"), human_bytes(table.bytes as f64)) }</span>
                                 </li>
                             }
                         }) }

@@ -15,6 +15,7 @@ use yew::prelude::*;
 
 use super::key_view::key_html;
 use super::sim_controls::SimControls;
+use super::tablets_panel::SplitLine;
 use crate::state::sim::{SimAction, SimState, TabletsView};
 use crate::view_model::keys::{DisplayKey, key_parts};
 use crate::view_model::sim::{event_lines, node_bars, node_class, sim_bar};
@@ -154,6 +155,7 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
                             }
                         <div class="sim-events">
                             <h3 class="section-title">{ "Balancer events" }</h3>
+                            <SplitLine note={snapshot.split_note()} />
                             if events.is_empty() {
                                 <p class="hint">{ "No splits, merges or moves yet." }</p>
                             } else {

@@ -13,14 +13,16 @@
 
 use std::rc::Rc;
 
+use tabletop_core::human_bytes;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::key_view::key_html;
 use crate::view_model::tablets::{
-    BarSegment, TabletLine, TabletsView, bar_layout, labelled_splits, tablet_of_key,
+    BarSegment, SplitNote, TabletLine, TabletsView, bar_layout, labelled_splits, split_note,
+    tablet_of_key,
 };
-use crate::view_model::{count_noun, format_bytes, format_count};
+use crate::view_model::{count_noun, format_count};
 
 /// Props of [`TabletsPanel`].
 #[derive(Properties, PartialEq)]
@@ -42,6 +44,21 @@ pub struct TabletsPanelProps {
     pub maximize: Html,
 }
 
+/// Props of [`SplitLine`].
+#[derive(Properties, PartialEq)]
+pub struct SplitLineProps {
+    /// What to say.
+    pub note: SplitNote,
+}
+
+/// One line on when tablets split, the detail in its hover text.
+#[component(SplitLine)]
+pub fn split_line(props: &SplitLineProps) -> Html {
+    html! {
+        <p class="hint split-note" title={props.note.detail.clone()}>{ props.note.text.clone() }</p>
+    }
+}
+
 /// Smallest distance between two split labels, in percent of the bar.
 const LABEL_GAP: f64 = 16.0;
 
@@ -57,7 +74,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
         Some(Ok(view)) => Some(format!(
             "{} · {}",
             count_noun(view.tablets.len() as u64, "tablet"),
-            format_bytes(view.total_bytes)
+            human_bytes(view.total_bytes as f64)
         )),
         _ => None,
     };
@@ -98,6 +115,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                             if !read.is_empty() {
                                 <p class="hint">{ format!("Coloured: the {} the console's last read visited.", count_noun(read.len() as u64, "tablet")) }</p>
                             }
+                            <SplitLine note={split_note(view.split_bytes)} />
                         </div>
                         <Samples view={Rc::clone(rc)} />
                     </div>
@@ -192,7 +210,7 @@ fn tablet_bar(props: &TabletBarProps) -> Html {
             );
             html! {
                 <div class={classes} style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)}
-                    title={format!("Tablet #{} · {}", tablet.id, format_bytes(tablet.bytes))}></div>
+                    title={format!("Tablet #{} · {}", tablet.id, human_bytes(tablet.bytes as f64))}></div>
             }
         });
     html! {
@@ -266,7 +284,7 @@ fn tablet_detail(props: &TabletDetailProps) -> Html {
             <span class="mono">{ format!("#{}", t.id) }</span>
             { " from " }<span class="mono key-inline">{ if t.start.text.is_empty() { html! { "the first key" } } else { key_html(&t.start) } }</span>
             { " to " }<span class="mono key-inline">{ match &t.end { Some(e) => key_html(e), None => html! { "the end" } } }</span>
-            { format!(" · {} · {} in the memtable · {} in {}", format_bytes(t.bytes), count_noun(t.memtable_cells, "cell"), count_noun(t.run_cells, "cell"), count_noun(t.runs as u64, "run")) }
+            { format!(" · {} · {} in the memtable · {} in {}", human_bytes(t.bytes as f64), count_noun(t.memtable_cells, "cell"), count_noun(t.run_cells, "cell"), count_noun(t.runs as u64, "run")) }
             if props.read_here { <span class="badge read-badge">{ "visited by the last read" }</span> }
         </p>
     }
@@ -297,7 +315,7 @@ fn samples(props: &SamplesProps) -> Html {
                     { for view.samples.iter().take(SAMPLES_SHOWN).map(|s| html! {
                         <tr>
                             <td class="mono">{ if s.key.text.is_empty() { html! { <span class="key-empty">{ "\"\" (end)" }</span> } } else { key_html(&s.key) } }</td>
-                            <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ format_bytes(s.offset) }</td>
+                            <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ human_bytes(s.offset as f64) }</td>
                         </tr>
                     }) }
                 </tbody>

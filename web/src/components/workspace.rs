@@ -117,7 +117,10 @@ fn callbacks(app: &AppContext) -> Callbacks {
             let text = match browser::download(&bytes, &name) {
                 Ok(()) => Notice {
                     error: false,
-                    text: format!("Exported {name} ({} bytes)", bytes.len()),
+                    text: format!(
+                        "Exported {name} ({})",
+                        tabletop_core::human_bytes(bytes.len() as f64)
+                    ),
                 },
                 Err(e) => Notice {
                     error: true,

@@ -92,10 +92,7 @@ impl SetAside {
 
     /// "1 table", "3 tables".
     pub fn tables_text(&self) -> String {
-        match self.tables {
-            1 => "1 table".into(),
-            n => format!("{n} tables"),
-        }
+        tables_text(self.tables)
     }
 
     /// The lesson it was set aside for, if any.
@@ -104,6 +101,14 @@ impl SetAside {
             Why::Lesson(id) => Some(id),
             Why::Replaced(_) => None,
         }
+    }
+}
+
+/// "1 table", "3 tables".
+pub fn tables_text(n: usize) -> String {
+    match n {
+        1 => "1 table".into(),
+        n => format!("{n} tables"),
     }
 }
 
@@ -278,8 +283,10 @@ impl AppState {
         self.notice = Some(super::Notice {
             error: false,
             text: format!(
-                "Imported {} ({} bytes): {} tables.{undo}",
-                pending.name, pending.bytes, pending.tables
+                "Imported {} ({}): {}.{undo}",
+                pending.name,
+                tabletop_core::human_bytes(pending.bytes as f64),
+                tables_text(pending.tables)
             ),
         });
         true

@@ -1,22 +1,6 @@
-//! Numbers for people: byte sizes, counts and timestamps, each with its
-//! unit.
-
-/// A byte count: `612 B`, `1.5 KiB`, `3.0 MiB`.
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    // Display only: the f64 rounding of huge counts does not matter.
-    #[allow(clippy::cast_precision_loss)]
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
+//! Numbers for people: counts and timestamps, each with its unit. Byte
+//! sizes are the core's [`tabletop_core::human_bytes`] (binary units), so
+//! the page and the CLI print them alike.
 
 /// A count with thousands separators: `1,000,000`.
 pub fn format_count(n: u64) -> String {
@@ -96,15 +80,6 @@ mod tests {
             "2023-11-14 22:13:20.000001 UTC"
         );
         assert_eq!(format_timestamp(-1_000), "1969-12-31 23:59:59.999 UTC");
-    }
-
-    #[test]
-    fn byte_counts_carry_their_unit() {
-        assert_eq!(format_bytes(0), "0 B");
-        assert_eq!(format_bytes(1023), "1023 B");
-        assert_eq!(format_bytes(1536), "1.5 KiB");
-        assert_eq!(format_bytes(3 * 1024 * 1024), "3.0 MiB");
-        assert_eq!(format_bytes(u64::MAX), "16777216.0 TiB");
     }
 
     #[test]

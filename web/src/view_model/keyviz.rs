@@ -11,13 +11,14 @@
 //! it. A zoom is a range of the simulator's fine key buckets, so it stays
 //! put while the map is rebuilt.
 
+use tabletop_core::human_bytes;
 use tabletop_core::keyviz::{
     BucketMode, ColorScale, Diagnostic, Heatmap, KeyBucket, Metric, Pattern, PrefixNode, Severity,
     human_seconds, viridis,
 };
 use tabletop_core::sim::Simulation;
 
-use super::format::{format_bytes, format_count};
+use super::format::format_count;
 
 /// Key buckets a map shows (Bigtable's Key Visualizer draws up to 1000).
 pub const KEY_BUCKETS: usize = 500;
@@ -342,9 +343,9 @@ pub fn cell_info(map: &MapData, row: usize, column: usize) -> Option<CellInfo> {
 pub fn format_value(v: f32, metric: Metric) -> String {
     let v = if v.is_finite() { f64::from(v) } else { 0.0 };
     match metric {
-        Metric::DataStored => format_bytes(v.max(0.0).round() as u64),
+        Metric::DataStored => human_bytes(v.max(0.0)),
         Metric::ReadBytes | Metric::WriteBytes => {
-            format!("{}/s", format_bytes(v.max(0.0).round() as u64))
+            format!("{}/s", human_bytes(v.max(0.0)))
         }
         Metric::ScanRatio => format!("{} rows scanned per row returned", short_number(v)),
         _ => format!("{} {}", short_number(v), metric.unit()),
@@ -879,7 +880,8 @@ mod tests {
         assert_eq!(short_number(999.0), "999");
         assert_eq!(short_number(2.5), "2.50");
         assert_eq!(short_number(3.2e9), "3.20 G");
-        assert_eq!(format_value(2048.0, Metric::DataStored), "2.0 KiB");
+        assert_eq!(format_value(2048.0, Metric::DataStored), "2 KiB");
+        assert_eq!(format_value(1536.0, Metric::WriteBytes), "1.5 KiB/s");
         assert_eq!(format_value(f32::NAN, Metric::Ops), "0 ops/s");
     }
 }

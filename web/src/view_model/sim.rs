@@ -16,7 +16,7 @@ use tabletop_core::sim::{
     human_count,
 };
 
-use super::format::{count_noun, format_bytes};
+use super::format::count_noun;
 use super::tablets::BarSegment;
 
 /// A shipped scenario file, for the picker.
@@ -192,6 +192,10 @@ pub struct SimSnapshot {
     pub recent: Vec<SimEvent>,
     /// The scenario's materialized views and how far behind they are.
     pub views: Vec<ViewLine>,
+    /// The balancer splits a tablet past this many bytes...
+    pub split_bytes: u64,
+    /// ... or past this share of a node.
+    pub split_load: f64,
 }
 
 /// One materialized view's freshness, as the Tablets panel shows it.
@@ -269,6 +273,20 @@ impl SimSnapshot {
             counts,
             recent: events.iter().rev().take(RECENT_EVENTS).cloned().collect(),
             views: sim.views().iter().map(ViewLine::of).collect(),
+            split_bytes: sim.scenario().cluster.split_bytes,
+            split_load: sim.scenario().cluster.split_load,
+        }
+    }
+
+    /// When the simulated balancer splits a tablet.
+    pub fn split_note(&self) -> super::tablets::SplitNote {
+        let size = tabletop_core::human_bytes(self.split_bytes as f64);
+        let load = self.split_load * 100.0;
+        super::tablets::SplitNote {
+            text: format!("Splits past {size} or {load:.0}% of a node."),
+            detail: format!(
+                "The simulated balancer splits a tablet that grows past {size} or needs more than {load:.0}% of a node: this scenario's settings (cluster.split_bytes and split_load). Bigtable decides its own splits, by size and load."
+            ),
         }
     }
 
@@ -388,7 +406,7 @@ pub fn sim_bar(snapshot: &SimSnapshot) -> Vec<SimTablet> {
                     "Tablet #{} on node {} · {} · {} rows · {:.0}% of a node",
                     t.id,
                     t.node,
-                    format_bytes(t.bytes.max(0.0) as u64),
+                    tabletop_core::human_bytes(t.bytes.max(0.0)),
                     super::keyviz::short_number(t.rows),
                     t.load * 100.0
                 ),
@@ -532,6 +550,19 @@ mod tests {
 
     fn sim(file: &str) -> Simulation {
         Simulation::from_toml(scenario_text(file).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_split_note_gives_the_scenarios_thresholds() {
+        let snap = SimSnapshot::take(&sim("mobile_timestamp_first.toml"));
+        assert_eq!(
+            snap.split_note().text,
+            "Splits past 512 MiB or 25% of a node."
+        );
+        let snap = SimSnapshot::take(&sim("reverse_domains.toml"));
+        let note = snap.split_note();
+        assert!(note.text.contains("past 256 MiB"), "{}", note.text);
+        assert!(note.detail.contains("by size and load"), "{}", note.detail);
     }
 
     #[test]

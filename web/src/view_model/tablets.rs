@@ -5,7 +5,7 @@
 //! The bar itself is generic ([`BarSegment`]), so the simulation can draw
 //! the same bar coloured by node later.
 
-use tabletop_core::Instance;
+use tabletop_core::{Instance, human_bytes};
 
 use super::keys::DisplayKey;
 
@@ -50,6 +50,38 @@ pub struct TabletsView {
     pub samples: Vec<Sample>,
     /// Logical bytes of the whole table.
     pub total_bytes: u64,
+    /// A tablet past this many bytes is split (the playground's
+    /// scaled-down threshold; 0: never).
+    pub split_bytes: u64,
+}
+
+/// When tablets split: one short line, and the longer story for its
+/// hover text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitNote {
+    /// The line.
+    pub text: String,
+    /// The detail.
+    pub detail: String,
+}
+
+/// The scale of the playground's tablets: they split far sooner than
+/// Bigtable's, so that small tables show splits.
+pub fn split_note(split_bytes: u64) -> SplitNote {
+    let real = "Bigtable splits tablets itself, by size and load, at hundreds of MiB or more.";
+    if split_bytes == 0 {
+        return SplitNote {
+            text: "Tablets here never split by size.".into(),
+            detail: format!("The playground does not split tablets by size. {real}"),
+        };
+    }
+    let size = human_bytes(split_bytes as f64);
+    SplitNote {
+        text: format!("Scaled down: splits past {size} here, hundreds of MiB in Bigtable."),
+        detail: format!(
+            "The playground splits a tablet past {size} so that small tables show splits. {real}"
+        ),
+    }
 }
 
 /// Reads the tablets and samples of `table` from the core.
@@ -58,6 +90,7 @@ pub fn tablets_view(instance: &Instance, table: &str) -> Result<TabletsView, Str
     let samples = instance.sample_row_keys(table).map_err(|e| e.to_string())?;
     Ok(TabletsView {
         table: table.to_string(),
+        split_bytes: instance.config().engine.split_bytes,
         total_bytes: tablets.iter().map(|t| t.bytes).sum(),
         tablets: tablets
             .iter()
@@ -194,6 +227,22 @@ mod tests {
                 .unwrap_err()
                 .contains("nope")
         );
+    }
+
+    #[test]
+    fn the_split_size_is_the_cores_and_said_to_be_scaled_down() {
+        let view = tablets_view(&instance(), "t").unwrap();
+        assert_eq!(
+            view.split_bytes,
+            tabletop_core::EngineConfig::default().split_bytes
+        );
+        let note = split_note(128 * 1024);
+        assert_eq!(
+            note.text,
+            "Scaled down: splits past 128 KiB here, hundreds of MiB in Bigtable."
+        );
+        assert!(note.detail.contains("by size and load"), "{}", note.detail);
+        assert_eq!(split_note(0).text, "Tablets here never split by size.");
     }
 
     #[test]

@@ -235,8 +235,8 @@ pub fn logical_bytes(db: &Instance, table: Option<&str>) -> u64 {
 fn too_big(bytes: u64) -> String {
     format!(
         "The data is {}, more than the page writes into one file ({}). Choose \"none (schema only)\", or export a snapshot and run tabletop export on it.",
-        crate::view_model::format_bytes(bytes),
-        crate::view_model::format_bytes(MAX_DATA_BYTES)
+        tabletop_core::human_bytes(bytes as f64),
+        tabletop_core::human_bytes(MAX_DATA_BYTES as f64)
     )
 }
 
@@ -545,6 +545,19 @@ pub struct NoteLine {
     pub text: String,
 }
 
+/// One index of the source and how Bigtable serves it, for the preview.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexLine {
+    /// `ByUser on UserId, CreatedAt (INCLUDE Active)`.
+    pub title: String,
+    /// The first choice: the view, or why none fits.
+    pub first_choice: String,
+    /// The view's `CREATE MATERIALIZED VIEW` statement, when there is one.
+    pub sql: Option<String>,
+    /// The alternative: an index table the application writes.
+    pub alternative: String,
+}
+
 /// One translated table, for the preview.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TablePreview {
@@ -566,8 +579,8 @@ pub struct TablePreview {
     pub cells: usize,
     /// Split points.
     pub splits: usize,
-    /// The source's indexes and their Bigtable alternative.
-    pub indexes: Vec<NoteLine>,
+    /// The source's indexes and how Bigtable serves them.
+    pub indexes: Vec<IndexLine>,
     /// Notes on this table's decisions.
     pub notes: Vec<NoteLine>,
     /// The advisor's findings on the new row key.
@@ -652,10 +665,11 @@ pub fn preview(t: &Translation, db: &Instance) -> TranslationPreview {
             indexes: table
                 .indexes
                 .iter()
-                .map(|i| NoteLine {
-                    warning: false,
-                    topic: format!("{} on {} ({})", i.name, i.key, i.projection),
-                    text: i.alternative.clone(),
+                .map(|i| IndexLine {
+                    title: format!("{} on {} ({})", i.name, i.key, i.projection),
+                    first_choice: i.first_choice.clone(),
+                    sql: i.view.as_ref().map(|v| v.sql.clone()),
+                    alternative: i.alternative.clone(),
                 })
                 .collect(),
             notes: table.notes.iter().map(note).collect(),
@@ -1082,6 +1096,34 @@ mod tests {
         assert!(!table.exists);
         assert_eq!(p.report, t.to_text());
         assert!(p.clashes().is_empty());
+    }
+
+    #[test]
+    fn indexes_preview_the_view_first_and_the_index_table_second() {
+        let model = include_str!("../../../core/tests/translate_fixtures/user_sessions.json");
+        let t = translate_input(
+            ImportSource::DynamoDb,
+            model,
+            "",
+            TranslateChoice::default(),
+            NOW,
+        )
+        .unwrap();
+        let p = preview(&t, &demo());
+        let [ix] = p.tables[0].indexes.as_slice() else {
+            panic!("{:?}", p.tables[0].indexes)
+        };
+        assert_eq!(ix.title, "ByUser on UserId, CreatedAt (INCLUDE Active)");
+        assert!(
+            ix.first_choice
+                .starts_with("A continuous materialized view")
+        );
+        let sql = ix.sql.as_deref().unwrap();
+        assert!(sql.starts_with("CREATE MATERIALIZED VIEW UserSessions_ByUser AS"));
+        assert!(ix.alternative.starts_with("An index table"));
+        // The statement runs in the playground once the tables exist.
+        let mut db = t.to_instance(Default::default(), NOW).unwrap();
+        tabletop_core::sql::execute(&mut db, sql).unwrap();
     }
 
     #[test]
