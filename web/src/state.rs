@@ -135,8 +135,8 @@ pub enum Action {
         /// The changes, all or none.
         changes: Vec<FamilyChange>,
     },
-    /// The rows panel's visible height changed (CSS pixels).
-    RowsViewport(u32),
+    /// The rows panel's visible area changed size.
+    RowsViewport(rows::Viewport),
     /// Scroll the rows panel to this row position.
     ScrollRows(u64),
     /// Scroll the rows panel to the first row at or after this key.
@@ -434,12 +434,12 @@ impl AppState {
                 self.run_for_panel(Tab::Json, &modify_families_line(&name, &changes), "Schema");
                 data_changed = true;
             }
-            Action::RowsViewport(px) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                if rows.viewport_px == px {
+            Action::RowsViewport(viewport) => {
+                if !self.rows.viewport_differs(viewport) {
                     return;
                 }
-                rows.viewport_px = px.max(1);
+                let rows = Rc::make_mut(&mut self.rows);
+                rows.set_viewport(viewport);
                 rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
             }
             Action::ScrollRows(top) => {

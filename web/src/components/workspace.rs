@@ -37,7 +37,7 @@ pub struct Callbacks {
     pub create_table: Callback<CreateTableRequest>,
     pub delete_table: Callback<String>,
     pub modify_families: Callback<(String, Vec<FamilyChange>)>,
-    pub viewport: Callback<u32>,
+    pub viewport: Callback<crate::state::rows::Viewport>,
     pub scroll: Callback<u64>,
     pub go_to_key: Callback<Vec<u8>>,
     pub toggle_row: Callback<Vec<u8>>,
