@@ -638,7 +638,7 @@ impl AppState {
             }
             Boot::Shared(shared) => {
                 let shared = *shared;
-                self.layout = shared.layout.clamped();
+                self.layout = shared.layout.upgraded().clamped();
                 self.generator = shared.generator.clone();
                 self.selected = shared.selected.clone();
                 let console = Rc::make_mut(&mut self.console);
@@ -1073,6 +1073,30 @@ mod tests {
         let resized = state.apply(Action::Resize(Splitter::Bottom, 10));
         assert_eq!(resized.layout.bottom, 120);
         assert_eq!(resized.apply(Action::ResetLayout).layout, Layout::default());
+    }
+
+    #[test]
+    fn an_old_links_default_widths_open_at_todays_defaults() {
+        let old = share::SharedState {
+            layout: Layout {
+                left: 300,
+                right: 420,
+                bottom: 270,
+                tablets: 170,
+            },
+            ..share::SharedState::default()
+        };
+        let booted = app().apply(Action::Boot(Boot::Shared(Box::new(old))));
+        let today = Layout::default();
+        assert_eq!(
+            booted.layout,
+            Layout {
+                left: today.left,
+                right: today.right,
+                bottom: 270,
+                tablets: 170
+            }
+        );
     }
 
     #[test]
