@@ -286,7 +286,7 @@ test('a share link reopens the same schema, data and layout', async () => {
   await handle.focus();
   await page.keyboard.press('Shift+ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await handle.getAttribute('aria-valuenow'), '380');
+  assert.equal(await handle.getAttribute('aria-valuenow'), '360');
   await page.locator('#table-list .table-name', { hasText: 'links' }).click();
 
   await page.getByRole('button', { name: 'Share link' }).click();
@@ -302,7 +302,7 @@ test('a share link reopens the same schema, data and layout', async () => {
   assert.equal(await second.page.locator('.table-item.selected .table-name').textContent(), 'links');
   assert.equal(
     await second.page.getByRole('separator', { name: 'Resize the Schema panel' }).getAttribute('aria-valuenow'),
-    '380',
+    '360',
   );
   assert.match(await second.page.locator('.family').first().textContent(), /^cfbytesGC: versions\(\) > 2/);
   // Rows typed by hand are not in a link once the tables are big.
@@ -457,7 +457,7 @@ test('on a phone-sized screen the panels stack and nothing overflows sideways', 
 });
 
 test('a side column capped on a narrow screen answers the first arrow key', async () => {
-  // At 1000 px the Key Visualizer's 420 px setting is drawn at a third of
+  // At 1000 px the Key Visualizer's 680 px setting is drawn at a third of
   // the width; one key press shrinks what is drawn, not the setting.
   const { page, problems, context } = await openApp({ viewport: { width: 1000, height: 800 } });
   const kv = region(page, 'Key Visualizer');

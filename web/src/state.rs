@@ -130,8 +130,8 @@ pub enum Action {
         /// The changes, all or none.
         changes: Vec<FamilyChange>,
     },
-    /// The rows panel's visible height changed (CSS pixels).
-    RowsViewport(u32),
+    /// The rows panel's visible area changed size.
+    RowsViewport(rows::Viewport),
     /// Scroll the rows panel to this row position.
     ScrollRows(u64),
     /// Scroll the rows panel to the first row at or after this key.
@@ -454,12 +454,12 @@ impl AppState {
                 self.run_for_panel(Tab::Json, &modify_families_line(&name, &changes), "Schema");
                 data_changed = true;
             }
-            Action::RowsViewport(px) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                if rows.viewport_px == px {
+            Action::RowsViewport(viewport) => {
+                if !self.rows.viewport_differs(viewport) {
                     return;
                 }
-                rows.viewport_px = px.max(1);
+                let rows = Rc::make_mut(&mut self.rows);
+                rows.set_viewport(viewport);
                 rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
             }
             Action::ScrollRows(top) => {
@@ -1057,6 +1057,30 @@ mod tests {
         let resized = state.apply(Action::Resize(Splitter::Bottom, 10));
         assert_eq!(resized.layout.bottom, 120);
         assert_eq!(resized.apply(Action::ResetLayout).layout, Layout::default());
+    }
+
+    #[test]
+    fn an_old_links_default_widths_open_at_todays_defaults() {
+        let old = share::SharedState {
+            layout: Layout {
+                left: 300,
+                right: 420,
+                bottom: 270,
+                tablets: 170,
+            },
+            ..share::SharedState::default()
+        };
+        let booted = app().apply(Action::Boot(Boot::Shared(Box::new(old))));
+        let today = Layout::default();
+        assert_eq!(
+            booted.layout,
+            Layout {
+                left: today.left,
+                right: today.right,
+                bottom: 270,
+                tablets: 170
+            }
+        );
     }
 
     #[test]

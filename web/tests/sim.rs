@@ -152,6 +152,25 @@ async fn playing_to_the_end_names_the_hotspot_and_the_tablets_switch() {
     let banner = texts(&root, ".kv-banner").concat();
     assert!(banner.contains("Hotspot: sequential writes"), "{banner}");
     assert!(banner.contains("Remedy: "), "{banner}");
+    // Folded into one line until asked; a click unfolds every finding.
+    let toggle = find(&root, ".kv-findings-toggle");
+    assert_eq!(
+        toggle.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
+    assert!(find(&root, "#kv-findings-detail").has_attribute("hidden"));
+    click(&root, ".kv-findings-toggle");
+    settle().await;
+    let toggle = find(&root, ".kv-findings-toggle");
+    assert_eq!(
+        toggle.get_attribute("aria-expanded").as_deref(),
+        Some("true")
+    );
+    assert!(!find(&root, "#kv-findings-detail").has_attribute("hidden"));
+    // The time axis has round ticks with units.
+    let ticks = texts(&root, ".kv-axis .kv-tick");
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    assert!(ticks.iter().all(|t| t.ends_with(" min")), "{ticks:?}");
     // A node past 100% CPU is shown throttled.
     assert!(!texts(&root, ".node-bar.throttled").is_empty());
 

@@ -1,10 +1,11 @@
 //! The Key Visualizer panel: the simulation's controls, then the heatmap
 //! of the running simulation (time left to right over the whole run, the
 //! key space top to bottom) with its metric, scale, bucket and zoom
-//! controls, the colour legend, key-prefix labels at the side, a tooltip
-//! under the pointer (click pins it), drag to zoom into a key range, the
-//! findings as banners with their remedy, and a data table with the same
-//! numbers for screen readers.
+//! controls, the colour legend, key-prefix labels at the side, round
+//! ticks along the time axis, a tooltip under the pointer (click pins it),
+//! drag to zoom into a key range, the findings (one folded line that opens
+//! into each finding's remedy and evidence), and a data table with the
+//! same numbers for screen readers.
 //!
 //! The canvas is painted from one reused pixel buffer
 //! ([`Painter`](crate::view_model::keyviz::Painter)) with `putImageData`,
@@ -24,9 +25,10 @@ use super::sim_controls::SimControls;
 use crate::state::sim::{SimAction, SimState};
 use crate::view_model::keys::{DisplayKey, key_parts};
 use crate::view_model::keyviz::{
-    MapData, Painter, banners, cell_info, data_table, hit, label_boxes, label_widths, legend,
-    metric_label, zoom_in, zoom_out, zoom_to_rows,
+    Banner, MapData, Painter, banners, cell_info, data_table, findings_summary, hit, label_boxes,
+    label_widths, legend, metric_label, time_ticks, zoom_in, zoom_out, zoom_to_rows,
 };
+use crate::view_model::sim::scenario_choices;
 
 /// Props of [`KeyVizPanel`].
 #[derive(Properties, PartialEq)]
@@ -59,16 +61,31 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
     };
     let body = match (&sim.map, &sim.error) {
         (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
-        (None, None) => html! {
-            <div class="kv-intro">
-                <p class="placeholder">
-                    { "Pick a scenario to simulate it: the heatmap shows reads and writes over time and key space, and a row-key design that makes a hotspot lights up." }
-                </p>
-                <p class="hint">
-                    { "Try “Mobile time series: timestamp first”, then “device first” to compare." }
-                </p>
-            </div>
-        },
+        (None, None) => {
+            // The two designs to compare first, one click each.
+            let try_button = |file: &'static str| {
+                let title = scenario_choices()
+                    .iter()
+                    .find(|c| c.file == file)
+                    .map_or_else(|| file.to_string(), |c| c.title.clone());
+                let on_sim = on_sim.clone();
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    on_sim.emit(SimAction::PickScenario(file.to_string()));
+                });
+                html! { <button type="button" class="link-button" {onclick}>{ title }</button> }
+            };
+            html! {
+                <div class="kv-intro">
+                    <p class="placeholder">
+                        { "Pick a scenario to simulate it: the heatmap shows reads and writes over time and key space, and a row-key design that makes a hotspot lights up." }
+                    </p>
+                    <p class="hint">
+                        { "Try " }{ try_button("mobile_timestamp_first.toml") }{ ", then " }
+                        { try_button("mobile_device_first.toml") }{ " to compare." }
+                    </p>
+                </div>
+            }
+        }
         (Some(map), None) => {
             let settings = sim.keyviz;
             let on_metric = {
@@ -120,6 +137,9 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
             let findings = banners(&sim.diagnostics);
             html! {
                 <>
+                    if !findings.is_empty() {
+                        <Findings banners={Rc::new(findings)} open={sim.findings_open} on_sim={on_sim.clone()} />
+                    }
                     <div class="kv-toolbar">
                         <label class="inline">
                             <span>{ "Metric" }</span>
@@ -143,37 +163,22 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                                 <option value="traffic" selected={settings.mode == BucketMode::TrafficWeighted} title="Busy ranges get narrower buckets">{ "Traffic-weighted" }</option>
                             </select>
                         </label>
+                        <button type="button" class="button small" aria-pressed={settings.table.to_string()} onclick={table_toggle}
+                            title="The same numbers as a table, for screen readers">{ "Data table" }</button>
+                    </div>
+                    <div class="kv-legend-row">
+                        <div class="kv-legend">
+                            <span class="kv-legend-low">{ legend.low.clone() }</span>
+                            <span class="kv-gradient" aria-hidden="true"></span>
+                            <span class="kv-legend-high">{ legend.high.clone() }</span>
+                            <span class="kv-legend-caption">{ legend.caption.clone() }</span>
+                        </div>
                         <span class="kv-zoom" role="group" aria-label="Zoom">
                             { zoom_button("Zoom in", zoom_in(map).map(Some), "Show the middle half of the key range") }
                             { zoom_button("Zoom out", map.zoomed().then(|| zoom_out(map)), "Show twice the key range") }
                             { zoom_button("Reset zoom", map.zoomed().then_some(None), "Show the whole key space") }
                         </span>
-                        <button type="button" class="button small" aria-pressed={settings.table.to_string()} onclick={table_toggle}
-                            title="The same numbers as a table, for screen readers">{ "Data table" }</button>
                     </div>
-                    <div class="kv-legend">
-                        <span class="kv-legend-low">{ legend.low.clone() }</span>
-                        <span class="kv-gradient" aria-hidden="true"></span>
-                        <span class="kv-legend-high">{ legend.high.clone() }</span>
-                        <span class="kv-legend-caption">{ legend.caption.clone() }</span>
-                    </div>
-                    if !findings.is_empty() {
-                        // Above the map, so they are seen without scrolling;
-                        // where and what was seen fold away.
-                        <div class="kv-findings" role="region" aria-label="Key Visualizer findings">
-                            { for findings.iter().map(|b| html! {
-                                <div class={classes!("kv-banner", b.severity)}>
-                                    <p class="kv-banner-title"><span class="badge">{ b.severity }</span>{ " " }<strong>{ b.title.clone() }</strong></p>
-                                    <p class="kv-banner-remedy"><strong>{ "Remedy: " }</strong>{ b.remedy.clone() }</p>
-                                    <details class="kv-banner-more">
-                                        <summary>{ "Evidence" }</summary>
-                                        <p class="kv-banner-place mono">{ b.place.clone() }</p>
-                                        <p class="kv-banner-evidence">{ b.evidence.clone() }</p>
-                                    </details>
-                                </div>
-                            }) }
-                        </div>
-                    }
                     if settings.table {
                         <KeyVizTable map={Rc::clone(map)} />
                     } else {
@@ -198,6 +203,53 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                 { body }
             </div>
         </section>
+    }
+}
+
+/// Props of [`Findings`].
+#[derive(Properties, PartialEq)]
+struct FindingsProps {
+    /// Most severe first.
+    banners: Rc<Vec<Banner>>,
+    /// Whether they are unfolded.
+    open: bool,
+    on_sim: Callback<SimAction>,
+}
+
+/// The findings: folded, one line naming the most severe (and how many
+/// more there are), which opens on a click or a key into every finding
+/// with its remedy, where and when it was seen, and the evidence.
+#[component(Findings)]
+fn findings(props: &FindingsProps) -> Html {
+    let Some(summary) = findings_summary(&props.banners) else {
+        return Html::default();
+    };
+    let severity = props.banners.first().map_or("info", |b| b.severity);
+    let open = props.open;
+    let onclick = {
+        let on_sim = props.on_sim.clone();
+        Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowFindings(!open)))
+    };
+    html! {
+        <div class={classes!("kv-findings", open.then_some("open"))} role="region" aria-label="Key Visualizer findings">
+            <button type="button" class={classes!("kv-findings-toggle", severity)} aria-expanded={open.to_string()}
+                aria-controls="kv-findings-detail" {onclick}>
+                <span class="kv-caret" aria-hidden="true">{ if open { "▾" } else { "▸" } }</span>
+                <span class="badge">{ severity }</span>
+                <span class="kv-findings-title">{ summary }</span>
+                <span class="kv-findings-action">{ if open { "Hide" } else { "Remedy and evidence" } }</span>
+            </button>
+            <div id="kv-findings-detail" class="kv-findings-detail" hidden={!open}>
+                { for props.banners.iter().map(|b| html! {
+                    <div class={classes!("kv-banner", b.severity)}>
+                        <p class="kv-banner-title"><span class="badge">{ b.severity }</span>{ " " }<strong>{ b.title.clone() }</strong></p>
+                        <p class="kv-banner-remedy"><strong>{ "Remedy: " }</strong>{ b.remedy.clone() }</p>
+                        <p class="kv-banner-place mono">{ b.place.clone() }</p>
+                        <p class="kv-banner-evidence">{ b.evidence.clone() }</p>
+                    </div>
+                }) }
+            </div>
+        </div>
     }
 }
 
@@ -235,6 +287,10 @@ const LABEL_MIN_PX: f64 = 14.0;
 /// characters of a label (the rest is in its hover text).
 const LABEL_DEPTHS: usize = 2;
 const LABEL_CHARS: usize = 14;
+/// Width allowed per character of a time-axis label (11 px text), and the
+/// least space between two labels, in CSS pixels.
+const TICK_CHAR_PX: f64 = 7.0;
+const TICK_GAP_PX: f64 = 10.0;
 
 /// The canvas, its labels, tooltip and drag selection.
 #[component(Heatmap)]
@@ -490,6 +546,14 @@ fn heatmap(props: &HeatmapProps) -> Html {
         })
         .collect();
     let gutter = widths.iter().map(|w| w + 1).sum::<usize>();
+    // Round ticks under the map, as many as fit its width without their
+    // labels touching.
+    let ticks = time_ticks(
+        map.bucket_seconds * map.time_total as f64,
+        f64::from(w),
+        TICK_CHAR_PX,
+        TICK_GAP_PX,
+    );
     let selection = drag.map(|d| {
         let (a, b) = (d.from.min(d.to), d.from.max(d.to));
         html! { <div class="kv-selection" style={format!("top: {a:.0}px; height: {:.0}px", b - a)}></div> }
@@ -520,8 +584,9 @@ fn heatmap(props: &HeatmapProps) -> Html {
                     metric_label(map.metric), map.time_total, map.rows()) }
             </p>
             <div class="kv-axis" aria-hidden="true">
-                <span>{ "0s" }</span>
-                <span>{ tabletop_core::keyviz::human_seconds(map.bucket_seconds * map.time_total as f64) }</span>
+                { for ticks.iter().map(|t| html! {
+                    <span class={classes!("kv-tick", t.align.class())} style={format!("left: {:.3}%", t.at)}>{ t.label.clone() }</span>
+                }) }
             </div>
         </div>
     }

@@ -16,7 +16,7 @@ use yew::prelude::*;
 
 use super::key_view::key_html;
 use crate::state::generator::{GeneratorJob, GeneratorSpec, SIZES};
-use crate::state::rows::{RowsState, RowsWindow};
+use crate::state::rows::{RowsState, RowsWindow, Viewport};
 use crate::view_model::keys::parse_key_text;
 use crate::view_model::rows::{CELLS_SHOWN, RowLine};
 use crate::view_model::schema::TableSummary;
@@ -40,8 +40,8 @@ pub struct RowsPanelProps {
     pub job: Option<GeneratorJob>,
     /// The generator form.
     pub generator: GeneratorSpec,
-    /// The visible height changed.
-    pub on_viewport: Callback<u32>,
+    /// The visible area changed size.
+    pub on_viewport: Callback<Viewport>,
     /// Scrolled to a row position.
     pub on_scroll: Callback<u64>,
     /// Go to the first row at or after a key.
@@ -111,17 +111,23 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
     let rows = &props.rows;
     let max_top = rows.max_top();
 
-    // Report the visible height now and whenever the panel is resized.
+    // Report the visible size now and whenever the panel is resized. The
+    // style sheet sizes the viewport without regard to its content
+    // (`contain: size`), so the spacer that the reported height resizes
+    // cannot resize the viewport again.
     {
         let viewport = viewport.clone();
         let on_viewport = props.on_viewport.clone();
         use_effect_with((), move |()| {
-            let watch = viewport.cast::<web_sys::Element>().and_then(|element| {
+            let watch = viewport.cast::<web_sys::HtmlElement>().and_then(|element| {
                 let watched = element.clone();
                 crate::browser::watch_size(&watched, move || {
                     let h = element.client_height();
                     if h > 0 {
-                        on_viewport.emit(u32::try_from(h).unwrap_or(0));
+                        on_viewport.emit(Viewport {
+                            height_px: u32::try_from(h).unwrap_or(0),
+                            width_px: u32::try_from(element.offset_width()).unwrap_or(0),
+                        });
                     }
                 })
             });
@@ -221,7 +227,7 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
             if let Some(job) = &props.job {
                 <Progress job={job.clone()} on_cancel={props.on_cancel.clone()} />
             }
-            <div class="rows-viewport" ref={viewport} {onscroll} tabindex="0"
+            <div class={classes!("rows-viewport", rows.stacked.then_some("stacked"))} ref={viewport} {onscroll} tabindex="0"
                 aria-label="Rows in key order: scroll, or use the arrow, Page Up, Page Down, Home and End keys">
                 <div class="rows-window">{ body }</div>
                 <div class="rows-spacer" style={spacer}></div>
@@ -312,10 +318,14 @@ fn row_html(
                         cell.gc_eligible.then_some("gc-eligible"),
                         (cell.gc_eligible && fading).then_some("collecting"),
                     );
-                    html! {
-                        <li class={classes}>
-                            <span class="col" title={format!("{}:{}", cell.family, cell.qualifier)}>{ column }</span>
-                            <time class="ts" title={format!("{} µs since the Unix epoch", format_count_signed(cell.timestamp_micros))}>{ cell.time.clone() }</time>
+                    let col = html! {
+                        <span class="col" title={format!("{}:{}", cell.family, cell.qualifier)}>{ column }</span>
+                    };
+                    let ts = html! {
+                        <time class="ts" title={format!("{} µs since the Unix epoch", format_count_signed(cell.timestamp_micros))}>{ cell.time.clone() }</time>
+                    };
+                    let value = html! {
+                        <>
                             <span class="value" title={cell.full_value.clone().unwrap_or_else(|| cell.value.clone())}>{ cell.value.clone() }</span>
                             if let Some(decoded) = &cell.decoded {
                                 <span class="decoded">{ decoded.clone() }</span>
@@ -325,7 +335,21 @@ fn row_html(
                                     { if fading { "collected" } else { "awaiting GC" } }
                                 </span>
                             }
-                        </li>
+                        </>
+                    };
+                    if line.stacked {
+                        // Two lines: the column; the value, then its
+                        // timestamp (which gives way first). The timestamp
+                        // comes first in the text, as on one line; the style
+                        // sheet draws it after the value.
+                        html! {
+                            <li class={classes!(classes, "stacked")}>
+                                <div class="cell-line">{ col }</div>
+                                <div class="cell-line">{ ts }{ value }</div>
+                            </li>
+                        }
+                    } else {
+                        html! { <li class={classes}>{ col }{ ts }{ value }</li> }
                     }
                 }) }
                 { for toggle }

@@ -38,7 +38,7 @@ pub struct Callbacks {
     pub create_table: Callback<CreateTableRequest>,
     pub delete_table: Callback<String>,
     pub modify_families: Callback<(String, Vec<FamilyChange>)>,
-    pub viewport: Callback<u32>,
+    pub viewport: Callback<crate::state::rows::Viewport>,
     pub scroll: Callback<u64>,
     pub go_to_key: Callback<Vec<u8>>,
     pub toggle_row: Callback<Vec<u8>>,
@@ -146,12 +146,18 @@ fn callbacks(app: &AppContext) -> Callbacks {
 }
 
 /// The grid's template for the panels shown.
-/// The most a side column (Schema or Key Visualizer) takes of the width.
+/// The most the Schema column takes of the width (and the least the Key
+/// Visualizer may be held to).
 const SIDE_MAX: &str = "32%";
+/// What the Key Visualizer leaves for the Schema and middle columns while
+/// it shows a heatmap: on a laptop it grows into the rest of the width (up
+/// to its own size), so the heatmap is the largest thing on screen. With
+/// nothing simulated yet it keeps to a third, and the rows get the room.
+const KEYVIZ_LEAVES: &str = "760px";
 /// The most the console takes of the window's height at its default size.
 const CONSOLE_MAX: &str = "26vh";
 
-fn grid_style(layout: &Layout, panels: Panels) -> String {
+fn grid_style(layout: &Layout, panels: Panels, heatmap: bool) -> String {
     let middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
     let schema = panels.has(PanelId::Schema) || panels.has(PanelId::Lessons);
     let keyviz = panels.has(PanelId::KeyVisualizer);
@@ -176,7 +182,12 @@ fn grid_style(layout: &Layout, panels: Panels) -> String {
     if keyviz {
         if middle {
             columns.push(("rs", "6px".into()));
-            columns.push(("keyviz", format!("min({}px, {SIDE_MAX})", layout.right)));
+            let most = if heatmap {
+                format!("max({SIDE_MAX}, 100% - {KEYVIZ_LEAVES})")
+            } else {
+                SIDE_MAX.to_string()
+            };
+            columns.push(("keyviz", format!("min({}px, {most})", layout.right)));
         } else {
             columns.push(("keyviz", "minmax(0, 1fr)".into()));
         }
@@ -191,9 +202,25 @@ fn grid_style(layout: &Layout, panels: Panels) -> String {
         areas.push(names.join(" "));
         rows.push("minmax(0, 1fr)".to_string());
     }
+    // Beside the middle, the Key Visualizer runs the full height and the
+    // console sits under the columns left of it.
+    let tall_keyviz = keyviz && middle;
+    let under = |name: &'static str| -> String {
+        names
+            .iter()
+            .map(|c| {
+                if tall_keyviz && matches!(*c, "rs" | "keyviz") {
+                    *c
+                } else {
+                    name
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     if console {
         if top {
-            areas.push(vec!["hs"; n].join(" "));
+            areas.push(under("hs"));
             rows.push("6px".into());
             // The default height gives way on a short window (a 768 px
             // laptop screen keeps room for the panels above); a height
@@ -206,7 +233,11 @@ fn grid_style(layout: &Layout, panels: Panels) -> String {
         } else {
             rows.push("minmax(0, 1fr)".into());
         }
-        areas.push(vec!["console"; n].join(" "));
+        areas.push(if top {
+            under("console")
+        } else {
+            vec!["console"; n].join(" ")
+        });
     }
     let template_columns = if columns.is_empty() {
         "minmax(0, 1fr)".to_string()
@@ -312,7 +343,7 @@ pub fn workspace() -> Html {
             if let Some(import) = &app.tools.import {
                 <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />
             }
-            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&layout, panels)} onkeydown={on_escape}>
+            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&layout, panels, app.sim.loaded())} onkeydown={on_escape}>
                 // Every panel the page shows stays mounted while another is
                 // maximized (half-typed forms, the console's input and the
                 // heatmap's pin survive); the hidden ones are `display:
@@ -431,20 +462,32 @@ mod tests {
 
     #[test]
     fn the_full_grid_has_every_area() {
-        let style = grid_style(&Layout::default(), Panels::default());
+        let style = grid_style(&Layout::default(), Panels::default(), true);
+        // The Key Visualizer runs the full height, beside the console.
         assert!(
-            style.contains(r#""schema ls mid rs keyviz" "hs hs hs hs hs" "console console console console console""#),
+            style.contains(r#""schema ls mid rs keyviz" "hs hs hs rs keyviz" "console console console rs keyviz""#),
             "{style}"
         );
-        assert!(style.contains(
-            "grid-template-columns: min(300px, 32%) 6px minmax(0, 1fr) 6px min(420px, 32%);"
-        ));
+        assert!(
+            style.contains(
+                "grid-template-columns: min(280px, 32%) 6px minmax(0, 1fr) 6px min(680px, max(32%, 100% - 760px));"
+            ),
+            "{style}"
+        );
+        // With nothing simulated, the Key Visualizer keeps to a third.
+        let style = grid_style(&Layout::default(), Panels::default(), false);
+        assert!(
+            style.contains(
+                "grid-template-columns: min(280px, 32%) 6px minmax(0, 1fr) 6px min(680px, 32%);"
+            ),
+            "{style}"
+        );
         // The console's default height gives way on a short window; a
         // dragged height is kept.
         assert!(style.contains("grid-template-rows: minmax(0, 1fr) 6px min(230px, 26vh);"));
         let mut dragged = Layout::default();
         dragged.resize(Splitter::Bottom, 330);
-        let style = grid_style(&dragged, Panels::default());
+        let style = grid_style(&dragged, Panels::default(), true);
         assert!(
             style.contains("grid-template-rows: minmax(0, 1fr) 6px 330px;"),
             "{style}"
@@ -453,14 +496,35 @@ mod tests {
 
     #[test]
     fn embeds_lay_out_only_their_panels() {
-        let style = grid_style(&Layout::default(), Panels::parse("rows,console"));
+        let style = grid_style(&Layout::default(), Panels::parse("rows,console"), true);
         assert!(style.contains(r#""mid" "hs" "console""#), "{style}");
-        let style = grid_style(&Layout::default(), Panels::parse("console"));
+        // Without the middle, the console spans the Key Visualizer too.
+        let style = grid_style(&Layout::default(), Panels::parse("keyviz,console"), true);
+        assert!(style.contains(r#""keyviz" "hs" "console""#), "{style}");
+        let style = grid_style(
+            &Layout::default(),
+            Panels::parse("schema,keyviz,console"),
+            true,
+        );
+        assert!(
+            style.contains(r#""schema ls keyviz" "hs hs hs" "console console console""#),
+            "{style}"
+        );
+        let style = grid_style(
+            &Layout::default(),
+            Panels::parse("rows,keyviz,console"),
+            true,
+        );
+        assert!(
+            style.contains(r#""mid rs keyviz" "hs rs keyviz" "console rs keyviz""#),
+            "{style}"
+        );
+        let style = grid_style(&Layout::default(), Panels::parse("console"), true);
         assert!(
             style.contains(r#"grid-template-areas: "console""#),
             "{style}"
         );
-        let style = grid_style(&Layout::default(), Panels::parse("schema"));
+        let style = grid_style(&Layout::default(), Panels::parse("schema"), true);
         assert!(
             style.contains("grid-template-columns: minmax(0, 1fr);"),
             "{style}"

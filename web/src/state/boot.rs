@@ -174,7 +174,7 @@ impl AppState {
     /// The screen part of a saved state: panel sizes, the generator form,
     /// the console's tab, inputs and history.
     fn restore_screen(&mut self, shared: &SharedState) {
-        self.layout = shared.layout.clamped();
+        self.layout = shared.layout.upgraded().clamped();
         self.generator = shared.generator.clone();
         let console = Rc::make_mut(&mut self.console);
         console.tab = Tab::from_slug(&shared.tab);

@@ -153,7 +153,10 @@ impl Splitter {
     /// The size a handle resizes, smallest and largest, in CSS pixels.
     pub fn range(self) -> (u32, u32) {
         match self {
-            Splitter::Left | Splitter::Right => (180, 720),
+            Splitter::Left => (180, 720),
+            // The Key Visualizer may take more: it is the one panel that
+            // gets better the bigger it is.
+            Splitter::Right => (180, 960),
             Splitter::Bottom => (120, 900),
             Splitter::Tablets => (96, 600),
         }
@@ -197,16 +200,23 @@ pub struct Layout {
 impl Default for Layout {
     fn default() -> Self {
         Layout {
-            left: 300,
-            // Wide enough for the Key Visualizer's heatmap and its labels.
-            right: 420,
+            left: 280,
+            // The Key Visualizer is the hero: wide enough for a heatmap of
+            // about 500 px beside its key labels (on a narrower window the
+            // grid gives it less, so the rows stay readable).
+            right: 680,
             // Enough for a read's output and its report; the panels above
-            // (the heatmap most of all) get the rest.
+            // get the rest (the Key Visualizer runs the full height).
             bottom: 230,
             tablets: 170,
         }
     }
 }
+
+/// Side widths that earlier versions of the app used as defaults (links
+/// and autosaves made then still carry them).
+const EARLIER_DEFAULT_LEFT: [u32; 1] = [300];
+const EARLIER_DEFAULT_RIGHT: [u32; 2] = [260, 420];
 
 impl Layout {
     /// The size `splitter` controls.
@@ -229,6 +239,22 @@ impl Layout {
             Splitter::Bottom => self.bottom = px,
             Splitter::Tablets => self.tablets = px,
         }
+    }
+
+    /// A layout read from a link or an autosave made by an earlier
+    /// version: side widths that were that version's defaults (nobody
+    /// dragged them) become today's defaults, so an old link gets the big
+    /// Key Visualizer too; sizes someone chose are kept.
+    #[must_use]
+    pub fn upgraded(mut self) -> Layout {
+        let now = Layout::default();
+        if EARLIER_DEFAULT_LEFT.contains(&self.left) {
+            self.left = now.left;
+        }
+        if EARLIER_DEFAULT_RIGHT.contains(&self.right) {
+            self.right = now.right;
+        }
+        self
     }
 
     /// The layout with every size within range (for layouts read from a
@@ -298,10 +324,36 @@ mod tests {
             wild.clamped(),
             Layout {
                 left: 180,
-                right: 720,
+                right: 960,
                 bottom: 120,
                 tablets: 96
             }
         );
+    }
+
+    #[test]
+    fn earlier_default_widths_become_todays_and_chosen_ones_stay() {
+        // The defaults of two earlier versions, as their links carry them.
+        for right in [260, 420] {
+            let old = Layout {
+                left: 300,
+                right,
+                bottom: 270,
+                tablets: 150,
+            };
+            let now = old.upgraded();
+            assert_eq!(now.left, Layout::default().left);
+            assert_eq!(now.right, Layout::default().right);
+            // Heights were never a side column's: kept.
+            assert_eq!((now.bottom, now.tablets), (270, 150));
+        }
+        // Dragged widths are the person's choice.
+        let dragged = Layout {
+            left: 333,
+            right: 517,
+            ..Layout::default()
+        };
+        assert_eq!(dragged.upgraded(), dragged);
+        assert_eq!(Layout::default().upgraded(), Layout::default());
     }
 }

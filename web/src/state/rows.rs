@@ -17,8 +17,18 @@ use tabletop_core::{CollectRows, Instance, ReadRowsRequest};
 
 use crate::view_model::rows::{
     CELL_LINE_PX, FamilyTypes, KEY_LINE_PX, ROW_PAD_PX, RowLine, fit_rows, max_rows_visible,
-    row_line,
+    row_line, stacked_at,
 };
+
+/// The rows panel's visible area, in CSS pixels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Viewport {
+    /// Height of the area rows are drawn in.
+    pub height_px: u32,
+    /// Width of the panel's scrolling area (with its scrollbar, so it does
+    /// not change with the rows drawn).
+    pub width_px: u32,
+}
 
 /// Rows one slice of index building reads at most before checking the
 /// time budget.
@@ -183,6 +193,8 @@ pub struct RowsState {
     pub top: u64,
     /// Height of the visible area, in CSS pixels.
     pub viewport_px: u32,
+    /// Whether the panel is narrow, so each cell takes two lines.
+    pub stacked: bool,
     /// Rows whose cells are all drawn.
     pub expanded: BTreeSet<Vec<u8>>,
     /// What is on screen.
@@ -199,6 +211,7 @@ impl Default for RowsState {
             index: IndexStatus::default(),
             top: 0,
             viewport_px: 600,
+            stacked: false,
             expanded: BTreeSet::new(),
             window: Rc::default(),
             ghost: None,
@@ -214,10 +227,35 @@ impl RowsState {
             *self = RowsState {
                 table,
                 viewport_px: self.viewport_px,
+                stacked: self.stacked,
                 ..RowsState::default()
             };
         }
         self.index = indexer.status();
+    }
+
+    /// Takes the panel's new size; returns whether anything changed (then
+    /// the rows need reading again).
+    pub fn set_viewport(&mut self, viewport: Viewport) -> bool {
+        let height = viewport.height_px.max(1);
+        let stacked = stacked_at(viewport.width_px);
+        if (self.viewport_px, self.stacked) == (height, stacked) {
+            return false;
+        }
+        self.viewport_px = height;
+        self.stacked = stacked;
+        true
+    }
+
+    /// Whether [`RowsState::set_viewport`] would change anything.
+    pub fn viewport_differs(&self, viewport: Viewport) -> bool {
+        (self.viewport_px, self.stacked)
+            != (viewport.height_px.max(1), stacked_at(viewport.width_px))
+    }
+
+    /// A row as this panel draws it.
+    fn line(&self, row: &tabletop_core::OwnedRow, types: &FamilyTypes) -> RowLine {
+        row_line(row, types, self.expanded.contains(&row.key)).with_stacked(self.stacked)
     }
 
     /// Rows in the table, as far as the index knows.
@@ -293,7 +331,7 @@ impl RowsState {
                 let mut lines = Vec::new();
                 let mut used = 0u32;
                 for row in &rows.rows {
-                    let line = row_line(row, types, self.expanded.contains(&row.key));
+                    let line = self.line(row, types);
                     if used >= self.viewport_px && !lines.is_empty() {
                         break;
                     }
@@ -340,11 +378,8 @@ impl RowsState {
         };
         match read_window(instance, table, &start, skip, count) {
             Ok(read) => {
-                let lines: Vec<RowLine> = read
-                    .rows
-                    .iter()
-                    .map(|row| row_line(row, types, self.expanded.contains(&row.key)))
-                    .collect();
+                let lines: Vec<RowLine> =
+                    read.rows.iter().map(|row| self.line(row, types)).collect();
                 let (lines, _) = fit_rows(lines, self.viewport_px);
                 RowsWindow {
                     table: table.to_string(),
@@ -452,6 +487,36 @@ mod tests {
         assert_eq!(rows.top, rows.max_top());
         rows.read(&mut db, &indexer);
         assert_eq!(keys(&rows).last().map(String::as_str), Some("row00499"));
+    }
+
+    #[test]
+    fn a_narrow_panel_stacks_cells_and_fits_fewer_rows() {
+        let mut db = instance(500);
+        let (mut rows, indexer) = shown(&mut db, "t");
+        let wide = Viewport {
+            height_px: 200,
+            width_px: 900,
+        };
+        assert!(rows.set_viewport(wide));
+        assert!(!rows.set_viewport(wide), "the same size changes nothing");
+        assert!(!rows.viewport_differs(wide));
+        rows.read(&mut db, &indexer);
+        assert_eq!(keys(&rows).len(), 4, "51 px rows: three and a cut one");
+        let narrow = Viewport {
+            height_px: 200,
+            width_px: 390,
+        };
+        assert!(rows.viewport_differs(narrow));
+        assert!(rows.set_viewport(narrow));
+        rows.read(&mut db, &indexer);
+        assert!(rows.stacked);
+        assert!(rows.window.lines.iter().all(|l| l.stacked));
+        // 7 + 24 + 2 x 20 = 71 px: two whole rows and a cut one.
+        assert_eq!(keys(&rows), ["row00000", "row00001", "row00002"]);
+        // Choosing another table keeps the panel's size.
+        rows.select(&mut RowIndexer::default(), Some("other".into()));
+        assert!(rows.stacked);
+        assert_eq!(rows.viewport_px, 200);
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub struct SimState {
     pub keyviz: KeyVizSettings,
     /// What the Tablets panel shows.
     pub tablets_view: TabletsView,
+    /// Whether the Key Visualizer's findings are unfolded (folded, they
+    /// are one line above the map).
+    pub findings_open: bool,
     /// Progress, tablets, nodes and events, as of the last slice.
     pub snapshot: Option<Rc<SimSnapshot>>,
     /// The Key Visualizer's map for [`SimState::keyviz`].
@@ -397,6 +400,8 @@ pub enum SimAction {
     ShowTable(bool),
     /// What the Tablets panel shows.
     TabletsView(TabletsView),
+    /// Unfold (`true`) or fold the Key Visualizer's findings.
+    ShowFindings(bool),
 }
 
 impl AppState {
@@ -515,6 +520,11 @@ impl AppState {
             SimAction::TabletsView(view) => {
                 let sim = Rc::make_mut(&mut self.sim);
                 sim.tablets_view = view;
+                sim.rev += 1;
+            }
+            SimAction::ShowFindings(open) => {
+                let sim = Rc::make_mut(&mut self.sim);
+                sim.findings_open = open;
                 sim.rev += 1;
             }
         }
@@ -785,6 +795,20 @@ mod tests {
                 .contains("cannot be simulated")
         );
         assert!(!state.has_work());
+    }
+
+    #[test]
+    fn findings_start_folded_and_unfold_on_demand() {
+        let state = pick(&app(), "mobile_timestamp_first.toml");
+        assert!(!state.sim.findings_open, "folded at first");
+        let open = state.apply(Action::Sim(SimAction::ShowFindings(true)));
+        assert!(open.sim.findings_open);
+        assert_ne!(*open.sim, *state.sim, "a new state, so the panel redraws");
+        // Stepping the run keeps them as they are.
+        let stepped = open.apply(Action::Sim(SimAction::Step));
+        assert!(stepped.sim.findings_open);
+        let folded = stepped.apply(Action::Sim(SimAction::ShowFindings(false)));
+        assert!(!folded.sim.findings_open);
     }
 
     #[test]

@@ -479,6 +479,148 @@ pub fn label_widths(boxes: &[LabelBox], max_chars: usize) -> Vec<usize> {
     widths
 }
 
+/// A labelled tick of the time axis under the map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeTick {
+    /// Seconds from the start of the run.
+    pub seconds: f64,
+    /// The label, with its unit (`10 min`).
+    pub label: String,
+    /// Where the tick is, in percent of the map's width.
+    pub at: f64,
+    /// How the label sits on the tick: its left edge on the first tick,
+    /// its right edge on one at the map's right end, centred otherwise.
+    pub align: TickAlign,
+}
+
+/// See [`TimeTick::align`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TickAlign {
+    /// The label starts at the tick.
+    Start,
+    /// The label is centred on the tick.
+    Middle,
+    /// The label ends at the tick.
+    End,
+}
+
+impl TickAlign {
+    /// The CSS class of the alignment.
+    pub fn class(self) -> &'static str {
+        match self {
+            TickAlign::Start => "start",
+            TickAlign::Middle => "middle",
+            TickAlign::End => "end",
+        }
+    }
+}
+
+/// Round intervals between ticks, in seconds, smallest first.
+const TICK_STEPS: [f64; 22] = [
+    1.0,
+    2.0,
+    5.0,
+    10.0,
+    15.0,
+    30.0,
+    60.0,
+    120.0,
+    300.0,
+    600.0,
+    900.0,
+    1200.0,
+    1800.0,
+    3600.0,
+    7200.0,
+    10_800.0,
+    21_600.0,
+    43_200.0,
+    86_400.0,
+    172_800.0,
+    604_800.0,
+    2_592_000.0,
+];
+
+/// `seconds` in the unit that suits ticks `step` seconds apart: seconds
+/// under a minute, minutes under an hour, hours under a day, then days
+/// (`0 min`, `10 min`, `20 min`).
+fn tick_label(seconds: f64, step: f64) -> String {
+    let (unit, name) = if step < 60.0 {
+        (1.0, "s")
+    } else if step < 3600.0 {
+        (60.0, "min")
+    } else if step < 86_400.0 {
+        (3600.0, "h")
+    } else {
+        (86_400.0, "d")
+    };
+    format!("{} {name}", (seconds / unit).round())
+}
+
+/// The ticks of a time axis `total_seconds` long drawn `width_px` wide:
+/// the smallest round interval whose labels, `char_px` per character
+/// and at least `gap_px` apart, do not overlap. At least the start is
+/// labelled; the end is labelled when it falls on a tick.
+pub fn time_ticks(total_seconds: f64, width_px: f64, char_px: f64, gap_px: f64) -> Vec<TimeTick> {
+    if !(total_seconds.is_finite() && total_seconds > 0.0 && width_px.is_finite() && width_px > 0.0)
+    {
+        return Vec::new();
+    }
+    let layout = |step: f64| -> Vec<TimeTick> {
+        let count = (total_seconds / step + 1e-9).floor() as usize;
+        (0..=count)
+            .map(|i| {
+                let seconds = i as f64 * step;
+                let at = (seconds / total_seconds * 100.0).min(100.0);
+                let align = if i == 0 {
+                    TickAlign::Start
+                } else if at >= 100.0 - 1e-9 {
+                    TickAlign::End
+                } else {
+                    TickAlign::Middle
+                };
+                TimeTick {
+                    seconds,
+                    label: tick_label(seconds, step),
+                    at,
+                    align,
+                }
+            })
+            .collect()
+    };
+    let fits = |ticks: &[TimeTick]| {
+        let spans: Vec<(f64, f64)> = ticks
+            .iter()
+            .map(|t| tick_span(t, width_px, char_px))
+            .collect();
+        spans.iter().all(|s| s.0 >= -0.5 && s.1 <= width_px + 0.5)
+            && spans.windows(2).all(|w| w[1].0 - w[0].1 >= gap_px)
+    };
+    for step in TICK_STEPS {
+        if step > total_seconds {
+            break;
+        }
+        let ticks = layout(step);
+        if fits(&ticks) {
+            return ticks;
+        }
+    }
+    // Even the widest interval is too tight: the start alone.
+    layout(f64::INFINITY).into_iter().take(1).collect()
+}
+
+/// Where a tick's label lies, in pixels from the map's left edge, for a
+/// map `width_px` wide and `char_px` per character.
+pub fn tick_span(tick: &TimeTick, width_px: f64, char_px: f64) -> (f64, f64) {
+    let x = tick.at / 100.0 * width_px;
+    let w = tick.label.chars().count() as f64 * char_px;
+    match tick.align {
+        TickAlign::Start => (x, x + w),
+        TickAlign::Middle => (x - w / 2.0, x + w / 2.0),
+        TickAlign::End => (x - w, x),
+    }
+}
+
 /// The data-table alternative: the map's numbers averaged over blocks of
 /// key buckets and columns, so a screen reader can go through them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -649,6 +791,18 @@ pub fn banners(diagnostics: &[Diagnostic]) -> Vec<Banner> {
             remedy: d.remedy.clone(),
         })
         .collect()
+}
+
+/// The folded findings in one line: the most severe one's title, and
+/// how many others there are (`Hotspot: sequential writes, and 2 more
+/// findings`).
+pub fn findings_summary(banners: &[Banner]) -> Option<String> {
+    let first = banners.first()?;
+    Some(match banners.len() {
+        1 => first.title.clone(),
+        2 => format!("{}, and 1 more finding", first.title),
+        n => format!("{}, and {} more findings", first.title, n - 1),
+    })
 }
 
 #[cfg(test)]
@@ -872,6 +1026,83 @@ mod tests {
         assert_eq!(b[0].severity, "critical");
         assert!(b[0].remedy.contains("row key"), "{}", b[0].remedy);
         assert!(b[0].place.contains("into the run"));
+    }
+
+    #[test]
+    fn the_time_axis_has_round_ticks_that_never_overlap() {
+        // An hour on a map 500 px wide: every ten minutes.
+        let ticks = time_ticks(3600.0, 500.0, 6.5, 8.0);
+        let labels: Vec<&str> = ticks.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "0 min", "10 min", "20 min", "30 min", "40 min", "50 min", "60 min"
+            ]
+        );
+        assert_eq!(ticks[0].align, TickAlign::Start);
+        assert_eq!(ticks[3].align, TickAlign::Middle);
+        assert!((ticks[3].at - 50.0).abs() < 1e-9);
+        assert_eq!(ticks[6].align, TickAlign::End);
+        // Wider: closer ticks; half an hour: minutes still.
+        assert_eq!(time_ticks(3600.0, 1200.0, 6.5, 8.0)[1].label, "5 min");
+        assert_eq!(time_ticks(1800.0, 500.0, 6.5, 8.0)[1].label, "5 min");
+        // Short and long runs get seconds and hours.
+        assert_eq!(time_ticks(60.0, 500.0, 6.5, 8.0)[1].label, "10 s");
+        let day = time_ticks(86_400.0, 500.0, 6.5, 8.0);
+        assert_eq!(day[1].label, "3 h");
+        assert_eq!(day.last().unwrap().label, "24 h");
+        // A run that does not end on a tick: the last tick is inside.
+        let odd = time_ticks(3000.0, 500.0, 6.5, 8.0);
+        assert!(odd.iter().all(|t| t.seconds <= 3000.0));
+        // At every width, labels stay apart and inside the map; at least
+        // three fit from about 200 px.
+        for total in [60.0, 1800.0, 3600.0, 5400.0, 86_400.0] {
+            for width in (20..2000).step_by(7).map(f64::from) {
+                let ticks = time_ticks(total, width, 6.5, 8.0);
+                assert!(!ticks.is_empty(), "{total} s at {width} px");
+                let spans: Vec<(f64, f64)> =
+                    ticks.iter().map(|t| tick_span(t, width, 6.5)).collect();
+                for w in spans.windows(2) {
+                    assert!(w[1].0 - w[0].1 >= 8.0, "{total} s at {width} px: {ticks:?}");
+                }
+                if ticks.len() > 1 {
+                    assert!(spans.iter().all(|s| s.0 >= -0.5 && s.1 <= width + 0.5));
+                }
+                if width >= 200.0 {
+                    assert!(ticks.len() >= 3, "{total} s at {width} px: {ticks:?}");
+                }
+            }
+        }
+        assert!(time_ticks(0.0, 500.0, 6.5, 8.0).is_empty());
+        assert!(time_ticks(3600.0, 0.0, 6.5, 8.0).is_empty());
+        assert!(time_ticks(f64::NAN, 500.0, 6.5, 8.0).is_empty());
+    }
+
+    #[test]
+    fn folded_findings_name_the_most_severe_and_count_the_rest() {
+        assert_eq!(findings_summary(&[]), None);
+        let banner = |title: &str| Banner {
+            severity: "warning",
+            title: title.to_string(),
+            place: String::new(),
+            evidence: String::new(),
+            remedy: String::new(),
+        };
+        let one = [banner("Hotspot: hot row")];
+        assert_eq!(findings_summary(&one).unwrap(), "Hotspot: hot row");
+        let three = [banner("A"), banner("B"), banner("C")];
+        assert_eq!(findings_summary(&three).unwrap(), "A, and 2 more findings");
+        assert_eq!(
+            findings_summary(&three[..2]).unwrap(),
+            "A, and 1 more finding"
+        );
+        // From a run: the critical hotspot comes first.
+        let s = ran("mobile_timestamp_first.toml");
+        let summary = findings_summary(&banners(&s.diagnostics())).unwrap();
+        assert!(
+            summary.starts_with("Hotspot: sequential writes"),
+            "{summary}"
+        );
     }
 
     #[test]

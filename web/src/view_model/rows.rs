@@ -4,7 +4,10 @@
 //!
 //! Every line of the panel has a fixed height (the style sheet uses the
 //! same numbers), so the height of a row follows from its cells and the
-//! panel can tell which rows fit before drawing them.
+//! panel can tell which rows fit before drawing them. In a narrow panel
+//! (a phone, or the middle column beside a big Key Visualizer) each cell
+//! takes two lines, its column above its value and timestamp, so neither
+//! is cut off.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +26,16 @@ pub const ROW_PAD_PX: u32 = 7;
 pub const CELLS_SHOWN: usize = 8;
 /// Longest value shown before it is cut (the full value is in the title).
 pub const VALUE_CHARS: usize = 120;
+/// Panels narrower than this, in CSS pixels, draw each cell on two lines
+/// (on one line, the column, timestamp and a short value need about this
+/// much).
+pub const STACK_BELOW_PX: u32 = 600;
+
+/// Whether a rows panel `width_px` wide draws cells on two lines (a width
+/// not known yet counts as wide).
+pub fn stacked_at(width_px: u32) -> bool {
+    width_px > 0 && width_px < STACK_BELOW_PX
+}
 
 /// One row, ready to draw.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +50,8 @@ pub struct RowLine {
     pub total_cells: usize,
     /// Whether all cells are drawn because a person asked.
     pub expanded: bool,
+    /// Whether each cell takes two lines (column; value and timestamp).
+    pub stacked: bool,
 }
 
 impl RowLine {
@@ -45,12 +60,23 @@ impl RowLine {
         self.total_cells > CELLS_SHOWN
     }
 
-    /// The drawn height in CSS pixels: key line, cell lines and, for long
-    /// rows, the line that expands or collapses them.
+    /// The drawn height in CSS pixels: key line, cell lines (two per cell
+    /// when stacked) and, for long rows, the line that expands or
+    /// collapses them.
     pub fn height_px(&self) -> u32 {
         let toggle = u32::from(self.can_expand());
         let cells = u32::try_from(self.cells.len()).unwrap_or(u32::MAX);
-        ROW_PAD_PX + KEY_LINE_PX + CELL_LINE_PX.saturating_mul(cells.saturating_add(toggle))
+        let per_cell = if self.stacked { 2 } else { 1 };
+        ROW_PAD_PX
+            + KEY_LINE_PX
+            + CELL_LINE_PX.saturating_mul(cells.saturating_mul(per_cell).saturating_add(toggle))
+    }
+
+    /// The same row drawn stacked or not.
+    #[must_use]
+    pub fn with_stacked(mut self, stacked: bool) -> RowLine {
+        self.stacked = stacked;
+        self
     }
 }
 
@@ -124,6 +150,7 @@ pub fn row_line(row: &OwnedRow, types: &FamilyTypes, expanded: bool) -> RowLine 
         cells,
         total_cells: row.cells.len(),
         expanded,
+        stacked: false,
     }
 }
 
@@ -220,6 +247,35 @@ mod tests {
         );
         let expanded = row_line(&row, &FamilyTypes::new(), true);
         assert_eq!(expanded.cells.len(), 20);
+        // Stacked, each cell takes two lines; the expand line stays one.
+        assert_eq!(
+            collapsed.with_stacked(true).height_px(),
+            ROW_PAD_PX + KEY_LINE_PX + (2 * CELLS_SHOWN as u32 + 1) * CELL_LINE_PX
+        );
+    }
+
+    #[test]
+    fn narrow_panels_stack_each_cell_on_two_lines() {
+        assert!(stacked_at(360));
+        assert!(stacked_at(STACK_BELOW_PX - 1));
+        assert!(!stacked_at(STACK_BELOW_PX));
+        assert!(!stacked_at(1200));
+        assert!(!stacked_at(0), "a width not measured yet is not narrow");
+        let row = OwnedRow {
+            key: b"phone#1".to_vec(),
+            cells: vec![cell("cf", b"a", 2000, b"v"), cell("cf", b"b", 2000, b"w")],
+        };
+        let line = row_line(&row, &FamilyTypes::new(), false);
+        assert!(!line.stacked);
+        let stacked = line.clone().with_stacked(true);
+        assert_eq!(
+            stacked.height_px(),
+            ROW_PAD_PX + KEY_LINE_PX + 4 * CELL_LINE_PX
+        );
+        assert_eq!(stacked.with_stacked(false), line);
+        // A stacked row is still at least as tall as the shortest row
+        // `max_rows_visible` counts with.
+        assert!(max_rows_visible(600) * u64::from(line.height_px()) >= 600);
     }
 
     #[test]
