@@ -18,6 +18,7 @@ mod key_view;
 mod keyviz_panel;
 mod lessons_panel;
 mod maximize;
+mod rich_text;
 mod rows_panel;
 mod schema_panel;
 mod sim_controls;

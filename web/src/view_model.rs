@@ -10,6 +10,7 @@
 //! - [`keydesign`]: the row-key designer's drafts and example keys.
 //! - [`learn`]: the advisor's findings and fixes, access patterns, lessons.
 //! - [`tools`]: export files, import previews, CSV imports, views.
+//! - [`text`]: prose with `code` between backticks, cut into pieces.
 
 pub mod filter;
 pub mod format;
@@ -21,6 +22,7 @@ pub mod rows;
 pub mod schema;
 pub mod sim;
 pub mod tablets;
+pub mod text;
 pub mod tools;
 
 pub use format::{count_noun, format_bytes, format_count, format_timestamp};
