@@ -374,6 +374,7 @@ impl AppState {
                 self.console
                     .history
                     .iter()
+                    .filter(|(_, text)| text.len() <= console::MAX_SAVED_COMMAND_BYTES)
                     .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
                     .collect()
             },
@@ -1145,6 +1146,27 @@ mod tests {
         let replaced = created.apply(Action::Notify(problem.clone()));
         let still = replaced.apply(Action::ExpireNotice(first));
         assert_eq!(still.notice, Some(problem), "the newer message stays");
+    }
+
+    #[test]
+    fn huge_commands_stay_in_history_but_not_in_autosave() {
+        let huge = format!(
+            "set mobile-time-series k stats_summary:q={}",
+            "v".repeat(1 << 20)
+        );
+        let state = run(&run(&app(), Tab::Cbt, &huge), Tab::Cbt, "ls");
+        assert_eq!(state.console.history.len(), 2);
+        let saved: Vec<String> = state
+            .to_shared(false)
+            .history
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        assert_eq!(saved, ["ls"]);
+        let back = state
+            .apply(Action::ConsoleHistory(true))
+            .apply(Action::ConsoleHistory(true));
+        assert_eq!(back.console.input(), huge, "Up still brings it back");
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! - [`learn`]: the advisor's findings and fixes, access patterns, lessons.
 //! - [`tools`]: export files, import previews, CSV imports, views.
 //! - [`text`]: prose with `code` between backticks, cut into pieces.
+//! - [`console`]: the console's suggestions and transcript marks.
 
+pub mod console;
 pub mod filter;
 pub mod format;
 pub mod keydesign;
