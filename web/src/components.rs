@@ -20,6 +20,7 @@ mod keyviz_panel;
 mod lesson_dock;
 mod lessons_panel;
 mod maximize;
+mod rich_text;
 mod rows_panel;
 mod schema_panel;
 mod sim_controls;

@@ -109,6 +109,20 @@ pub fn app() -> Html {
         });
     }
 
+    // A message in the status line goes by itself after a few seconds
+    // (longer for a problem); a newer message starts its own time.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with(state.notice.clone(), move |notice| {
+            let timer = notice.clone().map(|notice| {
+                gloo::timers::callback::Timeout::new(notice.lifetime_ms(), move || {
+                    dispatcher.dispatch(Action::ExpireNotice(notice));
+                })
+            });
+            move || drop(timer)
+        });
+    }
+
     // Background work: one slice per animation frame while there is any.
     let frame: Rc<RefCell<Option<gloo::render::AnimationFrame>>> = use_mut_ref(|| None);
     {

@@ -112,6 +112,25 @@ pub struct Notice {
     pub text: String,
 }
 
+/// How long a message stays in the status line before it goes by itself,
+/// in milliseconds.
+pub const NOTICE_MS: u32 = 6_000;
+/// How long a message about a problem stays, in milliseconds: long enough
+/// to read a longer text (the × hides it sooner).
+pub const NOTICE_ERROR_MS: u32 = 15_000;
+
+impl Notice {
+    /// How long this message stays before it goes by itself, in
+    /// milliseconds.
+    pub fn lifetime_ms(&self) -> u32 {
+        if self.error {
+            NOTICE_ERROR_MS
+        } else {
+            NOTICE_MS
+        }
+    }
+}
+
 /// Something a person (or the page itself) asks the app to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -183,6 +202,9 @@ pub enum Action {
     Notify(Notice),
     /// Hide the status line's message.
     DismissNotice,
+    /// This message's time is up: hide it, unless another one has taken
+    /// its place.
+    ExpireNotice(Notice),
     /// Replace the current design (source, scenario).
     SetDesign(String, Box<tabletop_core::sim::Scenario>),
     /// The simulation's actions.
@@ -365,6 +387,7 @@ impl AppState {
                 self.console
                     .history
                     .iter()
+                    .filter(|(_, text)| text.len() <= console::MAX_SAVED_COMMAND_BYTES)
                     .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
                     .collect()
             },
@@ -608,6 +631,11 @@ impl AppState {
             }
             Action::Notify(notice) => self.notice = Some(notice),
             Action::DismissNotice => self.notice = None,
+            Action::ExpireNotice(notice) => {
+                if self.notice.as_ref() == Some(&notice) {
+                    self.notice = None;
+                }
+            }
             Action::SetDesign(source, scenario) => {
                 Rc::make_mut(&mut self.design).set(source, *scenario);
                 data_changed |= self.learn_design_changed();
@@ -1098,6 +1126,55 @@ mod tests {
         );
         let refused = embed.apply(Action::Maximize(Some(PanelId::Schema)));
         assert_eq!(refused.maximized, None);
+    }
+
+    #[test]
+    fn a_message_expires_unless_another_took_its_place() {
+        let created = app().apply(Action::CreateTable(CreateTableRequest {
+            table_id: "t".into(),
+            ..CreateTableRequest::default()
+        }));
+        let first = created
+            .notice
+            .clone()
+            .expect("the table's creation is told");
+        assert!(!first.error);
+        assert_eq!(first.lifetime_ms(), NOTICE_MS);
+        assert!(
+            created
+                .apply(Action::ExpireNotice(first.clone()))
+                .notice
+                .is_none()
+        );
+        let problem = Notice {
+            error: true,
+            text: "nope".into(),
+        };
+        assert!(problem.lifetime_ms() > NOTICE_MS, "problems stay longer");
+        let replaced = created.apply(Action::Notify(problem.clone()));
+        let still = replaced.apply(Action::ExpireNotice(first));
+        assert_eq!(still.notice, Some(problem), "the newer message stays");
+    }
+
+    #[test]
+    fn huge_commands_stay_in_history_but_not_in_autosave() {
+        let huge = format!(
+            "set mobile-time-series k stats_summary:q={}",
+            "v".repeat(1 << 20)
+        );
+        let state = run(&run(&app(), Tab::Cbt, &huge), Tab::Cbt, "ls");
+        assert_eq!(state.console.history.len(), 2);
+        let saved: Vec<String> = state
+            .to_shared(false)
+            .history
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        assert_eq!(saved, ["ls"]);
+        let back = state
+            .apply(Action::ConsoleHistory(true))
+            .apply(Action::ConsoleHistory(true));
+        assert_eq!(back.console.input(), huge, "Up still brings it back");
     }
 
     #[test]

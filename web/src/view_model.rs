@@ -10,7 +10,10 @@
 //! - [`keydesign`]: the row-key designer's drafts and example keys.
 //! - [`learn`]: the advisor's findings and fixes, access patterns, lessons.
 //! - [`tools`]: export files, import previews, CSV imports, views.
+//! - [`text`]: prose with `code` between backticks, cut into pieces.
+//! - [`console`]: the console's suggestions and transcript marks.
 
+pub mod console;
 pub mod filter;
 pub mod format;
 pub mod keydesign;
@@ -21,6 +24,7 @@ pub mod rows;
 pub mod schema;
 pub mod sim;
 pub mod tablets;
+pub mod text;
 pub mod tools;
 
 pub use format::{count_noun, format_count, format_timestamp};

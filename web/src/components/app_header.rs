@@ -7,6 +7,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::rich_text::inline;
 use crate::browser;
 use crate::state::Notice;
 
@@ -116,7 +117,7 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
     let notice = props.notice.as_ref().map(|n| {
         html! {
             <div class={classes!("notice", n.error.then_some("notice-error"))}>
-                <span class="notice-text">{ n.text.clone() }</span>
+                <span class="notice-text" title={n.text.clone()}>{ inline(&n.text) }</span>
                 <button type="button" class="link-button" onclick={on_dismiss.clone()} aria-label="Dismiss the message">{ "×" }</button>
             </div>
         }

@@ -1,8 +1,11 @@
 //! The Console: a `cbt` tab, a JSON tab and a SQL tab, run by the same
 //! interpreters as the command line, with a transcript, history on the
-//! arrow keys, and a report under every read (rows and cells seen against
-//! returned, the tablets visited). The filter builder sits beside the
-//! transcript.
+//! arrow keys, a report under every read (rows and cells seen against
+//! returned, the tablets visited) and a mark beside silent successes and
+//! failures. The filter builder sits beside the transcript; under it, a
+//! line of suggestions built from the tables there are
+//! ([`crate::view_model::console`]). *Taller* gives the console most of
+//! the window's height, so an EXPLAIN or a read fits, and back.
 //!
 //! Keys in the Command box: Enter runs in the cbt tab, and in the SQL tab
 //! once the statement is complete (Shift+Enter adds a line); Ctrl+Enter or
@@ -15,8 +18,15 @@ use yew::prelude::*;
 
 use super::filter_builder::FilterBuilder;
 use crate::state::console::{ConsoleState, Entry, Source, Tab};
+use crate::state::layout::{Layout, Splitter};
+use crate::view_model::console::{
+    EntryMark, SuggestionInput, done_title, echo_note, entry_mark, suggestions,
+};
 use crate::view_model::format_count;
 use crate::view_model::schema::TableSummary;
+
+/// The share of the window's height the console takes when made taller.
+const TALL_SHARE: f64 = 0.62;
 
 /// Props of [`ConsolePanel`].
 #[derive(Properties, PartialEq)]
@@ -27,8 +37,21 @@ pub struct ConsolePanelProps {
     pub tables: Rc<Vec<TableSummary>>,
     /// The selected table.
     pub selected: Option<String>,
+    /// A row key on screen and its table, for the suggestions' key prefix.
+    #[prop_or_default]
+    pub sample: Option<(String, Vec<u8>)>,
     /// The instance's name, for JSON table names.
     pub instance_name: String,
+    /// The console's height setting, in CSS pixels.
+    #[prop_or(Layout::default().bottom)]
+    pub height: u32,
+    /// Whether the console has a height of its own to change (not when it
+    /// is alone in an embed, or maximized).
+    #[prop_or_default]
+    pub resizable: bool,
+    /// Resize the console (the same request its drag handle makes).
+    #[prop_or_default]
+    pub on_resize: Callback<(Splitter, i64)>,
     /// Show a tab.
     pub on_tab: Callback<Tab>,
     /// The input changed.
@@ -60,8 +83,8 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
     {
         let transcript = transcript.clone();
         let last = console.entries.last().map(|e| e.id);
-        use_effect_with(last, move |_| {
-            if let Some(element) = transcript.cast::<web_sys::Element>() {
+        use_effect_with(last, move |last| {
+            if let (Some(_), Some(element)) = (last, transcript.cast::<web_sys::Element>()) {
                 element.set_scroll_top(element.scroll_height());
             }
         });
@@ -142,68 +165,47 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
             on_run.emit(());
         })
     };
-    let table = props
-        .selected
-        .clone()
-        .or_else(|| props.tables.first().map(|t| t.name.clone()))
-        .unwrap_or_else(|| "mobile-time-series".into());
-    let examples: Vec<(Tab, String)> = match tab {
-        Tab::Cbt => vec![
-            (Tab::Cbt, "ls".into()),
-            (Tab::Cbt, format!("ls {table}")),
-            (Tab::Cbt, format!("read {table} count=5")),
-            (
-                Tab::Cbt,
-                format!("read {table} prefix=phone columns=stats_summary: count=3"),
-            ),
-            (Tab::Cbt, format!("count {table}")),
-            (Tab::Cbt, "help".into()),
-        ],
-        Tab::Json => vec![
-            (
-                Tab::Json,
-                format!(
-                    r#"{{"method": "listTables", "request": {{"parent": "{}"}}}}"#,
-                    props.instance_name
-                ),
-            ),
-            (
-                Tab::Json,
-                format!(
-                    r#"{{"method": "readRows", "request": {{"tableName": "{}/tables/{table}", "rowsLimit": "3"}}}}"#,
-                    props.instance_name
-                ),
-            ),
-            (
-                Tab::Json,
-                format!(
-                    r#"{{"method": "sampleRowKeys", "request": {{"tableName": "{}/tables/{table}"}}}}"#,
-                    props.instance_name
-                ),
-            ),
-        ],
-        Tab::Sql => crate::state::tools::sql_examples(&table)
-            .into_iter()
-            .map(|s| (Tab::Sql, s))
-            .collect(),
-    };
-    let example_buttons = examples.into_iter().map(|(t, text)| {
+    let suggested = suggestions(
+        tab,
+        &SuggestionInput {
+            tables: &props.tables,
+            selected: props.selected.as_deref(),
+            sample: props
+                .sample
+                .as_ref()
+                .map(|(table, key)| (table.as_str(), key.as_slice())),
+            instance_name: &props.instance_name,
+        },
+    );
+    let chips = suggested.chips.into_iter().map(|chip| {
         let on_insert = props.on_insert.clone();
-        let label = if t == Tab::Json {
-            serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string))
-                .unwrap_or_else(|| text.clone())
-        } else {
-            text.clone()
-        };
+        let title = (chip.text != chip.label).then(|| chip.text.clone());
+        let (t, text) = (chip.tab, chip.text);
         let onclick = Callback::from(move |_: MouseEvent| on_insert.emit((t, text.clone())));
-        html! { <button type="button" class="chip mono" {onclick}>{ label }</button> }
+        html! { <button type="button" class="chip mono" {title} {onclick}>{ chip.label }</button> }
     });
-    let placeholder = match tab {
-        Tab::Cbt => "a cbt command, e.g. read mobile-time-series count=5",
-        Tab::Json => "{\"method\": \"readRows\", \"request\": {...}}",
-        Tab::Sql => "a GoogleSQL statement, e.g. SELECT _key FROM `mobile-time-series` LIMIT 5",
+    // Taller: the console takes most of the window (so an EXPLAIN or a
+    // read fits), through the same resize its drag handle makes; pressed
+    // again, it goes back to its default height.
+    let default_height = Layout::default().bottom;
+    let tall = props.height > default_height;
+    let on_tall = {
+        let on_resize = props.on_resize.clone();
+        Callback::from(move |_: MouseEvent| {
+            let px = if tall {
+                i64::from(default_height)
+            } else {
+                let window = gloo::utils::window()
+                    .inner_height()
+                    .ok()
+                    .and_then(|h| h.as_f64())
+                    .unwrap_or(900.0);
+                #[allow(clippy::cast_possible_truncation)]
+                let px = (window * TALL_SHARE).round() as i64;
+                px.max(i64::from(default_height) + 1)
+            };
+            on_resize.emit((Splitter::Bottom, px));
+        })
     };
     let rows = if tab != Tab::Cbt || console.input().contains('\n') {
         "3"
@@ -212,7 +214,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
     };
 
     html! {
-        <section class="panel console-panel" aria-label="Console" style="grid-area: console">
+        <section class={classes!("panel", "console-panel", tall.then_some("tall"))} aria-label="Console" style="grid-area: console">
             <header class="panel-head">
                 <h2 class="panel-title">{ "Console" }</h2>
                 <div class="tabs" role="tablist" aria-label="Language">
@@ -224,15 +226,19 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 <span class="spacer"></span>
                 <button type="button" class="button small" onclick={on_builder} aria-expanded={builder_open.to_string()}>{ "Filter builder" }</button>
                 <button type="button" class="button small subtle" onclick={on_clear}>{ "Clear" }</button>
+                if props.resizable {
+                    <button type="button" class="button small tall-toggle" onclick={on_tall} aria-pressed={tall.to_string()}
+                        title={if tall { "Back to the console's usual height" } else { "Give the console most of the window's height" }}>
+                        <span aria-hidden="true">{ "↕ " }</span>{ "Taller" }
+                    </button>
+                }
                 { props.maximize.clone() }
             </header>
             <div class={classes!("console-body", builder_open.then_some("with-builder"))}>
                 <div class="transcript" ref={transcript} role="log" aria-label="Console output" tabindex="0">
                     if console.entries.is_empty() {
                         <div class="welcome">
-                            <p>{ "Type a command below, or start from one of these:" }</p>
-                            <div class="chips">{ for example_buttons }</div>
-                            <p class="hint">{ "The cbt tab speaks the cbt tool's language and prints exactly what cbt prints; the JSON tab takes Bigtable's REST requests in proto3 JSON, one per line; the SQL tab runs GoogleSQL for Bigtable as tabletop sql does (EXPLAIN shows the plan). Every read also reports rows and cells seen against returned, and the tablets it visited." }</p>
+                            <p>{ "Type a command below, or pick one of the suggestions under this box. The cbt tab prints exactly what the cbt tool prints; JSON takes Bigtable's REST requests in proto3 JSON, one per line; SQL runs GoogleSQL for Bigtable (EXPLAIN shows the plan). Every read also reports the rows and cells it saw against those it returned, and the tablets it visited." }</p>
                         </div>
                     } else {
                         { for console.entries.iter().map(entry_html) }
@@ -243,10 +249,14 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                         instance_name={props.instance_name.clone()} on_insert={props.on_insert.clone()} />
                 }
             </div>
+            <div class="console-suggestions chips" role="group" aria-label="Suggested commands">
+                <span class="suggestions-label" aria-hidden="true">{ "Try" }</span>
+                { for chips }
+            </div>
             <form class="console-input" id="console-io" role="tabpanel" aria-labelledby={format!("console-tab-{}", tab.slug())} {onsubmit}>
                 <span class="prompt mono" aria-hidden="true">{ format!("{}>", tab.slug()) }</span>
                 <textarea ref={input_ref} class="mono" aria-label="Command" rows={rows} spellcheck="false" autocomplete="off"
-                    value={console.input().to_string()} {oninput} {onkeydown} placeholder={placeholder} />
+                    value={console.input().to_string()} {oninput} {onkeydown} placeholder={suggested.placeholder} />
                 <button type="submit" class="button primary">{ "Run" }</button>
             </form>
             <p class="console-hint hint">
@@ -269,13 +279,29 @@ fn entry_html(entry: &Rc<Entry>) -> Html {
             html! { <span class="source">{ format!("from the {panel} panel") }</span> }
         }
     };
+    // cbt prints nothing when createtable or set works; the output stays
+    // exactly that, and the mark beside the command says it worked.
+    let mark = entry_mark(entry);
+    let mark = match mark {
+        EntryMark::Printed => html! {},
+        EntryMark::Done | EntryMark::Failed => html! {
+            <span class={classes!("entry-mark", if mark == EntryMark::Done { "done" } else { "failed" })}
+                title={(mark == EntryMark::Done).then(|| done_title(entry.tab))}>
+                <span aria-hidden="true">{ mark.symbol() }</span>{ " " }{ mark.text() }
+            </span>
+        },
+    };
     html! {
         <div class={classes!("entry", if entry.ok { "ok" } else { "err" })} key={entry.id.to_string()}>
             <div class="entry-input mono">
                 <span class="prompt">{ format!("{}>", entry.tab.slug()) }</span>
                 <span class="command">{ entry.input.clone() }</span>
+                { mark }
                 { source }
             </div>
+            if let Some(note) = echo_note(entry) {
+                <p class="hint echo-note">{ note }</p>
+            }
             if !entry.output.is_empty() {
                 // Long output scrolls: focusable, so a keyboard can scroll it.
                 <pre class="entry-output" tabindex="0" aria-label="Output">{ entry.output.clone() }</pre>

@@ -10,21 +10,9 @@ use tabletop_core::advisor::Fix;
 use yew::prelude::*;
 
 use super::key_designer::keys_list;
+use super::rich_text::inline;
 use crate::view_model::DisplayKey;
-use crate::view_model::learn::{AdvisorView, FindingView, FixView, TextPiece, paragraphs};
-
-/// Advisor text with its `code` spans drawn as code (text only, never
-/// markup).
-fn inline(text: &str) -> Html {
-    paragraphs(text)
-        .into_iter()
-        .flatten()
-        .map(|piece| match piece {
-            TextPiece::Plain(t) => html! { { t } },
-            TextPiece::Code(t) => html! { <code>{ t }</code> },
-        })
-        .collect()
-}
+use crate::view_model::learn::{AdvisorView, FindingView, FixView};
 
 /// Props of [`Findings`].
 #[derive(Properties, PartialEq)]
@@ -157,7 +145,7 @@ fn finding_item(i: usize, f: &FindingView, props: &FindingsProps) -> Html {
                 <p>{ inline(&f.why) }</p>
                 if !f.evidence.is_empty() {
                     <ul class="finding-evidence">
-                        { for f.evidence.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
+                        { for f.evidence.iter().map(|e| html! { <li>{ inline(e) }</li> }) }
                     </ul>
                 }
             </details>

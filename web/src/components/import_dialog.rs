@@ -17,6 +17,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::export_dialog::Modal;
+use super::rich_text::inline;
 use crate::browser;
 use crate::state::tools::{ImportDialog as ImportState, ToolsAction};
 use crate::view_model::count_noun;
@@ -171,7 +172,7 @@ fn error_box(e: &ImportError, area_id: &'static str, text: String) -> Html {
     let onclick = Callback::from(move |_: MouseEvent| go_to(area_id, &text, line, column));
     html! {
         <div class="import-error" id="import-error" role="alert">
-            <p><strong class="mono">{ format!("{}{}:{}", if e.in_rows { "rows " } else { "" }, e.line, e.column) }</strong>{ format!(" {}", e.message) }</p>
+            <p><strong class="mono">{ format!("{}{}:{}", if e.in_rows { "rows " } else { "" }, e.line, e.column) }</strong>{ " " }{ inline(&e.message) }</p>
             if !e.line_text.is_empty() || e.column > 1 {
                 <pre class="error-context mono">
                     <span class="gutter">{ format!("{:>4} │ ", e.line) }</span>{ before }<mark>{ mark }</mark>{ after }
@@ -192,7 +193,7 @@ fn notes_html(title: &str, notes: &[NoteLine]) -> Html {
             <ul class="notes">
                 { for notes.iter().map(|n| html! {
                     <li class={classes!(n.warning.then_some("warning"))}>
-                        <span class="note-topic">{ n.topic.clone() }</span>{ " " }{ n.text.clone() }
+                        <span class="note-topic">{ n.topic.clone() }</span>{ " " }{ inline(&n.text) }
                     </li>
                 }) }
             </ul>
@@ -281,7 +282,7 @@ fn table_html(t: &TablePreview) -> Html {
                             <td class="mono">{ f.gc.clone() }</td>
                             <td class="mono">{ f.value_type.clone() }</td>
                             <td>
-                                <p>{ f.why.clone() }</p>
+                                <p>{ inline(&f.why) }</p>
                                 <ul class="columns">{ for f.columns.iter().map(|c| html! { <li class="mono">{ c.clone() }</li> }) }</ul>
                             </td>
                         </tr>
@@ -469,7 +470,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
         </fieldset>
     };
     let file_error_html = (*file_error).clone().map(|e| {
-        html! { <p class="field-error" role="alert">{ e }</p> }
+        html! { <p class="field-error" role="alert">{ inline(&e) }</p> }
     });
 
     let body = if state.source == ImportSource::CbtCsv {
@@ -481,7 +482,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                 </p>
             },
             Some(Err(e)) => html! {
-                <div class="import-error" role="alert"><p>{ format!("Nothing was written: {e}") }</p></div>
+                <div class="import-error" role="alert"><p>{ "Nothing was written: " }{ inline(e) }</p></div>
             },
         };
         let log = match &state.csv_result {
@@ -625,7 +626,7 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
             </div>
             <div class="modal-actions">
                 if let Some(e) = &state.apply_error {
-                    <p class="field-error" role="alert">{ e.clone() }</p>
+                    <p class="field-error" role="alert">{ inline(e) }</p>
                 }
                 <span class="spacer"></span>
                 <button type="button" class="button primary" onclick={on_apply} disabled={!can_apply}>{ "Apply" }</button>

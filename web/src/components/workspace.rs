@@ -440,7 +440,11 @@ pub fn workspace() -> Html {
                             console={Rc::clone(&app.console)}
                             tables={Rc::clone(&app.tables)}
                             selected={app.selected.clone()}
+                            sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
                             instance_name={instance_name}
+                            height={layout.bottom}
+                            resizable={!unsplit && (all_middle || all.has(PanelId::Schema) || all.has(PanelId::Lessons) || all.has(PanelId::KeyVisualizer))}
+                            on_resize={cb.resize.clone()}
                             on_tab={cb.console_tab.clone()}
                             on_input={cb.console_input.clone()}
                             on_run={cb.console_run.clone()}

@@ -138,8 +138,11 @@ pub struct Entry {
     pub tab: Tab,
     /// Who ran it.
     pub source: Source,
-    /// The command as given.
+    /// The command as given, cut at [`MAX_ECHO_CHARS`] characters (the
+    /// command itself ran in full).
     pub input: String,
+    /// How many characters the whole command had, when its echo was cut.
+    pub input_cut_from: Option<usize>,
     /// What it printed (stdout then stderr for cbt; the answer line for
     /// JSON), cut at [`MAX_OUTPUT_CHARS`].
     pub output: String,
@@ -162,6 +165,13 @@ pub const MAX_OUTPUT_CHARS: usize = 60_000;
 /// Where a cbt read stops printing rows: below [`MAX_OUTPUT_CHARS`], so
 /// the stats block after the rows still fits.
 pub const PRINT_LIMIT: usize = MAX_OUTPUT_CHARS - 4_096;
+/// Longest echo of a command in the transcript, in characters: a pasted
+/// script of megabytes runs in full, but its echo stops here.
+pub const MAX_ECHO_CHARS: usize = 2_000;
+/// Commands longer than this many bytes stay in the session's history
+/// (Up brings them back) but are left out of autosave, which a browser
+/// refuses whole once it passes a few megabytes.
+pub const MAX_SAVED_COMMAND_BYTES: usize = 16 * 1024;
 /// Entries kept in the transcript.
 pub const MAX_ENTRIES: usize = 200;
 /// Commands kept in the history.
@@ -276,6 +286,7 @@ impl ConsoleState {
                 Tab::Sql => crate::state::tools::run_sql(instance, &command),
             };
             entry.source = source;
+            entry.input_cut_from = cap_echo(&mut entry.input);
             entry.id = self.next_id;
             self.next_id += 1;
             writes |= entry.writes;
@@ -326,6 +337,15 @@ pub(crate) fn cut(text: String) -> (String, Option<usize>) {
     }
     let len = text.len();
     (text[..end].to_string(), Some(len))
+}
+
+/// Cuts a command's echo at [`MAX_ECHO_CHARS`] characters; returns how
+/// many characters the whole command had when it was cut.
+pub(crate) fn cap_echo(input: &mut String) -> Option<usize> {
+    let (end, _) = input.char_indices().nth(MAX_ECHO_CHARS)?;
+    let total = MAX_ECHO_CHARS + input[end..].chars().count();
+    *input = input[..end].to_string();
+    Some(total)
 }
 
 /// A `cbt` read command, as far as the report needs it.
@@ -520,6 +540,7 @@ pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entr
         tab: Tab::Cbt,
         source: Source::Typed,
         input: line.to_string(),
+        input_cut_from: None,
         output,
         cut_from,
         rows_not_printed: outcome.rows_not_printed,
@@ -667,6 +688,7 @@ pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
         tab: Tab::Json,
         source: Source::Typed,
         input: line.to_string(),
+        input_cut_from: None,
         output,
         cut_from,
         rows_not_printed: 0,
@@ -883,6 +905,43 @@ mod tests {
             [r#"{"method":"listTables"}"#]
         );
         assert_eq!(split_commands(Tab::Json, "{}\n{}").len(), 2);
+    }
+
+    #[test]
+    fn a_huge_command_runs_in_full_but_its_echo_is_cut() {
+        let mut db = instance();
+        let mut console = ConsoleState::default();
+        // Three megabytes of value, with a two-byte character in it so the
+        // cut must fall on a character boundary.
+        let value = format!("é{}", "v".repeat(3 << 20));
+        let command = format!("set t big cf:q={value}");
+        console.set_input(command.clone());
+        console.run_input(&mut db, &mut NoHost);
+        let entry = console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert_eq!(entry.input.chars().count(), MAX_ECHO_CHARS);
+        assert!(command.starts_with(&entry.input));
+        assert_eq!(entry.input_cut_from, Some(command.chars().count()));
+        let row = db.read_row("t", b"big", None).unwrap().unwrap();
+        assert_eq!(
+            row.cells[0].value,
+            value.as_bytes(),
+            "the value went in whole"
+        );
+        // A short command is echoed as typed.
+        console.set_input("ls".into());
+        console.run_input(&mut db, &mut NoHost);
+        let short = console.entries.last().unwrap();
+        assert_eq!((short.input.as_str(), short.input_cut_from), ("ls", None));
+    }
+
+    #[test]
+    fn the_echo_cut_counts_characters() {
+        let mut exact = "x".repeat(MAX_ECHO_CHARS);
+        assert_eq!(cap_echo(&mut exact), None);
+        let mut over = "é".repeat(MAX_ECHO_CHARS + 5);
+        assert_eq!(cap_echo(&mut over), Some(MAX_ECHO_CHARS + 5));
+        assert_eq!(over, "é".repeat(MAX_ECHO_CHARS));
     }
 
     #[test]

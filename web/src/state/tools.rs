@@ -434,17 +434,6 @@ pub fn sql_name(id: &str) -> String {
     }
 }
 
-/// Statements the SQL tab offers to start from, for `table`.
-pub fn sql_examples(table: &str) -> Vec<String> {
-    let t = sql_name(table);
-    vec![
-        format!("SELECT * FROM {t} LIMIT 5"),
-        format!("SELECT _key FROM {t} WHERE STARTS_WITH(_key, 'phone#') LIMIT 10"),
-        format!("EXPLAIN SELECT _key FROM {t} WHERE STARTS_WITH(_key, 'phone#')"),
-        "SHOW MATERIALIZED VIEWS".to_string(),
-    ]
-}
-
 /// Runs one SQL statement through [`sql::execute`], printing what `tabletop
 /// sql` prints: the outcome's text, or the error. Reads (SELECT and
 /// EXPLAIN) report what they cost from the plan's own statistics.
@@ -476,6 +465,7 @@ pub fn run_sql(instance: &mut Instance, statement: &str) -> Entry {
         tab: Tab::Sql,
         source: Source::Typed,
         input: statement.to_string(),
+        input_cut_from: None,
         output,
         cut_from,
         rows_not_printed: 0,

@@ -344,37 +344,9 @@ pub fn lesson_items(completed: &BTreeSet<String>, active: Option<&str>) -> Vec<L
         .collect()
 }
 
-/// A piece of lesson text: plain, or `code` between backticks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TextPiece {
-    /// Plain text.
-    Plain(String),
-    /// Code (shown in a monospace font).
-    Code(String),
-}
-
-/// Lesson text as paragraphs of pieces: blank lines separate paragraphs,
-/// single line breaks are spaces, backticks mark code. Everything stays
-/// text; nothing becomes markup.
-pub fn paragraphs(text: &str) -> Vec<Vec<TextPiece>> {
-    text.split("\n\n")
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            p.split('`')
-                .enumerate()
-                .filter(|(_, s)| !s.is_empty())
-                .map(|(i, s)| {
-                    if i % 2 == 1 {
-                        TextPiece::Code(s.to_string())
-                    } else {
-                        TextPiece::Plain(s.to_string())
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
+/// Lesson text: paragraphs with `code` between backticks, cut the same way
+/// as every other text that writes code so.
+pub use super::text::{TextPiece, paragraphs};
 
 /// One check of a verdict, in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
