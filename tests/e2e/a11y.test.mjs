@@ -59,6 +59,19 @@ for (const colorScheme of ['light', 'dark']) {
       { timeout: 60_000 },
     );
     await expectClean(page, 'the Key Visualizer after a run');
+    // The heatmap's keyboard cursor is announced through a live region
+    // that is there before it speaks.
+    const live = keyviz.locator('.kv-cursor-live[aria-live=polite]');
+    assert.equal(await live.textContent(), '');
+    await keyviz.getByRole('img', { name: 'Key Visualizer heatmap' }).focus();
+    await page.keyboard.press('ArrowUp');
+    await page.waitForFunction(() => document.querySelector('.kv-cursor-live')?.textContent.startsWith('Keys '));
+    const said = await live.textContent();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForFunction((before) => document.querySelector('.kv-cursor-live')?.textContent !== before, said);
+    assert.match(await live.textContent(), /^Keys .+ to .+; .+; .+/);
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.querySelector('.kv-cursor-live')?.textContent === '');
 
     // A lesson in progress, with its verdict.
     await page.getByRole('tab', { name: 'Lessons' }).click();

@@ -249,11 +249,14 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                         instance_name={props.instance_name.clone()} on_insert={props.on_insert.clone()} />
                 }
             </div>
+            // What changes with the language tab: the suggestions, the
+            // input and its keys (the transcript keeps every language).
+            <div class="console-io" id="console-io" role="tabpanel" aria-labelledby={format!("console-tab-{}", tab.slug())}>
             <div class="console-suggestions chips" role="group" aria-label="Suggested commands">
                 <span class="suggestions-label" aria-hidden="true">{ "Try" }</span>
                 { for chips }
             </div>
-            <form class="console-input" id="console-io" role="tabpanel" aria-labelledby={format!("console-tab-{}", tab.slug())} {onsubmit}>
+            <form class="console-input" {onsubmit}>
                 <span class="prompt mono" aria-hidden="true">{ format!("{}>", tab.slug()) }</span>
                 <textarea ref={input_ref} class="mono" aria-label="Command" rows={rows} spellcheck="false" autocomplete="off"
                     value={console.input().to_string()} {oninput} {onkeydown} placeholder={suggested.placeholder} />
@@ -268,6 +271,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 { "↑ ↓ history" }
                 { format!(" · {} in history", format_count(console.history.iter().filter(|(t, _)| *t == tab).count() as u64)) }
             </p>
+            </div>
         </section>
     }
 }

@@ -498,6 +498,23 @@ fn heatmap(props: &HeatmapProps) -> Html {
         })
     };
 
+    // What the keyboard cursor (or a pinned cell) points at, in words,
+    // for the live region that screen readers announce.
+    let cursor_text = pinned
+        .and_then(|(r, c, _, _)| cell_info(map, r, c))
+        .map(|info| {
+            let start = if info.key_start.is_empty() {
+                "the start of the table".to_string()
+            } else {
+                info.key_start.clone()
+            };
+            let end = info
+                .key_end
+                .clone()
+                .unwrap_or_else(|| "the end of the table".into());
+            format!("Keys {start} to {end}; {}; {}", info.time, info.value)
+        })
+        .unwrap_or_default();
     let shown = pinned.or(*hover);
     let tooltip = shown.and_then(|(r, c, x, y)| {
         let info = cell_info(map, r, c)?;
@@ -521,7 +538,7 @@ fn heatmap(props: &HeatmapProps) -> Html {
             if up { f64::from(h) - y + 10.0 } else { y + 10.0 }
         );
         Some(html! {
-            <div class={classes!("kv-tooltip", pinned.is_some().then_some("pinned"))} role="status" {style}>
+            <div class={classes!("kv-tooltip", pinned.is_some().then_some("pinned"))} {style}>
                 <div class="kv-tip-keys mono">
                     { if start.text.is_empty() { html! { "start of table" } } else { key_html(&start) } }
                     { " to " }
@@ -579,6 +596,9 @@ fn heatmap(props: &HeatmapProps) -> Html {
                 { selection.unwrap_or_default() }
                 { tooltip.unwrap_or_default() }
             </div>
+            // Present from the start (a live region that appears with its
+            // text is often not read out), filled as the cursor moves.
+            <p class="visually-hidden kv-cursor-live" aria-live="polite" aria-atomic="true">{ cursor_text }</p>
             <p id="kv-canvas-help" class="visually-hidden">
                 { format!("{} over time (left to right, {} columns) and key space (top to bottom, {} key buckets). Arrow keys move a cursor over the cells; the Data table button shows the numbers.",
                     metric_label(map.metric), map.time_total, map.rows()) }
