@@ -474,7 +474,7 @@ impl AppState {
             None if fresh => {
                 let design = Rc::make_mut(&mut self.design);
                 design.scenario = None;
-                design.source = format!("lesson {id}");
+                design.source.clear();
                 design.rev += 1;
             }
             None => {}
