@@ -363,7 +363,7 @@ test('a snapshot exports to a file and imports into a fresh playground', async (
   await second.page.waitForSelector('#table-list .table-name:text-is("snap")');
   await second.page.locator('#table-list .table-name', { hasText: 'snap' }).click();
   await second.page.waitForFunction(() => document.querySelector('#rows .row .key')?.textContent === 'row#1');
-  assert.match(await second.page.locator('.notice').textContent(), /Imported tabletop-\d{8}-\d{6}\.snapshot \([\d.]+ (B|KiB|MiB)\): 2 tables\. Your earlier 1 table can come back with Undo\./);
+  assert.match(await second.page.locator('.notice').textContent(), /Imported tabletop-\d{8}-\d{6}\.snapshot \([\d.]+ (B|KiB|MiB)\): 2 tables\. Your earlier table can come back with Undo\./);
   const cell = await second.page.locator('#rows .cell').first().textContent();
   assert.equal(cell, 'cf:q2020-05-01 00:00:00.000 UTChello');
 

@@ -61,8 +61,10 @@ pub fn confirm_import(props: &ConfirmImportProps) -> Html {
 pub struct ReplacedBarProps {
     /// What replaced the work ("the snapshot x.tabletop").
     pub what: String,
-    /// "2 tables".
-    pub tables: String,
+    /// What was replaced: "Your earlier 2 tables".
+    pub work: String,
+    /// Its verb: "is" or "are".
+    pub verb: &'static str,
     /// Bring the work back.
     pub on_undo: Callback<()>,
     /// Forget it.
@@ -74,12 +76,13 @@ pub struct ReplacedBarProps {
 pub fn replaced_bar(props: &ReplacedBarProps) -> Html {
     let undo = props.on_undo.reform(|_: MouseEvent| ());
     let forget = props.on_forget.reform(|_: MouseEvent| ());
+    let it = if props.verb == "are" { "them" } else { "it" };
     html! {
         <section class="replaced-bar" aria-label="Earlier work kept aside">
-            <p>{ format!("Your earlier {} are kept aside since {} replaced them.", props.tables, props.what) }</p>
+            <p>{ format!("{} {} kept aside since {} replaced {it}.", props.work, props.verb, props.what) }</p>
             <div class="lesson-actions">
-                <button type="button" class="button small primary" onclick={undo}>{ "Undo: bring them back" }</button>
-                <button type="button" class="button small subtle" onclick={forget}>{ "Forget them" }</button>
+                <button type="button" class="button small primary" onclick={undo}>{ format!("Undo: bring {it} back") }</button>
+                <button type="button" class="button small subtle" onclick={forget}>{ format!("Forget {it}") }</button>
             </div>
         </section>
     }

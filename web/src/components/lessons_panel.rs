@@ -331,7 +331,8 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
             crate::share::Why::Replaced(what) => what.clone(),
             crate::share::Why::Lesson(_) => "a lesson".into(),
         };
-        (what, aside.tables_text())
+        let (work, verb) = aside.phrase(true);
+        (what, crate::state::aside::capital(&work), verb)
     });
     let select = |t: LeftTab| {
         let d = d.clone();
@@ -385,8 +386,8 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
                     <StartHere {lesson} on_action={(*on_learn).clone()} />
                 }
             }
-            if let Some((what, tables)) = replaced {
-                <ReplacedBar {what} {tables} on_undo={(*on_undo).clone()} on_forget={(*on_forget).clone()} />
+            if let Some((what, work, verb)) = replaced {
+                <ReplacedBar {what} {work} {verb} on_undo={(*on_undo).clone()} on_forget={(*on_forget).clone()} />
             }
             if both {
                 <div class="left-tabs" role="tablist" aria-label="Left column" onkeydown={onkeydown}>

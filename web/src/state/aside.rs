@@ -90,9 +90,16 @@ impl SetAside {
         }
     }
 
-    /// "1 table", "3 tables".
-    pub fn tables_text(&self) -> String {
-        tables_text(self.tables)
+    /// What it holds, for a sentence: "your earlier table", "your 3
+    /// tables", "your work" (no tables, a design), and the verb to follow
+    /// ("is" or "are").
+    pub fn phrase(&self, earlier: bool) -> (String, &'static str) {
+        let your = if earlier { "your earlier" } else { "your" };
+        match self.tables {
+            0 => (format!("{your} work"), "is"),
+            1 => (format!("{your} table"), "is"),
+            n => (format!("{your} {n} tables"), "are"),
+        }
     }
 
     /// The lesson it was set aside for, if any.
@@ -110,6 +117,15 @@ pub fn tables_text(n: usize) -> String {
         1 => "1 table".into(),
         n => format!("{n} tables"),
     }
+}
+
+/// The phrase with a capital first letter.
+pub fn capital(phrase: &str) -> String {
+    let mut chars = phrase.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// Whether a saved state holds anything a person made: tables, or a design.
@@ -272,8 +288,8 @@ impl AppState {
         *self.instance.borrow_mut() = instance;
         let undo = if keep {
             let text = format!(
-                " Your earlier {} can come back with Undo.",
-                aside.tables_text()
+                " {} can come back with Undo.",
+                capital(&aside.phrase(true).0)
             );
             self.replaced = Some(aside);
             text
@@ -299,11 +315,11 @@ impl AppState {
             return false;
         };
         self.leave_lesson();
-        let tables = aside.tables_text();
+        let (what, verb) = aside.phrase(true);
         self.put_back(aside);
         self.notice = Some(super::Notice {
             error: false,
-            text: format!("Your earlier {tables} are back."),
+            text: format!("{} {verb} back.", capital(&what)),
         });
         true
     }

@@ -376,14 +376,14 @@ impl AppState {
         let Some(home) = self.home.take() else {
             return false;
         };
-        let tables = home.tables_text();
+        let (what, verb) = home.phrase(false);
         self.put_back(home);
         self.notice = Some(Notice {
             error: false,
             text: if was_running {
-                format!("You left the lesson; your {tables} are back.")
+                format!("You left the lesson; {what} {verb} back.")
             } else {
-                format!("Your {tables} are back.")
+                format!("{} {verb} back.", super::aside::capital(&what))
             },
         });
         true
