@@ -52,20 +52,17 @@ mod design;
 mod fix;
 mod rule;
 mod rules;
-pub(crate) mod spec;
 mod text;
-mod toml_out;
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::scenario::{AccessSpec, ColumnSpec, OtherTable, scenario_to_toml};
 pub use access::{AccessPlan, ReadShape, access_workloads, classify, plans, with_access_workloads};
 pub use design::{Design, FamilyDesign, TableDesign};
 pub use fix::{Edit, Fix, Preview, apply_to_design, apply_to_instance, apply_to_scenario};
 pub use rule::{RuleId, RuleInfo, Severity};
-pub use spec::{AccessSpec, ColumnSpec, OtherTable};
-pub use toml_out::scenario_to_toml;
 
 use crate::error::Result;
 use crate::sim::{Report, Scenario};

@@ -80,7 +80,6 @@
 //!   status is `{}`. Object keys come in sorted order, not field order.
 
 mod admin;
-mod base64;
 mod data;
 mod fast;
 mod names;
@@ -388,13 +387,13 @@ pub fn gc_rule_to_json(rule: &GcRule) -> Value {
 /// Encodes bytes as proto3 JSON writes `bytes` (standard base64, padded).
 #[must_use]
 pub fn encode_base64(bytes: &[u8]) -> String {
-    base64::encode(bytes)
+    crate::base64_text::encode(bytes)
 }
 
 /// Decodes base64 as proto3 JSON reads `bytes` (standard or URL-safe,
 /// padding optional).
 pub fn decode_base64(text: &str) -> Result<Vec<u8>> {
-    base64::decode(text).map_err(|e| Error::invalid(format!("invalid base64: {e}")))
+    crate::base64_text::decode(text).map_err(|e| Error::invalid(format!("invalid base64: {e}")))
 }
 
 #[cfg(test)]

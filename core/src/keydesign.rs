@@ -49,9 +49,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::escape::escape_bytes;
+use crate::rng::mix64;
+use crate::rowkey_schema::{FieldType, IntEncoding, KeyField, RowKeySchema, StructEncoding};
 
+pub use crate::time::TimeUnit;
 pub use render::{KeyInput, KeyRenderer};
-pub(crate) use render::{civil_from_days, days_from_civil, hash_bytes, mix64};
 
 /// Most segments a template may have.
 pub const MAX_SEGMENTS: usize = 16;
@@ -91,31 +93,6 @@ pub enum Per {
     Entity,
     /// A new value for every operation.
     Op,
-}
-
-/// The resolution of a `timestamp` segment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TimeUnit {
-    /// Seconds since the epoch (10 digits today).
-    #[serde(rename = "s")]
-    Seconds,
-    /// Milliseconds since the epoch (13 digits today).
-    #[default]
-    #[serde(rename = "ms")]
-    Millis,
-    /// Microseconds since the epoch (16 digits today).
-    #[serde(rename = "us")]
-    Micros,
-}
-
-impl TimeUnit {
-    fn per_second(self) -> i64 {
-        match self {
-            TimeUnit::Seconds => 1,
-            TimeUnit::Millis => 1_000,
-            TimeUnit::Micros => 1_000_000,
-        }
-    }
 }
 
 /// The layout of a `date` segment.
@@ -364,6 +341,67 @@ pub struct KeyPart {
     pub segment: usize,
     /// Byte range of the segment's value in the key.
     pub range: std::ops::Range<usize>,
+}
+
+/// How SQL reads keys of this design.
+impl KeyTemplate {
+    /// The row-key schema (SQL's view of a key) this design implies: its segments as fields, its
+    /// delimiter (or fixed widths when it has none). Text segments become
+    /// STRING, numbers INT64 DECIMAL, timestamps TIMESTAMP DECIMAL in the
+    /// template's unit. Names keep `[A-Za-z0-9_]`.
+    #[must_use]
+    pub fn row_key_schema(&self) -> RowKeySchema {
+        let t = self;
+        let fixed = t.delimiter.is_empty();
+        let fields = t
+            .segments
+            .iter()
+            .map(|s| {
+                let mut name: String = s
+                    .name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                if !name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                {
+                    name.insert(0, '_');
+                }
+                let width = if fixed { s.kind.fixed_width() } else { None };
+                let field_type = match &s.kind {
+                    SegmentKind::Int {
+                        width: w,
+                        reversed: false,
+                        ..
+                    } => FieldType::Int64(IntEncoding::Decimal {
+                        width: if fixed { *w } else { None },
+                    }),
+                    SegmentKind::Salt { .. } => FieldType::Int64(IntEncoding::Decimal {
+                        width: width.and_then(|w| u8::try_from(w).ok()),
+                    }),
+                    SegmentKind::Timestamp { unit, reversed } => FieldType::Timestamp {
+                        unit: *unit,
+                        encoding: IntEncoding::Decimal {
+                            width: width.and_then(|w| u8::try_from(w).ok()),
+                        },
+                        reversed: *reversed,
+                    },
+                    _ => FieldType::String { width },
+                };
+                KeyField { name, field_type }
+            })
+            .collect();
+        RowKeySchema {
+            fields,
+            encoding: if fixed {
+                StructEncoding::FixedWidth
+            } else {
+                StructEncoding::Delimited(t.delimiter.as_bytes().to_vec())
+            },
+        }
+    }
 }
 
 impl KeyTemplate {
@@ -1216,5 +1254,27 @@ mod tests {
         assert_eq!(salt_width(10), 1);
         assert_eq!(salt_width(11), 2);
         assert_eq!(salt_width(10_000), 4);
+    }
+
+    #[test]
+    fn templates_become_schemas() {
+        let t: KeyTemplate = toml::from_str(
+            r##"
+            delimiter = "#"
+            segments = [
+              { name = "device_type", kind = "enum", values = ["phone", "tablet"] },
+              { name = "device-id", kind = "hex", width = 8 },
+              { name = "ts", kind = "timestamp", unit = "ms", reversed = true },
+            ]
+            "##,
+        )
+        .unwrap();
+        let s = t.row_key_schema();
+        s.validate().unwrap();
+        assert_eq!(s.fields[1].name, "device_id");
+        for ex in t.examples(5) {
+            s.decode(ex.as_bytes())
+                .unwrap_or_else(|e| panic!("{ex}: {e}"));
+        }
     }
 }

@@ -36,9 +36,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::trace::shape_of;
 pub use builtin::{builtin, lesson_files, scenario_files};
 pub use check::{Check, CheckResult, State};
-pub use record::{ReadRecord, record, request_from_cbt, request_from_json, shape_of};
+pub use record::{ReadRecord, record, request_from_cbt, request_from_json};
 pub use setup::{RowsSpec, Setup, expand};
 
 use crate::advisor::{

@@ -28,7 +28,7 @@
 //! A schema comes from SQL text (`ALTER TABLE t SET ROW KEY SCHEMA device
 //! STRING, id STRING DELIMITED BY '#'`, see [`RowKeySchema::from_sql`]),
 //! from a TOML/JSON document (serde), or from the row-key designer's
-//! [`KeyTemplate`] ([`RowKeySchema::from_template`]). Setting one checks
+//! `KeyTemplate` (`KeyTemplate::row_key_schema`). Setting one checks
 //! the stored keys and reports those that do not conform
 //! ([`Conformance`]); as in Bigtable, queries that select key fields fail
 //! on a row whose key does not conform.
@@ -43,8 +43,8 @@ use crate::error::{Error, Result};
 use crate::escape::escape_bytes;
 use crate::filter::RowFilter;
 use crate::instance::{Instance, ReadRowsRequest};
-use crate::keydesign::{KeyTemplate, SegmentKind, TimeUnit};
 use crate::row::RowView;
+use crate::time::TimeUnit;
 
 pub(crate) use ordered_code::{decode_int, encode_int};
 
@@ -710,63 +710,6 @@ impl RowKeySchema {
     pub fn from_sql(text: &str) -> Result<RowKeySchema> {
         crate::sql::parse_row_key_schema(text)
     }
-
-    /// The schema a row-key design implies: its segments as fields, its
-    /// delimiter (or fixed widths when it has none). Text segments become
-    /// STRING, numbers INT64 DECIMAL, timestamps TIMESTAMP DECIMAL in the
-    /// template's unit. Names keep `[A-Za-z0-9_]`.
-    #[must_use]
-    pub fn from_template(t: &KeyTemplate) -> RowKeySchema {
-        let fixed = t.delimiter.is_empty();
-        let fields = t
-            .segments
-            .iter()
-            .map(|s| {
-                let mut name: String = s
-                    .name
-                    .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                    .collect();
-                if !name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                {
-                    name.insert(0, '_');
-                }
-                let width = if fixed { s.kind.fixed_width() } else { None };
-                let field_type = match &s.kind {
-                    SegmentKind::Int {
-                        width: w,
-                        reversed: false,
-                        ..
-                    } => FieldType::Int64(IntEncoding::Decimal {
-                        width: if fixed { *w } else { None },
-                    }),
-                    SegmentKind::Salt { .. } => FieldType::Int64(IntEncoding::Decimal {
-                        width: width.and_then(|w| u8::try_from(w).ok()),
-                    }),
-                    SegmentKind::Timestamp { unit, reversed } => FieldType::Timestamp {
-                        unit: *unit,
-                        encoding: IntEncoding::Decimal {
-                            width: width.and_then(|w| u8::try_from(w).ok()),
-                        },
-                        reversed: *reversed,
-                    },
-                    _ => FieldType::String { width },
-                };
-                KeyField { name, field_type }
-            })
-            .collect();
-        RowKeySchema {
-            fields,
-            encoding: if fixed {
-                StructEncoding::FixedWidth
-            } else {
-                StructEncoding::Delimited(t.delimiter.as_bytes().to_vec())
-            },
-        }
-    }
 }
 
 impl fmt::Display for RowKeySchema {
@@ -1261,27 +1204,5 @@ mod tests {
             ]
         );
         assert!(f.decode(b"0").is_err());
-    }
-
-    #[test]
-    fn templates_become_schemas() {
-        let t: KeyTemplate = toml::from_str(
-            r##"
-            delimiter = "#"
-            segments = [
-              { name = "device_type", kind = "enum", values = ["phone", "tablet"] },
-              { name = "device-id", kind = "hex", width = 8 },
-              { name = "ts", kind = "timestamp", unit = "ms", reversed = true },
-            ]
-            "##,
-        )
-        .unwrap();
-        let s = RowKeySchema::from_template(&t);
-        s.validate().unwrap();
-        assert_eq!(s.fields[1].name, "device_id");
-        for ex in t.examples(5) {
-            s.decode(ex.as_bytes())
-                .unwrap_or_else(|e| panic!("{ex}: {e}"));
-        }
     }
 }

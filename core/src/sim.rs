@@ -54,35 +54,33 @@ pub(crate) mod cluster;
 mod heavy;
 mod materialize;
 mod report;
-pub(crate) mod rng;
-mod scenario;
 mod views;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::escape::escape_bytes;
-use crate::keydesign::{KeyInput, KeyRenderer, SegmentKind, hash_bytes};
+use crate::keydesign::{KeyInput, KeyRenderer, SegmentKind};
 use crate::keyviz::{
     self, BucketMode, Diagnostic, Heatmap, HotKey, KeyAxis, KeyGrouping, MAX_KEY_BUCKETS, Metric,
     PrefixTree, Recorder,
 };
+use crate::rng::{Rng, Scatter, Zipf, det_exp, hash_bytes};
 use crate::row_set::prefix_successor;
 
+pub use crate::scenario::{
+    ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,
+    StartTime, Storage, TableSpec, ViewSpec, Workload,
+};
 pub use cluster::{EventKind, SimEvent, SplitReason};
 pub use materialize::MaterializeSummary;
 pub use report::{
     EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_count,
 };
-pub use scenario::{
-    ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,
-    StartTime, Storage, TableSpec, ViewSpec, Workload,
-};
 pub use views::ViewLag;
 
 use cluster::{Cluster, Thresholds, prefix_sums};
 use heavy::HeavyHitters;
-use rng::{Rng, Scatter, Zipf, det_exp};
 use views::ViewQueues;
 
 /// What [`run_toml`] prints.

@@ -295,7 +295,7 @@ impl Outcome {
                 "rowsChecked": conformance.rows_checked.to_string(),
                 "nonConforming": conformance.non_conforming.to_string(),
                 "examples": conformance.examples.iter().map(|e| json!({
-                    "key": crate::api::encode_base64(&e.key),
+                    "key": crate::base64_text::encode(&e.key),
                     "keyText": crate::escape::escape_bytes(&e.key),
                     "field": e.error.field,
                     "reason": e.error.reason,

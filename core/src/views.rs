@@ -53,7 +53,6 @@ use serde_json::{Value as Json, json};
 use crate::engine::table::Table;
 use crate::error::{Error, Result};
 use crate::instance::{Instance, ReadRowsRequest};
-use crate::keydesign::TimeUnit;
 use crate::mutation::Mutation;
 use crate::row::{OwnedRow, ReadStats, RowSink};
 use crate::row_set::{KeyRange, RowSet};
@@ -70,6 +69,7 @@ use crate::sql::plan::{
 };
 use crate::sql::value::{Ordered, SqlType, Value};
 use crate::sql::{self, SqlError};
+use crate::time::TimeUnit;
 
 /// Most source rows one maintenance read fetches at once.
 const BATCH: usize = 500;

@@ -280,7 +280,7 @@ fn the_row_key_designer_templates_give_conforming_schemas() {
             ]"##,
     ] {
         let t: KeyTemplate = toml::from_str(text).unwrap();
-        let s = RowKeySchema::from_template(&t);
+        let s = t.row_key_schema();
         s.validate().unwrap();
         let mut r = KeyRenderer::new(&t).unwrap();
         let mut keys = Vec::new();

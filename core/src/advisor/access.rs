@@ -4,70 +4,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::{AccessSpec, field_segment};
 use crate::escape::escape_bytes;
-use crate::keydesign::{KeyInput, KeyRenderer, KeyTemplate, SegmentKind, mix64};
+use crate::keydesign::{KeyInput, KeyRenderer, KeyTemplate, SegmentKind};
+use crate::rng::mix64;
+use crate::scenario::{AccessSpec, field_segment};
 use crate::sim::{KeyDist, OpKind, Scenario, Shape, Workload};
+pub use crate::trace::ReadShape;
 
 /// Most values of one segment a read may enumerate (one range each).
 const MAX_ENUMERATED: u64 = 64;
 /// Most ranges a multi-range read may have before it counts as a scan.
 const MAX_RANGES: u64 = 1024;
-
-/// How a read reaches its rows, from best to worst.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReadShape {
-    /// One row key.
-    Point,
-    /// One contiguous range of rows: a prefix or a start and end key.
-    SingleRange,
-    /// Several keys or ranges (one per value of a few-valued segment).
-    MultiRange,
-    /// Every row of the table, filtered.
-    FullScan,
-}
-
-impl ReadShape {
-    /// All shapes, best first.
-    pub const ALL: [ReadShape; 4] = [
-        ReadShape::Point,
-        ReadShape::SingleRange,
-        ReadShape::MultiRange,
-        ReadShape::FullScan,
-    ];
-
-    /// `point`, `single_range`, `multi_range` or `full_scan`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            ReadShape::Point => "point",
-            ReadShape::SingleRange => "single_range",
-            ReadShape::MultiRange => "multi_range",
-            ReadShape::FullScan => "full_scan",
-        }
-    }
-
-    /// Parses a name (also `prefix` and `range` for `single_range`).
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<ReadShape> {
-        match name {
-            "prefix" | "range" => Some(ReadShape::SingleRange),
-            other => ReadShape::ALL.into_iter().find(|s| s.name() == other),
-        }
-    }
-
-    /// A few words for people ("a single prefix or range scan").
-    #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            ReadShape::Point => "a point read of one row key",
-            ReadShape::SingleRange => "a single prefix or range scan",
-            ReadShape::MultiRange => "a scan of several ranges",
-            ReadShape::FullScan => "a full table scan with a filter",
-        }
-    }
-}
 
 /// A declared read, classified under the current key design.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::{AccessSpec, ColumnSpec, OtherTable};
 use crate::instance::Instance;
 use crate::keydesign::KeyTemplate;
+use crate::scenario::{AccessSpec, ColumnSpec, OtherTable};
 use crate::schema::{ColumnFamily, GcRule, ValueType};
 use crate::sim::{FamilySpec, Scenario, Seconds, Workload};
 

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::design::{Design, FamilyDesign, TableDesign};
 use super::rule::RuleId;
-use super::spec::ColumnSpec;
 use super::{Finding, lint_bare};
 use crate::error::{Error, Result};
 use crate::instance::{CreateTableRequest, Instance, ReadRowsRequest};
 use crate::keydesign::{KeyTemplate, Segment, SegmentKind};
 use crate::mutation::{AggregateInput, Mutation};
 use crate::row::CollectRows;
+use crate::scenario::ColumnSpec;
 use crate::schema::{ColumnFamily, FamilyChange, TableSchema};
 use crate::sim::{Scenario, Seconds};
 
@@ -333,7 +333,7 @@ fn apply_one(d: &mut Design, e: &Edit) -> Result<()> {
             for (old, new) in renames {
                 for a in &mut d.access {
                     for f in a.fixed.iter_mut().chain(a.range.iter_mut()) {
-                        let (seg, site) = super::spec::field_segment(f);
+                        let (seg, site) = crate::scenario::field_segment(f);
                         if seg == old {
                             *f = if site {
                                 format!("{new}:site")

@@ -8,12 +8,12 @@ use super::access::{AccessPlan, ReadShape, classify};
 use super::design::{Design, FamilyDesign};
 use super::fix::{Edit, Fix};
 use super::rule::{RuleId, Severity};
-use super::spec::ColumnSpec;
 use super::text::{abbreviate, digits, fresh_name, names_pii, per_second, words};
 use super::{Finding, Target};
 use crate::human_bytes;
 use crate::keydesign::{Cardinality, DateFormat, KeyTemplate, Per, Segment, SegmentKind, TimeUnit};
 use crate::keyviz::{Diagnostic, Pattern};
+use crate::scenario::ColumnSpec;
 use crate::sim::{KeyDist, OpKind, Report, Seconds};
 
 /// Bigtable's hard limit on one row.
@@ -576,15 +576,14 @@ fn top_share(dist: KeyDist, entities: u64) -> Option<f64> {
             let exact = n.min(100_000);
             let mut h = 0.0;
             for k in 1..=exact {
-                h += crate::sim::rng::det_pow(k as f64, -s);
+                h += crate::rng::det_pow(k as f64, -s);
             }
             if n > exact {
                 let (a, b) = (exact as f64, n as f64);
                 h += if (s - 1.0).abs() < 1e-9 {
-                    crate::sim::rng::det_ln(b / a)
+                    crate::rng::det_ln(b / a)
                 } else {
-                    (crate::sim::rng::det_pow(b, 1.0 - s) - crate::sim::rng::det_pow(a, 1.0 - s))
-                        / (1.0 - s)
+                    (crate::rng::det_pow(b, 1.0 - s) - crate::rng::det_pow(a, 1.0 - s)) / (1.0 - s)
                 };
             }
             Some(1.0 / h.max(1.0))
@@ -890,7 +889,7 @@ fn unqueryable_suffix(cx: &mut Cx<'_>, key: &KeyTemplate) {
             if !plan.filtered.contains(field) {
                 continue;
             }
-            let (seg, site) = super::spec::field_segment(field);
+            let (seg, site) = crate::scenario::field_segment(field);
             if let Some(i) = template.segment_index(seg) {
                 // A site is a prefix only of a reversed domain.
                 if site

@@ -21,8 +21,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::value::RawValue;
 
-use super::base64;
 use super::data::mutate_rows_answer;
+use crate::base64_text as base64;
 use crate::instance::{Instance, MutateRowsEntry};
 use crate::mutation::{Mutation, TimestampRange};
 use crate::schema::MAX_ROW_KEY_BYTES;

@@ -32,16 +32,7 @@ pub(crate) fn rfc3339(micros: i64) -> String {
     let sub = micros.rem_euclid(1_000_000);
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::time::civil_from_days(days);
     let (h, m, s) = (tod / 3600, tod % 3600 / 60, tod % 60);
     if sub == 0 {
         format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
@@ -87,7 +78,7 @@ fn event_to_json(e: &EngineEvent) -> Value {
                 .list(
                     "keys",
                     keys.iter()
-                        .map(|k| Value::String(super::base64::encode(k)))
+                        .map(|k| Value::String(crate::base64_text::encode(k)))
                         .collect(),
                 ),
         ),

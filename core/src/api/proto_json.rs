@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::base64;
+use crate::base64_text as base64;
 use crate::error::{Code, Error, Result};
 
 /// How deep recursive messages (filters, GC rules, types) may nest before a

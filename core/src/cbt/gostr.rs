@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::time::{civil_from_days, days_from_civil};
+
 /// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and
 /// the ASCII space. Non-ASCII characters are classified with the regex
 /// crate's Unicode tables (Go 1.24 uses Unicode 15.0; characters assigned
@@ -353,26 +355,6 @@ pub(crate) fn parse_bool(s: &[u8]) -> Result<bool, NumError> {
     }
 }
 
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
-/// calendar (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    (
-        y,
-        u32::try_from(m).unwrap_or(1),
-        u32::try_from(d).unwrap_or(1),
-    )
-}
-
 /// Splits microseconds since the epoch into civil UTC fields.
 fn utc_fields(micros: i64) -> (i64, u32, u32, i64, i64, i64, i64) {
     let secs = micros.div_euclid(1_000_000);
@@ -410,17 +392,6 @@ pub(crate) fn format_rfc3339(micros: i64) -> String {
     push_year(&mut out, y);
     let _ = write!(out, "-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{frac:06}Z");
     out
-}
-
-/// Days from 1970-01-01 to a civil date (inverse of `civil_from_days`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Parses an RFC 3339 timestamp (`2020-09-13T12:26:40Z`,
@@ -473,7 +444,8 @@ pub(crate) fn parse_rfc3339(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    let days = days_from_civil(y, mo, d);
+    // Lossless: both were checked against 1..=12 and 1..=31 above.
+    let days = days_from_civil(y, mo as u32, d as u32);
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_secs;
     secs.checked_mul(1_000_000)?.checked_add(frac_micros)
 }

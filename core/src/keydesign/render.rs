@@ -3,6 +3,8 @@
 
 use super::{KeyTemplate, Per, SegmentKind, TimeUnit, salt_width};
 use crate::error::Result;
+use crate::rng::{hash_bytes, mix64};
+use crate::time::civil_from_days;
 
 /// What one key is rendered from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -341,7 +343,7 @@ fn render_segment(plan: &Plan, input: &KeyInput, source: &[u8], out: &mut Vec<u8
 fn tenant_cdf(tenants: u32, skew: f64) -> Vec<u64> {
     let n = tenants.max(1) as usize;
     let weights: Vec<f64> = (1..=n)
-        .map(|r| crate::sim::rng::det_pow(r as f64, -skew))
+        .map(|r| crate::rng::det_pow(r as f64, -skew))
         .collect();
     let total: f64 = weights.iter().sum();
     let mut acc = 0.0;
@@ -422,63 +424,6 @@ fn write_padded(out: &mut Vec<u8>, v: u64, width: usize) {
     out.extend_from_slice(buf.get(i..).unwrap_or_default());
 }
 
-/// The splitmix64 finaliser: a fast, well-mixed bijection on `u64`.
-#[must_use]
-pub(crate) fn mix64(z: u64) -> u64 {
-    let mut z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A 64-bit hash of bytes (not cryptographic; the same on every platform).
-#[must_use]
-pub(crate) fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
-    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = mix64(h ^ u64::from_le_bytes(w));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        if let Some(dst) = w.get_mut(..rest.len()) {
-            dst.copy_from_slice(rest);
-        }
-        h = mix64(h ^ u64::from_le_bytes(w) ^ 0xff);
-    }
-    h
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-#[must_use]
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// A proleptic Gregorian date to days since 1970-01-01.
-#[must_use]
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -486,6 +431,7 @@ mod tests {
 
     use super::*;
     use crate::keydesign::{DateFormat, Segment};
+    use crate::time::days_from_civil;
 
     fn one(kind: SegmentKind) -> KeyRenderer {
         KeyRenderer::new(&KeyTemplate {

@@ -190,13 +190,13 @@ mod tests {
     fn agrees_with_a_naive_search() {
         let mut samples: Vec<Vec<u8>> = (0..300u64)
             .map(|i| {
-                let v = crate::keydesign::mix64(i);
+                let v = crate::rng::mix64(i);
                 v.to_be_bytes()[..(v % 9) as usize].to_vec()
             })
             .collect();
         let axis = KeyAxis::from_samples(&mut samples, 64);
         for i in 0..2000u64 {
-            let v = crate::keydesign::mix64(i ^ 77);
+            let v = crate::rng::mix64(i ^ 77);
             let bytes = v.to_be_bytes();
             let key = &bytes[..(v % 9) as usize];
             let naive = (0..axis.len()).rfind(|&b| axis.start(b) <= key).unwrap();

@@ -1178,7 +1178,7 @@ mod tests {
         for t in 0..t_n {
             // Two 12-hour cycles between 20% and 100%.
             let phase = std::f64::consts::TAU * t as f64 / 48.0;
-            let level = 0.2 + 0.8 * 0.5 * (1.0 - crate::sim::rng::det_cos(phase));
+            let level = 0.2 + 0.8 * 0.5 * (1.0 - crate::rng::det_cos(phase));
             for f in 0..ax.len() {
                 rec.add_read(f, 100.0 * level, 100.0 * level, 1e5 * level, 100.0 * level);
             }

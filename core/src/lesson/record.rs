@@ -5,13 +5,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::advisor::ReadShape;
 use crate::error::Result;
 use crate::escape::escape_bytes;
 use crate::filter::RowFilter;
 use crate::instance::{Instance, ReadRowsRequest};
 use crate::row::RowView;
-use crate::row_set::{KeyBound, KeyRange, RowRange, RowSet};
+use crate::row_set::{KeyBound, RowRange, RowSet};
+use crate::trace::{ReadShape, shape_of};
 
 /// Returned keys a record keeps (enough for any lesson's check).
 const MAX_KEYS: usize = 10_000;
@@ -63,24 +63,6 @@ impl ReadRecord {
             self.rows_scanned,
             self.rows_returned
         )
-    }
-}
-
-/// The shape of a read of these normalised ranges.
-#[must_use]
-pub fn shape_of(ranges: &[KeyRange], filtered: bool, rows_limit: i64) -> ReadShape {
-    match ranges {
-        [] => ReadShape::Point,
-        [r] if r.start.is_empty() && r.end.is_none() => {
-            if rows_limit > 0 && !filtered {
-                ReadShape::SingleRange
-            } else {
-                ReadShape::FullScan
-            }
-        }
-        [r] if r.is_single_key() => ReadShape::Point,
-        [_] => ReadShape::SingleRange,
-        _ => ReadShape::MultiRange,
     }
 }
 
@@ -330,20 +312,5 @@ mod tests {
         assert_eq!(r.rows_limit, 3);
         assert!(request_from_json(r#"{"method":"mutateRow","request":{}}"#).is_none());
         assert!(request_from_json("not json").is_none());
-    }
-
-    #[test]
-    fn shapes() {
-        let all = [KeyRange::all()];
-        assert_eq!(shape_of(&all, true, 0), ReadShape::FullScan);
-        assert_eq!(shape_of(&all, false, 10), ReadShape::SingleRange);
-        let one = Instance::key_ranges(&RowSet::single(b"k".to_vec())).unwrap();
-        assert_eq!(shape_of(&one, false, 0), ReadShape::Point);
-        let two = Instance::key_ranges(&RowSet {
-            row_keys: vec![b"a".to_vec(), b"c".to_vec()],
-            row_ranges: vec![],
-        })
-        .unwrap();
-        assert_eq!(shape_of(&two, false, 0), ReadShape::MultiRange);
     }
 }

@@ -7,11 +7,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::Simulation;
-use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::instance::{CreateTableRequest, Instance};
 use crate::keydesign::KeyInput;
 use crate::mutation::Mutation;
+use crate::rng::Rng;
 use crate::schema::{ColumnFamily, GcRule, TableSchema};
 
 /// Most rows [`Simulation::materialize`] writes.

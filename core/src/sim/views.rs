@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::scenario::ViewSpec;
+use crate::scenario::ViewSpec;
 
 /// One view's queue: where it stands as the simulation runs, and in the
 /// report.

@@ -17,8 +17,7 @@ use serde_json::{Map, Value as Json, json};
 use super::parse::{BinOp, IndexMode};
 use super::plan::{Source, SourceKind, TExpr, TKind};
 use super::value::Value;
-use crate::advisor::ReadShape;
-use crate::api::encode_base64;
+use crate::base64_text::encode as encode_base64;
 use crate::error::Result;
 use crate::escape::escape_bytes;
 use crate::filter::RowFilter;
@@ -26,6 +25,7 @@ use crate::human_bytes;
 use crate::instance::{Instance, ReadRowsRequest};
 use crate::row::{CountRows, ReadStats};
 use crate::row_set::{KeyBound, KeyRange, prefix_successor};
+use crate::trace::ReadShape;
 
 /// How a read reaches its rows.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -575,10 +575,10 @@ pub(crate) fn call(f: Func, args: Vec<Value>, now_micros: i64) -> Result<Value, 
                 }
             }
         },
-        Func::ToBase64 => Value::String(crate::api::encode_base64(text_bytes(a(0)))),
+        Func::ToBase64 => Value::String(crate::base64_text::encode(text_bytes(a(0)))),
         Func::FromBase64 => {
             match a(0) {
-                Value::String(s) => Value::Bytes(crate::api::decode_base64(s).map_err(|_| {
+                Value::String(s) => Value::Bytes(crate::base64_text::decode(s).map_err(|_| {
                     runtime(format!("Failed to decode invalid base64 string \"{s}\""))
                 })?),
                 _ => Value::Null,

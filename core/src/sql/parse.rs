@@ -7,8 +7,8 @@
 use super::SqlError;
 use super::lex::{Pos, Tok, Token, is_reserved, tokenize};
 use crate::error::Error;
-use crate::keydesign::TimeUnit;
 use crate::rowkey_schema::{FieldType, IntEncoding, KeyField, RowKeySchema, StructEncoding};
+use crate::time::TimeUnit;
 
 /// Deepest expression nesting accepted (keeps recursion bounded).
 const MAX_DEPTH: usize = 64;

@@ -8,9 +8,9 @@ use std::fmt::{self, Write as _};
 
 use serde_json::Value as Json;
 
-use crate::api::encode_base64;
+use crate::base64_text::encode as encode_base64;
 use crate::escape::escape_bytes;
-use crate::keydesign::{civil_from_days, days_from_civil};
+use crate::time::{civil_from_days, days_from_civil};
 
 /// Earliest TIMESTAMP GoogleSQL allows (0001-01-01 00:00:00 UTC), in µs.
 pub const MIN_TIMESTAMP_MICROS: i64 = -62_135_596_800_000_000;

@@ -147,7 +147,7 @@ impl AValue {
         match self {
             AValue::S(s) => json::write_string(s, out),
             AValue::N(n) => number(n, out),
-            AValue::B(b) => json::write_string(&crate::api::encode_base64(b), out),
+            AValue::B(b) => json::write_string(&crate::base64_text::encode(b), out),
             AValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             AValue::Null => out.push_str("null"),
             AValue::M(members) => {
@@ -198,7 +198,7 @@ impl AValue {
                     if i > 0 {
                         out.push(',');
                     }
-                    json::write_string(&crate::api::encode_base64(b), out);
+                    json::write_string(&crate::base64_text::encode(b), out);
                 }
                 out.push(']');
             }
@@ -232,7 +232,7 @@ impl AValue {
         match self {
             AValue::S(s) => s.clone(),
             AValue::N(n) => n.trim().to_string(),
-            AValue::B(b) => crate::api::encode_base64(b),
+            AValue::B(b) => crate::base64_text::encode(b),
             other => String::from_utf8_lossy(&other.cell()).into_owned(),
         }
     }
@@ -297,7 +297,7 @@ fn parse_value(node: &Node, depth: usize) -> Result<AValue, TranslateError> {
                 format!("a binary value must be a base64 string, found {}", n.kind()),
             ));
         };
-        crate::api::decode_base64(s).map_err(|_| err(n.pos, "a binary value must be base64"))
+        crate::base64_text::decode(s).map_err(|_| err(n.pos, "a binary value must be base64"))
     };
     Ok(match ty {
         AType::S => AValue::S(v.as_str().ok_or_else(|| want("a string"))?.to_string()),

@@ -29,7 +29,7 @@
 
 use std::cmp::Ordering;
 
-use crate::keydesign::civil_from_days;
+use crate::time::civil_from_days;
 
 /// How key fields become bytes.
 #[derive(

@@ -14,10 +14,10 @@ use super::{
     CellPlan, CellValue, ColumnPlan, FamilyPlan, IndexPlan, Input, KeyPart, Note, Options, Pattern,
     Pos, RowPlan, Source, TableTranslation, TranslateError, Translation,
 };
-use crate::keydesign::{
-    KeyTemplate, Per, Segment, SegmentKind, TimeUnit, days_from_civil, hash_bytes,
-};
+use crate::keydesign::{KeyTemplate, Per, Segment, SegmentKind};
+use crate::rng::hash_bytes;
 use crate::schema::{GcRule, ValueType, validate_family_name, validate_table_id};
+use crate::time::{TimeUnit, days_from_civil};
 
 // ---------------------------------------------------------------------------
 // Lexing
@@ -1240,7 +1240,7 @@ fn convert(ty: &OType, node: &Node, input: Input, depth: usize) -> Result<Value,
             let Json::String(s) = &node.value else {
                 return Err(want("a base64 string"));
             };
-            let bytes = crate::api::decode_base64(s).map_err(|_| {
+            let bytes = crate::base64_text::decode(s).map_err(|_| {
                 e("binary values are written in base64; this string is not base64".into())
             })?;
             if let OType::FixedBinary(n) = ty

@@ -1,38 +1,32 @@
 //! Base64 as proto3 JSON spells `bytes` fields: the standard alphabet with
 //! padding on output; on input the standard or the URL-safe alphabet, with
-//! or without padding, as protobuf's JSON parsers accept.
+//! or without padding, as protobuf's JSON parsers accept. The REST JSON
+//! protocol and SQL's `TO_BASE64`/`FROM_BASE64` both use it.
+//!
+//! The work is the `base64` crate's; this module only picks its
+//! configuration and words its errors so a message names what is wrong and
+//! where (`request.rowKey: invalid base64: character '!' at position 4 is
+//! not a base64 digit`).
 
-/// The standard alphabet (RFC 4648 section 4).
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+/// Standard alphabet; padding written on output, optional on input;
+/// unused low bits of the last digit ignored (as protobuf's parsers do).
+const ENGINE: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
 
 /// Encodes bytes with the standard alphabet and `=` padding.
 #[must_use]
 pub fn encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b0 = chunk.first().copied().unwrap_or(0);
-        let b1 = chunk.get(1).copied().unwrap_or(0);
-        let b2 = chunk.get(2).copied().unwrap_or(0);
-        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
-        let sextet = |shift: u32| char::from(STANDARD[((n >> shift) & 0x3f) as usize]);
-        out.push(sextet(18));
-        out.push(sextet(12));
-        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
-        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
-    }
-    out
-}
-
-/// The value of one base64 digit in either alphabet.
-fn digit(c: u8) -> Option<u32> {
-    Some(match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' | b'-' => 62,
-        b'/' | b'_' => 63,
-        _ => return None,
-    } as u32)
+    ENGINE.encode(bytes)
 }
 
 /// Decodes base64 in the standard or the URL-safe alphabet; padding is
@@ -48,46 +42,54 @@ pub fn decode(text: &str) -> Result<Vec<u8>, String> {
             "{padding} padding character(s) '=' do not complete a 4-character group"
         ));
     }
-    let body = &bytes[..body_len];
-    if body.len() % 4 == 1 {
+    if body_len % 4 == 1 {
         return Err(format!(
-            "{} characters cannot be base64 (a group of 4 characters may not end after 1)",
-            body.len()
+            "{body_len} characters cannot be base64 (a group of 4 characters may not end after 1)"
         ));
     }
-    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 2);
-    for (g, group) in body.chunks(4).enumerate() {
-        let mut n = 0u32;
-        for (i, &c) in group.iter().enumerate() {
-            let d = digit(c).ok_or_else(|| {
-                let at = g * 4 + i;
-                if c == b'=' {
-                    format!("padding '=' at position {at} is not at the end")
-                } else if c.is_ascii_graphic() {
-                    format!(
-                        "character '{}' at position {at} is not a base64 digit",
-                        char::from(c)
-                    )
-                } else {
-                    format!("byte 0x{c:02x} at position {at} is not a base64 digit")
-                }
-            })?;
-            n |= d << (18 - 6 * i);
+    // The URL-safe alphabet differs from the standard one in two digits.
+    let standard: Cow<'_, [u8]> = if bytes.iter().any(|&b| b == b'-' || b == b'_') {
+        Cow::Owned(
+            bytes
+                .iter()
+                .map(|&b| match b {
+                    b'-' => b'+',
+                    b'_' => b'/',
+                    b => b,
+                })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(bytes)
+    };
+    ENGINE.decode(&standard).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(at, _) | base64::DecodeError::InvalidLastSymbol(at, _) => {
+            let c = bytes.get(at).copied().unwrap_or(0);
+            if c == b'=' {
+                format!("padding '=' at position {at} is not at the end")
+            } else if c.is_ascii_graphic() {
+                format!(
+                    "character '{}' at position {at} is not a base64 digit",
+                    char::from(c)
+                )
+            } else {
+                format!("byte 0x{c:02x} at position {at} is not a base64 digit")
+            }
         }
-        let [_, b0, b1, b2] = n.to_be_bytes();
-        out.push(b0);
-        if group.len() > 2 {
-            out.push(b1);
+        base64::DecodeError::InvalidLength(n) => {
+            format!("{n} characters cannot be base64 (a group of 4 characters may not end after 1)")
         }
-        if group.len() > 3 {
-            out.push(b2);
+        base64::DecodeError::InvalidPadding => {
+            format!("{padding} padding character(s) '=' do not complete a 4-character group")
         }
-    }
-    Ok(out)
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
     use super::*;
 
     #[test]

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::{FamilySpec, Seconds};
 use crate::keydesign::{KeyTemplate, SegmentKind};
-use crate::sim::{FamilySpec, Seconds};
 
 /// A read the application makes, by what it knows of the row key.
 ///

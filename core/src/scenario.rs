@@ -1,7 +1,15 @@
-//! Scenario files: a table, a cluster, a row-key design and workloads, in
-//! TOML. The format is documented in `static/scenarios/README.md`; every
-//! field is checked here, and a bad file gets an error naming its line (for
-//! syntax and type errors) or its field.
+//! The scenario document: a table, a cluster, a row-key design, workloads
+//! and (for the advisor) the application's reads, columns and other
+//! tables, in TOML. The format is documented in `static/scenarios/README.md`;
+//! every field is checked here, and a bad file gets an error naming its
+//! line (for syntax and type errors) or its field. [`scenario_to_toml`]
+//! writes one back.
+//!
+//! The simulator runs a scenario and the advisor reads one; neither owns
+//! the document, so both can stand on it.
+
+mod spec;
+mod toml_out;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,9 +17,13 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::advisor::{AccessSpec, ColumnSpec, OtherTable};
 use crate::error::{Error, Result};
-use crate::keydesign::{KeyTemplate, days_from_civil};
+use crate::keydesign::KeyTemplate;
+use crate::time::days_from_civil;
+
+pub(crate) use spec::field_segment;
+pub use spec::{AccessSpec, ColumnSpec, OtherTable};
+pub use toml_out::scenario_to_toml;
 
 /// A length of simulated time, written `"90s"`, `"10m"`, `"1h30m"`,
 /// `"2d"`, `"250ms"` or as a number of seconds.
@@ -168,7 +180,7 @@ impl fmt::Display for StartTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let days = self.0.div_euclid(86_400_000_000);
         let rem = self.0.rem_euclid(86_400_000_000) / 1_000_000;
-        let (y, m, d) = crate::keydesign::civil_from_days(days);
+        let (y, m, d) = crate::time::civil_from_days(days);
         write!(
             f,
             "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
@@ -572,7 +584,7 @@ impl Shape {
                     return 1.0;
                 }
                 let phase = std::f64::consts::TAU * t / period.0;
-                low + (1.0 - low) * 0.5 * (1.0 - super::rng::det_cos(phase))
+                low + (1.0 - low) * 0.5 * (1.0 - crate::rng::det_cos(phase))
             }
             Shape::Spike { at, length, factor } => {
                 if t >= at.0 && t < at.0 + length.0 {
@@ -923,7 +935,7 @@ impl Scenario {
             ));
         }
         for (i, a) in self.access.iter().enumerate() {
-            crate::advisor::spec::check_access(a, &self.key).map_err(|m| at("[[access]]", i, m))?;
+            spec::check_access(a, &self.key).map_err(|m| at("[[access]]", i, m))?;
             if self.access[..i].iter().any(|b| b.name == a.name) {
                 return Err(at(
                     "[[access]]",
@@ -933,11 +945,10 @@ impl Scenario {
             }
         }
         for (i, c) in self.columns.iter().enumerate() {
-            crate::advisor::spec::check_column(c, &self.table.families)
-                .map_err(|m| at("[[column]]", i, m))?;
+            spec::check_column(c, &self.table.families).map_err(|m| at("[[column]]", i, m))?;
         }
         for (i, t) in self.other_tables.iter().enumerate() {
-            crate::advisor::spec::check_other_table(t).map_err(|m| at("[[other_table]]", i, m))?;
+            spec::check_other_table(t).map_err(|m| at("[[other_table]]", i, m))?;
             if t.id == self.table.id || self.other_tables[..i].iter().any(|o| o.id == t.id) {
                 return Err(at(
                     "[[other_table]]",

@@ -1,8 +1,40 @@
-//! Determinism: a small seeded PRNG, and `ln`/`exp`/`pow`/`cos` written
-//! with `+ - * /` only, so a scenario gives bit-identical results natively
-//! and in wasm (the platforms' libm functions may differ in the last bit).
+//! Determinism: a small seeded PRNG, the hashes that scatter keys
+//! ([`mix64`], [`hash_bytes`]), and `ln`/`exp`/`pow`/`cos` written with
+//! `+ - * /` only, so a scenario gives bit-identical results natively and
+//! in wasm (the platforms' libm functions may differ in the last bit).
+//!
+//! Key templates, the Key Visualizer and the simulator all draw on it; it
+//! draws on nothing.
 
-use crate::keydesign::mix64;
+/// The splitmix64 finaliser: a fast, well-mixed bijection on `u64`.
+#[must_use]
+pub(crate) fn mix64(z: u64) -> u64 {
+    let mut z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A 64-bit hash of bytes (not cryptographic; the same on every platform).
+#[must_use]
+pub(crate) fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix64(h ^ u64::from_le_bytes(w));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        if let Some(dst) = w.get_mut(..rest.len()) {
+            dst.copy_from_slice(rest);
+        }
+        h = mix64(h ^ u64::from_le_bytes(w) ^ 0xff);
+    }
+    h
+}
 
 /// xoshiro256++, seeded through splitmix64.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::sim::Scenario;
+use super::Scenario;
 
 const TOP_SCALARS: [&str; 5] = ["name", "description", "seed", "duration", "start"];
 const SECTIONS: [&str; 5] = ["table", "cluster", "key", "keyviz", "sim"];
