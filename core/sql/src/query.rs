@@ -22,9 +22,10 @@ use tabletop_store::{Code, Error, ReadRowsRequest, ReadStats, Result, RowSink, T
 
 use crate::key_schema::RowKeySchema;
 
-pub use explain::{Access, Explain, filter_json, range_text, row_set_json};
+pub use explain::{Access, Explain, filter_json, row_set_json};
 pub use lex::is_reserved;
 pub use plan::SourceKind;
+pub use tabletop_store::range_text;
 pub use value::{SqlType, Value, format_timestamp, parse_timestamp};
 
 use lex::Pos;

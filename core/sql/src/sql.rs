@@ -81,7 +81,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value as Json, json};
 use tabletop_store::ReadRowsRequest;
-use tabletop_store::{CountRows, Error, Result};
+use tabletop_store::{CountRows, Error, Result, Traces};
 
 use crate::instance::Instance;
 use crate::key_schema::{Conformance, RowKeySchema};
@@ -420,9 +420,20 @@ fn read_of(p: &plan::SelectPlan) -> Option<&plan::ReadPlan> {
     }
 }
 
-fn run_select(db: &mut Instance, q: &parse::Query, text: &str) -> Result<QueryResult> {
+fn run_select(
+    db: &mut Instance,
+    q: &parse::Query,
+    text: &str,
+    traces: &mut Traces,
+) -> Result<QueryResult> {
     let p = plan_select(db, q)?;
-    let ex = exec::run(db, &p, None)?;
+    let mut trace = traces.start();
+    let ex = exec::run(db, &p, trace.as_mut())?;
+    if let Some(t) = trace
+        && ex.read_ran
+    {
+        traces.push(t);
+    }
     let explain = build_explain(db, &p, &ex, text);
     Ok(QueryResult {
         columns: p
@@ -595,12 +606,18 @@ pub fn explain_read_rows(db: &mut Instance, table: &str, req: &ReadRowsRequest) 
 /// a row key does not fit the row-key schema, `NOT_FOUND` for a missing
 /// view to drop.
 pub fn execute(db: &mut Instance, statement: &str) -> Result<Outcome> {
+    execute_traced(db, statement, &mut Traces::off())
+}
+
+/// [`execute`], recording the read a query or EXPLAIN makes (one ReadRows
+/// on its table or view) in `traces`.
+pub fn execute_traced(db: &mut Instance, statement: &str, traces: &mut Traces) -> Result<Outcome> {
     let stmt = parse::parse_statement(statement)?;
     let text = statement.trim().trim_end_matches(';').trim();
     match stmt {
-        Statement::Query(q) => Ok(Outcome::Rows(run_select(db, &q, text)?)),
+        Statement::Query(q) => Ok(Outcome::Rows(run_select(db, &q, text, traces)?)),
         Statement::Explain(q) => {
-            let r = run_select(db, &q, text)?;
+            let r = run_select(db, &q, text, traces)?;
             Ok(Outcome::Explain(r.explain))
         }
         Statement::CreateView {
@@ -676,7 +693,12 @@ pub fn query(db: &mut Instance, statement: &str) -> Result<QueryResult> {
 /// Plans and runs a query, answering its EXPLAIN (with or without the
 /// word EXPLAIN in front).
 pub fn explain(db: &mut Instance, statement: &str) -> Result<Explain> {
-    match execute(db, statement)? {
+    explain_traced(db, statement, &mut Traces::off())
+}
+
+/// [`explain`], recording the query's read in `traces`.
+pub fn explain_traced(db: &mut Instance, statement: &str, traces: &mut Traces) -> Result<Explain> {
+    match execute_traced(db, statement, traces)? {
         Outcome::Rows(r) => Ok(r.explain),
         Outcome::Explain(e) => Ok(e),
         _ => Err(Error::invalid("only queries can be explained")),
@@ -739,10 +761,19 @@ pub struct ScriptStep {
 /// Runs a script of `;`-separated statements in order, going on after a
 /// failed one.
 pub fn execute_script(db: &mut Instance, text: &str) -> Vec<ScriptStep> {
+    execute_script_traced(db, text, &mut Traces::off())
+}
+
+/// [`execute_script`], recording every statement's read in `traces`.
+pub fn execute_script_traced(
+    db: &mut Instance,
+    text: &str,
+    traces: &mut Traces,
+) -> Vec<ScriptStep> {
     split_statements(text)
         .into_iter()
         .map(|(line, statement)| {
-            let outcome = execute(db, &statement);
+            let outcome = execute_traced(db, &statement, traces);
             ScriptStep {
                 line,
                 statement,

@@ -88,7 +88,7 @@ pub use mutation::{
 pub use row::{
     CellView, CollectRows, CountRows, OwnedCell, OwnedRow, ReadStats, RowSink, RowView, cell_bytes,
 };
-pub use row_set::{KeyBound, KeyRange, RowRange, RowSet, prefix_successor, successor};
+pub use row_set::{KeyBound, KeyRange, RowRange, RowSet, prefix_successor, range_text, successor};
 pub use schema::{
     Aggregator, ColumnFamily, FamilyChange, GcRule, MAX_FAMILY_NAME_LEN, MAX_QUALIFIER_BYTES,
     MAX_ROW_BYTES, MAX_ROW_KEY_BYTES, MAX_TABLE_ID_LEN, MAX_TABLES, MAX_VALUE_BYTES,

@@ -214,6 +214,28 @@ pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
+/// A key range for people: `["start", "end")` with the keys escaped,
+/// `start`/`end` for open ends, `key "k"` for a range of one key. The one
+/// way ranges print (EXPLAIN, traces, lessons).
+#[must_use]
+pub fn range_text(r: &KeyRange) -> String {
+    if r.is_single_key() {
+        return format!("key \"{}\"", crate::escape::escape_bytes(&r.start));
+    }
+    format!(
+        "[{}, {})",
+        if r.start.is_empty() {
+            "start".to_string()
+        } else {
+            format!("\"{}\"", crate::escape::escape_bytes(&r.start))
+        },
+        r.end.as_ref().map_or("end".to_string(), |e| format!(
+            "\"{}\"",
+            crate::escape::escape_bytes(e)
+        ))
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -356,7 +356,15 @@ impl Traces {
         result
     }
 
-    /// Adds a trace made elsewhere.
+    /// A fresh trace with these traces' options, when recording: for an
+    /// operation that may turn out to do nothing worth recording (hand it
+    /// to [`Traces::push`] if it did).
+    #[must_use]
+    pub fn start(&self) -> Option<Trace> {
+        self.on.then(|| Trace::new(self.options))
+    }
+
+    /// Adds a trace made elsewhere (nothing when not recording).
     pub fn push(&mut self, trace: Trace) {
         if self.on {
             self.list.push(trace);

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 pub use builtin::{builtin, lesson_files, scenario_files};
 pub use check::{Check, CheckResult, State};
-pub use record::{ReadRecord, record, request_from_cbt, request_from_json};
+pub use record::{RECORD_OPTIONS, ReadRecord, record, request_from_cbt, request_from_json};
 pub use setup::{RowsSpec, Setup, expand};
 pub use tabletop_store::shape_of;
 
@@ -49,7 +49,7 @@ use tabletop_design::sim::{Report, Scenario, Simulation, StartTime};
 use tabletop_sql::Instance;
 use tabletop_store::{Error, Result};
 use tabletop_store::{InstanceConfig, ReadRowsRequest};
-use tabletop_store::{OwnedRow, ReadStats};
+use tabletop_store::{OwnedRow, ReadStats, Trace, Traces};
 
 /// Default instance clock of a lesson without one or a scenario.
 const DEFAULT_CLOCK: i64 = 1_590_969_600_000_000; // 2020-06-01T00:00:00Z
@@ -544,44 +544,48 @@ impl Session {
         Ok(())
     }
 
-    /// Runs a cbt command; reads (`read`, `lookup`, `count`) are recorded.
+    /// Runs a cbt command; its reads (`read`, `lookup`, `count`) are
+    /// recorded from the command's own trace.
     pub fn run_cbt(&mut self, line: &str) -> tabletop_wire::cbt::Outcome {
-        let out = tabletop_wire::cbt::exec_line(
+        let mut traces = Traces::new(RECORD_OPTIONS);
+        let out = tabletop_wire::cbt::exec_line_traced(
             &mut self.instance,
             line,
             &mut tabletop_wire::cbt::NoHost,
+            &mut traces,
         );
         if out.status.is_ok()
-            && let Some((table, req)) = request_from_cbt(line)
-            && let Ok(r) = record(&mut self.instance, &table, &req, line.trim())
+            && let Some(t) = traces.last_read()
         {
-            self.last_read = Some(r);
+            self.last_read = Some(ReadRecord::from_trace(line.trim(), t));
         }
         out
     }
 
-    /// Runs a JSON protocol line; `readRows` is recorded.
+    /// Runs a JSON protocol line; `readRows` is recorded from the
+    /// request's own trace.
     pub fn run_json(&mut self, line: &str) -> String {
-        let out = tabletop_wire::api::handle(&mut self.instance, line);
-        if !out.starts_with("{\"error\"")
-            && let Some((table, req)) = request_from_json(line)
-            && let Ok(r) = record(&mut self.instance, &table, &req, "readRows")
-        {
-            self.last_read = Some(r);
+        let mut traces = Traces::new(RECORD_OPTIONS);
+        let out = tabletop_wire::api::handle_traced(&mut self.instance, line, &mut traces);
+        if let Some(t) = traces.last_read() {
+            self.last_read = Some(ReadRecord::from_trace("readRows", t));
         }
         out
     }
 
     /// Reads rows and records the read (for the Rows panel or a query
-    /// builder).
+    /// builder): one read, traced.
     pub fn read(
         &mut self,
         table: &str,
         req: &ReadRowsRequest,
     ) -> Result<(Vec<OwnedRow>, ReadStats)> {
         let mut rows = tabletop_store::CollectRows::default();
-        let stats = self.instance.read_rows(table, req, &mut rows)?;
-        self.last_read = Some(record(&mut self.instance, table, req, "read")?);
+        let mut trace = Trace::new(RECORD_OPTIONS);
+        let stats = self
+            .instance
+            .read_rows_traced(table, req, &mut rows, Some(&mut trace))?;
+        self.last_read = Some(ReadRecord::from_trace("read", &trace));
         Ok((rows.rows, stats))
     }
 

@@ -94,7 +94,7 @@ use tabletop_store::GcRule;
 use tabletop_store::Mutation;
 use tabletop_store::OwnedRow;
 use tabletop_store::RowFilter;
-use tabletop_store::{Error, Result};
+use tabletop_store::{Error, ReadRowsRequest, Result, Trace, Traces};
 
 pub use self::proto_json::to_line;
 use self::proto_json::{At, error_object};
@@ -125,7 +125,7 @@ pub struct MethodInfo {
     pub example: &'static str,
 }
 
-type Handler = fn(&mut Instance, &At<'_>) -> Result<Value>;
+type Handler = fn(&mut Instance, &At<'_>, &mut Traces) -> Result<Value>;
 
 macro_rules! methods {
     ($($name:literal, $service:ident, $handler:path, $summary:literal, $example:literal;)*) => {
@@ -240,13 +240,23 @@ const NOT_OFFERED: &[&str] = &[
 /// answer body (the `X` of `{"response": X}`). This is the typed layer
 /// under [`handle`], for callers that already hold JSON values.
 pub fn handle_value(instance: &mut Instance, method: &str, request: &Value) -> Result<Value> {
+    handle_value_traced(instance, method, request, &mut Traces::off())
+}
+
+/// [`handle_value`], recording the data operations the request made.
+pub fn handle_value_traced(
+    instance: &mut Instance,
+    method: &str,
+    request: &Value,
+    traces: &mut Traces,
+) -> Result<Value> {
     let Some(run) = handler(method) else {
         return Err(unknown_method(method));
     };
     // A missing body is the empty message, as in proto3.
     let empty = Value::Object(Map::new());
     let request = if request.is_null() { &empty } else { request };
-    run(instance, &At::new("request", request))
+    run(instance, &At::new("request", request), traces)
 }
 
 fn unknown_method(method: &str) -> Error {
@@ -324,36 +334,160 @@ pub fn answer_line(answer: &Result<Value>) -> String {
 /// assert_eq!(out, r#"{"response":{}}"#);
 /// ```
 pub fn handle(instance: &mut Instance, line: &str) -> String {
-    if let Some(answer) = fast::try_handle(instance, line) {
+    handle_traced(instance, line, &mut Traces::off())
+}
+
+/// [`handle`], also handing back what the request did: the [`Trace`] of
+/// each data operation it made (readRows, mutateRow(s),
+/// checkAndMutateRow, readModifyWriteRow, dropRowRange, sampleRowKeys, and
+/// the read of a `sql` or `explain` query) is added to `traces`; a request
+/// that failed adds none. Hosts report reads from these (rows and cells
+/// seen and returned, tablets visited) without asking for
+/// `requestStatsView` or parsing the answer.
+///
+/// ```
+/// use tabletop_core::{Instance, TraceOptions, Traces, api};
+///
+/// let mut db = Instance::default();
+/// api::handle(&mut db, r#"{"method": "createTable", "request": {"parent": "projects/p/instances/i", "tableId": "t", "table": {"columnFamilies": {"cf": {}}}}}"#);
+/// let mut traces = Traces::new(TraceOptions::default());
+/// api::handle_traced(&mut db, r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t"}}"#, &mut traces);
+/// let read = traces.last_read().unwrap();
+/// assert_eq!((read.read.rows_seen, read.tablet_count), (0, 1));
+/// ```
+pub fn handle_traced(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
+    if let Some(answer) = fast::try_handle(instance, line, traces) {
         return answer;
     }
-    handle_general(instance, line)
+    general(instance, line, traces)
 }
 
 /// The bulk-write fast path alone: `None` when it declines the line (for
 /// testing that it is taken).
 #[doc(hidden)]
 pub fn handle_fast(instance: &mut Instance, line: &str) -> Option<String> {
-    fast::try_handle(instance, line)
+    fast::try_handle(instance, line, &mut Traces::off())
 }
 
 /// [`handle`] without the bulk-write fast path (for comparing the two).
 #[doc(hidden)]
 pub fn handle_general(instance: &mut Instance, line: &str) -> String {
+    general(instance, line, &mut Traces::off())
+}
+
+fn general(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
     match parse_line(line) {
         // Rows are written out as they stream, not built as one tree.
         Ok((method, request)) if method == "readRows" => {
             let empty = Value::Object(Map::new());
             let request = if request.is_null() { &empty } else { &request };
-            match data::read_rows_line(instance, &At::new("request", request)) {
+            match data::read_rows_line(instance, &At::new("request", request), traces) {
                 Ok(line) => line,
                 Err(e) => answer_line(&Err(e)),
             }
         }
-        parsed => answer_line(
-            &parsed.and_then(|(method, request)| handle_value(instance, &method, &request)),
-        ),
+        parsed => answer_line(&parsed.and_then(|(method, request)| {
+            handle_value_traced(instance, &method, &request, traces)
+        })),
     }
+}
+
+/// Reads a ReadRows request body (`{"tableName", "rows", "filter",
+/// "rowsLimit", "reversed", ...}`) as `readRows` does: the table id and
+/// the request. The one decoder of ReadRowsRequest JSON (the console and
+/// the lessons use it too).
+pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
+    let (table, req, _) = data::read_rows_request(&At::new("request", request))?;
+    Ok((table.table_id, req))
+}
+
+/// The read a request line makes, if it is a valid `readRows`: its table
+/// id and request.
+#[must_use]
+pub fn read_rows_request_of_line(line: &str) -> Option<(String, ReadRowsRequest)> {
+    match parse_line(line) {
+        Ok((method, request)) if method == "readRows" => read_rows_request(&request).ok(),
+        _ => None,
+    }
+}
+
+/// A trace as JSON, for hosts that speak JSON (the JS API): the operation,
+/// table, request shape, what was seen and returned, tablets visited and
+/// what was written. Byte strings are base64, as in the protocol;
+/// counts are numbers.
+#[must_use]
+pub fn trace_to_json(t: &Trace) -> Value {
+    let mut m = Map::new();
+    let n = |v: u64| Value::from(v);
+    m.insert("operation".into(), Value::from(t.operation.name()));
+    m.insert("table".into(), Value::from(t.table.as_str()));
+    m.insert("tabletCount".into(), Value::from(t.tablet_count));
+    m.insert(
+        "tabletsVisited".into(),
+        Value::Array(t.read.tablets.iter().map(|&id| n(id)).collect()),
+    );
+    if t.is_read() || t.request.row_keys > 0 {
+        let r = &t.request;
+        m.insert("shape".into(), Value::from(r.shape().name()));
+        m.insert("rowKeys".into(), Value::from(r.row_keys));
+        m.insert("rowRanges".into(), Value::from(r.row_ranges));
+        m.insert(
+            "ranges".into(),
+            Value::Array(
+                r.ranges
+                    .iter()
+                    .map(|k| Value::from(tabletop_store::range_text(k)))
+                    .collect(),
+            ),
+        );
+        m.insert("filtered".into(), Value::from(r.filtered));
+        m.insert("reversed".into(), Value::from(r.reversed));
+        m.insert("rowsLimit".into(), Value::from(r.rows_limit));
+    }
+    let s = &t.read;
+    m.insert("rowsSeen".into(), n(s.rows_seen));
+    m.insert("rowsReturned".into(), n(s.rows_returned));
+    m.insert("cellsSeen".into(), n(s.cells_seen));
+    m.insert("cellsReturned".into(), n(s.cells_returned));
+    m.insert("bytesSeen".into(), n(s.bytes_seen));
+    m.insert("bytesReturned".into(), n(s.bytes_returned));
+    if !t.returned_keys.is_empty() {
+        m.insert(
+            "returnedKeys".into(),
+            Value::Array(
+                t.returned_keys
+                    .iter()
+                    .map(|k| Value::from(encode_base64(k)))
+                    .collect(),
+            ),
+        );
+    }
+    let w = &t.write;
+    m.insert("rowsWritten".into(), n(w.rows));
+    m.insert("mutations".into(), n(w.mutations));
+    m.insert("cellsWritten".into(), n(w.cells));
+    m.insert("bytesWritten".into(), n(w.bytes));
+    if !w.keys.is_empty() {
+        m.insert(
+            "writtenKeys".into(),
+            Value::Array(
+                w.keys
+                    .iter()
+                    .map(|k| Value::from(encode_base64(k)))
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(d) = &w.dropped {
+        m.insert("dropped".into(), Value::from(tabletop_store::range_text(d)));
+    }
+    if w.failed_entries > 0 {
+        m.insert("failedEntries".into(), n(w.failed_entries));
+    }
+    if let Some(matched) = t.predicate_matched {
+        m.insert("predicateMatched".into(), Value::from(matched));
+    }
+    Value::Object(m)
 }
 
 /// Reads a `google.bigtable.v2.RowFilter` from proto3 JSON.

@@ -70,7 +70,7 @@ mod valuefmt;
 use std::collections::BTreeMap;
 
 use tabletop_sql::Instance;
-use tabletop_store::Error;
+use tabletop_store::{Error, ReadRowsRequest, Traces};
 
 pub use lex::{tokenize, tokenize_script};
 
@@ -204,6 +204,35 @@ impl Host for MemFiles {
 /// shell operator) fails with `INVALID_ARGUMENT` before anything runs; a
 /// blank line or a comment does nothing.
 pub fn exec_line(instance: &mut Instance, line: &str, host: &mut dyn Host) -> Outcome {
+    exec_line_traced(instance, line, host, &mut Traces::off())
+}
+
+/// [`exec_line`], also handing back what the command did: the
+/// [`Trace`](tabletop_store::Trace) of each data operation it made (a `read`'s ReadRows, a `set`'s
+/// MutateRow, every batch of an `import`, ...) is added to `traces`. Hosts
+/// report reads from these instead of asking for `include-stats` and
+/// reading the "Summary Stats" text.
+///
+/// ```
+/// use tabletop_core::{Instance, TraceOptions, Traces, cbt};
+///
+/// let mut db = Instance::default();
+/// cbt::run_line(&mut db, "createtable t families=cf splits=m")?;
+/// cbt::run_line(&mut db, "set t a cf:q=v@1000")?;
+/// let mut traces = Traces::new(TraceOptions::default());
+/// let out = cbt::exec_line_traced(&mut db, "read t prefix=a", &mut cbt::NoHost, &mut traces);
+/// assert!(out.status.is_ok());
+/// let read = traces.last_read().expect("a read");
+/// assert_eq!((read.read.rows_returned, read.tablet_count), (1, 2));
+/// assert_eq!(read.read.tablets.len(), 1);
+/// # Ok::<(), tabletop_core::Error>(())
+/// ```
+pub fn exec_line_traced(
+    instance: &mut Instance,
+    line: &str,
+    host: &mut dyn Host,
+    traces: &mut Traces,
+) -> Outcome {
     match tokenize(line) {
         Ok(args) if args.is_empty() => Outcome {
             stdout: Vec::new(),
@@ -211,7 +240,7 @@ pub fn exec_line(instance: &mut Instance, line: &str, host: &mut dyn Host) -> Ou
             status: Ok(()),
             rows_not_printed: 0,
         },
-        Ok(args) => exec_args(instance, &args, host),
+        Ok(args) => exec_args_traced(instance, &args, host, traces),
         Err(e) => {
             let mut stderr = e.message().as_bytes().to_vec();
             stderr.push(b'\n');
@@ -232,8 +261,31 @@ pub fn exec_args<A: AsRef<[u8]>>(
     args: &[A],
     host: &mut dyn Host,
 ) -> Outcome {
+    exec_args_traced(instance, args, host, &mut Traces::off())
+}
+
+/// [`exec_args`], recording the command's data operations in `traces`
+/// (see [`exec_line_traced`]).
+pub fn exec_args_traced<A: AsRef<[u8]>>(
+    instance: &mut Instance,
+    args: &[A],
+    host: &mut dyn Host,
+    traces: &mut Traces,
+) -> Outcome {
     let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
-    exec::run(instance, host, &args)
+    exec::run(instance, host, &args, traces)
+}
+
+/// The ReadRows request a `read`, `lookup` or `count` command line sends,
+/// and its table, parsed by the interpreter's own parser (`None` for
+/// another command, a line that does not parse, or a read `cbt` would not
+/// send). For hosts that hold only the line; a host that runs the command
+/// gets the same from [`exec_line_traced`].
+#[must_use]
+pub fn read_request(line: &str) -> Option<(String, ReadRowsRequest)> {
+    let args = tokenize(line).ok()?;
+    let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+    exec::read_request(&args)
 }
 
 fn into_result(outcome: Outcome) -> Result<String, Error> {

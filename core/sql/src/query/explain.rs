@@ -19,12 +19,12 @@ use super::plan::{Source, SourceKind, TExpr, TKind};
 use super::value::Value;
 use tabletop_store::ReadRowsRequest;
 use tabletop_store::ReadShape;
-use tabletop_store::ReadStats;
 use tabletop_store::RowFilter;
 use tabletop_store::base64_text::encode as encode_base64;
 use tabletop_store::escape_bytes;
 use tabletop_store::human_bytes;
 use tabletop_store::{KeyBound, KeyRange, prefix_successor};
+use tabletop_store::{ReadStats, range_text};
 
 /// How a read reaches its rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -399,25 +399,6 @@ impl Explain {
         }
         Json::Object(m)
     }
-}
-
-/// `["start", "end")` with the keys escaped; `start`/`end` for open ends.
-#[must_use]
-pub fn range_text(r: &KeyRange) -> String {
-    if r.is_single_key() {
-        return format!("key \"{}\"", escape_bytes(&r.start));
-    }
-    format!(
-        "[{}, {})",
-        if r.start.is_empty() {
-            "start".to_string()
-        } else {
-            format!("\"{}\"", escape_bytes(&r.start))
-        },
-        r.end
-            .as_ref()
-            .map_or("end".to_string(), |e| format!("\"{}\"", escape_bytes(e)))
-    )
 }
 
 fn bound_text(b: &KeyBound, open_word: &str) -> String {

@@ -1,21 +1,28 @@
 //! Reads a lesson remembers: what was asked (the row set and filter, from
 //! a cbt `read`/`lookup`/`count`, a JSON `readRows` or a direct request),
 //! its shape and what it cost.
+//!
+//! A record is made from the store's [`Trace`] of the read itself: the
+//! lesson asks the interpreters for traces (with the first returned keys)
+//! and keeps the last read's, so nothing is parsed twice or read again.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use tabletop_sql::Instance;
-use tabletop_store::ReadRowsRequest;
-use tabletop_store::Result;
-use tabletop_store::RowFilter;
-use tabletop_store::RowView;
-use tabletop_store::escape_bytes;
-use tabletop_store::{KeyBound, RowRange, RowSet};
-use tabletop_store::{ReadShape, shape_of};
+use tabletop_store::{
+    CountRows, ReadRowsRequest, ReadShape, Result, Trace, TraceOptions, range_text,
+};
+use tabletop_wire::{api, cbt};
 
 /// Returned keys a record keeps (enough for any lesson's check).
 const MAX_KEYS: usize = 10_000;
+
+/// What a lesson asks the store to trace of a read: its counts and
+/// tablets, and the first [`MAX_KEYS`] keys it returned.
+pub const RECORD_OPTIONS: TraceOptions = TraceOptions {
+    written_keys: false,
+    returned_keys: MAX_KEYS,
+};
 
 /// One read and what it cost.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,221 +72,65 @@ impl ReadRecord {
             self.rows_returned
         )
     }
+
+    /// The record of a read from its trace (traced with
+    /// [`RECORD_OPTIONS`], so the returned keys are there).
+    #[must_use]
+    pub fn from_trace(source: &str, t: &Trace) -> ReadRecord {
+        ReadRecord {
+            source: source.to_string(),
+            table: t.table.clone(),
+            shape: t.request.shape(),
+            ranges: t.request.ranges.iter().map(range_text).collect(),
+            filtered: t.request.filtered,
+            reversed: t.request.reversed,
+            rows_limit: t.request.rows_limit,
+            rows_scanned: t.read.rows_seen,
+            rows_returned: t.read.rows_returned,
+            cells_returned: t.read.cells_returned,
+            tablets_visited: t.distinct_tablets().len(),
+            keys_returned: t
+                .returned_keys
+                .iter()
+                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .collect(),
+            keys_complete: t.returned_keys_complete,
+        }
+    }
 }
 
-/// Runs `req` against `db` and records it.
+/// Runs `req` against `db` (once, traced) and records it.
 pub fn record(
     db: &mut Instance,
     table: &str,
     req: &ReadRowsRequest,
     source: &str,
 ) -> Result<ReadRecord> {
-    let ranges = Instance::key_ranges(&req.rows)?;
-    let mut keys = Vec::new();
-    let mut cells = 0u64;
-    let mut complete = true;
-    let mut sink = |row: RowView<'_>| {
-        cells += row.cells.len() as u64;
-        if keys.len() < MAX_KEYS {
-            keys.push(String::from_utf8_lossy(row.key).into_owned());
-        } else {
-            complete = false;
-        }
-        true
-    };
-    let stats = db.read_rows(table, req, &mut sink)?;
-    let mut tablets = stats.tablets.clone();
-    tablets.sort_unstable();
-    tablets.dedup();
-    let filtered = req.filter.is_some();
-    Ok(ReadRecord {
-        source: source.to_string(),
-        table: table.to_string(),
-        shape: shape_of(&ranges, filtered, req.rows_limit),
-        ranges: ranges
-            .iter()
-            .map(|r| {
-                format!(
-                    "[{}, {})",
-                    if r.start.is_empty() {
-                        "start".to_string()
-                    } else {
-                        format!("\"{}\"", escape_bytes(&r.start))
-                    },
-                    r.end
-                        .as_ref()
-                        .map_or("end".to_string(), |e| format!("\"{}\"", escape_bytes(e)))
-                )
-            })
-            .collect(),
-        filtered,
-        reversed: req.reversed,
-        rows_limit: req.rows_limit,
-        rows_scanned: stats.rows_seen,
-        rows_returned: stats.rows_returned,
-        cells_returned: cells,
-        tablets_visited: tablets.len(),
-        keys_returned: keys,
-        keys_complete: complete,
-    })
+    let mut trace = Trace::new(RECORD_OPTIONS);
+    db.read_rows_traced(table, req, &mut CountRows::default(), Some(&mut trace))?;
+    Ok(ReadRecord::from_trace(source, &trace))
 }
 
 /// The read a cbt command line makes (`read`, `lookup`, `count`), if it
-/// is one.
+/// is one, as the cbt interpreter parses it ([`cbt::read_request`]).
 #[must_use]
 pub fn request_from_cbt(line: &str) -> Option<(String, ReadRowsRequest)> {
-    let tokens = tabletop_wire::cbt::tokenize(line).ok()?;
-    let mut it = tokens.into_iter().peekable();
-    if it.peek().is_some_and(|t| t == b"cbt") {
-        it.next();
-    }
-    // Global flags: -project p, -instance=i, ...
-    let mut words = Vec::new();
-    let mut skip_value = false;
-    for t in it {
-        if words.is_empty() {
-            if skip_value {
-                skip_value = false;
-                continue;
-            }
-            if t.first() == Some(&b'-') {
-                skip_value = !t.contains(&b'=');
-                continue;
-            }
-        }
-        words.push(t);
-    }
-    let cmd = words.first()?.clone();
-    let table = String::from_utf8(words.get(1)?.clone()).ok()?;
-    let args: Vec<(Vec<u8>, Vec<u8>)> = words
-        .iter()
-        .skip(2)
-        .filter_map(|w| {
-            let eq = w.iter().position(|&b| b == b'=')?;
-            Some((w.get(..eq)?.to_vec(), w.get(eq + 1..)?.to_vec()))
-        })
-        .collect();
-    let arg = |name: &[u8]| args.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let mut req = ReadRowsRequest::default();
-    match cmd.as_slice() {
-        b"lookup" => {
-            let key = words.get(2)?.clone();
-            req.rows = RowSet::single(key);
-        }
-        b"count" => {
-            if let Some(p) = arg(b"prefix").filter(|p| !p.is_empty()) {
-                req.rows = RowSet::range(RowRange::prefix(p));
-            }
-        }
-        b"read" => {
-            if let Some(p) = arg(b"prefix").filter(|p| !p.is_empty()) {
-                req.rows = RowSet::range(RowRange::prefix(p));
-            } else {
-                let start = arg(b"start");
-                let end = arg(b"end");
-                if start.is_some() || end.is_some() {
-                    req.rows = RowSet::range(RowRange {
-                        start: start.map_or(KeyBound::Unbounded, KeyBound::Closed),
-                        end: end.map_or(KeyBound::Unbounded, KeyBound::Open),
-                    });
-                }
-            }
-            if let Some(re) = arg(b"regex") {
-                req.filter = Some(RowFilter::RowKeyRegex(re));
-            }
-            if let Some(n) = arg(b"count")
-                .and_then(|c| String::from_utf8(c).ok())
-                .and_then(|c| c.parse::<i64>().ok())
-            {
-                req.rows_limit = n.max(0);
-            }
-            req.reversed = arg(b"reversed").is_some_and(|v| v == b"true");
-        }
-        _ => return None,
-    }
-    Some((table, req))
+    cbt::read_request(line)
 }
 
-fn b64(v: &Value) -> Option<Vec<u8>> {
-    tabletop_wire::api::decode_base64(v.as_str()?).ok()
-}
-
-/// The read a JSON protocol line makes (`readRows`), if it is one.
+/// The read a JSON protocol line makes (`readRows`), if it is one, as the
+/// protocol decodes it ([`api::read_rows_request_of_line`]).
 #[must_use]
 pub fn request_from_json(line: &str) -> Option<(String, ReadRowsRequest)> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    if v.get("method")?.as_str()? != "readRows" {
-        return None;
-    }
-    let r = v.get("request")?;
-    let name = r
-        .get("tableName")
-        .or_else(|| r.get("table_name"))?
-        .as_str()?;
-    let table = name
-        .rsplit_once("/tables/")
-        .map_or(name, |(_, t)| t)
-        .to_string();
-    let mut req = ReadRowsRequest::default();
-    if let Some(rows) = r.get("rows") {
-        let keys = rows.get("rowKeys").or_else(|| rows.get("row_keys"));
-        if let Some(Value::Array(keys)) = keys {
-            for k in keys {
-                req.rows.row_keys.push(b64(k)?);
-            }
-        }
-        let ranges = rows.get("rowRanges").or_else(|| rows.get("row_ranges"));
-        if let Some(Value::Array(ranges)) = ranges {
-            for rr in ranges {
-                let bound = |closed: &str,
-                             closed_snake: &str,
-                             open: &str,
-                             open_snake: &str|
-                 -> Option<KeyBound> {
-                    if let Some(k) = rr.get(closed).or_else(|| rr.get(closed_snake)) {
-                        return Some(KeyBound::Closed(b64(k)?));
-                    }
-                    if let Some(k) = rr.get(open).or_else(|| rr.get(open_snake)) {
-                        return Some(KeyBound::Open(b64(k)?));
-                    }
-                    Some(KeyBound::Unbounded)
-                };
-                req.rows.row_ranges.push(RowRange {
-                    start: bound(
-                        "startKeyClosed",
-                        "start_key_closed",
-                        "startKeyOpen",
-                        "start_key_open",
-                    )?,
-                    end: bound(
-                        "endKeyClosed",
-                        "end_key_closed",
-                        "endKeyOpen",
-                        "end_key_open",
-                    )?,
-                });
-            }
-        }
-    }
-    if let Some(f) = r.get("filter") {
-        req.filter = Some(tabletop_wire::api::row_filter_from_json(f).ok()?);
-    }
-    if let Some(l) = r.get("rowsLimit").or_else(|| r.get("rows_limit")) {
-        req.rows_limit = match l {
-            Value::String(s) => s.parse().ok()?,
-            Value::Number(n) => n.as_i64()?,
-            _ => return None,
-        }
-        .max(0);
-    }
-    req.reversed = r.get("reversed").and_then(Value::as_bool).unwrap_or(false);
-    Some((table, req))
+    api::read_rows_request_of_line(line)
 }
 
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use tabletop_store::{RowRange, RowSet};
 
     use super::*;
 

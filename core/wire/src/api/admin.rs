@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 use super::names::{TableName, instance_name, table_name};
 use super::proto_json::{At, Fields, MAX_DEPTH, Out, format_duration};
 use tabletop_sql::Instance;
-use tabletop_store::Result;
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, GcRule, TableSchema, ValueType};
 use tabletop_store::{CreateTableRequest, DropTarget, TableInfo};
+use tabletop_store::{Result, Traces};
 
 /// `google.bigtable.admin.v2.Table.View`.
 const VIEWS: &[(&str, i32)] = &[
@@ -384,7 +384,7 @@ fn required_table_name(f: &mut Fields<'_>) -> Result<TableName> {
 // ---------------------------------------------------------------- methods
 
 /// createTable.
-pub(crate) fn create_table(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("CreateTableRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
     let id_at = f.require("tableId")?;
@@ -420,7 +420,7 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>) -> Result<Value> {
 }
 
 /// getTable.
-pub(crate) fn get_table(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn get_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("GetTableRequest")?;
     let name = required_table_name(&mut f)?;
     let view = read_view(f.get("view")?, View::Schema)?;
@@ -431,7 +431,7 @@ pub(crate) fn get_table(db: &mut Instance, req: &At<'_>) -> Result<Value> {
 
 /// listTables, with optional paging (`pageSize`, `pageToken`, where the
 /// token is the id of the last table of the previous page).
-pub(crate) fn list_tables(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn list_tables(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("ListTablesRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
     let view = read_view(f.get("view")?, View::NameOnly)?;
@@ -480,7 +480,7 @@ pub(crate) fn list_tables(db: &mut Instance, req: &At<'_>) -> Result<Value> {
 }
 
 /// deleteTable.
-pub(crate) fn delete_table(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn delete_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("DeleteTableRequest")?;
     let name = required_table_name(&mut f)?;
     f.finish()?;
@@ -502,7 +502,11 @@ fn update_mask_keeps_only_gc_rule(at: &At<'_>) -> Result<()> {
 }
 
 /// modifyColumnFamilies.
-pub(crate) fn modify_column_families(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn modify_column_families(
+    db: &mut Instance,
+    req: &At<'_>,
+    _traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("ModifyColumnFamiliesRequest")?;
     let name = required_table_name(&mut f)?;
     let mods = f.require("modifications")?;
@@ -563,7 +567,11 @@ pub(crate) fn modify_column_families(db: &mut Instance, req: &At<'_>) -> Result<
 }
 
 /// dropRowRange.
-pub(crate) fn drop_row_range(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn drop_row_range(
+    db: &mut Instance,
+    req: &At<'_>,
+    traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("DropRowRangeRequest")?;
     let name = required_table_name(&mut f)?;
     let target = match f.oneof("target", &["rowKeyPrefix", "deleteAllDataFromTable"])? {
@@ -585,7 +593,7 @@ pub(crate) fn drop_row_range(db: &mut Instance, req: &At<'_>) -> Result<Value> {
         }
     };
     f.finish()?;
-    db.drop_row_range(&name.table_id, &target)?;
+    traces.record(|t| db.drop_row_range_traced(&name.table_id, &target, t))?;
     Ok(Out::new().build())
 }
 
@@ -712,7 +720,7 @@ mod tests {
             "tableId": "t",
             "table": {"columnFamilies": {"cf": {"gcRule": {"maxNumVersions": 1}}, "plain": {}}}
         });
-        let v = create_table(&mut db, &At::new("request", &req)).unwrap();
+        let v = create_table(&mut db, &At::new("request", &req), &mut Traces::off()).unwrap();
         assert_eq!(v["name"], "projects/p/instances/i/tables/t");
         assert_eq!(v["granularity"], "MILLIS");
         let fams = families(&v);
@@ -720,7 +728,7 @@ mod tests {
         assert_eq!(fams["plain"], json!({}));
         let get = json!({"name": "projects/p/instances/i/tables/t", "view": "NAME_ONLY"});
         assert_eq!(
-            get_table(&mut db, &At::new("request", &get)).unwrap(),
+            get_table(&mut db, &At::new("request", &get), &mut Traces::off()).unwrap(),
             json!({"name": "projects/p/instances/i/tables/t"})
         );
     }

@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::names::{TableName, table_name};
 use super::proto_json::{At, Fields, MAX_DEPTH, Out, error_object};
 use tabletop_sql::Instance;
-use tabletop_store::Result;
 use tabletop_store::RowFilter;
 use tabletop_store::{AggregateInput, Mutation, TimestampRange};
 use tabletop_store::{CellView, OwnedRow, ReadStats, RowSink, RowView};
@@ -20,6 +19,7 @@ use tabletop_store::{
 };
 use tabletop_store::{KeyBound, RowRange, RowSet};
 use tabletop_store::{MutateRowsEntry, ReadRowsRequest};
+use tabletop_store::{Result, Traces};
 
 // ------------------------------------------------------------ row sets
 
@@ -563,16 +563,10 @@ fn request_stats(stats: &ReadStats) -> Value {
     Out::new().set("fullReadStatsView", full).build()
 }
 
-/// readRows: answers `{"rows": [Row...]}`, the merged rows of the stream.
-/// Decodes a ReadRowsRequest: the table, the request, and whether full
-/// request statistics were asked for.
-fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)> {
-    let mut f = req.object("ReadRowsRequest")?;
-    f.unsupported(
-        "materializedViewName",
-        "materialized views are not supported; use tableName",
-    )?;
-    let table = data_table(&mut f)?;
+/// Reads the fields of a ReadRowsRequest that say what to read: `rows`,
+/// `filter`, `rowsLimit`, `reversed` (also for the playground's
+/// `explain`, which takes the same body).
+pub(crate) fn read_rows_fields(f: &mut Fields<'_>) -> Result<ReadRowsRequest> {
     let mut r = ReadRowsRequest::default();
     if let Some(rows) = f.get("rows")? {
         r.rows = row_set_from_json(&rows)?;
@@ -592,6 +586,19 @@ fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)>
     if let Some(rev) = f.get("reversed")? {
         r.reversed = rev.bool()?;
     }
+    Ok(r)
+}
+
+/// Decodes a ReadRowsRequest: the table, the request, and whether full
+/// request statistics were asked for.
+pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)> {
+    let mut f = req.object("ReadRowsRequest")?;
+    f.unsupported(
+        "materializedViewName",
+        "materialized views are not supported; use tableName",
+    )?;
+    let table = data_table(&mut f)?;
+    let r = read_rows_fields(&mut f)?;
     let full_stats = match f.get("requestStatsView")? {
         Some(v) => v.enumeration("RequestStatsView", STATS_VIEWS)? == "REQUEST_STATS_FULL",
         None => false,
@@ -601,10 +608,10 @@ fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)>
 }
 
 /// readRows: answers `{"rows": [Row...]}`, the merged rows of the stream.
-pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let (table, r, full_stats) = read_rows_request(req)?;
     let mut sink = JsonRows::default();
-    let stats = db.read_rows(&table.table_id, &r, &mut sink)?;
+    let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
     let mut out = Out::new().list("rows", sink.rows);
     if full_stats {
         out = out.set("requestStats", request_stats(&stats));
@@ -616,10 +623,14 @@ pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
 /// `answer_line` would make of [`read_rows`]'s value, but with every row
 /// written out as it streams from the engine: a big answer never exists
 /// as a JSON tree.
-pub(crate) fn read_rows_line(db: &mut Instance, req: &At<'_>) -> Result<String> {
+pub(crate) fn read_rows_line(
+    db: &mut Instance,
+    req: &At<'_>,
+    traces: &mut Traces,
+) -> Result<String> {
     let (table, r, full_stats) = read_rows_request(req)?;
     let mut sink = JsonText::default();
-    let stats = db.read_rows(&table.table_id, &r, &mut sink)?;
+    let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
     let mut line = String::with_capacity(sink.text.len() + 64);
     line.push_str("{\"response\":{");
     if full_stats {
@@ -658,7 +669,11 @@ impl RowSink for JsonText {
 
 /// sampleRowKeys: answers `{"samples": [...]}`, the messages of the
 /// stream in one list.
-pub(crate) fn sample_row_keys(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn sample_row_keys(
+    db: &mut Instance,
+    req: &At<'_>,
+    traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("SampleRowKeysRequest")?;
     f.unsupported(
         "materializedViewName",
@@ -666,8 +681,8 @@ pub(crate) fn sample_row_keys(db: &mut Instance, req: &At<'_>) -> Result<Value> 
     )?;
     let table = data_table(&mut f)?;
     f.finish()?;
-    let samples = db
-        .sample_row_keys(&table.table_id)?
+    let samples = traces
+        .record(|t| db.sample_row_keys_traced(&table.table_id, t))?
         .into_iter()
         .map(|(key, offset)| {
             Out::new()
@@ -687,20 +702,20 @@ fn row_key(f: &mut Fields<'_>) -> Result<Vec<u8>> {
 }
 
 /// mutateRow.
-pub(crate) fn mutate_row(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn mutate_row(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("MutateRowRequest")?;
     let table = data_table(&mut f)?;
     let key = row_key(&mut f)?;
     let muts = mutations(f.get("mutations")?)?;
     f.unsupported("idempotency", "idempotency tokens are not supported")?;
     f.finish()?;
-    db.mutate_row(&table.table_id, &key, &muts)?;
+    traces.record(|t| db.mutate_row_traced(&table.table_id, &key, &muts, t))?;
     Ok(Out::new().build())
 }
 
 /// mutateRows: answers `{"entries": [{"index", "status"}...]}`, one entry
 /// per request entry, in order (the stream's messages in one list).
-pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("MutateRowsRequest")?;
     let table = data_table(&mut f)?;
     let mut entries = Vec::new();
@@ -718,7 +733,7 @@ pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>) -> Result<Value> {
         }
     }
     f.finish()?;
-    let results = db.mutate_rows(&table.table_id, &entries)?;
+    let results = traces.record(|t| db.mutate_rows_traced(&table.table_id, &entries, t))?;
     Ok(mutate_rows_answer(&results))
 }
 
@@ -753,7 +768,11 @@ pub(crate) fn mutate_rows_answer(results: &[Result<()>]) -> Value {
 }
 
 /// checkAndMutateRow: answers `{"predicateMatched": true}` or `{}`.
-pub(crate) fn check_and_mutate_row(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn check_and_mutate_row(
+    db: &mut Instance,
+    req: &At<'_>,
+    traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("CheckAndMutateRowRequest")?;
     let table = data_table(&mut f)?;
     let row_key = row_key(&mut f)?;
@@ -764,22 +783,24 @@ pub(crate) fn check_and_mutate_row(db: &mut Instance, req: &At<'_>) -> Result<Va
     let true_mutations = mutations(f.get("trueMutations")?)?;
     let false_mutations = mutations(f.get("falseMutations")?)?;
     f.finish()?;
-    let answer = db.check_and_mutate_row(
-        &table.table_id,
-        &CheckAndMutateRowRequest {
-            row_key,
-            predicate_filter,
-            true_mutations,
-            false_mutations,
-        },
-    )?;
+    let request = CheckAndMutateRowRequest {
+        row_key,
+        predicate_filter,
+        true_mutations,
+        false_mutations,
+    };
+    let answer = traces.record(|t| db.check_and_mutate_row_traced(&table.table_id, &request, t))?;
     Ok(Out::new()
         .bool("predicateMatched", answer.predicate_matched)
         .build())
 }
 
 /// readModifyWriteRow: answers `{"row": Row}` with the new cells.
-pub(crate) fn read_modify_write_row(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn read_modify_write_row(
+    db: &mut Instance,
+    req: &At<'_>,
+    traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("ReadModifyWriteRowRequest")?;
     let table = data_table(&mut f)?;
     let row_key = row_key(&mut f)?;
@@ -792,10 +813,9 @@ pub(crate) fn read_modify_write_row(db: &mut Instance, req: &At<'_>) -> Result<V
         None => Vec::new(),
     };
     f.finish()?;
-    let answer = db.read_modify_write_row(
-        &table.table_id,
-        &ReadModifyWriteRowRequest { row_key, rules },
-    )?;
+    let request = ReadModifyWriteRowRequest { row_key, rules };
+    let answer =
+        traces.record(|t| db.read_modify_write_row_traced(&table.table_id, &request, t))?;
     Ok(Out::new().set("row", row_to_json(&answer.row)).build())
 }
 

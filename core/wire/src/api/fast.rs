@@ -24,8 +24,8 @@ use serde_json::value::RawValue;
 use super::data::mutate_rows_answer;
 use tabletop_sql::Instance;
 use tabletop_store::MAX_ROW_KEY_BYTES;
-use tabletop_store::MutateRowsEntry;
 use tabletop_store::base64_text as base64;
+use tabletop_store::{MutateRowsEntry, Traces};
 use tabletop_store::{Mutation, TimestampRange};
 
 #[derive(Deserialize)]
@@ -259,16 +259,20 @@ fn row_key_ok(key: &[u8]) -> bool {
 
 /// Answers `line` if it is a bulk write the fast path understands, or
 /// returns `None` to let the general decoder handle it.
-pub(crate) fn try_handle(instance: &mut Instance, line: &str) -> Option<String> {
+pub(crate) fn try_handle(
+    instance: &mut Instance,
+    line: &str,
+    traces: &mut Traces,
+) -> Option<String> {
     let env: Envelope<'_> = serde_json::from_str(line).ok()?;
     match env.method {
-        "mutateRows" => mutate_rows(instance, env.request.get()),
-        "mutateRow" => mutate_row(instance, env.request.get()),
+        "mutateRows" => mutate_rows(instance, env.request.get(), traces),
+        "mutateRow" => mutate_row(instance, env.request.get(), traces),
         _ => None,
     }
 }
 
-fn mutate_rows(instance: &mut Instance, request: &str) -> Option<String> {
+fn mutate_rows(instance: &mut Instance, request: &str, traces: &mut Traces) -> Option<String> {
     let req: MutateRows<'_> = serde_json::from_str(request).ok()?;
     let table = table_id(req.table_name)?;
     let mut decoded = Decoded::default();
@@ -293,13 +297,13 @@ fn mutate_rows(instance: &mut Instance, request: &str) -> Option<String> {
             mutations: muts.iter().map(|m| build(m, buf)).collect(),
         })
         .collect();
-    let answer = instance
-        .mutate_rows(table, &entries)
+    let answer = traces
+        .record(|t| instance.mutate_rows_traced(table, &entries, t))
         .map(|results| mutate_rows_answer(&results));
     Some(super::answer_line(&answer))
 }
 
-fn mutate_row(instance: &mut Instance, request: &str) -> Option<String> {
+fn mutate_row(instance: &mut Instance, request: &str, traces: &mut Traces) -> Option<String> {
     let req: MutateRow<'_> = serde_json::from_str(request).ok()?;
     let table = table_id(req.table_name)?;
     let mut decoded = Decoded::default();
@@ -314,8 +318,8 @@ fn mutate_row(instance: &mut Instance, request: &str) -> Option<String> {
         .collect::<Option<Vec<_>>>()?;
     let buf = decoded.buf.as_slice();
     let mutations: Vec<Mutation<'_>> = muts.iter().map(|m| build(m, buf)).collect();
-    let answer = instance
-        .mutate_row(table, &buf[key], &mutations)
+    let answer = traces
+        .record(|t| instance.mutate_row_traced(table, &buf[key.clone()], &mutations, t))
         .map(|()| serde_json::Value::Object(serde_json::Map::new()));
     Some(super::answer_line(&answer))
 }

@@ -10,11 +10,11 @@ use super::names::table_name;
 use super::proto_json::{At, Out};
 use tabletop_sql::Instance;
 use tabletop_store::EngineEvent;
-use tabletop_store::Result;
+use tabletop_store::{Result, Traces};
 
 /// compact: `{"tableName": ...}` compacts one table, `{}` every table.
 /// Answers `{}`.
-pub(crate) fn compact(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn compact(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("CompactRequest")?;
     let table = match f.get("tableName")? {
         Some(t) => Some(table_name(&t)?),
@@ -105,7 +105,11 @@ fn event_to_json(e: &EngineEvent) -> Value {
 /// current time). `{}` only reads the clock. Answers `{"nowMicros",
 /// "time", "events"}` where `time` is RFC 3339 and `events` lists what the
 /// engine did.
-pub(crate) fn advance_clock(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn advance_clock(
+    db: &mut Instance,
+    req: &At<'_>,
+    _traces: &mut Traces,
+) -> Result<Value> {
     let mut f = req.object("AdvanceClockRequest")?;
     let now = db.now_micros();
     let target = match f.oneof("by", &["micros", "seconds", "nowMicros"])? {
@@ -169,7 +173,7 @@ pub(crate) fn advance_clock(db: &mut Instance, req: &At<'_>) -> Result<Value> {
 
 /// listTablets: the tablets of one table, in key order, with their
 /// memtable and runs. Answers `{"tablets": [...]}`.
-pub(crate) fn list_tablets(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn list_tablets(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("ListTabletsRequest")?;
     let table = table_name(&f.require("tableName")?)?;
     f.finish()?;
@@ -224,7 +228,9 @@ mod tests {
     #[test]
     fn clock_moves_forward_only() {
         let mut db = Instance::default();
-        let call = |db: &mut Instance, v: Value| advance_clock(db, &At::new("request", &v));
+        let call = |db: &mut Instance, v: Value| {
+            advance_clock(db, &At::new("request", &v), &mut Traces::off())
+        };
         assert_eq!(call(&mut db, json!({})).unwrap()["nowMicros"], "0");
         assert_eq!(
             call(&mut db, json!({"seconds": 1.5})).unwrap()["nowMicros"],

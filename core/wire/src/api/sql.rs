@@ -15,16 +15,15 @@
 
 use serde_json::Value;
 
-use super::data::{row_filter_from_json, row_set_from_json};
+use super::data::read_rows_fields;
 use super::names::{instance_name, table_name};
 use super::proto_json::At;
 use tabletop_sql::Instance;
 use tabletop_sql::sql;
-use tabletop_store::ReadRowsRequest;
-use tabletop_store::Result;
+use tabletop_store::{Result, Traces};
 
 /// sql: runs one statement.
-pub(crate) fn run_sql(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn run_sql(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("SqlRequest")?;
     if let Some(n) = f.get("instanceName")? {
         instance_name(&n)?;
@@ -32,11 +31,11 @@ pub(crate) fn run_sql(db: &mut Instance, req: &At<'_>) -> Result<Value> {
     let q = f.require("query")?;
     let text = q.string()?;
     f.finish()?;
-    Ok(sql::execute(db, text)?.to_json())
+    Ok(sql::execute_traced(db, text, traces)?.to_json())
 }
 
 /// explain: a query's or a ReadRows request's plan and cost.
-pub(crate) fn explain(db: &mut Instance, req: &At<'_>) -> Result<Value> {
+pub(crate) fn explain(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("ExplainRequest")?;
     if let Some(q) = f.get("query")? {
         if let Some(n) = f.get("instanceName")? {
@@ -44,28 +43,10 @@ pub(crate) fn explain(db: &mut Instance, req: &At<'_>) -> Result<Value> {
         }
         let text = q.string()?;
         f.finish()?;
-        return Ok(sql::explain(db, text)?.to_json());
+        return Ok(sql::explain_traced(db, text, traces)?.to_json());
     }
     let table = table_name(&f.require("tableName")?)?;
-    let mut r = ReadRowsRequest::default();
-    if let Some(rows) = f.get("rows")? {
-        r.rows = row_set_from_json(&rows)?;
-    }
-    if let Some(filter) = f.get("filter")? {
-        r.filter = Some(row_filter_from_json(&filter, 0)?);
-    }
-    if let Some(limit) = f.get("rowsLimit")? {
-        r.rows_limit = limit.int64()?;
-        if r.rows_limit < 0 {
-            return Err(limit.invalid(format!(
-                "rows limit must not be negative, got {}",
-                r.rows_limit
-            )));
-        }
-    }
-    if let Some(rev) = f.get("reversed")? {
-        r.reversed = rev.bool()?;
-    }
+    let r = read_rows_fields(&mut f)?;
     f.finish()?;
     Ok(sql::explain_read_rows(db, &table.table_id, &r)?.to_json())
 }

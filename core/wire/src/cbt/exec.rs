@@ -22,7 +22,7 @@ use tabletop_store::{AggregateInput, Mutation};
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, TableSchema, ValueType};
 use tabletop_store::{CellView, ReadStats, RowView};
 use tabletop_store::{Code, Error};
-use tabletop_store::{CreateTableRequest, DropTarget, MutateRowsEntry, ReadRowsRequest};
+use tabletop_store::{CreateTableRequest, DropTarget, MutateRowsEntry, ReadRowsRequest, Traces};
 use tabletop_store::{KeyBound, RowRange, RowSet};
 
 /// A command that stopped: what `cbt` logs before exiting with status 1.
@@ -55,6 +55,8 @@ type CmdResult = Result<(), Fatal>;
 struct Ctx<'a> {
     instance: &'a mut Instance,
     host: &'a mut dyn Host,
+    /// Where the data operations the command makes are recorded.
+    traces: &'a mut Traces,
     out: Vec<u8>,
     err: Vec<u8>,
     /// Rows read but not printed (past the host's output limit).
@@ -163,6 +165,13 @@ impl Ctx<'_> {
     }
 
     /// `bigtable.Now()`: the clock truncated to milliseconds.
+    /// MutateRow, recorded in the command's traces.
+    fn mutate_row(&mut self, table: &str, row: &[u8], muts: &[Mutation<'_>]) -> Result<(), Error> {
+        let instance = &mut *self.instance;
+        self.traces
+            .record(|t| instance.mutate_row_traced(table, row, muts, t))
+    }
+
     fn now_millis(&self) -> i64 {
         let now = self.instance.now_micros();
         now - now.rem_euclid(1000)
@@ -170,10 +179,16 @@ impl Ctx<'_> {
 }
 
 /// Runs one command (arguments without the program name).
-pub(crate) fn run(instance: &mut Instance, host: &mut dyn Host, args: &[&[u8]]) -> Outcome {
+pub(crate) fn run(
+    instance: &mut Instance,
+    host: &mut dyn Host,
+    args: &[&[u8]],
+    traces: &mut Traces,
+) -> Outcome {
     let mut ctx = Ctx {
         instance,
         host,
+        traces,
         out: Vec::new(),
         err: Vec::new(),
         rows_not_printed: 0,
@@ -209,13 +224,14 @@ const VALUE_FLAGS: &[&str] = &[
     "cert-file",
 ];
 
-fn dispatch(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+/// The words of a command past a leading `cbt` and `cbt`'s global flags,
+/// as Go's flag package reads them: -name value, -name=value, with one or
+/// two dashes, up to the first non-flag.
+fn command_words<'a, 'b>(args: &'a [&'b [u8]]) -> Result<&'a [&'b [u8]], Fatal> {
     let mut args = args;
     if args.first() == Some(&&b"cbt"[..]) {
         args = &args[1..];
     }
-    // Global flags, as Go's flag package reads them: -name value,
-    // -name=value, with one or two dashes, up to the first non-flag.
     while let Some(&first) = args.first() {
         if first.len() < 2 || first[0] != b'-' {
             break;
@@ -249,6 +265,11 @@ fn dispatch(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
             return Err(Fatal::usage(format!("flag needs an argument: -{name}")));
         }
     }
+    Ok(args)
+}
+
+fn dispatch(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+    let args = command_words(args)?;
     let Some((&name, rest)) = args.split_first() else {
         ctx.err.extend(defs::summary());
         return Err(Fatal::usage("no command given; try \"help\""));
@@ -394,8 +415,7 @@ fn do_set(ctx: &mut Ctx<'_>, args: &[&[u8]], add: bool) -> CmdResult {
     if !authorized_view.is_empty() {
         return Err(authorized_views("Applying mutation"));
     }
-    ctx.instance
-        .mutate_row(&table, row, &muts)
+    ctx.mutate_row(&table, row, &muts)
         .map_err(|e| ctx.rpc("Applying mutation", &e))
 }
 
@@ -431,8 +451,7 @@ fn do_delete_column(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
         column_qualifier: Cow::Borrowed(args[3]),
         time_range: None,
     };
-    ctx.instance
-        .mutate_row(&table, args[1], &[m])
+    ctx.mutate_row(&table, args[1], &[m])
         .map_err(|e| ctx.rpc("Deleting cells in column", &e))
 }
 
@@ -443,8 +462,7 @@ fn do_delete_row(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
     }
     check_app_profile(args, 2, usage)?;
     let table = text(args[0]).into_owned();
-    ctx.instance
-        .mutate_row(&table, args[1], &[Mutation::DeleteFromRow])
+    ctx.mutate_row(&table, args[1], &[Mutation::DeleteFromRow])
         .map_err(|e| ctx.rpc("Deleting row", &e))
 }
 
@@ -456,8 +474,9 @@ fn do_delete_all_rows(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
         )));
     }
     let table = text(args[0]).into_owned();
-    ctx.instance
-        .drop_row_range(&table, &DropTarget::AllData)
+    let instance = &mut *ctx.instance;
+    ctx.traces
+        .record(|t| instance.drop_row_range_traced(&table, &DropTarget::AllData, t))
         .map_err(|e| ctx.rpc("Deleting all rows", &e))
 }
 
@@ -746,7 +765,7 @@ fn read_and_print(
     let mut failure: Option<String> = None;
     let limit = ctx.host.stdout_limit().unwrap_or(usize::MAX);
     let mut not_printed = 0;
-    let result = ctx.instance.read_rows(table, req, &mut |row: RowView<'_>| {
+    let mut print = |row: RowView<'_>| {
         // Past the host's limit the rows are still read (for the
         // stats), just not formatted.
         if out.len() >= limit {
@@ -760,7 +779,11 @@ fn read_and_print(
                 false
             }
         }
-    });
+    };
+    let instance = &mut *ctx.instance;
+    let result = ctx
+        .traces
+        .record(|t| instance.read_rows_traced(table, req, &mut print, t));
     ctx.out = out;
     ctx.rows_not_printed += not_printed;
     match failure {
@@ -769,7 +792,17 @@ fn read_and_print(
     }
 }
 
-fn do_lookup(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+/// A read command (`lookup`, `read`, `count`) as parsed: its table, the
+/// request it sends, and its options.
+struct ReadCommand<'a> {
+    table: String,
+    req: ReadRowsRequest,
+    parsed: BTreeMap<String, &'a [u8]>,
+    stats_wanted: bool,
+}
+
+/// `lookup <table> <row> [options]`: the request, before any file is read.
+fn lookup_command<'a>(args: &[&'a [u8]]) -> Result<ReadCommand<'a>, Fatal> {
     if args.len() < 2 {
         return Err(Fatal::usage(
             "usage: cbt lookup <table> <row> [columns=<family:qualifier>...] [cells-per-column=<n>] [app-profile=<app profile id>]",
@@ -804,13 +837,30 @@ fn do_lookup(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
         filter: chain(filters),
         ..ReadRowsRequest::default()
     };
+    Ok(ReadCommand {
+        table,
+        req,
+        parsed,
+        stats_wanted,
+    })
+}
+
+fn do_lookup(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+    let ReadCommand {
+        table,
+        req,
+        parsed,
+        stats_wanted,
+    } = lookup_command(args)?;
     let mut found: Option<tabletop_store::OwnedRow> = None;
+    let mut keep = |r: RowView<'_>| {
+        found = Some(r.to_owned_row());
+        true
+    };
+    let instance = &mut *ctx.instance;
     let stats = ctx
-        .instance
-        .read_rows(&table, &req, &mut |r: RowView<'_>| {
-            found = Some(r.to_owned_row());
-            true
-        })
+        .traces
+        .record(|t| instance.read_rows_traced(&table, &req, &mut keep, t))
         .map_err(|e| ctx.rpc("Reading row", &e))?;
     let format_file = parsed.get("format-file").copied().unwrap_or(b"");
     let fmt = value_formatting(ctx, format_file)
@@ -866,7 +916,10 @@ fn read_range(parsed: &BTreeMap<String, &[u8]>) -> (RowSet, bool) {
     }
 }
 
-fn do_read(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+/// `read <table> [options]`, parsed up to the value formatting (which may
+/// read a file): the command, whether its range is worth a request (the
+/// Go client skips an empty one), and its rows limit.
+fn read_command<'a>(args: &[&'a [u8]]) -> Result<(ReadCommand<'a>, bool, Option<i64>), Fatal> {
     if args.is_empty() {
         return Err(Fatal::usage("usage: cbt read <table> [args ...]"));
     }
@@ -924,16 +977,30 @@ fn do_read(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
     if keys_only(&parsed)? {
         filters.push(RowFilter::StripValue);
     }
-    let format_file = parsed.get("format-file").copied().unwrap_or(b"");
-    let fmt = value_formatting(ctx, format_file).map_err(Fatal::usage)?;
-    if opt(&parsed, "authorized-view").is_some() {
+    let table = text(args[0]).into_owned();
+    let req = ReadRowsRequest {
+        rows,
+        filter: chain(filters),
+        rows_limit: limit.unwrap_or(0),
+        reversed,
+    };
+    let command = ReadCommand {
+        table,
+        req,
+        parsed,
+        stats_wanted,
+    };
+    Ok((command, valid, limit))
+}
+
+/// What the Go client checks of a `read` before sending anything: `false`
+/// when it sends nothing and succeeds.
+fn read_is_sent(command: &ReadCommand<'_>, valid: bool, limit: Option<i64>) -> Result<bool, Fatal> {
+    if opt(&command.parsed, "authorized-view").is_some() {
         return Err(authorized_views("Reading rows"));
     }
-    let table = text(args[0]).into_owned();
-
-    // What the Go client does before sending anything.
     if !valid {
-        return Ok(());
+        return Ok(false);
     }
     if limit.is_some_and(|n| n < 0) {
         return Err(Fatal::usage(
@@ -941,14 +1008,25 @@ fn do_read(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
         ));
     }
     if limit == Some(0) {
-        return stats_not_received(stats_wanted);
+        stats_not_received(command.stats_wanted)?;
+        return Ok(false);
     }
-    let req = ReadRowsRequest {
-        rows,
-        filter: chain(filters),
-        rows_limit: limit.unwrap_or(0),
-        reversed,
-    };
+    Ok(true)
+}
+
+fn do_read(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+    let (command, valid, limit) = read_command(args)?;
+    let format_file = command.parsed.get("format-file").copied().unwrap_or(b"");
+    let fmt = value_formatting(ctx, format_file).map_err(Fatal::usage)?;
+    if !read_is_sent(&command, valid, limit)? {
+        return Ok(());
+    }
+    let ReadCommand {
+        table,
+        req,
+        stats_wanted,
+        ..
+    } = command;
     match read_and_print(ctx, &table, &req, &fmt) {
         Err(e) => Err(Fatal::usage(e)),
         Ok(Err(e)) => Err(ctx.rpc("Reading rows", &e)),
@@ -971,7 +1049,8 @@ fn stats_not_received(stats_wanted: bool) -> CmdResult {
     Ok(())
 }
 
-fn do_count(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+/// `count <table> [prefix=...]`: the request.
+fn count_command<'a>(args: &[&'a [u8]]) -> Result<ReadCommand<'a>, Fatal> {
     if args.is_empty() {
         return Err(Fatal::usage(
             "usage: cbt count <table> [prefix=<row-key-prefix>]",
@@ -984,17 +1063,48 @@ fn do_count(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
     };
     let table = text(args[0]).into_owned();
     // cbt asks for one stripped cell per row; the count is the same without.
+    Ok(ReadCommand {
+        table,
+        req: ReadRowsRequest::rows(rows),
+        parsed,
+        stats_wanted: false,
+    })
+}
+
+fn do_count(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
+    let ReadCommand { table, req, .. } = count_command(args)?;
     let mut n: u64 = 0;
-    ctx.instance
-        .read_rows(&table, &ReadRowsRequest::rows(rows), &mut |_: RowView<
-            '_,
-        >| {
-            n += 1;
-            true
-        })
+    let mut count = |_: RowView<'_>| {
+        n += 1;
+        true
+    };
+    let instance = &mut *ctx.instance;
+    ctx.traces
+        .record(|t| instance.read_rows_traced(&table, &req, &mut count, t))
         .map_err(|e| ctx.rpc("Reading rows", &e))?;
     ctx.println(n.to_string());
     Ok(())
+}
+
+/// The ReadRows request a `read`, `lookup` or `count` command sends, and
+/// its table, parsed exactly as running it parses it (`None` for other
+/// commands, bad arguments, or a read the client would not send).
+pub(crate) fn read_request(args: &[&[u8]]) -> Option<(String, ReadRowsRequest)> {
+    let words = command_words(args).ok()?;
+    let (&name, rest) = words.split_first()?;
+    let command = match defs::find(name)?.name {
+        "lookup" => lookup_command(rest).ok()?,
+        "count" => count_command(rest).ok()?,
+        "read" => {
+            let (command, valid, limit) = read_command(rest).ok()?;
+            if !read_is_sent(&command, valid, limit).ok()? {
+                return None;
+            }
+            command
+        }
+        _ => return None,
+    };
+    Some((command.table, command.req))
 }
 
 // ---------------------------------------------------------------------------
@@ -1164,15 +1274,19 @@ fn do_import(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
                 mutations: m,
             })
             .collect();
-        let results = ctx.instance.mutate_rows(&table, &entries).map_err(|e| {
-            Fatal::new(
-                e.code(),
-                format!(
-                    "error: applying bulk mutations process error: {}",
-                    ctx.rpc_text(&e)
-                ),
-            )
-        })?;
+        let instance = &mut *ctx.instance;
+        let results = ctx
+            .traces
+            .record(|t| instance.mutate_rows_traced(&table, &entries, t))
+            .map_err(|e| {
+                Fatal::new(
+                    e.code(),
+                    format!(
+                        "error: applying bulk mutations process error: {}",
+                        ctx.rpc_text(&e)
+                    ),
+                )
+            })?;
         if let Some(failed) = results.iter().find_map(|r| r.as_ref().err()) {
             // The Go client reports one slot per entry (nil for the ones
             // that worked) and cbt prints the count and the first slot.
