@@ -308,6 +308,13 @@ pub fn run_args<A: AsRef<[u8]>>(instance: &mut Instance, args: &[A]) -> Result<S
     into_result(exec_args(instance, args, &mut NoHost))
 }
 
+/// The fields of the first record of CSV text, read as `cbt import`
+/// reads it (Go's `encoding/csv`: quotes, doubled quotes, blank lines
+/// skipped), or the reader's error in Go's words.
+pub fn csv_record(text: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    csv::read_one(text).map_err(|e| e.to_string())
+}
+
 /// The names of the commands [`run_line`] understands (the `cbt` ones and
 /// the playground extensions), for completion in a console.
 #[must_use]

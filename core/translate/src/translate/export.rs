@@ -338,7 +338,10 @@ fn shell_text(s: &str) -> String {
 }
 
 /// One field for Go's CSV reader: quoted when it holds a comma, a quote or
-/// a line break, or starts with a space.
+/// a line break, or starts with a space, as Go's `encoding/csv` writer
+/// quotes. (The `csv` crate's writer, measured with csv 1.3 and
+/// `QuoteStyle::Necessary`, leaves ` lead` unquoted, so exports would
+/// change byte for byte; this is the one CSV writer of the workspace.)
 fn csv_field(bytes: &[u8], out: &mut Vec<u8>) {
     let quote = bytes
         .iter()

@@ -9,6 +9,14 @@
 //! is an error. Errors read `parse error on line L, column C: ...` (with
 //! `record on line S; ` in front when the record began on an earlier line)
 //! or `record on line L: wrong number of fields`.
+//!
+//! Why not the `csv` crate: measured with csv 1.3, it reads `a"b,c` as
+//! `["a\"b", "c"]` and `"a"b,c` as `["ab", "c"]` where Go's reader (and so
+//! real `cbt import`) refuses both with the errors above, and it words its
+//! own errors; `cbt import` here must accept and refuse what `cbt` does,
+//! with its messages byte for byte (tests/cbt transcripts). This reader is
+//! the only CSV reader of the workspace ([`crate::cbt::csv_record`] lends
+//! it to the translators' CSV import).
 
 /// Why a record could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
