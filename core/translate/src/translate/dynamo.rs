@@ -1255,10 +1255,49 @@ impl IndexContext<'_> {
 fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, TranslateError> {
     let now = options.now_ms();
     let mut notes = Vec::new();
+    let items = unique_items(t)?;
+    let infos = item_infos(t, &items);
+    let (ttl_age, expired) = ttl_age(t, &infos, now);
+    ttl_notes(t, ttl_age, expired, &mut notes);
+    let sample = Sample {
+        t,
+        pk_name: t.pk.name.as_str(),
+        sk_name: t.sk.as_ref().map(|s| s.name.as_str()),
+        now,
+        live: items
+            .iter()
+            .copied()
+            .zip(infos.iter())
+            .filter(|(_, info)| info.expires.is_none_or(|e| e > now))
+            .collect(),
+    };
+    let counter_attrs = sample.counter_attrs();
+    let pattern = sample.pattern(options.dynamo_layout);
+    let mut layout = Layout::new(&sample, ttl_age, options);
+    match pattern {
+        Pattern::DynamoSimple | Pattern::DynamoComposite => layout.one_row_per_item(
+            &sample,
+            pattern == Pattern::DynamoComposite,
+            &counter_attrs,
+            &mut notes,
+        )?,
+        Pattern::DynamoSingleTable | Pattern::DynamoAdjacencyList => layout.one_row_per_partition(
+            &sample,
+            pattern == Pattern::DynamoAdjacencyList,
+            &counter_attrs,
+            &mut notes,
+        )?,
+        Pattern::OracleTable => unreachable!("a DynamoDB table is never an Oracle table"),
+    }
+    sample_notes(&sample, &layout, &counter_attrs, &mut notes);
+    layout.finish(&sample, pattern, &counter_attrs, options, notes)
+}
+
+/// The sample items with their keys present and their types as declared,
+/// in order; a later item with the key of an earlier one is dropped.
+fn unique_items(t: &DTable) -> Result<Vec<&Item>, TranslateError> {
     let pk_name = t.pk.name.as_str();
     let sk_name = t.sk.as_ref().map(|s| s.name.as_str());
-
-    // Items: keys present, types as declared; duplicates of a key dropped.
     let mut items: Vec<&Item> = Vec::new();
     let mut seen_keys: BTreeSet<(Vec<u8>, Vec<u8>)> = BTreeSet::new();
     for it in &t.items {
@@ -1296,10 +1335,16 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
             items.push(it);
         }
     }
+    Ok(items)
+}
 
-    // Write times and expiry.
+/// Each item's write time (from the attribute named most like one) and
+/// expiry (from the TTL attribute).
+fn item_infos(t: &DTable, items: &[&Item]) -> Vec<ItemInfo> {
+    let pk_name = t.pk.name.as_str();
+    let sk_name = t.sk.as_ref().map(|s| s.name.as_str());
     let mut infos: Vec<ItemInfo> = Vec::new();
-    for it in &items {
+    for it in items {
         let mut best: Option<(usize, String, i64)> = None;
         for (name, v, _) in &it.attrs {
             if Some(name) == t.ttl.as_ref() || name == pk_name || Some(name.as_str()) == sk_name {
@@ -1328,13 +1373,17 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
             expires,
         });
     }
+    infos
+}
 
-    // TTL: the longest lifetime in the sample; expired items left out.
+/// The TTL as a family max-age: the longest lifetime in the sample, in
+/// whole hours; and how many sample items had already expired.
+fn ttl_age(t: &DTable, infos: &[ItemInfo], now: i64) -> (Option<Duration>, usize) {
     let mut ttl_age = None;
     let mut expired = 0usize;
-    if let Some(attr) = &t.ttl {
+    if t.ttl.is_some() {
         let mut longest: i64 = 0;
-        for info in &infos {
+        for info in infos {
             if let Some(exp) = info.expires {
                 if exp <= now {
                     expired += 1;
@@ -1349,472 +1398,707 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
                 u64::try_from(hours).unwrap_or(1).max(1) * 3600,
             ));
         }
-        let age_text = ttl_age.map_or_else(
-            || "no max-age could be derived (no sample item carries a future expiry)".to_string(),
-            |a| {
-                format!(
-                    "a max-age of {} (the longest lifetime among the sample items)",
-                    super::export::human_duration(a)
-                )
-            },
-        );
-        notes.push(Note::warning(
-            "ttl",
-            format!(
-                "The TTL attribute {attr} became {age_text} on the item families, and is not stored. DynamoDB expires each item at its own time; Bigtable expires cells by family age, and lazily: expired cells stay readable until a compaction removes them (hours to days later), so reads that must not see them need a timestamp-range filter"
-            ),
-        ));
-        if expired > 0 {
-            notes.push(Note::info(
-                "ttl",
-                format!("{expired} sample item(s) had already expired at the translation time and were left out"),
-            ));
-        }
     }
-    let live: Vec<(&Item, &ItemInfo)> = items
-        .iter()
-        .copied()
-        .zip(infos.iter())
-        .filter(|(_, info)| info.expires.is_none_or(|e| e > now))
-        .collect();
+    (ttl_age, expired)
+}
 
-    // Which numeric key values are whole numbers.
-    let integral = |attr: &str| -> bool {
-        live.iter().all(|(it, _)| {
+/// What the TTL became, and the expired items left out.
+fn ttl_notes(t: &DTable, ttl_age: Option<Duration>, expired: usize, notes: &mut Vec<Note>) {
+    let Some(attr) = &t.ttl else {
+        return;
+    };
+    let age_text = ttl_age.map_or_else(
+        || "no max-age could be derived (no sample item carries a future expiry)".to_string(),
+        |a| {
+            format!(
+                "a max-age of {} (the longest lifetime among the sample items)",
+                super::export::human_duration(a)
+            )
+        },
+    );
+    notes.push(Note::warning(
+        "ttl",
+        format!(
+            "The TTL attribute {attr} became {age_text} on the item families, and is not stored. DynamoDB expires each item at its own time; Bigtable expires cells by family age, and lazily: expired cells stay readable until a compaction removes them (hours to days later), so reads that must not see them need a timestamp-range filter"
+        ),
+    ));
+    if expired > 0 {
+        notes.push(Note::info(
+            "ttl",
+            format!("{expired} sample item(s) had already expired at the translation time and were left out"),
+        ));
+    }
+}
+
+/// A table's live sample items and the names of its key attributes: what
+/// every layout decision reads.
+struct Sample<'a> {
+    t: &'a DTable,
+    pk_name: &'a str,
+    sk_name: Option<&'a str>,
+    now: i64,
+    /// Items not expired at the translation time, with their times.
+    live: Vec<(&'a Item, &'a ItemInfo)>,
+}
+
+impl Sample<'_> {
+    /// Whether an attribute is a key or the TTL (never a column).
+    fn excluded(&self, name: &str) -> bool {
+        name == self.pk_name || Some(name) == self.sk_name || Some(name) == self.t.ttl.as_deref()
+    }
+
+    /// Whether every value of a numeric attribute is a whole number.
+    fn integral(&self, attr: &str) -> bool {
+        self.live.iter().all(|(it, _)| {
             it.get(attr)
                 .is_none_or(|v| v.int().is_some() || !matches!(v, AValue::N(_)))
         })
-    };
-    let pk_integral = t.pk.ty == AType::N && integral(pk_name);
-    let sk_integral =
-        t.sk.as_ref()
-            .is_some_and(|s| s.ty == AType::N && integral(&s.name));
-
-    // Counters: whole-number attributes named like counts.
-    let excluded = |name: &str| -> bool {
-        name == pk_name || Some(name) == sk_name || Some(name) == t.ttl.as_deref()
-    };
-    let mut counter_attrs: BTreeSet<String> = BTreeSet::new();
-    for (it, info) in &live {
-        for (name, v, _) in &it.attrs {
-            if excluded(name) || Some(name) == info.time_attr.as_ref() {
-                continue;
-            }
-            if matches!(v, AValue::N(_)) && is_counter_name(name) {
-                counter_attrs.insert(name.clone());
-            }
-        }
     }
-    counter_attrs.retain(|name| {
-        live.iter()
-            .all(|(it, _)| it.get(name).is_none_or(|v| v.int().is_some()))
-    });
 
-    // The layout.
-    let sk_text = |it: &Item| -> String {
-        sk_name
+    fn pk_integral(&self) -> bool {
+        self.t.pk.ty == AType::N && self.integral(self.pk_name)
+    }
+
+    fn sk_integral(&self) -> bool {
+        self.t
+            .sk
+            .as_ref()
+            .is_some_and(|s| s.ty == AType::N && self.integral(&s.name))
+    }
+
+    /// An item's sort key as text (empty without one).
+    fn sk_text(&self, it: &Item) -> String {
+        self.sk_name
             .and_then(|s| it.get(s))
             .map(AValue::text)
             .unwrap_or_default()
-    };
-    let adjacency = sk_name.is_some()
-        && live.iter().any(|(it, _)| {
-            it.get(pk_name).map(AValue::cell) == sk_name.and_then(|s| it.get(s)).map(AValue::cell)
-        });
-    let shape = |it: &Item, info: &ItemInfo| -> BTreeSet<String> {
+    }
+
+    /// Whether an item is its partition's own (sort key = partition key).
+    fn self_item(&self, it: &Item) -> bool {
+        it.get(self.pk_name).map(AValue::cell)
+            == self.sk_name.and_then(|s| it.get(s)).map(AValue::cell)
+    }
+
+    /// The attributes an item holds besides its keys and write time.
+    fn shape(&self, it: &Item, info: &ItemInfo) -> BTreeSet<String> {
         it.attrs
             .iter()
             .map(|(n, _, _)| n.clone())
-            .filter(|n| !excluded(n) && Some(n) != info.time_attr.as_ref())
+            .filter(|n| !self.excluded(n) && Some(n) != info.time_attr.as_ref())
             .collect()
-    };
-    let mut mixed = false;
-    if sk_name.is_some() {
-        let mut by_partition: BTreeMap<Vec<u8>, Vec<(String, BTreeSet<String>)>> = BTreeMap::new();
-        for (it, info) in &live {
-            let pk = it.get(pk_name).map(AValue::cell).unwrap_or_default();
-            let kind = split_kind(&sk_text(it)).0.to_string();
-            by_partition
-                .entry(pk)
-                .or_default()
-                .push((kind, shape(it, info)));
-        }
-        mixed = by_partition.values().any(|v| {
-            v.iter()
-                .any(|(k1, s1)| v.iter().any(|(k2, s2)| k1 != k2 && s1 != s2))
-        });
     }
-    let pattern = match (sk_name.is_some(), options.dynamo_layout) {
-        (false, _) => Pattern::DynamoSimple,
-        (true, DynamoLayout::Composite) => Pattern::DynamoComposite,
-        (true, DynamoLayout::WideRows) if adjacency => Pattern::DynamoAdjacencyList,
-        (true, DynamoLayout::WideRows) => Pattern::DynamoSingleTable,
-        (true, DynamoLayout::Auto) if adjacency => Pattern::DynamoAdjacencyList,
-        (true, DynamoLayout::Auto) if mixed => Pattern::DynamoSingleTable,
-        (true, DynamoLayout::Auto) => Pattern::DynamoComposite,
-    };
 
-    let mut b = Builder {
-        ttl_age,
-        families: Families {
-            plans: BTreeMap::new(),
-        },
-        rows: BTreeMap::new(),
-        taken: BTreeSet::new(),
-        bumped: 0,
-        set_families: BTreeMap::new(),
-        reserved: BTreeSet::new(),
-    };
-    let text_keys = options.key_encoding == super::KeyEncoding::Text;
-    let mut row_key = vec![KeyPart {
-        name: t.pk.name.clone(),
-        source_type: t.pk.ty.name().to_string(),
-        encoding: String::new(),
-    }];
-    let mut segments = vec![segment(pk_name, t.pk.ty, pk_integral)];
-    // Attributes the indexes use, and the family of one row per item
-    // (none in the wide layouts).
-    let indexed: BTreeSet<&str> = t
-        .indexes
-        .iter()
-        .flat_map(|ix| {
-            std::iter::once(ix.pk.as_str())
-                .chain(ix.sk.as_deref())
-                .chain(ix.include.iter().map(String::as_str))
-        })
-        .collect();
-    let mut main_family: Option<String> = None;
-    let mut kept_times: BTreeSet<String> = BTreeSet::new();
-
-    match pattern {
-        Pattern::DynamoSimple | Pattern::DynamoComposite => {
-            let main = if t.facets.len() == 1 {
-                family_name(&t.facets[0], "item")
-            } else {
-                "item".to_string()
-            };
-            let main = if main == COUNTERS {
-                "item".to_string()
-            } else {
-                main
-            };
-            b.reserved.insert(main.clone());
-            main_family = Some(main.clone());
-            let rule = b.item_rule();
-            b.families.ensure(
-                &main,
-                rule,
-                ValueType::Bytes,
-                "the item's attributes, read together (one row per item)",
-            );
-            let composite = pattern == Pattern::DynamoComposite;
-            row_key[0].encoding = key_encoding_text(t.pk.ty, pk_integral, !composite, text_keys);
-            if let Some(sk) = &t.sk {
-                row_key.push(KeyPart {
-                    name: sk.name.clone(),
-                    source_type: sk.ty.name().to_string(),
-                    encoding: key_encoding_text(sk.ty, sk_integral, true, text_keys),
-                });
-                segments.push(segment(&sk.name, sk.ty, sk_integral));
-            }
-            for (it, info) in &live {
-                let mut kv = vec![key_value(
-                    it.get(pk_name).unwrap_or(&AValue::Null),
-                    pk_integral,
-                )];
-                if let Some(s) = sk_name {
-                    kv.push(key_value(it.get(s).unwrap_or(&AValue::Null), sk_integral));
+    /// Counters: whole-number attributes named like counts, whole in every
+    /// item.
+    fn counter_attrs(&self) -> BTreeSet<String> {
+        let mut counter_attrs: BTreeSet<String> = BTreeSet::new();
+        for (it, info) in &self.live {
+            for (name, v, _) in &it.attrs {
+                if self.excluded(name) || Some(name) == info.time_attr.as_ref() {
+                    continue;
                 }
-                let key =
-                    keycodec::encode_key(&kv, options.key_encoding).map_err(|m| err(it.pos, m))?;
-                let ts = info.time.unwrap_or(now);
-                let before = b.rows.get(&key).map_or(0, Vec::len);
-                for (name, v, _) in &it.attrs {
-                    if excluded(name) {
+                if matches!(v, AValue::N(_)) && is_counter_name(name) {
+                    counter_attrs.insert(name.clone());
+                }
+            }
+        }
+        counter_attrs.retain(|name| {
+            self.live
+                .iter()
+                .all(|(it, _)| it.get(name).is_none_or(|v| v.int().is_some()))
+        });
+        counter_attrs
+    }
+
+    /// The layout: one row per item, or one wide row per partition
+    /// (adjacency list when an item's sort key repeats its partition key,
+    /// single table when a partition mixes kinds of items).
+    fn pattern(&self, layout: DynamoLayout) -> Pattern {
+        let adjacency =
+            self.sk_name.is_some() && self.live.iter().any(|(it, _)| self.self_item(it));
+        let mut mixed = false;
+        if self.sk_name.is_some() {
+            let mut by_partition: BTreeMap<Vec<u8>, Vec<(String, BTreeSet<String>)>> =
+                BTreeMap::new();
+            for (it, info) in &self.live {
+                let pk = it.get(self.pk_name).map(AValue::cell).unwrap_or_default();
+                let kind = split_kind(&self.sk_text(it)).0.to_string();
+                by_partition
+                    .entry(pk)
+                    .or_default()
+                    .push((kind, self.shape(it, info)));
+            }
+            mixed = by_partition.values().any(|v| {
+                v.iter()
+                    .any(|(k1, s1)| v.iter().any(|(k2, s2)| k1 != k2 && s1 != s2))
+            });
+        }
+        match (self.sk_name.is_some(), layout) {
+            (false, _) => Pattern::DynamoSimple,
+            (true, DynamoLayout::Composite) => Pattern::DynamoComposite,
+            (true, DynamoLayout::WideRows) if adjacency => Pattern::DynamoAdjacencyList,
+            (true, DynamoLayout::WideRows) => Pattern::DynamoSingleTable,
+            (true, DynamoLayout::Auto) if adjacency => Pattern::DynamoAdjacencyList,
+            (true, DynamoLayout::Auto) if mixed => Pattern::DynamoSingleTable,
+            (true, DynamoLayout::Auto) => Pattern::DynamoComposite,
+        }
+    }
+
+    /// A kind prefix every partition key shares (`Invoice-`), which an
+    /// adjacency list's row key can leave out.
+    fn shared_kind_prefix(&self) -> Option<(String, char)> {
+        let mut common: Option<(String, char)> = None;
+        for (it, _) in &self.live {
+            let pk = it.get(self.pk_name).map(AValue::text).unwrap_or_default();
+            let (kind, rest) = split_kind(&pk);
+            let sep = pk[kind.len()..].chars().next();
+            match (sep, rest.is_empty(), kind.is_empty()) {
+                (Some(c), false, false) if rest.len() + 1 + kind.len() == pk.len() => {
+                    let this = (kind.to_string(), c);
+                    if common.as_ref().is_some_and(|x| *x != this) {
+                        return None;
+                    }
+                    common = Some(this);
+                }
+                _ => return None,
+            }
+        }
+        common
+    }
+}
+
+/// The table being laid out: cells, families, the row key and what the
+/// indexes need to know.
+struct Layout {
+    b: Builder,
+    text_keys: bool,
+    key_encoding: super::KeyEncoding,
+    pk_integral: bool,
+    sk_integral: bool,
+    row_key: Vec<KeyPart>,
+    segments: Vec<Segment>,
+    /// Attributes the indexes use.
+    indexed: BTreeSet<String>,
+    /// The family of one row per item (none in the wide layouts).
+    main_family: Option<String>,
+    /// Write-time attributes kept as columns because an index uses them.
+    kept_times: BTreeSet<String>,
+}
+
+impl Layout {
+    fn new(s: &Sample<'_>, ttl_age: Option<Duration>, options: &Options) -> Layout {
+        let t = s.t;
+        let pk_integral = s.pk_integral();
+        Layout {
+            b: Builder {
+                ttl_age,
+                families: Families {
+                    plans: BTreeMap::new(),
+                },
+                rows: BTreeMap::new(),
+                taken: BTreeSet::new(),
+                bumped: 0,
+                set_families: BTreeMap::new(),
+                reserved: BTreeSet::new(),
+            },
+            text_keys: options.key_encoding == super::KeyEncoding::Text,
+            key_encoding: options.key_encoding,
+            pk_integral,
+            sk_integral: s.sk_integral(),
+            row_key: vec![KeyPart {
+                name: t.pk.name.clone(),
+                source_type: t.pk.ty.name().to_string(),
+                encoding: String::new(),
+            }],
+            segments: vec![segment(s.pk_name, t.pk.ty, pk_integral)],
+            indexed: t
+                .indexes
+                .iter()
+                .flat_map(|ix| {
+                    std::iter::once(ix.pk.clone())
+                        .chain(ix.sk.clone())
+                        .chain(ix.include.iter().cloned())
+                })
+                .collect(),
+            main_family: None,
+            kept_times: BTreeSet::new(),
+        }
+    }
+
+    /// One row per item, keyed by the partition key (and the sort key:
+    /// composite), its attributes in one family.
+    fn one_row_per_item(
+        &mut self,
+        s: &Sample<'_>,
+        composite: bool,
+        counter_attrs: &BTreeSet<String>,
+        notes: &mut Vec<Note>,
+    ) -> Result<(), TranslateError> {
+        let t = s.t;
+        let (pk_name, sk_name) = (s.pk_name, s.sk_name);
+        let b = &mut self.b;
+        let main = if t.facets.len() == 1 {
+            family_name(&t.facets[0], "item")
+        } else {
+            "item".to_string()
+        };
+        let main = if main == COUNTERS {
+            "item".to_string()
+        } else {
+            main
+        };
+        b.reserved.insert(main.clone());
+        self.main_family = Some(main.clone());
+        let rule = b.item_rule();
+        b.families.ensure(
+            &main,
+            rule,
+            ValueType::Bytes,
+            "the item's attributes, read together (one row per item)",
+        );
+        self.row_key[0].encoding =
+            key_encoding_text(t.pk.ty, self.pk_integral, !composite, self.text_keys);
+        if let Some(sk) = &t.sk {
+            self.row_key.push(KeyPart {
+                name: sk.name.clone(),
+                source_type: sk.ty.name().to_string(),
+                encoding: key_encoding_text(sk.ty, self.sk_integral, true, self.text_keys),
+            });
+            self.segments
+                .push(segment(&sk.name, sk.ty, self.sk_integral));
+        }
+        for (it, info) in &s.live {
+            let mut kv = vec![key_value(
+                it.get(pk_name).unwrap_or(&AValue::Null),
+                self.pk_integral,
+            )];
+            if let Some(sk) = sk_name {
+                kv.push(key_value(
+                    it.get(sk).unwrap_or(&AValue::Null),
+                    self.sk_integral,
+                ));
+            }
+            let key = keycodec::encode_key(&kv, self.key_encoding).map_err(|m| err(it.pos, m))?;
+            let ts = info.time.unwrap_or(s.now);
+            let before = b.rows.get(&key).map_or(0, Vec::len);
+            for (name, v, _) in &it.attrs {
+                if s.excluded(name) {
+                    continue;
+                }
+                // The write time is the cells' timestamp; it stays a
+                // column too when an index uses it (a view reads
+                // values, not timestamps).
+                if Some(name) == info.time_attr.as_ref() {
+                    if !self.indexed.contains(name.as_str()) {
                         continue;
                     }
-                    // The write time is the cells' timestamp; it stays a
-                    // column too when an index uses it (a view reads
-                    // values, not timestamps).
-                    if Some(name) == info.time_attr.as_ref() {
-                        if !indexed.contains(name.as_str()) {
-                            continue;
-                        }
-                        kept_times.insert(name.clone());
-                    }
-                    b.attribute(&key, &main, name, v, ts, &counter_attrs);
+                    self.kept_times.insert(name.clone());
                 }
-                if b.rows.get(&key).map_or(0, Vec::len) == before {
-                    b.families.column(
-                        &main,
-                        "",
-                        "(marker)",
-                        "empty: the item has only key attributes",
-                    );
-                    b.put(&key, &main, b"", ts, CellValue::Bytes(Vec::new()));
-                }
+                b.attribute(&key, &main, name, v, ts, counter_attrs);
             }
-            notes.push(Note::info(
-                "layout",
-                if composite {
-                    format!(
-                        "Every item has the same kind of attributes, so each item is one row keyed {pk_name}#{}: the sort key's order is the row order, and a prefix scan on {pk_name} reads one partition",
-                        sk_name.unwrap_or_default()
-                    )
-                } else {
-                    format!("One row per item, keyed by {pk_name}")
-                },
-            ));
-        }
-        Pattern::DynamoSingleTable | Pattern::DynamoAdjacencyList => {
-            let adjacency = pattern == Pattern::DynamoAdjacencyList;
-            row_key[0].encoding = key_encoding_text(t.pk.ty, pk_integral, true, text_keys);
-            // Drop a kind prefix every partition key shares (`Invoice-`).
-            let mut strip: Option<(String, char)> = None;
-            if adjacency && t.pk.ty == AType::S {
-                let mut common: Option<(String, char)> = None;
-                let mut ok = true;
-                for (it, _) in &live {
-                    let pk = it.get(pk_name).map(AValue::text).unwrap_or_default();
-                    let (kind, rest) = split_kind(&pk);
-                    let sep = pk[kind.len()..].chars().next();
-                    match (sep, rest.is_empty(), kind.is_empty()) {
-                        (Some(c), false, false) if rest.len() + 1 + kind.len() == pk.len() => {
-                            let this = (kind.to_string(), c);
-                            if common.as_ref().is_some_and(|x| *x != this) {
-                                ok = false;
-                            }
-                            common = Some(this);
-                        }
-                        _ => ok = false,
-                    }
-                }
-                if ok {
-                    strip = common;
-                }
-            }
-            if let Some((kind, sep)) = &strip {
-                row_key[0].encoding = format!(
-                    "the value without the prefix {kind}{sep} that every partition key shares"
+            if b.rows.get(&key).map_or(0, Vec::len) == before {
+                b.families.column(
+                    &main,
+                    "",
+                    "(marker)",
+                    "empty: the item has only key attributes",
                 );
-                notes.push(Note::info(
-                    "row key",
-                    format!("Every partition key starts with {kind}{sep}, which the row key leaves out: the table holds one kind of entity"),
-                ));
+                b.put(&key, &main, b"", ts, CellValue::Bytes(Vec::new()));
             }
-            // Per kind: whether its items are collections (an id in the sort
-            // key) and whether they hold one common attribute.
-            let mut kind_collection: BTreeMap<String, bool> = BTreeMap::new();
-            let mut kind_attrs: BTreeMap<String, Option<BTreeSet<String>>> = BTreeMap::new();
-            for (it, info) in &live {
-                let skt = sk_text(it);
-                let self_item = it.get(pk_name).map(AValue::cell)
-                    == sk_name.and_then(|s| it.get(s)).map(AValue::cell);
-                let (kind, suffix) = split_kind(&skt);
-                let coll = !suffix.is_empty() && !self_item;
-                *kind_collection.entry(kind.to_string()).or_insert(false) |= coll;
-                let s = shape(it, info);
-                let e = kind_attrs
-                    .entry(kind.to_string())
-                    .or_insert_with(|| Some(s.clone()));
-                if e.as_ref() != Some(&s) {
-                    *e = None;
-                }
-            }
-            let mut synthetic = 0usize;
-            let mut rank: BTreeMap<(Vec<u8>, String), i64> = BTreeMap::new();
-            let mut sorted = live.clone();
-            sorted.sort_by(|a, b2| {
-                let ka = (a.0.get(pk_name).map(AValue::cell), sk_text(a.0));
-                let kb = (b2.0.get(pk_name).map(AValue::cell), sk_text(b2.0));
-                ka.cmp(&kb)
-            });
-            let mut counter_items = 0usize;
-            for (it, info) in &sorted {
-                let pk_val = it.get(pk_name).unwrap_or(&AValue::Null);
-                let kv = match (&strip, pk_val) {
-                    (Some((kind, _)), AValue::S(s)) => {
-                        KeyValue::String(s[kind.len() + 1..].to_string())
-                    }
-                    _ => key_value(pk_val, pk_integral),
-                };
-                let key = keycodec::encode_key(&[kv], options.key_encoding)
-                    .map_err(|m| err(it.pos, m))?;
-                let skt = sk_text(it);
-                let self_item = it.get(pk_name).map(AValue::cell)
-                    == sk_name.and_then(|s| it.get(s)).map(AValue::cell);
-                let (kind, suffix) = split_kind(&skt);
-                let attrs: Vec<&(String, AValue, Pos)> = it
-                    .attrs
-                    .iter()
-                    .filter(|(n, _, _)| !excluded(n) && Some(n) != info.time_attr.as_ref())
-                    .collect();
-                // A counter item: one whole-number attribute named like a count.
-                if let [(name, v, _)] = attrs.as_slice()
-                    && let Some(n) = v.int()
-                    && (is_counter_name(name) || is_counter_name(kind))
-                    && !self_item
-                {
-                    let q = if GENERIC_COUNTER_NAMES.contains(&name.to_ascii_lowercase().as_str())
-                        && !skt.is_empty()
-                    {
-                        skt.clone()
-                    } else {
-                        name.clone()
-                    };
-                    b.ensure_counters();
-                    b.families.column(
-                        COUNTERS,
-                        &q,
-                        &format!("{name} N of the {skt} item"),
-                        "an int64 sum (AddToCell) at timestamp 0",
-                    );
-                    b.put(&key, COUNTERS, q.as_bytes(), 0, CellValue::Add(n));
-                    counter_items += 1;
-                    continue;
-                }
-                let collection = kind_collection.get(kind).copied().unwrap_or(false);
-                let ts_item = info.time;
-                if self_item || suffix.is_empty() {
-                    let rule = if collection && !adjacency {
-                        b.collection_rule()
-                    } else {
-                        b.item_rule()
-                    };
-                    let fam = b.kind_family(
-                        if kind.is_empty() { "item" } else { kind },
-                        rule,
-                        if self_item {
-                            "the entity's own attributes (the item whose sort key equals its partition key)"
-                        } else {
-                            "the attributes of one kind of item, read with the rest of the partition's row"
-                        },
-                    );
-                    let ts = ts_item.unwrap_or(now);
-                    let before = b.rows.get(&key).map_or(0, Vec::len);
-                    for (name, v, _) in &attrs {
-                        b.attribute(&key, &fam, name, v, ts, &counter_attrs);
-                    }
-                    if b.rows.get(&key).map_or(0, Vec::len) == before {
-                        b.families.column(
-                            &fam,
-                            &skt,
-                            "(marker)",
-                            "empty: the item has only key attributes",
-                        );
-                        b.put(&key, &fam, skt.as_bytes(), ts, CellValue::Bytes(Vec::new()));
-                    }
-                    continue;
-                }
-                // A related item (adjacency) or a child item (single table).
-                let value = match attrs.as_slice() {
-                    [(_, v, _)] => v.cell(),
-                    many => {
-                        let mut s = String::from("{");
-                        for (i, (n, v, _)) in many.iter().enumerate() {
-                            if i > 0 {
-                                s.push(',');
-                            }
-                            json::write_string(n, &mut s);
-                            s.push(':');
-                            v.to_json(&mut s);
-                        }
-                        s.push('}');
-                        s.into_bytes()
-                    }
-                };
-                let value_text = match attrs.as_slice() {
-                    [(n, v, _)] => format!("{n}: {}", value_description(v.atype())),
-                    _ => "the item's attributes as one JSON object".to_string(),
-                };
-                if adjacency {
-                    let rule = b.item_rule();
-                    let fam = b.kind_family(
-                        if kind.is_empty() { "item" } else { kind },
-                        rule,
-                        "related items, one column each, named by the id in their sort key",
-                    );
-                    b.families.column(
-                        &fam,
-                        &format!("<{} id>", if kind.is_empty() { "item" } else { kind }),
-                        &format!("items whose sort key is {kind}<sep><id>"),
-                        &value_text,
-                    );
-                    b.put(
-                        &key,
-                        &fam,
-                        suffix.as_bytes(),
-                        ts_item.unwrap_or(now),
-                        CellValue::Bytes(value),
-                    );
-                } else {
-                    let rule = b.collection_rule();
-                    let fam = b.kind_family(
-                        if kind.is_empty() { "item" } else { kind },
-                        rule,
-                        "child items as versions of one column: Bigtable's timestamps order them newest first, so no reverse-timestamp sort key is needed",
-                    );
-                    let q = match kind_attrs.get(kind) {
-                        Some(Some(set)) if set.len() == 1 => {
-                            set.iter().next().cloned().unwrap_or_else(|| "item".into())
-                        }
-                        _ => "item".to_string(),
-                    };
-                    let ts = match ts_item {
-                        Some(ts) => ts,
-                        None => match suffix.parse::<i64>().ok().and_then(epoch_micros) {
-                            Some(ts) => ts,
-                            None => {
-                                synthetic += 1;
-                                let r = rank.entry((key.clone(), fam.clone())).or_insert(0);
-                                let ts = now.saturating_sub(r.saturating_mul(1000)).max(0);
-                                *r += 1;
-                                ts
-                            }
-                        },
-                    };
-                    b.families.column(
-                        &fam,
-                        &q,
-                        &format!("items whose sort key is {kind}<sep><id>"),
-                        &format!("{value_text}; one version per item"),
-                    );
-                    b.put(&key, &fam, q.as_bytes(), ts, CellValue::Bytes(value));
-                }
-            }
+        }
+        notes.push(Note::info(
+            "layout",
+            if composite {
+                format!(
+                    "Every item has the same kind of attributes, so each item is one row keyed {pk_name}#{}: the sort key's order is the row order, and a prefix scan on {pk_name} reads one partition",
+                    sk_name.unwrap_or_default()
+                )
+            } else {
+                format!("One row per item, keyed by {pk_name}")
+            },
+        ));
+        Ok(())
+    }
+
+    /// One wide row per partition: the partition's own item fills a family,
+    /// related items (adjacency) become columns named by their id, child
+    /// items (single table) versions of one column, counter items cells
+    /// of the counters family.
+    fn one_row_per_partition(
+        &mut self,
+        s: &Sample<'_>,
+        adjacency: bool,
+        counter_attrs: &BTreeSet<String>,
+        notes: &mut Vec<Note>,
+    ) -> Result<(), TranslateError> {
+        let t = s.t;
+        self.row_key[0].encoding =
+            key_encoding_text(t.pk.ty, self.pk_integral, true, self.text_keys);
+        // Drop a kind prefix every partition key shares (`Invoice-`).
+        let strip = if adjacency && t.pk.ty == AType::S {
+            s.shared_kind_prefix()
+        } else {
+            None
+        };
+        if let Some((kind, sep)) = &strip {
+            self.row_key[0].encoding =
+                format!("the value without the prefix {kind}{sep} that every partition key shares");
             notes.push(Note::info(
-                "layout",
-                if adjacency {
-                    format!(
-                        "Adjacency list: each partition of {pk_name} is one row. The entity's own item fills its family; every related item becomes a column named by the id in its sort key, so one read returns the entity with all its relations and one delete removes them together"
-                    )
-                } else {
-                    format!(
-                        "Single-table design: each partition of {pk_name} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MiB, far past DynamoDB's 400 KiB items"
-                    )
-                },
+                "row key",
+                format!("Every partition key starts with {kind}{sep}, which the row key leaves out: the table holds one kind of entity"),
             ));
-            if !adjacency && kind_collection.values().any(|c| *c) {
-                notes.push(Note::info(
-                    "gc",
-                    "Child items are versions of one column: keep only the newest N of them with a maxversions=N GC rule if the list may grow without bound",
-                ));
+        }
+        let kinds = Kinds::of(s);
+        let partition = Partition {
+            s,
+            kinds: &kinds,
+            adjacency,
+            counter_attrs,
+        };
+        let mut placed = Placed::default();
+        let mut sorted = s.live.clone();
+        sorted.sort_by(|a, b2| {
+            let ka = (a.0.get(s.pk_name).map(AValue::cell), s.sk_text(a.0));
+            let kb = (b2.0.get(s.pk_name).map(AValue::cell), s.sk_text(b2.0));
+            ka.cmp(&kb)
+        });
+        for (it, info) in &sorted {
+            let pk_val = it.get(s.pk_name).unwrap_or(&AValue::Null);
+            let kv = match (&strip, pk_val) {
+                (Some((kind, _)), AValue::S(text)) => {
+                    KeyValue::String(text[kind.len() + 1..].to_string())
+                }
+                _ => key_value(pk_val, self.pk_integral),
+            };
+            let key = keycodec::encode_key(&[kv], self.key_encoding).map_err(|m| err(it.pos, m))?;
+            self.place_item(&partition, &key, it, info, &mut placed);
+        }
+        notes.push(Note::info(
+            "layout",
+            if adjacency {
+                format!(
+                    "Adjacency list: each partition of {} is one row. The entity's own item fills its family; every related item becomes a column named by the id in its sort key, so one read returns the entity with all its relations and one delete removes them together",
+                    s.pk_name
+                )
+            } else {
+                format!(
+                    "Single-table design: each partition of {} is one wide row holding every item of the partition, so one read (and one delete) covers the entity with its children. Bigtable rows may grow to 256 MiB, far past DynamoDB's 400 KiB items",
+                    s.pk_name
+                )
+            },
+        ));
+        if !adjacency && kinds.collection.values().any(|c| *c) {
+            notes.push(Note::info(
+                "gc",
+                "Child items are versions of one column: keep only the newest N of them with a maxversions=N GC rule if the list may grow without bound",
+            ));
+        }
+        if placed.synthetic > 0 {
+            notes.push(Note::warning(
+                "timestamps",
+                format!("{} child item(s) had no write time: they were given the translation time minus one millisecond per item, in sort-key order (the first is the newest)", placed.synthetic),
+            ));
+        }
+        if placed.counter_items > 0 {
+            notes.push(Note::info(
+                "counters",
+                format!("{} counter item(s) became cells of the aggregate family {COUNTERS}: increments no longer rewrite an item", placed.counter_items),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Puts one item of a wide-row layout into its partition's row `key`.
+    fn place_item(
+        &mut self,
+        p: &Partition<'_>,
+        key: &[u8],
+        it: &Item,
+        info: &ItemInfo,
+        placed: &mut Placed,
+    ) {
+        let (s, kinds, adjacency, counter_attrs) = (p.s, p.kinds, p.adjacency, p.counter_attrs);
+        let b = &mut self.b;
+        let now = s.now;
+        let skt = s.sk_text(it);
+        let self_item = s.self_item(it);
+        let (kind, suffix) = split_kind(&skt);
+        let attrs: Vec<&(String, AValue, Pos)> = it
+            .attrs
+            .iter()
+            .filter(|(n, _, _)| !s.excluded(n) && Some(n) != info.time_attr.as_ref())
+            .collect();
+        // A counter item: one whole-number attribute named like a count.
+        if let [(name, v, _)] = attrs.as_slice()
+            && let Some(n) = v.int()
+            && (is_counter_name(name) || is_counter_name(kind))
+            && !self_item
+        {
+            let q = if GENERIC_COUNTER_NAMES.contains(&name.to_ascii_lowercase().as_str())
+                && !skt.is_empty()
+            {
+                skt.clone()
+            } else {
+                name.clone()
+            };
+            b.ensure_counters();
+            b.families.column(
+                COUNTERS,
+                &q,
+                &format!("{name} N of the {skt} item"),
+                "an int64 sum (AddToCell) at timestamp 0",
+            );
+            b.put(key, COUNTERS, q.as_bytes(), 0, CellValue::Add(n));
+            placed.counter_items += 1;
+            return;
+        }
+        let collection = kinds.collection.get(kind).copied().unwrap_or(false);
+        let ts_item = info.time;
+        let kind_name = if kind.is_empty() { "item" } else { kind };
+        if self_item || suffix.is_empty() {
+            let rule = if collection && !adjacency {
+                b.collection_rule()
+            } else {
+                b.item_rule()
+            };
+            let fam = b.kind_family(
+                kind_name,
+                rule,
+                if self_item {
+                    "the entity's own attributes (the item whose sort key equals its partition key)"
+                } else {
+                    "the attributes of one kind of item, read with the rest of the partition's row"
+                },
+            );
+            let ts = ts_item.unwrap_or(now);
+            let before = b.rows.get(key).map_or(0, Vec::len);
+            for (name, v, _) in &attrs {
+                b.attribute(key, &fam, name, v, ts, counter_attrs);
             }
-            if synthetic > 0 {
-                notes.push(Note::warning(
-                    "timestamps",
-                    format!("{synthetic} child item(s) had no write time: they were given the translation time minus one millisecond per item, in sort-key order (the first is the newest)"),
-                ));
+            if b.rows.get(key).map_or(0, Vec::len) == before {
+                b.families.column(
+                    &fam,
+                    &skt,
+                    "(marker)",
+                    "empty: the item has only key attributes",
+                );
+                b.put(key, &fam, skt.as_bytes(), ts, CellValue::Bytes(Vec::new()));
             }
-            if counter_items > 0 {
-                notes.push(Note::info(
-                    "counters",
-                    format!("{counter_items} counter item(s) became cells of the aggregate family {COUNTERS}: increments no longer rewrite an item"),
+            return;
+        }
+        // A related item (adjacency) or a child item (single table).
+        let value = match attrs.as_slice() {
+            [(_, v, _)] => v.cell(),
+            many => {
+                let mut text = String::from("{");
+                for (i, (n, v, _)) in many.iter().enumerate() {
+                    if i > 0 {
+                        text.push(',');
+                    }
+                    json::write_string(n, &mut text);
+                    text.push(':');
+                    v.to_json(&mut text);
+                }
+                text.push('}');
+                text.into_bytes()
+            }
+        };
+        let value_text = match attrs.as_slice() {
+            [(n, v, _)] => format!("{n}: {}", value_description(v.atype())),
+            _ => "the item's attributes as one JSON object".to_string(),
+        };
+        if adjacency {
+            let rule = b.item_rule();
+            let fam = b.kind_family(
+                kind_name,
+                rule,
+                "related items, one column each, named by the id in their sort key",
+            );
+            b.families.column(
+                &fam,
+                &format!("<{kind_name} id>"),
+                &format!("items whose sort key is {kind}<sep><id>"),
+                &value_text,
+            );
+            b.put(
+                key,
+                &fam,
+                suffix.as_bytes(),
+                ts_item.unwrap_or(now),
+                CellValue::Bytes(value),
+            );
+            return;
+        }
+        let rule = b.collection_rule();
+        let fam = b.kind_family(
+            kind_name,
+            rule,
+            "child items as versions of one column: Bigtable's timestamps order them newest first, so no reverse-timestamp sort key is needed",
+        );
+        let q = match kinds.attrs.get(kind) {
+            Some(Some(set)) if set.len() == 1 => {
+                set.iter().next().cloned().unwrap_or_else(|| "item".into())
+            }
+            _ => "item".to_string(),
+        };
+        let ts = match ts_item {
+            Some(ts) => ts,
+            None => match suffix.parse::<i64>().ok().and_then(epoch_micros) {
+                Some(ts) => ts,
+                None => {
+                    placed.synthetic += 1;
+                    let r = placed.rank.entry((key.to_vec(), fam.clone())).or_insert(0);
+                    let ts = now.saturating_sub(r.saturating_mul(1000)).max(0);
+                    *r += 1;
+                    ts
+                }
+            },
+        };
+        b.families.column(
+            &fam,
+            &q,
+            &format!("items whose sort key is {kind}<sep><id>"),
+            &format!("{value_text}; one version per item"),
+        );
+        b.put(key, &fam, q.as_bytes(), ts, CellValue::Bytes(value));
+    }
+
+    /// The indexes, the rows and the families: the finished translation.
+    fn finish(
+        mut self,
+        s: &Sample<'_>,
+        pattern: Pattern,
+        counter_attrs: &BTreeSet<String>,
+        options: &Options,
+        mut notes: Vec<Note>,
+    ) -> Result<TableTranslation, TranslateError> {
+        let t = s.t;
+        if !self.kept_times.is_empty() {
+            notes.push(Note::info(
+                "timestamps",
+                format!(
+                    "{} is the timestamp of the item's cells and stays a column as well, because an index uses it (a view reads values, not timestamps)",
+                    self.kept_times.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        let time_attrs: BTreeSet<String> = s
+            .live
+            .iter()
+            .filter_map(|(_, i)| i.time_attr.clone())
+            .filter(|a| !self.kept_times.contains(a))
+            .collect();
+        let ix_ctx = IndexContext {
+            t,
+            pattern,
+            key_fields: self.row_key.len(),
+            main_family: self.main_family.as_deref(),
+            counters: counter_attrs,
+            sets: &self.b.set_families,
+            time_attrs: &time_attrs,
+            live: &s.live,
+            key_encoding: options.key_encoding,
+        };
+        let index_plans: Vec<IndexPlan> = t.indexes.iter().map(|ix| ix_ctx.plan(ix)).collect();
+        let rows: Vec<RowPlan> = std::mem::take(&mut self.b.rows)
+            .into_iter()
+            .map(|(key, cells)| RowPlan { key, cells })
+            .collect();
+        for r in &rows {
+            if r.key.len() > tabletop_store::MAX_ROW_KEY_BYTES {
+                return Err(err(
+                    t.pos,
+                    format!(
+                        "a row key of {} is {} bytes; Bigtable's limit is 4 KiB",
+                        t.name,
+                        r.key.len()
+                    ),
                 ));
             }
         }
-        Pattern::OracleTable => unreachable!("a DynamoDB table is never an Oracle table"),
+        let families = std::mem::take(&mut self.b.families.plans)
+            .into_values()
+            .collect();
+        Ok(TableTranslation {
+            id: t.name.clone(),
+            source_name: t.name.clone(),
+            pattern,
+            row_key: self.row_key,
+            key_encoding: options.key_encoding,
+            families,
+            splits: Vec::new(),
+            rows,
+            indexes: index_plans,
+            notes,
+            key_template: Some(KeyTemplate {
+                delimiter: if self.text_keys {
+                    "#".into()
+                } else {
+                    String::new()
+                },
+                segments: self.segments,
+            }),
+            findings: Vec::new(),
+        })
     }
+}
+
+/// Per kind of item (the sort key's prefix): whether its items are
+/// collections (an id in the sort key), and the one set of attributes its
+/// items share, if they do.
+struct Kinds {
+    collection: BTreeMap<String, bool>,
+    attrs: BTreeMap<String, Option<BTreeSet<String>>>,
+}
+
+impl Kinds {
+    fn of(s: &Sample<'_>) -> Kinds {
+        let mut collection: BTreeMap<String, bool> = BTreeMap::new();
+        let mut attrs: BTreeMap<String, Option<BTreeSet<String>>> = BTreeMap::new();
+        for (it, info) in &s.live {
+            let skt = s.sk_text(it);
+            let (kind, suffix) = split_kind(&skt);
+            let coll = !suffix.is_empty() && !s.self_item(it);
+            *collection.entry(kind.to_string()).or_insert(false) |= coll;
+            let shape = s.shape(it, info);
+            let e = attrs
+                .entry(kind.to_string())
+                .or_insert_with(|| Some(shape.clone()));
+            if e.as_ref() != Some(&shape) {
+                *e = None;
+            }
+        }
+        Kinds { collection, attrs }
+    }
+}
+
+/// What placing one item of a wide-row layout reads.
+struct Partition<'a> {
+    s: &'a Sample<'a>,
+    kinds: &'a Kinds,
+    adjacency: bool,
+    counter_attrs: &'a BTreeSet<String>,
+}
+
+/// What placing the items of a wide-row layout counted.
+#[derive(Default)]
+struct Placed {
+    /// Child items given a synthetic timestamp.
+    synthetic: usize,
+    /// The next synthetic rank per (row, family).
+    rank: BTreeMap<(Vec<u8>, String), i64>,
+    /// Counter items turned into aggregate cells.
+    counter_items: usize,
+}
+
+/// Notes on what became of counters, write times, sets and documents.
+fn sample_notes(
+    s: &Sample<'_>,
+    layout: &Layout,
+    counter_attrs: &BTreeSet<String>,
+    notes: &mut Vec<Note>,
+) {
     if !counter_attrs.is_empty() {
         notes.push(Note::info(
             "counters",
@@ -1824,7 +2108,8 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
             ),
         ));
     }
-    let time_attrs: BTreeSet<&String> = live
+    let time_attrs: BTreeSet<&String> = s
+        .live
         .iter()
         .filter_map(|(_, i)| i.time_attr.as_ref())
         .collect();
@@ -1837,19 +2122,19 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
             ),
         ));
     }
-    if b.bumped > 0 {
+    if layout.b.bumped > 0 {
         notes.push(Note::warning(
             "timestamps",
-            format!("{} item(s) would have shared a cell (same column, same time) with another; each was moved a millisecond earlier", b.bumped),
+            format!("{} item(s) would have shared a cell (same column, same time) with another; each was moved a millisecond earlier", layout.b.bumped),
         ));
     }
-    if !b.set_families.is_empty() {
+    if !layout.b.set_families.is_empty() {
         notes.push(Note::info(
             "sets",
             "Set attributes became families of their own: one column per member with a single 0x00 byte as its value",
         ));
     }
-    let has_documents = live.iter().any(|(it, _)| {
+    let has_documents = s.live.iter().any(|(it, _)| {
         it.attrs
             .iter()
             .any(|(_, v, _)| matches!(v, AValue::M(_) | AValue::L(_)))
@@ -1860,70 +2145,6 @@ fn translate_table(t: &DTable, options: &Options) -> Result<TableTranslation, Tr
             "Maps and lists are stored as one JSON cell each (a map whose keys are read one by one could instead be a family with one column per key)",
         ));
     }
-
-    // Indexes.
-    if !kept_times.is_empty() {
-        notes.push(Note::info(
-            "timestamps",
-            format!(
-                "{} is the timestamp of the item's cells and stays a column as well, because an index uses it (a view reads values, not timestamps)",
-                kept_times.iter().cloned().collect::<Vec<_>>().join(", ")
-            ),
-        ));
-    }
-    let time_attrs: BTreeSet<String> = live
-        .iter()
-        .filter_map(|(_, i)| i.time_attr.clone())
-        .filter(|a| !kept_times.contains(a))
-        .collect();
-    let ix_ctx = IndexContext {
-        t,
-        pattern,
-        key_fields: row_key.len(),
-        main_family: main_family.as_deref(),
-        counters: &counter_attrs,
-        sets: &b.set_families,
-        time_attrs: &time_attrs,
-        live: &live,
-        key_encoding: options.key_encoding,
-    };
-    let index_plans: Vec<IndexPlan> = t.indexes.iter().map(|ix| ix_ctx.plan(ix)).collect();
-    let rows: Vec<RowPlan> = std::mem::take(&mut b.rows)
-        .into_iter()
-        .map(|(key, cells)| RowPlan { key, cells })
-        .collect();
-    for r in &rows {
-        if r.key.len() > tabletop_store::MAX_ROW_KEY_BYTES {
-            return Err(err(
-                t.pos,
-                format!(
-                    "a row key of {} is {} bytes; Bigtable's limit is 4 KiB",
-                    t.name,
-                    r.key.len()
-                ),
-            ));
-        }
-    }
-    let families = std::mem::take(&mut b.families.plans)
-        .into_values()
-        .collect();
-    Ok(TableTranslation {
-        id: t.name.clone(),
-        source_name: t.name.clone(),
-        pattern,
-        row_key,
-        key_encoding: options.key_encoding,
-        families,
-        splits: Vec::new(),
-        rows,
-        indexes: index_plans,
-        notes,
-        key_template: Some(KeyTemplate {
-            delimiter: if text_keys { "#".into() } else { String::new() },
-            segments,
-        }),
-        findings: Vec::new(),
-    })
 }
 
 /// Everything [`super::from_dynamodb`] does except the advisor.
