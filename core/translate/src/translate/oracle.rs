@@ -1550,7 +1550,6 @@ fn translate_table(
     options: &Options,
 ) -> Result<TableTranslation, TranslateError> {
     validate_table_id(&t.name).map_err(|e| err(t.pos, e.message().to_string()))?;
-    let now = options.now_ms();
     let mut notes = Vec::new();
     let key_fields: Vec<&Field> = t
         .primary_key
@@ -1558,9 +1557,44 @@ fn translate_table(
         .filter_map(|n| t.fields.iter().find(|f| &f.name == n))
         .collect();
     let enc = options.key_encoding;
+    let (families, field_family) = families_of(t)?;
+    ttl_notes(t, &mut notes);
+    identity_note(t, options, &mut notes);
+    uuid_and_shard_notes(t, &mut notes);
+    // Defaults must be valid values of their fields.
+    for f in &t.fields {
+        if let Some(d) = &f.default {
+            convert(&f.ty, d, Input::Ddl, 0)?;
+        }
+    }
+    let rows = rows_of(t, &key_fields, &field_family, records, options, &mut notes)?;
+    let index_plans: Vec<IndexPlan> = indexes
+        .iter()
+        .filter(|ix| ix.table.eq_ignore_ascii_case(&t.name))
+        .map(|ix| index_plan(t, ix, &key_fields, &field_family, enc))
+        .collect();
+    Ok(TableTranslation {
+        id: t.name.clone(),
+        source_name: t.name.clone(),
+        pattern: Pattern::OracleTable,
+        row_key: row_key_parts(t, &key_fields, options),
+        key_encoding: enc,
+        families: families.into_values().collect(),
+        splits: Vec::new(),
+        rows,
+        indexes: index_plans,
+        notes,
+        key_template: Some(key_template(&key_fields, options)),
+        findings: Vec::new(),
+    })
+}
 
-    // Families: by access (scalars together, documents apart) and by the
-    // table's retention.
+/// The families by name, and each value field's family.
+type FamilyLayout = (BTreeMap<String, FamilyPlan>, BTreeMap<String, String>);
+
+/// The families: by access (scalars together, documents apart) and by the
+/// table's retention; and each value field's family.
+fn families_of(t: &Table) -> Result<FamilyLayout, TranslateError> {
     let ttl_rule = t.ttl.map(|(n, days, _)| {
         GcRule::MaxAge(Duration::from_secs(n * if days { 86_400 } else { 3_600 }))
     });
@@ -1623,6 +1657,11 @@ fn translate_table(
             },
         );
     }
+    Ok((families, field_family))
+}
+
+/// What a `USING TTL` became.
+fn ttl_notes(t: &Table, notes: &mut Vec<Note>) {
     if let Some((n, days, _)) = t.ttl {
         notes.push(Note::warning(
             "ttl",
@@ -1637,6 +1676,10 @@ fn translate_table(
             "Oracle expires a whole row a TTL after its last write; Bigtable expires each cell by its own timestamp, so write every field when updating a row if its fields must expire together. Per-row TTL overrides have no Bigtable equivalent",
         ));
     }
+}
+
+/// What an IDENTITY column becomes, and what it means for the row key.
+fn identity_note(t: &Table, options: &Options, notes: &mut Vec<Note>) {
     let identity = t.fields.iter().find(|f| f.identity.is_some());
     if let Some(idf) = identity {
         let Some(id) = &idf.identity else {
@@ -1674,6 +1717,10 @@ fn translate_table(
             Note::info("identity", text)
         });
     }
+}
+
+/// UUID fields and a shard key that leads the primary key.
+fn uuid_and_shard_notes(t: &Table, notes: &mut Vec<Note>) {
     for f in &t.fields {
         if f.uuid == Some(true) {
             notes.push(Note::info(
@@ -1694,171 +1741,26 @@ fn translate_table(
             ),
         ));
     }
+}
 
-    // Defaults must be valid values of their fields.
-    for f in &t.fields {
-        if let Some(d) = &f.default {
-            convert(&f.ty, d, Input::Ddl, 0)?;
-        }
-    }
-
-    // Rows.
+/// The rows of the records, by row key (a later record with the key of an
+/// earlier one replaces it, as Oracle's put does).
+fn rows_of(
+    t: &Table,
+    key_fields: &[&Field],
+    field_family: &BTreeMap<String, String>,
+    records: &[Node],
+    options: &Options,
+    notes: &mut Vec<Note>,
+) -> Result<Vec<RowPlan>, TranslateError> {
+    let identity = t.fields.iter().find(|f| f.identity.is_some());
     let mut rows: BTreeMap<Vec<u8>, (usize, Vec<CellPlan>)> = BTreeMap::new();
     let mut next_id: i128 = identity
         .and_then(|f| f.identity.as_ref())
         .map_or(1, |i| i.start);
     let mut replaced = 0usize;
     for (n, rec) in records.iter().enumerate() {
-        let Json::Object(members) = &rec.value else {
-            return Err(rows_err(
-                rec.pos,
-                format!(
-                    "a record of {} must be a JSON object, found {}",
-                    t.name,
-                    rec.kind()
-                ),
-            ));
-        };
-        let mut given: BTreeMap<String, &Node> = BTreeMap::new();
-        for m in members {
-            let Some(f) = t
-                .fields
-                .iter()
-                .find(|f| f.name.eq_ignore_ascii_case(&m.key))
-            else {
-                return Err(rows_err(
-                    m.key_pos,
-                    format!("the table {} has no field {:?}", t.name, m.key),
-                ));
-            };
-            if given.insert(f.name.clone(), &m.value).is_some() {
-                return Err(rows_err(
-                    m.key_pos,
-                    format!("the field {} is given twice", f.name),
-                ));
-            }
-        }
-        let mut key_by_field: BTreeMap<String, KeyValue> = BTreeMap::new();
-        let mut cells: Vec<CellPlan> = Vec::new();
-        for f in &t.fields {
-            let supplied = given.get(&f.name).copied();
-            let is_null = supplied.is_some_and(|v| v.value == Json::Null);
-            let mut generated: Option<Node> = None;
-            if let Some(id) = &f.identity {
-                if id.always && supplied.is_some() && !is_null {
-                    return Err(rows_err(
-                        supplied.map_or(rec.pos, |v| v.pos),
-                        format!(
-                            "{} is GENERATED ALWAYS AS IDENTITY: records must leave it out",
-                            f.name
-                        ),
-                    ));
-                }
-                if supplied.is_none() || (is_null && (id.on_null || id.always)) {
-                    let v = next_id;
-                    next_id += id.increment;
-                    let limit = match f.ty {
-                        OType::Integer => i128::from(i32::MIN)..=i128::from(i32::MAX),
-                        OType::Long => i128::from(i64::MIN)..=i128::from(i64::MAX),
-                        _ => -(10i128.pow(30))..=10i128.pow(30),
-                    };
-                    if !limit.contains(&v) {
-                        return Err(rows_err(
-                            rec.pos,
-                            format!(
-                                "the identity sequence of {} ran out of {} values",
-                                f.name,
-                                f.ty.name()
-                            ),
-                        ));
-                    }
-                    generated = Some(Node {
-                        value: Json::Number(v.to_string()),
-                        pos: rec.pos,
-                    });
-                }
-            } else if f.uuid == Some(true) && (supplied.is_none() || is_null) {
-                generated = Some(Node {
-                    value: Json::String(generated_uuid(&t.name, n)),
-                    pos: rec.pos,
-                });
-            }
-            let (node, input): (Option<&Node>, Input) = match (&generated, supplied) {
-                (Some(g), _) => (Some(g), Input::Rows),
-                (None, Some(v)) if v.value != Json::Null => (Some(v), Input::Rows),
-                (None, _) => (f.default.as_ref(), Input::Ddl),
-            };
-            let in_key = t.primary_key.contains(&f.name);
-            let Some(node) = node else {
-                if in_key {
-                    return Err(rows_err(
-                        supplied.map_or(rec.pos, |v| v.pos),
-                        format!("the record has no value for the key field {}", f.name),
-                    ));
-                }
-                if f.not_null {
-                    return Err(rows_err(
-                        supplied.map_or(rec.pos, |v| v.pos),
-                        format!("{} is NOT NULL and has no default", f.name),
-                    ));
-                }
-                continue;
-            };
-            let value = convert(&f.ty, node, input, 0)?;
-            if f.uuid.is_some() {
-                let s = String::from_utf8_lossy(&value.cell);
-                if !looks_like_uuid(&s) {
-                    return Err(rows_err(node.pos, format!("{s:?} is not a UUID")));
-                }
-            }
-            if in_key {
-                if let Some(kv) = value.key {
-                    key_by_field.insert(f.name.clone(), kv);
-                }
-                continue;
-            }
-            let Some(fam) = field_family.get(&f.name) else {
-                continue;
-            };
-            cells.push(CellPlan {
-                family: fam.clone(),
-                qualifier: f.name.clone().into_bytes(),
-                timestamp_micros: now,
-                value: CellValue::Bytes(value.cell),
-            });
-        }
-        let mut key_values: Vec<KeyValue> = Vec::new();
-        for kf in &key_fields {
-            let kv = key_by_field.remove(&kf.name).ok_or_else(|| {
-                rows_err(rec.pos, format!("the key field {} has no value", kf.name))
-            })?;
-            key_values.push(kv);
-        }
-        let key =
-            encode_row_key(&key_fields, &key_values, options).map_err(|m| rows_err(rec.pos, m))?;
-        if key.is_empty() {
-            return Err(rows_err(
-                rec.pos,
-                "the row key is empty (an empty string key)",
-            ));
-        }
-        if key.len() > tabletop_store::MAX_ROW_KEY_BYTES {
-            return Err(rows_err(
-                rec.pos,
-                format!(
-                    "the row key is {} bytes; Bigtable's limit is 4 KiB",
-                    key.len()
-                ),
-            ));
-        }
-        if cells.is_empty() {
-            cells.push(CellPlan {
-                family: DATA_FAMILY.to_string(),
-                qualifier: Vec::new(),
-                timestamp_micros: now,
-                value: CellValue::Bytes(Vec::new()),
-            });
-        }
+        let (key, cells) = record_row(t, key_fields, field_family, rec, n, &mut next_id, options)?;
         if rows.insert(key, (n, cells)).is_some() {
             replaced += 1;
         }
@@ -1869,8 +1771,193 @@ fn translate_table(
             format!("{replaced} record(s) repeated an earlier primary key; as with Oracle's put, the later record replaced the earlier row"),
         ));
     }
+    Ok(rows
+        .into_iter()
+        .map(|(key, (_, cells))| RowPlan { key, cells })
+        .collect())
+}
 
-    // Reports.
+/// One record (the `n`th) as a row key and its cells, generating identity
+/// values (from `next_id`) and UUIDs it leaves out.
+fn record_row(
+    t: &Table,
+    key_fields: &[&Field],
+    field_family: &BTreeMap<String, String>,
+    rec: &Node,
+    n: usize,
+    next_id: &mut i128,
+    options: &Options,
+) -> Result<(Vec<u8>, Vec<CellPlan>), TranslateError> {
+    let now = options.now_ms();
+    let Json::Object(members) = &rec.value else {
+        return Err(rows_err(
+            rec.pos,
+            format!(
+                "a record of {} must be a JSON object, found {}",
+                t.name,
+                rec.kind()
+            ),
+        ));
+    };
+    let mut given: BTreeMap<String, &Node> = BTreeMap::new();
+    for m in members {
+        let Some(f) = t
+            .fields
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(&m.key))
+        else {
+            return Err(rows_err(
+                m.key_pos,
+                format!("the table {} has no field {:?}", t.name, m.key),
+            ));
+        };
+        if given.insert(f.name.clone(), &m.value).is_some() {
+            return Err(rows_err(
+                m.key_pos,
+                format!("the field {} is given twice", f.name),
+            ));
+        }
+    }
+    let mut key_by_field: BTreeMap<String, KeyValue> = BTreeMap::new();
+    let mut cells: Vec<CellPlan> = Vec::new();
+    for f in &t.fields {
+        let supplied = given.get(&f.name).copied();
+        let generated = generated_value(t, f, supplied, rec, n, next_id)?;
+        let (node, input): (Option<&Node>, Input) = match (&generated, supplied) {
+            (Some(g), _) => (Some(g), Input::Rows),
+            (None, Some(v)) if v.value != Json::Null => (Some(v), Input::Rows),
+            (None, _) => (f.default.as_ref(), Input::Ddl),
+        };
+        let in_key = t.primary_key.contains(&f.name);
+        let Some(node) = node else {
+            if in_key {
+                return Err(rows_err(
+                    supplied.map_or(rec.pos, |v| v.pos),
+                    format!("the record has no value for the key field {}", f.name),
+                ));
+            }
+            if f.not_null {
+                return Err(rows_err(
+                    supplied.map_or(rec.pos, |v| v.pos),
+                    format!("{} is NOT NULL and has no default", f.name),
+                ));
+            }
+            continue;
+        };
+        let value = convert(&f.ty, node, input, 0)?;
+        if f.uuid.is_some() {
+            let s = String::from_utf8_lossy(&value.cell);
+            if !looks_like_uuid(&s) {
+                return Err(rows_err(node.pos, format!("{s:?} is not a UUID")));
+            }
+        }
+        if in_key {
+            if let Some(kv) = value.key {
+                key_by_field.insert(f.name.clone(), kv);
+            }
+            continue;
+        }
+        let Some(fam) = field_family.get(&f.name) else {
+            continue;
+        };
+        cells.push(CellPlan {
+            family: fam.clone(),
+            qualifier: f.name.clone().into_bytes(),
+            timestamp_micros: now,
+            value: CellValue::Bytes(value.cell),
+        });
+    }
+    let mut key_values: Vec<KeyValue> = Vec::new();
+    for kf in key_fields {
+        let kv = key_by_field
+            .remove(&kf.name)
+            .ok_or_else(|| rows_err(rec.pos, format!("the key field {} has no value", kf.name)))?;
+        key_values.push(kv);
+    }
+    let key = encode_row_key(key_fields, &key_values, options).map_err(|m| rows_err(rec.pos, m))?;
+    if key.is_empty() {
+        return Err(rows_err(
+            rec.pos,
+            "the row key is empty (an empty string key)",
+        ));
+    }
+    if key.len() > tabletop_store::MAX_ROW_KEY_BYTES {
+        return Err(rows_err(
+            rec.pos,
+            format!(
+                "the row key is {} bytes; Bigtable's limit is 4 KiB",
+                key.len()
+            ),
+        ));
+    }
+    if cells.is_empty() {
+        cells.push(CellPlan {
+            family: DATA_FAMILY.to_string(),
+            qualifier: Vec::new(),
+            timestamp_micros: now,
+            value: CellValue::Bytes(Vec::new()),
+        });
+    }
+    Ok((key, cells))
+}
+
+/// The value a record gets for a field it leaves out (or sets to null)
+/// that generates one: the next identity value (from `next_id`), or a
+/// UUID derived from the table and the record number `n`.
+fn generated_value(
+    t: &Table,
+    f: &Field,
+    supplied: Option<&Node>,
+    rec: &Node,
+    n: usize,
+    next_id: &mut i128,
+) -> Result<Option<Node>, TranslateError> {
+    let is_null = supplied.is_some_and(|v| v.value == Json::Null);
+    if let Some(id) = &f.identity {
+        if id.always && supplied.is_some() && !is_null {
+            return Err(rows_err(
+                supplied.map_or(rec.pos, |v| v.pos),
+                format!(
+                    "{} is GENERATED ALWAYS AS IDENTITY: records must leave it out",
+                    f.name
+                ),
+            ));
+        }
+        if supplied.is_none() || (is_null && (id.on_null || id.always)) {
+            let v = *next_id;
+            *next_id += id.increment;
+            let limit = match f.ty {
+                OType::Integer => i128::from(i32::MIN)..=i128::from(i32::MAX),
+                OType::Long => i128::from(i64::MIN)..=i128::from(i64::MAX),
+                _ => -(10i128.pow(30))..=10i128.pow(30),
+            };
+            if !limit.contains(&v) {
+                return Err(rows_err(
+                    rec.pos,
+                    format!(
+                        "the identity sequence of {} ran out of {} values",
+                        f.name,
+                        f.ty.name()
+                    ),
+                ));
+            }
+            return Ok(Some(Node {
+                value: Json::Number(v.to_string()),
+                pos: rec.pos,
+            }));
+        }
+    } else if f.uuid == Some(true) && (supplied.is_none() || is_null) {
+        return Ok(Some(Node {
+            value: Json::String(generated_uuid(&t.name, n)),
+            pos: rec.pos,
+        }));
+    }
+    Ok(None)
+}
+
+/// How each key field is encoded in the row key.
+fn row_key_parts(t: &Table, key_fields: &[&Field], options: &Options) -> Vec<KeyPart> {
+    let enc = options.key_encoding;
     let mut row_key = Vec::new();
     for (i, f) in key_fields.iter().enumerate() {
         let reversed = options.reverse_identity
@@ -1893,7 +1980,13 @@ fn translate_table(
             encoding,
         });
     }
-    let key_template = KeyTemplate {
+    row_key
+}
+
+/// The key as the row-key designer writes it.
+fn key_template(key_fields: &[&Field], options: &Options) -> KeyTemplate {
+    let enc = options.key_encoding;
+    KeyTemplate {
         delimiter: if enc == KeyEncoding::Text {
             "#".into()
         } else {
@@ -1909,30 +2002,7 @@ fn translate_table(
                 )
             })
             .collect(),
-    };
-    let index_plans: Vec<IndexPlan> = indexes
-        .iter()
-        .filter(|ix| ix.table.eq_ignore_ascii_case(&t.name))
-        .map(|ix| index_plan(t, ix, &key_fields, &field_family, enc))
-        .collect();
-    let table = TableTranslation {
-        id: t.name.clone(),
-        source_name: t.name.clone(),
-        pattern: Pattern::OracleTable,
-        row_key,
-        key_encoding: enc,
-        families: families.into_values().collect(),
-        splits: Vec::new(),
-        rows: rows
-            .into_iter()
-            .map(|(key, (_, cells))| RowPlan { key, cells })
-            .collect(),
-        indexes: index_plans,
-        notes,
-        key_template: Some(key_template),
-        findings: Vec::new(),
-    };
-    Ok(table)
+    }
 }
 
 /// Where an indexed path lives in the translated table and how it reads.
