@@ -379,450 +379,554 @@ impl Check {
 
     fn eval(&self, st: &mut State<'_>) -> Result<(bool, String)> {
         match self {
-            Check::Table { table, exists } => {
-                let there = st.instance.get_table(table).is_ok();
-                Ok((
-                    there == *exists,
-                    format!(
-                        "table {table} {}",
-                        if there { "exists" } else { "does not exist" }
-                    ),
-                ))
-            }
-            Check::Tables { matching, min, max } => {
-                let ids: Vec<String> = st
-                    .instance
-                    .list_tables()
-                    .into_iter()
-                    .map(|t| t.id)
-                    .filter(|id| glob(matching, id))
-                    .collect();
-                let n = ids.len();
-                let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
-                Ok((
-                    ok,
-                    format!("{n} table(s) match {matching}{}", list_tail(&ids)),
-                ))
-            }
-            Check::Family {
-                table,
-                family,
-                exists,
-                max_versions,
-                max_age,
-                aggregate,
-            } => {
-                let info = st.instance.get_table(table)?;
-                let Some(cf) = info.schema.families.get(family) else {
-                    return Ok((!exists, format!("table {table} has no family {family}")));
-                };
-                if !exists {
-                    return Ok((false, format!("family {table}:{family} still exists")));
-                }
-                let f = FamilyDesign::from_family(cf);
-                let mut ok = true;
-                if let Some(v) = max_versions {
-                    ok &= f.max_versions.is_some_and(|x| x <= *v);
-                }
-                if let Some(a) = max_age {
-                    ok &= f.max_age.is_some_and(|x| x.0 <= a.0 + 1e-9);
-                }
-                if let Some(a) = aggregate {
-                    let want = a.trim_start_matches("int");
-                    ok &= matches!(cf.value_type, ValueType::Aggregate(agg) if agg.cbt_name().trim_start_matches("int") == want);
-                }
-                let kind = match cf.value_type {
-                    ValueType::Bytes => String::new(),
-                    ValueType::Aggregate(a) => format!(" (aggregate {})", a.cbt_name()),
-                };
-                Ok((
-                    ok,
-                    format!("family {table}:{family} {}{kind}", f.describe()),
-                ))
-            }
-            Check::Rows {
-                table,
-                prefix,
-                min,
-                max,
-            } => {
-                let rows = row_keys(st.instance, table, prefix.as_deref(), u64::MAX)?;
-                let n = rows.len() as u64;
-                let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
-                Ok((
-                    ok,
-                    format!(
-                        "table {table} has {n} row(s){}",
-                        prefix
-                            .as_ref()
-                            .map(|p| format!(" starting with {p:?}"))
-                            .unwrap_or_default()
-                    ),
-                ))
-            }
-            Check::Keys {
-                table,
-                pattern,
-                prefix,
-                min,
-            } => {
-                let re = full_regex(pattern)?;
-                let keys = row_keys(st.instance, table, prefix.as_deref(), u64::MAX)?;
-                let bad: Vec<String> = keys
-                    .iter()
-                    .filter(|k| !re.is_match(k))
-                    .take(3)
-                    .map(|k| escape_bytes(k))
-                    .collect();
-                let n = keys.len() as u64;
-                let ok = bad.is_empty() && n >= min.unwrap_or(1);
-                let detail = if bad.is_empty() {
-                    format!("{n} key(s) of {table} match {pattern}")
-                } else {
-                    format!(
-                        "keys of {table} that do not match {pattern}: {}",
-                        bad.join(", ")
-                    )
-                };
-                Ok((ok, detail))
-            }
-            Check::Row {
-                table,
-                key,
-                exists,
-                family,
-                column,
-                min_columns,
-                max_columns,
-                min_cells,
-                max_cells,
-            } => {
-                let row = read_row(st.instance, table, key)?;
-                let Some(row) = row else {
-                    return Ok((!exists, format!("row {key:?} of {table} does not exist")));
-                };
-                if !exists {
-                    return Ok((false, format!("row {key:?} of {table} still exists")));
-                }
-                let (fam_q, qual_q) = match column.as_deref().and_then(|c| c.split_once(':')) {
-                    Some((f, q)) => (Some(f), Some(q)),
-                    None => (family.as_deref(), None),
-                };
-                let cells: Vec<_> = row
-                    .cells
-                    .iter()
-                    .filter(|c| fam_q.is_none_or(|f| c.family == f))
-                    .filter(|c| qual_q.is_none_or(|q| c.qualifier == q.as_bytes()))
-                    .collect();
-                let columns: BTreeSet<(&str, &[u8])> = cells
-                    .iter()
-                    .map(|c| (c.family.as_str(), c.qualifier.as_slice()))
-                    .collect();
-                let (nc, ncell) = (columns.len() as u64, cells.len() as u64);
-                let ok = min_columns.is_none_or(|m| nc >= m)
-                    && max_columns.is_none_or(|m| nc <= m)
-                    && min_cells.is_none_or(|m| ncell >= m)
-                    && max_cells.is_none_or(|m| ncell <= m);
-                let scope = column
-                    .clone()
-                    .or_else(|| family.clone())
-                    .map(|s| format!(" in {s}"))
-                    .unwrap_or_default();
-                Ok((
-                    ok,
-                    format!("row {key:?} of {table} has {nc} column(s) and {ncell} cell(s){scope}"),
-                ))
-            }
-            Check::Cell {
-                table,
-                key,
-                column,
-                equals,
-                int,
-            } => {
-                let Some((f, q)) = column.split_once(':') else {
-                    return Err(Error::invalid(format!(
-                        "column {column:?} must be family:qualifier"
-                    )));
-                };
-                let row = read_row(st.instance, table, key)?;
-                let cell = row.as_ref().and_then(|r| {
-                    r.cells
-                        .iter()
-                        .find(|c| c.family == f && c.qualifier == q.as_bytes())
-                });
-                let Some(cell) = cell else {
-                    return Ok((
-                        false,
-                        format!("row {key:?} of {table} has no cell {column}"),
-                    ));
-                };
-                let as_int = <[u8; 8]>::try_from(cell.value.as_slice())
-                    .ok()
-                    .map(i64::from_be_bytes);
-                let mut ok = true;
-                if let Some(e) = equals {
-                    ok &= cell.value == e.as_bytes();
-                }
-                if let Some(n) = int {
-                    ok &= as_int == Some(*n);
-                }
-                let shown = match (int, as_int) {
-                    (Some(_), Some(v)) => format!("{v}"),
-                    _ => format!("{:?}", escape_bytes(&cell.value)),
-                };
-                Ok((ok, format!("{table} {key:?} {column} is {shown}")))
-            }
-            Check::LastRead {
-                table,
-                shape: want_shape,
-                max_rows_scanned,
-                min_rows_returned,
-                max_rows_returned,
-                key_prefix,
-                unfiltered,
-                same_first_segment,
-            } => {
-                let Some(r) = st.last_read else {
-                    return Ok((false, "no read yet".into()));
-                };
-                let mut ok = table.as_ref().is_none_or(|t| *t == r.table);
-                if let Some(s) = want_shape {
-                    ok &= shape(s)? == r.shape;
-                }
-                ok &= max_rows_scanned.is_none_or(|m| r.rows_scanned <= m);
-                ok &= min_rows_returned.is_none_or(|m| r.rows_returned >= m);
-                ok &= max_rows_returned.is_none_or(|m| r.rows_returned <= m);
-                if let Some(p) = key_prefix {
-                    ok &= r.keys_returned.iter().all(|k| k.starts_with(p.as_str()))
-                        && r.keys_complete;
-                }
-                if let Some(u) = unfiltered {
-                    ok &= r.filtered != *u;
-                }
-                if let Some(d) = same_first_segment.as_deref().filter(|d| !d.is_empty()) {
-                    let first = |k: &String| k.split(d).next().map(str::to_string);
-                    let heads: BTreeSet<Option<String>> =
-                        r.keys_returned.iter().map(first).collect();
-                    ok &= heads.len() <= 1 && r.keys_complete;
-                }
-                Ok((ok, r.summary()))
-            }
-            Check::Advisor { absent, present } => {
-                let design = Design::from_parts(st.scenario, Some(st.instance));
-                let found = crate::advisor::lint_bare_with(&design, st.report);
-                let fired: BTreeSet<RuleId> = found.iter().map(|f| f.rule).collect();
-                let still: Vec<&str> = absent
-                    .iter()
-                    .filter(|r| fired.contains(r))
-                    .map(|r| r.as_str())
-                    .collect();
-                let missing: Vec<&str> = present
-                    .iter()
-                    .filter(|r| !fired.contains(r))
-                    .map(|r| r.as_str())
-                    .collect();
-                let ok = still.is_empty() && missing.is_empty();
-                let detail = if fired.is_empty() {
-                    "the advisor finds nothing".to_string()
-                } else {
-                    format!(
-                        "the advisor reports {}",
-                        fired
-                            .iter()
-                            .map(|r| r.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                Ok((ok, detail))
-            }
-            Check::Key {
-                order,
-                first,
-                last,
-                reversed,
-                padded,
-                absent,
-                has_kind,
-                lacks_kind,
-                min_segments,
-                delimited,
-            } => {
-                let s = st.scenario.ok_or_else(|| {
-                    Error::failed_precondition("this lesson has no design to check")
-                })?;
-                let key = &s.key;
-                let idx = |n: &str| key.segment_index(n);
-                let mut ok = true;
-                let positions: Vec<Option<usize>> = order.iter().map(|n| idx(n)).collect();
-                ok &= positions.iter().all(Option::is_some)
-                    && positions.windows(2).all(|w| w[0] < w[1]);
-                if let Some(f) = first {
-                    ok &= key.segments.first().is_some_and(|s| &s.name == f);
-                }
-                if let Some(l) = last {
-                    ok &= key.segments.last().is_some_and(|s| &s.name == l);
-                }
-                for n in reversed {
-                    ok &= key.segments.iter().any(|s| {
-                        &s.name == n
-                            && matches!(
-                                s.kind,
-                                SegmentKind::Int { reversed: true, .. }
-                                    | SegmentKind::Timestamp { reversed: true, .. }
-                                    | SegmentKind::Domain { reversed: true, .. }
-                            )
-                    });
-                }
-                for n in padded {
-                    ok &= key.segments.iter().any(|s| {
-                        &s.name == n && matches!(s.kind, SegmentKind::Int { width: Some(_), .. })
-                    });
-                }
-                for n in absent {
-                    ok &= idx(n).is_none();
-                }
-                for k in has_kind {
-                    ok &= key.segments.iter().any(|s| s.kind.kind_name() == k);
-                }
-                for k in lacks_kind {
-                    ok &= !key.segments.iter().any(|s| s.kind.kind_name() == k);
-                }
-                ok &= min_segments.is_none_or(|m| key.segments.len() >= m);
-                if let Some(d) = delimited {
-                    ok &= key.delimiter.is_empty() != *d;
-                }
-                Ok((ok, format!("the key is {}", key.pattern())))
-            }
-            Check::DesignFamily {
-                family,
-                exists,
-                max_versions,
-                max_age,
-            } => {
-                let s = st.scenario.ok_or_else(|| {
-                    Error::failed_precondition("this lesson has no design to check")
-                })?;
-                let d = Design::from_scenario(s);
-                let f = d.main_table().and_then(|t| t.families.get(family));
-                let Some(f) = f else {
-                    return Ok((!exists, format!("the design has no family {family}")));
-                };
-                if !exists {
-                    return Ok((false, format!("the design still has family {family}")));
-                }
-                let mut ok = true;
-                if let Some(v) = max_versions {
-                    ok &= f.max_versions.is_some_and(|x| x <= *v);
-                }
-                if let Some(a) = max_age {
-                    ok &= f.max_age.is_some_and(|x| x.0 <= a.0 + 1e-9);
-                }
-                Ok((ok, format!("family {family} {}", f.describe())))
-            }
-            Check::Access {
-                name,
-                shape: want,
-                at_most,
-            } => {
-                let s = st.scenario.ok_or_else(|| {
-                    Error::failed_precondition("this lesson has no design to check")
-                })?;
-                let a = s.access.iter().find(|a| &a.name == name).ok_or_else(|| {
-                    Error::not_found(format!("the design declares no access pattern {name:?}"))
-                })?;
-                let plan = classify(&s.key, a, s.table.entities);
-                let mut ok = true;
-                if let Some(w) = want {
-                    ok &= plan.shape == shape(w)?;
-                }
-                if let Some(w) = at_most {
-                    ok &= plan.shape <= shape(w)?;
-                }
-                Ok((
-                    ok,
-                    format!(
-                        "\"{name}\" is {}: {}",
-                        plan.shape.describe(),
-                        plan.row_set.join("; ")
-                    ),
-                ))
-            }
-            Check::Sim {
-                absent,
-                present,
-                max_node_cpu,
-            } => {
-                let Some(r) = st.report else {
-                    return Ok((
-                        false,
-                        "run the simulation of the current design first".into(),
-                    ));
-                };
-                let mut ok = true;
-                for p in absent {
-                    let p = pattern_by_name(p);
-                    ok &= !r
-                        .diagnostics
-                        .iter()
-                        .any(|d| Some(d.pattern) == p && d.severity >= DiagSeverity::Warning);
-                }
-                for p in present {
-                    let p = pattern_by_name(p);
-                    ok &= r.diagnostics.iter().any(|d| Some(d.pattern) == p);
-                }
-                let peak = r
-                    .node_summaries
-                    .iter()
-                    .map(|n| n.peak_cpu_pct)
-                    .fold(0.0, f64::max);
-                if let Some(m) = max_node_cpu {
-                    ok &= peak <= *m;
-                }
-                let names: Vec<String> = r
-                    .diagnostics
-                    .iter()
-                    .map(|d| format!("{} ({})", d.pattern.name(), d.severity.name()))
-                    .collect();
-                Ok((
-                    ok,
-                    format!(
-                        "the simulation shows {}; busiest node peaks at {peak:.0}% CPU",
-                        if names.is_empty() {
-                            "no pattern".to_string()
-                        } else {
-                            names.join(", ")
-                        }
-                    ),
-                ))
-            }
-            Check::Any { of } => {
-                let mut details = Vec::new();
-                for c in of {
-                    let (ok, d) = c.evaluate(st);
-                    if ok {
-                        return Ok((true, d));
-                    }
-                    details.push(d);
-                }
-                Ok((false, details.join("; ")))
-            }
-            Check::All { of } => {
-                let mut details = Vec::new();
-                let mut all = true;
-                for c in of {
-                    let (ok, d) = c.evaluate(st);
-                    all &= ok;
-                    details.push(d);
-                }
-                Ok((all, details.join("; ")))
-            }
-            Check::Not { check } => {
-                let (ok, d) = check.evaluate(st);
-                Ok((!ok, d))
-            }
+            Check::Table { .. } => self.eval_table(st),
+            Check::Tables { .. } => self.eval_tables(st),
+            Check::Family { .. } => self.eval_family(st),
+            Check::Rows { .. } => self.eval_rows(st),
+            Check::Keys { .. } => self.eval_keys(st),
+            Check::Row { .. } => self.eval_row(st),
+            Check::Cell { .. } => self.eval_cell(st),
+            Check::LastRead { .. } => self.eval_last_read(st),
+            Check::Advisor { .. } => self.eval_advisor(st),
+            Check::Key { .. } => self.eval_key(st),
+            Check::DesignFamily { .. } => self.eval_design_family(st),
+            Check::Access { .. } => self.eval_access(st),
+            Check::Sim { .. } => self.eval_sim(st),
+            Check::Any { .. } => self.eval_any(st),
+            Check::All { .. } => self.eval_all(st),
+            Check::Not { .. } => self.eval_not(st),
         }
+    }
+
+    /// Evaluates a [`Check::Table`].
+    fn eval_table(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Table { table, exists } = self else {
+            unreachable!("eval_table is only called on Check::Table")
+        };
+        let there = st.instance.get_table(table).is_ok();
+        Ok((
+            there == *exists,
+            format!(
+                "table {table} {}",
+                if there { "exists" } else { "does not exist" }
+            ),
+        ))
+    }
+
+    /// Evaluates a [`Check::Tables`].
+    fn eval_tables(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Tables { matching, min, max } = self else {
+            unreachable!("eval_tables is only called on Check::Tables")
+        };
+        let ids: Vec<String> = st
+            .instance
+            .list_tables()
+            .into_iter()
+            .map(|t| t.id)
+            .filter(|id| glob(matching, id))
+            .collect();
+        let n = ids.len();
+        let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
+        Ok((
+            ok,
+            format!("{n} table(s) match {matching}{}", list_tail(&ids)),
+        ))
+    }
+
+    /// Evaluates a [`Check::Family`].
+    fn eval_family(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Family {
+            table,
+            family,
+            exists,
+            max_versions,
+            max_age,
+            aggregate,
+        } = self
+        else {
+            unreachable!("eval_family is only called on Check::Family")
+        };
+        let info = st.instance.get_table(table)?;
+        let Some(cf) = info.schema.families.get(family) else {
+            return Ok((!exists, format!("table {table} has no family {family}")));
+        };
+        if !exists {
+            return Ok((false, format!("family {table}:{family} still exists")));
+        }
+        let f = FamilyDesign::from_family(cf);
+        let mut ok = true;
+        if let Some(v) = max_versions {
+            ok &= f.max_versions.is_some_and(|x| x <= *v);
+        }
+        if let Some(a) = max_age {
+            ok &= f.max_age.is_some_and(|x| x.0 <= a.0 + 1e-9);
+        }
+        if let Some(a) = aggregate {
+            let want = a.trim_start_matches("int");
+            ok &= matches!(cf.value_type, ValueType::Aggregate(agg) if agg.cbt_name().trim_start_matches("int") == want);
+        }
+        let kind = match cf.value_type {
+            ValueType::Bytes => String::new(),
+            ValueType::Aggregate(a) => format!(" (aggregate {})", a.cbt_name()),
+        };
+        Ok((
+            ok,
+            format!("family {table}:{family} {}{kind}", f.describe()),
+        ))
+    }
+
+    /// Evaluates a [`Check::Rows`].
+    fn eval_rows(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Rows {
+            table,
+            prefix,
+            min,
+            max,
+        } = self
+        else {
+            unreachable!("eval_rows is only called on Check::Rows")
+        };
+        let rows = row_keys(st.instance, table, prefix.as_deref(), u64::MAX)?;
+        let n = rows.len() as u64;
+        let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
+        Ok((
+            ok,
+            format!(
+                "table {table} has {n} row(s){}",
+                prefix
+                    .as_ref()
+                    .map(|p| format!(" starting with {p:?}"))
+                    .unwrap_or_default()
+            ),
+        ))
+    }
+
+    /// Evaluates a [`Check::Keys`].
+    fn eval_keys(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Keys {
+            table,
+            pattern,
+            prefix,
+            min,
+        } = self
+        else {
+            unreachable!("eval_keys is only called on Check::Keys")
+        };
+        let re = full_regex(pattern)?;
+        let keys = row_keys(st.instance, table, prefix.as_deref(), u64::MAX)?;
+        let bad: Vec<String> = keys
+            .iter()
+            .filter(|k| !re.is_match(k))
+            .take(3)
+            .map(|k| escape_bytes(k))
+            .collect();
+        let n = keys.len() as u64;
+        let ok = bad.is_empty() && n >= min.unwrap_or(1);
+        let detail = if bad.is_empty() {
+            format!("{n} key(s) of {table} match {pattern}")
+        } else {
+            format!(
+                "keys of {table} that do not match {pattern}: {}",
+                bad.join(", ")
+            )
+        };
+        Ok((ok, detail))
+    }
+
+    /// Evaluates a [`Check::Row`].
+    fn eval_row(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Row {
+            table,
+            key,
+            exists,
+            family,
+            column,
+            min_columns,
+            max_columns,
+            min_cells,
+            max_cells,
+        } = self
+        else {
+            unreachable!("eval_row is only called on Check::Row")
+        };
+        let row = read_row(st.instance, table, key)?;
+        let Some(row) = row else {
+            return Ok((!exists, format!("row {key:?} of {table} does not exist")));
+        };
+        if !exists {
+            return Ok((false, format!("row {key:?} of {table} still exists")));
+        }
+        let (fam_q, qual_q) = match column.as_deref().and_then(|c| c.split_once(':')) {
+            Some((f, q)) => (Some(f), Some(q)),
+            None => (family.as_deref(), None),
+        };
+        let cells: Vec<_> = row
+            .cells
+            .iter()
+            .filter(|c| fam_q.is_none_or(|f| c.family == f))
+            .filter(|c| qual_q.is_none_or(|q| c.qualifier == q.as_bytes()))
+            .collect();
+        let columns: BTreeSet<(&str, &[u8])> = cells
+            .iter()
+            .map(|c| (c.family.as_str(), c.qualifier.as_slice()))
+            .collect();
+        let (nc, ncell) = (columns.len() as u64, cells.len() as u64);
+        let ok = min_columns.is_none_or(|m| nc >= m)
+            && max_columns.is_none_or(|m| nc <= m)
+            && min_cells.is_none_or(|m| ncell >= m)
+            && max_cells.is_none_or(|m| ncell <= m);
+        let scope = column
+            .clone()
+            .or_else(|| family.clone())
+            .map(|s| format!(" in {s}"))
+            .unwrap_or_default();
+        Ok((
+            ok,
+            format!("row {key:?} of {table} has {nc} column(s) and {ncell} cell(s){scope}"),
+        ))
+    }
+
+    /// Evaluates a [`Check::Cell`].
+    fn eval_cell(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Cell {
+            table,
+            key,
+            column,
+            equals,
+            int,
+        } = self
+        else {
+            unreachable!("eval_cell is only called on Check::Cell")
+        };
+        let Some((f, q)) = column.split_once(':') else {
+            return Err(Error::invalid(format!(
+                "column {column:?} must be family:qualifier"
+            )));
+        };
+        let row = read_row(st.instance, table, key)?;
+        let cell = row.as_ref().and_then(|r| {
+            r.cells
+                .iter()
+                .find(|c| c.family == f && c.qualifier == q.as_bytes())
+        });
+        let Some(cell) = cell else {
+            return Ok((
+                false,
+                format!("row {key:?} of {table} has no cell {column}"),
+            ));
+        };
+        let as_int = <[u8; 8]>::try_from(cell.value.as_slice())
+            .ok()
+            .map(i64::from_be_bytes);
+        let mut ok = true;
+        if let Some(e) = equals {
+            ok &= cell.value == e.as_bytes();
+        }
+        if let Some(n) = int {
+            ok &= as_int == Some(*n);
+        }
+        let shown = match (int, as_int) {
+            (Some(_), Some(v)) => format!("{v}"),
+            _ => format!("{:?}", escape_bytes(&cell.value)),
+        };
+        Ok((ok, format!("{table} {key:?} {column} is {shown}")))
+    }
+
+    /// Evaluates a [`Check::LastRead`].
+    fn eval_last_read(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::LastRead {
+            table,
+            shape: want_shape,
+            max_rows_scanned,
+            min_rows_returned,
+            max_rows_returned,
+            key_prefix,
+            unfiltered,
+            same_first_segment,
+        } = self
+        else {
+            unreachable!("eval_last_read is only called on Check::LastRead")
+        };
+        let Some(r) = st.last_read else {
+            return Ok((false, "no read yet".into()));
+        };
+        let mut ok = table.as_ref().is_none_or(|t| *t == r.table);
+        if let Some(s) = want_shape {
+            ok &= shape(s)? == r.shape;
+        }
+        ok &= max_rows_scanned.is_none_or(|m| r.rows_scanned <= m);
+        ok &= min_rows_returned.is_none_or(|m| r.rows_returned >= m);
+        ok &= max_rows_returned.is_none_or(|m| r.rows_returned <= m);
+        if let Some(p) = key_prefix {
+            ok &= r.keys_returned.iter().all(|k| k.starts_with(p.as_str())) && r.keys_complete;
+        }
+        if let Some(u) = unfiltered {
+            ok &= r.filtered != *u;
+        }
+        if let Some(d) = same_first_segment.as_deref().filter(|d| !d.is_empty()) {
+            let first = |k: &String| k.split(d).next().map(str::to_string);
+            let heads: BTreeSet<Option<String>> = r.keys_returned.iter().map(first).collect();
+            ok &= heads.len() <= 1 && r.keys_complete;
+        }
+        Ok((ok, r.summary()))
+    }
+
+    /// Evaluates a [`Check::Advisor`].
+    fn eval_advisor(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Advisor { absent, present } = self else {
+            unreachable!("eval_advisor is only called on Check::Advisor")
+        };
+        let design = Design::from_parts(st.scenario, Some(st.instance));
+        let found = crate::advisor::lint_bare_with(&design, st.report);
+        let fired: BTreeSet<RuleId> = found.iter().map(|f| f.rule).collect();
+        let still: Vec<&str> = absent
+            .iter()
+            .filter(|r| fired.contains(r))
+            .map(|r| r.as_str())
+            .collect();
+        let missing: Vec<&str> = present
+            .iter()
+            .filter(|r| !fired.contains(r))
+            .map(|r| r.as_str())
+            .collect();
+        let ok = still.is_empty() && missing.is_empty();
+        let detail = if fired.is_empty() {
+            "the advisor finds nothing".to_string()
+        } else {
+            format!(
+                "the advisor reports {}",
+                fired
+                    .iter()
+                    .map(|r| r.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        Ok((ok, detail))
+    }
+
+    /// Evaluates a [`Check::Key`].
+    fn eval_key(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Key {
+            order,
+            first,
+            last,
+            reversed,
+            padded,
+            absent,
+            has_kind,
+            lacks_kind,
+            min_segments,
+            delimited,
+        } = self
+        else {
+            unreachable!("eval_key is only called on Check::Key")
+        };
+        let s = st
+            .scenario
+            .ok_or_else(|| Error::failed_precondition("this lesson has no design to check"))?;
+        let key = &s.key;
+        let idx = |n: &str| key.segment_index(n);
+        let mut ok = true;
+        let positions: Vec<Option<usize>> = order.iter().map(|n| idx(n)).collect();
+        ok &= positions.iter().all(Option::is_some) && positions.windows(2).all(|w| w[0] < w[1]);
+        if let Some(f) = first {
+            ok &= key.segments.first().is_some_and(|s| &s.name == f);
+        }
+        if let Some(l) = last {
+            ok &= key.segments.last().is_some_and(|s| &s.name == l);
+        }
+        for n in reversed {
+            ok &= key.segments.iter().any(|s| {
+                &s.name == n
+                    && matches!(
+                        s.kind,
+                        SegmentKind::Int { reversed: true, .. }
+                            | SegmentKind::Timestamp { reversed: true, .. }
+                            | SegmentKind::Domain { reversed: true, .. }
+                    )
+            });
+        }
+        for n in padded {
+            ok &= key
+                .segments
+                .iter()
+                .any(|s| &s.name == n && matches!(s.kind, SegmentKind::Int { width: Some(_), .. }));
+        }
+        for n in absent {
+            ok &= idx(n).is_none();
+        }
+        for k in has_kind {
+            ok &= key.segments.iter().any(|s| s.kind.kind_name() == k);
+        }
+        for k in lacks_kind {
+            ok &= !key.segments.iter().any(|s| s.kind.kind_name() == k);
+        }
+        ok &= min_segments.is_none_or(|m| key.segments.len() >= m);
+        if let Some(d) = delimited {
+            ok &= key.delimiter.is_empty() != *d;
+        }
+        Ok((ok, format!("the key is {}", key.pattern())))
+    }
+
+    /// Evaluates a [`Check::DesignFamily`].
+    fn eval_design_family(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::DesignFamily {
+            family,
+            exists,
+            max_versions,
+            max_age,
+        } = self
+        else {
+            unreachable!("eval_design_family is only called on Check::DesignFamily")
+        };
+        let s = st
+            .scenario
+            .ok_or_else(|| Error::failed_precondition("this lesson has no design to check"))?;
+        let d = Design::from_scenario(s);
+        let f = d.main_table().and_then(|t| t.families.get(family));
+        let Some(f) = f else {
+            return Ok((!exists, format!("the design has no family {family}")));
+        };
+        if !exists {
+            return Ok((false, format!("the design still has family {family}")));
+        }
+        let mut ok = true;
+        if let Some(v) = max_versions {
+            ok &= f.max_versions.is_some_and(|x| x <= *v);
+        }
+        if let Some(a) = max_age {
+            ok &= f.max_age.is_some_and(|x| x.0 <= a.0 + 1e-9);
+        }
+        Ok((ok, format!("family {family} {}", f.describe())))
+    }
+
+    /// Evaluates a [`Check::Access`].
+    fn eval_access(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Access {
+            name,
+            shape: want,
+            at_most,
+        } = self
+        else {
+            unreachable!("eval_access is only called on Check::Access")
+        };
+        let s = st
+            .scenario
+            .ok_or_else(|| Error::failed_precondition("this lesson has no design to check"))?;
+        let a = s.access.iter().find(|a| &a.name == name).ok_or_else(|| {
+            Error::not_found(format!("the design declares no access pattern {name:?}"))
+        })?;
+        let plan = classify(&s.key, a, s.table.entities);
+        let mut ok = true;
+        if let Some(w) = want {
+            ok &= plan.shape == shape(w)?;
+        }
+        if let Some(w) = at_most {
+            ok &= plan.shape <= shape(w)?;
+        }
+        Ok((
+            ok,
+            format!(
+                "\"{name}\" is {}: {}",
+                plan.shape.describe(),
+                plan.row_set.join("; ")
+            ),
+        ))
+    }
+
+    /// Evaluates a [`Check::Sim`].
+    fn eval_sim(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Sim {
+            absent,
+            present,
+            max_node_cpu,
+        } = self
+        else {
+            unreachable!("eval_sim is only called on Check::Sim")
+        };
+        let Some(r) = st.report else {
+            return Ok((
+                false,
+                "run the simulation of the current design first".into(),
+            ));
+        };
+        let mut ok = true;
+        for p in absent {
+            let p = pattern_by_name(p);
+            ok &= !r
+                .diagnostics
+                .iter()
+                .any(|d| Some(d.pattern) == p && d.severity >= DiagSeverity::Warning);
+        }
+        for p in present {
+            let p = pattern_by_name(p);
+            ok &= r.diagnostics.iter().any(|d| Some(d.pattern) == p);
+        }
+        let peak = r
+            .node_summaries
+            .iter()
+            .map(|n| n.peak_cpu_pct)
+            .fold(0.0, f64::max);
+        if let Some(m) = max_node_cpu {
+            ok &= peak <= *m;
+        }
+        let names: Vec<String> = r
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} ({})", d.pattern.name(), d.severity.name()))
+            .collect();
+        Ok((
+            ok,
+            format!(
+                "the simulation shows {}; busiest node peaks at {peak:.0}% CPU",
+                if names.is_empty() {
+                    "no pattern".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ))
+    }
+
+    /// Evaluates a [`Check::Any`].
+    fn eval_any(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Any { of } = self else {
+            unreachable!("eval_any is only called on Check::Any")
+        };
+        let mut details = Vec::new();
+        for c in of {
+            let (ok, d) = c.evaluate(st);
+            if ok {
+                return Ok((true, d));
+            }
+            details.push(d);
+        }
+        Ok((false, details.join("; ")))
+    }
+
+    /// Evaluates a [`Check::All`].
+    fn eval_all(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::All { of } = self else {
+            unreachable!("eval_all is only called on Check::All")
+        };
+        let mut details = Vec::new();
+        let mut all = true;
+        for c in of {
+            let (ok, d) = c.evaluate(st);
+            all &= ok;
+            details.push(d);
+        }
+        Ok((all, details.join("; ")))
+    }
+
+    /// Evaluates a [`Check::Not`].
+    fn eval_not(&self, st: &mut State<'_>) -> Result<(bool, String)> {
+        let Check::Not { check } = self else {
+            unreachable!("eval_not is only called on Check::Not")
+        };
+        let (ok, d) = check.evaluate(st);
+        Ok((!ok, d))
     }
 }
 
