@@ -145,7 +145,7 @@ impl Instance {
             // whether or not a view has it.
             tabletop_store::validate_table_id(&req.table_id)?;
             req.schema.validate()?;
-            if self.store.get_table(&req.table_id).is_err() {
+            if !self.store.has_table(&req.table_id) {
                 return Err(tabletop_store::Error::already_exists(format!(
                     "a materialized view named \"{}\" exists",
                     req.table_id
@@ -383,7 +383,8 @@ impl Instance {
         sink: &mut S,
         trace: Option<&mut Trace>,
     ) -> Result<ReadStats> {
-        if self.store.get_table(table_id).is_err() && self.catalog.views.contains_key(table_id) {
+        // Views are rare and the map usually empty: look there first.
+        if self.catalog.views.contains_key(table_id) && !self.store.has_table(table_id) {
             // A materialized view reads like a table.
             return views::read_view_traced(self, table_id, req, sink, trace);
         }

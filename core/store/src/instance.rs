@@ -321,6 +321,12 @@ impl Instance {
         Ok(info)
     }
 
+    /// Whether a table with this id exists (without describing it).
+    #[must_use]
+    pub fn has_table(&self, table_id: &str) -> bool {
+        self.tables.contains_key(table_id)
+    }
+
     /// GetTable.
     pub fn get_table(&self, table_id: &str) -> Result<TableInfo> {
         self.table(table_id).map(Self::info)
