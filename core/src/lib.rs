@@ -74,7 +74,8 @@ pub use tabletop_store::{
     ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule, ReadRowsRequest,
     ReadShape, ReadStats, RequestShape, Result, RowFilter, RowRange, RowSet, RowSink, RowView,
     RunInfo, SERVER_TIMESTAMP, TableInfo, TableSchema, TabletInfo, TimeUnit, TimestampRange, Trace,
-    TraceOptions, Traces, ValueType, WriteStats, cell_bytes, escape_bytes, format_duration,
-    hll_sketch, hll_unique_count, human_bytes, prefix_successor, range_text, successor,
-    validate_family_name, validate_row_key, validate_table_id, validate_timestamp,
+    TraceOptions, Traces, ValueType, WriteStats, cell_bytes, civil_from_days, days_from_civil,
+    escape_bytes, format_duration, hll_sketch, hll_unique_count, human_bytes, prefix_successor,
+    range_text, successor, validate_family_name, validate_row_key, validate_table_id,
+    validate_timestamp,
 };

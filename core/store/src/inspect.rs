@@ -1,7 +1,7 @@
 //! Read-only views of an instance for user interfaces: finding a row by its
 //! position in a table of millions ([`RowIndex`]), reading a window of
-//! rows there ([`read_window`]), and telling which tablets a read visited
-//! ([`tablets_visited`]).
+//! rows there ([`read_window`]), and telling which tablets a read would
+//! visit ([`tablets_visited`]).
 //!
 //! Nothing here changes data or the clock. The functions take any
 //! [`RowReader`] (the store's [`Instance`](crate::Instance) or an instance
@@ -265,10 +265,11 @@ pub fn read_window<R: RowReader + ?Sized>(
     Ok(RowWindow { rows, stats })
 }
 
-/// The ids of the tablets a read of `rows` visited, in visit order, as
-/// [`ReadStats::tablets`] lists them, for reads whose statistics lack them
-/// (`cbt read ... include-stats=full` and the JSON `requestStats` give row
-/// and cell counts only).
+/// The ids of the tablets a read of `rows` would visit, in visit order, as
+/// [`ReadStats::tablets`] lists them, without keeping its rows. A host that
+/// runs the read itself has them already, in the read's
+/// [`Trace`](crate::Trace) (the console and the lessons take them from
+/// there); this is for a read described but not run.
 ///
 /// A read that returned all it could visited every tablet its ranges touch;
 /// pass `stopped_after_rows_seen: None` and no row is read. A read that

@@ -247,6 +247,7 @@ impl Trace {
 
     /// Starts recording `operation` on `table`, forgetting what an earlier
     /// operation left (the options stay).
+    #[inline(never)]
     pub fn begin(&mut self, operation: Operation, table: &str) {
         let options = self.options;
         *self = Trace {
@@ -345,21 +346,29 @@ impl Traces {
     /// Runs one operation, giving it a trace to fill when recording, and
     /// keeps the trace if the operation succeeded.
     pub fn record<T>(&mut self, op: impl FnOnce(Option<&mut Trace>) -> Result<T>) -> Result<T> {
-        if !self.on {
+        let Some(mut trace) = self.start() else {
             return op(None);
-        }
-        let mut trace = Trace::new(self.options);
+        };
         let result = op(Some(&mut trace));
-        if result.is_ok() {
+        self.keep(trace, result.is_ok());
+        result
+    }
+
+    /// Keeps `trace` if its operation succeeded. Out of line: the callers
+    /// of [`Traces::record`] are many and generic, and this is the same
+    /// for all of them.
+    #[inline(never)]
+    fn keep(&mut self, trace: Trace, succeeded: bool) {
+        if succeeded {
             self.list.push(trace);
         }
-        result
     }
 
     /// A fresh trace with these traces' options, when recording: for an
     /// operation that may turn out to do nothing worth recording (hand it
     /// to [`Traces::push`] if it did).
     #[must_use]
+    #[inline(never)]
     pub fn start(&self) -> Option<Trace> {
         self.on.then(|| Trace::new(self.options))
     }
