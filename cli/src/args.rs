@@ -1,13 +1,28 @@
 //! The command line: which subcommand runs, with which options. Parsing
 //! only checks what the user typed; nothing is opened or run here.
 //!
-//! Options follow the style of `cbt` (Go's flag package), because people
-//! paste `cbt` command lines: one or two dashes, `-name value` or
-//! `-name=value`. Tabletop's options may stand before the subcommand or
-//! right after it; after `cbt` they mix with `cbt`'s own global flags.
+//! The grammar is clap's (derive): [`Cli`] for what comes before the
+//! subcommand, [`Shared`] for the options every stateful subcommand takes,
+//! and one parser per subcommand next to the code that runs it
+//! (`export_cmd`, `translate_cmd`, `sql_cmd`, and [`JsonArgs`],
+//! [`SimArgs`], [`LintArgs`] here). [`completion_command`] assembles them
+//! into one tree for `tabletop completions bash|zsh|fish`.
+//!
+//! Two habits of `cbt` are kept on top of clap, because people paste `cbt`
+//! command lines: options may be written Go-style with one dash
+//! (`-project p`, `-state=f`), which [`normalize`] turns into clap's
+//! `--project p` before parsing; and after `cbt`, Tabletop's options mix
+//! with `cbt`'s own global flags up to the command word, whose words then
+//! go to the interpreter untouched ([`parse_cbt`]): clap cannot interleave
+//! another program's flags with its own, so that one loop stays by hand,
+//! reading which of our options take a value from [`Shared`]'s clap
+//! definition.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// Rows between two progress lines of `import` when `--progress` gives no
 /// number.
@@ -74,6 +89,8 @@ pub enum Invocation {
     Help(Option<Topic>),
     /// Print the version.
     Version,
+    /// Print a shell's completion script.
+    Completions(clap_complete::Shell),
     /// `tabletop cbt`: run `args` as one `cbt` command, or (when `args` is
     /// empty) the commands on stdin.
     Cbt {
@@ -146,30 +163,6 @@ pub fn os_bytes(arg: &OsStr) -> Vec<u8> {
     }
 }
 
-/// An option as typed: its name without dashes and its `=value`, if any.
-pub(crate) struct Flag {
-    pub(crate) name: String,
-    pub(crate) inline: Option<OsString>,
-}
-
-/// Reads `-name`, `--name`, `-name=value`; `None` for words that are not
-/// options (`-` alone and `--` included).
-pub(crate) fn flag(arg: &OsStr) -> Option<Flag> {
-    let bytes = os_bytes(arg);
-    if bytes.len() < 2 || bytes[0] != b'-' || bytes == b"--" {
-        return None;
-    }
-    let body = bytes.strip_prefix(b"--").unwrap_or(&bytes[1..]);
-    let (name, inline) = match body.iter().position(|&b| b == b'=') {
-        Some(i) => (&body[..i], Some(&body[i + 1..])),
-        None => (body, None),
-    };
-    Some(Flag {
-        name: String::from_utf8_lossy(name).into_owned(),
-        inline: inline.map(|v| bytes_to_os(v.to_vec())),
-    })
-}
-
 fn bytes_to_os(bytes: Vec<u8>) -> OsString {
     #[cfg(unix)]
     {
@@ -182,81 +175,444 @@ fn bytes_to_os(bytes: Vec<u8>) -> OsString {
     }
 }
 
-/// How an option of Tabletop's own was consumed.
-pub(crate) enum Taken {
-    /// It was one of ours and has been applied.
-    Ours,
-    /// `-h` / `--help`.
-    Help,
-    /// Not one of ours.
-    Other,
+// ------------------------------------------------------------------ grammar
+
+/// A value that must not be empty (`-project=` is a mistake, not a name).
+fn non_empty(name: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone {
+    move |s: &str| {
+        if s.is_empty() {
+            Err(format!("the value of '-{name}' must not be empty"))
+        } else {
+            Ok(s.to_string())
+        }
+    }
 }
 
-/// Applies one of Tabletop's shared options, taking its value from
-/// `inline` or from `rest` (advancing `i`).
-pub(crate) fn take_option(
-    f: &Flag,
-    args: &[OsString],
-    i: &mut usize,
-    options: &mut Options,
-) -> Result<Taken, String> {
-    let mut value = |what: &str| -> Result<OsString, String> {
-        if let Some(v) = &f.inline {
-            return Ok(v.clone());
-        }
-        *i += 1;
-        args.get(*i)
-            .cloned()
-            .ok_or_else(|| format!("option '-{}' needs a value ({what})", f.name))
-    };
-    let text = |v: OsString, name: &str| -> Result<String, String> {
-        let s = v
-            .into_string()
-            .map_err(|_| format!("the value of '-{name}' is not valid UTF-8"))?;
-        if s.is_empty() {
-            return Err(format!("the value of '-{name}' must not be empty"));
-        }
-        Ok(s)
-    };
-    match f.name.as_str() {
-        "h" | "help" => Ok(Taken::Help),
-        "state" => {
-            let v = value("a file name")?;
-            if v.is_empty() {
-                return Err("the value of '--state' must not be empty".into());
-            }
-            options.state = Some(PathBuf::from(v));
-            Ok(Taken::Ours)
-        }
-        "progress" => {
-            options.progress = match &f.inline {
-                None => Progress::Every(DEFAULT_PROGRESS_ROWS),
-                Some(v) => match v.to_str().and_then(|s| s.parse::<usize>().ok()) {
-                    Some(n) if n > 0 => Progress::Every(n),
-                    _ => {
-                        return Err(format!(
-                            "--progress={}: want a number of rows greater than 0",
-                            v.to_string_lossy()
-                        ));
-                    }
-                },
-            };
-            Ok(Taken::Ours)
-        }
-        "no-progress" if f.inline.is_none() => {
-            options.progress = Progress::Off;
-            Ok(Taken::Ours)
-        }
-        "project" => {
-            options.project = Some(text(value("a project id")?, "project")?);
-            Ok(Taken::Ours)
-        }
-        "instance" => {
-            options.instance = Some(text(value("an instance id")?, "instance")?);
-            Ok(Taken::Ours)
-        }
-        _ => Ok(Taken::Other),
+fn state_path(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        return Err("the value of '--state' must not be empty".into());
     }
+    Ok(PathBuf::from(s))
+}
+
+fn progress_rows(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "--progress={s}: want a number of rows greater than 0"
+        )),
+    }
+}
+
+/// The options every stateful subcommand takes, before the subcommand or
+/// right after it.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Shared {
+    /// The state file holding the instance [default: $TABLETOP_STATE, else
+    /// ./tabletop.state]
+    #[arg(long, value_name = "FILE", value_parser = state_path)]
+    state: Option<PathBuf>,
+    /// Report import progress on stderr every ROWS rows (default 100000)
+    #[arg(long, value_name = "ROWS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "100000", value_parser = progress_rows)]
+    progress: Option<usize>,
+    /// No progress lines, even on a terminal
+    #[arg(long = "no-progress")]
+    no_progress: bool,
+    /// Project id in resource names and messages
+    #[arg(long, value_name = "ID", value_parser = non_empty("project"))]
+    project: Option<String>,
+    /// Instance id in resource names and messages
+    #[arg(long, value_name = "ID", value_parser = non_empty("instance"))]
+    instance: Option<String>,
+}
+
+impl Shared {
+    /// Applies what was given over `options`.
+    pub fn apply(self, options: &mut Options) {
+        if self.state.is_some() {
+            options.state = self.state;
+        }
+        if let Some(n) = self.progress {
+            options.progress = Progress::Every(n);
+        }
+        if self.no_progress {
+            options.progress = Progress::Off;
+        }
+        if self.project.is_some() {
+            options.project = self.project;
+        }
+        if self.instance.is_some() {
+            options.instance = self.instance;
+        }
+    }
+}
+
+/// What comes before the subcommand.
+#[derive(Parser, Debug)]
+#[command(
+    name = "tabletop",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    shared: Shared,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// Print the version
+    #[arg(short = 'V', long = "version")]
+    version: bool,
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
+
+/// The subcommands; each takes its words raw, for its own parser.
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Run cbt commands: one from the arguments, or a script on stdin
+    Cbt(Words),
+    /// Answer Bigtable REST JSON requests, one per line on stdin
+    Json(Words),
+    /// Simulate a workload on a row-key design; print the report
+    Sim(Words),
+    /// Check a design against Bigtable's schema best practices
+    Lint(Words),
+    /// Turn a DynamoDB or Oracle NoSQL design into a Bigtable one
+    Translate(Words),
+    /// Write tables out as cbt, gcloud or Terraform for real Bigtable
+    Export(Words),
+    /// Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas
+    Sql(Words),
+    /// Print this help, or a command's (tabletop help cbt)
+    Help(Words),
+    /// Print a completion script for a shell (bash, zsh, fish, ...)
+    Completions(CompletionsArgs),
+}
+
+/// A subcommand's words, as typed.
+#[derive(Args, Debug)]
+struct Words {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    words: Vec<OsString>,
+}
+
+/// `tabletop completions SHELL`.
+#[derive(Args, Debug)]
+struct CompletionsArgs {
+    /// The shell
+    shell: clap_complete::Shell,
+}
+
+/// `tabletop json [OPTIONS]`.
+#[derive(Parser, Debug)]
+#[command(name = "json", disable_help_flag = true)]
+pub struct JsonArgs {
+    #[command(flatten)]
+    shared: Shared,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// Requests come from stdin, never from the command line.
+    #[arg(hide = true)]
+    unexpected: Vec<OsString>,
+}
+
+/// `tabletop sim [--json] SCENARIO.toml`.
+#[derive(Parser, Debug)]
+#[command(name = "sim", disable_help_flag = true)]
+pub struct SimArgs {
+    /// Print the report as JSON instead of text
+    #[arg(long)]
+    json: bool,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// The scenario file (- reads stdin)
+    #[arg(value_name = "SCENARIO.toml")]
+    scenario: Vec<PathBuf>,
+}
+
+/// `tabletop lint [--json] [--strict] [--simulate] SCENARIO.toml`.
+#[derive(Parser, Debug)]
+#[command(name = "lint", disable_help_flag = true)]
+pub struct LintArgs {
+    /// Print the findings as JSON
+    #[arg(long)]
+    json: bool,
+    /// Fail on warnings too, not only on errors
+    #[arg(long)]
+    strict: bool,
+    /// Run the scenario's workload first and use what it shows as evidence
+    #[arg(long)]
+    simulate: bool,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// The scenario file (- reads stdin)
+    #[arg(value_name = "SCENARIO.toml")]
+    scenario: Vec<PathBuf>,
+}
+
+/// The whole command tree, for completion scripts: the top level with
+/// every subcommand's own parser.
+#[must_use]
+pub fn completion_command() -> clap::Command {
+    let words = |name: &'static str, sub: clap::Command| sub.name(name);
+    let mut top = Cli::command();
+    let subs: Vec<clap::Command> = top.get_subcommands().cloned().collect();
+    for s in subs {
+        let name = s.get_name().to_string();
+        let full = match name.as_str() {
+            "json" => words("json", JsonArgs::command()),
+            "sim" => words("sim", SimArgs::command()),
+            "lint" => words("lint", LintArgs::command()),
+            "export" => words("export", crate::export_cmd::ExportCli::command()),
+            "translate" => words("translate", crate::translate_cmd::TranslateCli::command()),
+            "sql" => words("sql", crate::sql_cmd::SqlCli::command()),
+            "cbt" => clap::Command::new("cbt")
+                .about(s.get_about().cloned().unwrap_or_default())
+                .args(
+                    Shared::augment_args(clap::Command::new("x"))
+                        .get_arguments()
+                        .cloned(),
+                )
+                .subcommands(
+                    tabletop_core::cbt::command_names()
+                        .into_iter()
+                        .map(clap::Command::new),
+                ),
+            "help" => s.clone().subcommands(
+                [
+                    "cbt",
+                    "json",
+                    "sim",
+                    "lint",
+                    "translate",
+                    "export",
+                    "sql",
+                    "help",
+                ]
+                .into_iter()
+                .map(clap::Command::new),
+            ),
+            _ => s.clone(),
+        };
+        let about = s.get_about().cloned().unwrap_or_default();
+        top = top.mut_subcommand(&name, |_| full.about(about));
+    }
+    top
+}
+
+/// Option names that may be written Go-style, with one dash: every long
+/// option of the command line.
+const LONG_OPTIONS: &[&str] = &[
+    "state",
+    "progress",
+    "no-progress",
+    "project",
+    "instance",
+    "help",
+    "version",
+    "json",
+    "strict",
+    "simulate",
+    "format",
+    "table",
+    "data",
+    "splits",
+    "out",
+    "from",
+    "rows",
+    "time",
+    "apply",
+    "key-encoding",
+    "layout",
+    "reverse-identity",
+];
+
+/// `-name` and `-name=value` as clap reads them, `--name`, for the long
+/// options above (up to a `--`); anything else is left alone.
+#[must_use]
+pub fn normalize(args: &[OsString]) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut rest = false;
+    for a in args {
+        let b = os_bytes(a);
+        if !rest && b == b"--" {
+            rest = true;
+        }
+        let single = !rest && b.len() > 2 && b[0] == b'-' && b[1] != b'-';
+        let name_end = b.iter().position(|&c| c == b'=').unwrap_or(b.len());
+        if single && LONG_OPTIONS.iter().any(|n| n.as_bytes() == &b[1..name_end]) {
+            let mut long = b"-".to_vec();
+            long.extend_from_slice(&b);
+            out.push(bytes_to_os(long));
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// Whether a shared option takes a value as the next word (`--state F`),
+/// from [`Shared`]'s definition.
+fn shared_takes_next(name: &str) -> bool {
+    Shared::augment_args(clap::Command::new("shared"))
+        .get_arguments()
+        .find(|a| a.get_long() == Some(name))
+        .is_some_and(|a| {
+            a.get_action().takes_values()
+                && !a.is_require_equals_set()
+                && a.get_num_args().is_none_or(|n| n.min_values() > 0)
+        })
+}
+
+/// Whether `name` is one of [`Shared`]'s options (or help).
+fn is_shared(name: &str) -> bool {
+    name == "help"
+        || name == "h"
+        || Shared::augment_args(clap::Command::new("shared"))
+            .get_arguments()
+            .any(|a| a.get_long() == Some(name))
+}
+
+/// The name of an option word (`-x`, `--name`, `-name=v`), without dashes
+/// and value; `None` for words that are not options (`-` and `--`
+/// included).
+fn option_name(arg: &[u8]) -> Option<(String, bool)> {
+    if arg.len() < 2 || arg[0] != b'-' || arg == b"--" {
+        return None;
+    }
+    let body = arg.strip_prefix(b"--").unwrap_or(&arg[1..]);
+    let (name, inline) = match body.iter().position(|&b| b == b'=') {
+        Some(i) => (&body[..i], true),
+        None => (body, false),
+    };
+    Some((String::from_utf8_lossy(name).into_owned(), inline))
+}
+
+/// The words of a clap error's offending argument, and the original word
+/// it came from (`--state` of `--state=x`).
+fn offending(e: &clap::Error, raw: &[OsString]) -> Option<String> {
+    let arg = match e
+        .get(ContextKind::InvalidArg)
+        .or_else(|| e.get(ContextKind::InvalidSubcommand))
+    {
+        Some(ContextValue::String(s)) => s.clone(),
+        _ => return None,
+    };
+    // clap names an option with its value placeholder (`--state <FILE>`).
+    let arg = arg.split(' ').next().unwrap_or_default().to_string();
+    Some(
+        raw.iter()
+            .map(|r| r.to_string_lossy().into_owned())
+            .find(|r| r == &arg || r.starts_with(&format!("{arg}=")))
+            .or_else(|| {
+                // A Go-style word clap read as short flags (`-frob`).
+                raw.iter()
+                    .map(|r| r.to_string_lossy().into_owned())
+                    .find(|r| arg.len() == 2 && r.starts_with(&arg) && !r.starts_with("--"))
+            })
+            .unwrap_or(arg),
+    )
+}
+
+/// A clap error in the words Tabletop has always used: `unknown option
+/// '--frob' for json`, `option '-state' needs a value (a file name)`, the
+/// value parsers' own messages, and for a word where none fits, `extra`
+/// (how the subcommand explains what it takes).
+pub(crate) fn usage_message(
+    e: &clap::Error,
+    raw: &[OsString],
+    command: Option<&str>,
+    extra: &str,
+) -> String {
+    let for_command = command.map(|c| format!(" for {c}")).unwrap_or_default();
+    let word = offending(e, raw);
+    match e.kind() {
+        ErrorKind::ValueValidation => {
+            // Our value parsers word their errors; clap wraps them.
+            use std::error::Error as _;
+            e.source()
+                .map_or_else(|| e.to_string(), std::string::ToString::to_string)
+        }
+        ErrorKind::InvalidValue if matches!(e.get(ContextKind::InvalidValue), Some(ContextValue::String(v)) if !v.is_empty()) => {
+            clap_words(e)
+        }
+        ErrorKind::InvalidValue | ErrorKind::NoEquals => {
+            let arg = word.unwrap_or_default();
+            let name = arg.trim_start_matches('-').to_string();
+            match name.as_str() {
+                "state" => "option '-state' needs a value (a file name)".into(),
+                "project" => "option '-project' needs a value (a project id)".into(),
+                "instance" => "option '-instance' needs a value (an instance id)".into(),
+                _ => format!("option '--{name}' needs a value"),
+            }
+        }
+        ErrorKind::TooManyValues | ErrorKind::UnknownArgument
+            if word.as_deref().is_some_and(|w| {
+                w.starts_with('-') && w.contains('=') && e.kind() == ErrorKind::TooManyValues
+            }) =>
+        {
+            let w = word.unwrap_or_default();
+            let name = w
+                .trim_start_matches('-')
+                .split('=')
+                .next()
+                .unwrap_or_default();
+            format!("--{name} takes no value")
+        }
+        ErrorKind::UnknownArgument | ErrorKind::TooManyValues => match word {
+            Some(w) if w.starts_with('-') && w.len() > 1 => {
+                format!("unknown option '{w}'{for_command}")
+            }
+            Some(w) => format!("unexpected argument '{w}'{extra}"),
+            None => e.to_string(),
+        },
+        ErrorKind::InvalidSubcommand => {
+            let w = word.unwrap_or_default();
+            format!("unknown subcommand '{w}'")
+        }
+        _ => clap_words(e),
+    }
+}
+
+/// clap's own message on one line, without its usage and hints.
+fn clap_words(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let head: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    head.join(" ").trim_start_matches("error: ").to_string()
+}
+
+// ------------------------------------------------------------------ parse
+
+/// Where the subcommand word is: past the options before it (and their
+/// values) and a `--`.
+fn subcommand_at(args: &[OsString]) -> usize {
+    let mut i = 0;
+    while i < args.len() {
+        let b = os_bytes(&args[i]);
+        if b == b"--" {
+            return i + 1;
+        }
+        match option_name(&b) {
+            None => return i,
+            Some((name, inline)) => {
+                i += 1;
+                if !inline && shared_takes_next(&name) {
+                    i += 1;
+                }
+            }
+        }
+    }
+    i
 }
 
 /// Parses the arguments after the program name.
@@ -268,63 +624,80 @@ pub fn parse(args: Vec<OsString>) -> Invocation {
 }
 
 fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
+    let at = subcommand_at(args).min(args.len());
+    let mut words: Vec<OsString> = vec!["tabletop".into()];
+    words.extend(normalize(&args[..at]));
+    // `--` before the subcommand only ends the options.
+    if words.last().is_some_and(|w| w == "--") {
+        words.pop();
+    }
+    if let Some(word) = args.get(at) {
+        let w = word.to_string_lossy();
+        if let Some((name, _)) = PLANNED.iter().find(|(name, _)| *name == w) {
+            return Err(format!(
+                "the '{name}' subcommand is not available yet: it is planned but not written"
+            ));
+        }
+        words.push(word.clone());
+        // The subcommand's words go to its own parser untouched.
+        words.push("--".into());
+        words.extend(args[at + 1..].iter().cloned());
+    }
+    let cli = Cli::try_parse_from(&words).map_err(|e| usage_message(&e, args, None, ""))?;
+    if cli.version && cli.command.is_none() {
+        return Ok(Invocation::Version);
+    }
+    if cli.help {
+        return Ok(Invocation::Help(None));
+    }
     let mut options = Options::default();
-    let mut i = 0;
-    // Options before the subcommand.
-    while i < args.len() {
-        let Some(f) = flag(&args[i]) else { break };
-        match f.name.as_str() {
-            "V" | "version" if f.inline.is_none() => return Ok(Invocation::Version),
-            _ => {}
-        }
-        match take_option(&f, args, &mut i, &mut options)? {
-            Taken::Ours => {}
-            Taken::Help => return Ok(Invocation::Help(None)),
-            Taken::Other => {
-                return Err(format!("unknown option '{}'", args[i].to_string_lossy()));
-            }
-        }
-        i += 1;
-    }
-    if args.get(i).is_some_and(|a| a == "--") {
-        i += 1;
-    }
-    let Some(word) = args.get(i) else {
+    cli.shared.apply(&mut options);
+    let Some(command) = cli.command else {
         return Ok(Invocation::Help(None));
     };
-    let word = word.to_string_lossy().into_owned();
-    let rest = &args[i + 1..];
-    match word.as_str() {
-        "help" => parse_help(rest),
-        "cbt" => parse_cbt(rest, options),
-        "json" => parse_json(rest, options),
-        "sim" => parse_sim(rest),
-        "lint" => parse_lint(rest),
-        "export" => Ok(Invocation::Export {
+    Ok(match command {
+        Sub::Help(w) => parse_help(&w.words)?,
+        Sub::Cbt(w) => parse_cbt(&w.words, options)?,
+        Sub::Json(w) => parse_json(&w.words, options)?,
+        Sub::Sim(w) => parse_sim(&w.words)?,
+        Sub::Lint(w) => parse_lint(&w.words)?,
+        Sub::Export(w) => Invocation::Export {
             options,
-            args: rest.to_vec(),
-        }),
-        "translate" => Ok(Invocation::Translate {
-            options,
-            args: rest.to_vec(),
-        }),
-        "sql" => Ok(Invocation::Sql {
-            options,
-            args: rest.to_vec(),
-        }),
-        _ => match PLANNED.iter().find(|(name, _)| *name == word) {
-            Some((name, _)) => Err(format!(
-                "the '{name}' subcommand is not available yet: it is planned but not written"
-            )),
-            None => Err(format!("unknown subcommand '{word}'")),
+            args: w.words,
         },
-    }
+        Sub::Translate(w) => Invocation::Translate {
+            options,
+            args: w.words,
+        },
+        Sub::Sql(w) => Invocation::Sql {
+            options,
+            args: w.words,
+        },
+        Sub::Completions(c) => Invocation::Completions(c.shell),
+    })
+}
+
+/// Parses a subcommand's words with its clap parser (Go-style options
+/// allowed), or says what is wrong in Tabletop's words.
+pub(crate) fn parse_words<T: Parser>(
+    name: &str,
+    words: &[OsString],
+    extra: &str,
+) -> Result<T, String> {
+    let mut argv: Vec<OsString> = vec![name.into()];
+    argv.extend(normalize(words));
+    let matches = T::command()
+        .try_get_matches_from(&argv)
+        .map_err(|e| usage_message(&e, words, Some(name), extra))?;
+    T::from_arg_matches(&matches).map_err(|e| usage_message(&e, words, Some(name), extra))
 }
 
 fn parse_help(rest: &[OsString]) -> Result<Invocation, String> {
     match rest {
         [] => Ok(Invocation::Help(None)),
-        [topic] if topic == "-h" || topic == "--help" => Ok(Invocation::Help(Some(Topic::Help))),
+        [topic] if topic == "-h" || topic == "--help" || topic == "-help" => {
+            Ok(Invocation::Help(Some(Topic::Help)))
+        }
         [topic] => {
             let word = topic.to_string_lossy();
             match Topic::from_word(&word) {
@@ -343,40 +716,52 @@ fn parse_help(rest: &[OsString]) -> Result<Invocation, String> {
 }
 
 fn parse_json(rest: &[OsString], mut options: Options) -> Result<Invocation, String> {
-    let mut i = 0;
-    while i < rest.len() {
-        let Some(f) = flag(&rest[i]) else {
-            return Err(format!(
-                "unexpected argument '{}': tabletop json reads its requests from stdin",
-                rest[i].to_string_lossy()
-            ));
-        };
-        match take_option(&f, rest, &mut i, &mut options)? {
-            Taken::Ours => {}
-            Taken::Help => return Ok(Invocation::Help(Some(Topic::Json))),
-            Taken::Other => {
-                return Err(format!(
-                    "unknown option '{}' for json",
-                    rest[i].to_string_lossy()
-                ));
-            }
-        }
-        i += 1;
+    let a: JsonArgs = parse_words(
+        "json",
+        rest,
+        ": tabletop json reads its requests from stdin",
+    )?;
+    if a.help {
+        return Ok(Invocation::Help(Some(Topic::Json)));
     }
+    if let Some(w) = a.unexpected.first() {
+        return Err(format!(
+            "unexpected argument '{}': tabletop json reads its requests from stdin",
+            w.to_string_lossy()
+        ));
+    }
+    a.shared.apply(&mut options);
     Ok(Invocation::Json { options })
+}
+
+/// One scenario file out of the words given, or why not.
+fn one_scenario(command: &str, files: Vec<PathBuf>) -> Result<PathBuf, String> {
+    let mut files = files.into_iter();
+    let Some(first) = files.next() else {
+        return Err(format!(
+            "tabletop {command} needs a scenario file (SCENARIO.toml, or - for stdin)"
+        ));
+    };
+    if let Some(second) = files.next() {
+        return Err(format!(
+            "unexpected argument '{}': tabletop {command} takes one scenario file",
+            second.display()
+        ));
+    }
+    Ok(first)
 }
 
 /// After `sim`: the scenario file and `--json`. The shared options have
 /// no effect on a simulation (it keeps no state), so they are refused
 /// here rather than ignored.
 fn parse_sim(rest: &[OsString]) -> Result<Invocation, String> {
-    let (scenario, flags) = parse_scenario_args("sim", &["json"], rest)?;
-    Ok(match scenario {
-        None => Invocation::Help(Some(Topic::Sim)),
-        Some(scenario) => Invocation::Sim {
-            scenario,
-            json: flags[0],
-        },
+    let a: SimArgs = parse_words("sim", rest, ": tabletop sim takes one scenario file")?;
+    if a.help {
+        return Ok(Invocation::Help(Some(Topic::Sim)));
+    }
+    Ok(Invocation::Sim {
+        scenario: one_scenario("sim", a.scenario)?,
+        json: a.json,
     })
 }
 
@@ -384,68 +769,23 @@ fn parse_sim(rest: &[OsString]) -> Result<Invocation, String> {
 /// (warnings fail too) and `--simulate` (run the scenario and let the
 /// advisor use what it shows).
 fn parse_lint(rest: &[OsString]) -> Result<Invocation, String> {
-    let (scenario, flags) = parse_scenario_args("lint", &["json", "strict", "simulate"], rest)?;
-    Ok(match scenario {
-        None => Invocation::Help(Some(Topic::Lint)),
-        Some(scenario) => Invocation::Lint {
-            scenario,
-            json: flags[0],
-            strict: flags[1],
-            simulate: flags[2],
-        },
+    let a: LintArgs = parse_words("lint", rest, ": tabletop lint takes one scenario file")?;
+    if a.help {
+        return Ok(Invocation::Help(Some(Topic::Lint)));
+    }
+    Ok(Invocation::Lint {
+        scenario: one_scenario("lint", a.scenario)?,
+        json: a.json,
+        strict: a.strict,
+        simulate: a.simulate,
     })
 }
 
-/// The arguments of a command that reads one scenario file and takes some
-/// boolean flags: returns the file (`None` when help was asked for) and
-/// which of `flags` were given, in their order.
-fn parse_scenario_args(
-    command: &str,
-    flags: &[&str],
-    rest: &[OsString],
-) -> Result<(Option<PathBuf>, Vec<bool>), String> {
-    let mut scenario: Option<PathBuf> = None;
-    let mut given = vec![false; flags.len()];
-    let mut only_files = false;
-    for arg in rest {
-        if !only_files && arg == "--" {
-            only_files = true;
-            continue;
-        }
-        if !only_files && let Some(f) = flag(arg) {
-            if matches!(f.name.as_str(), "h" | "help") {
-                return Ok((None, given));
-            }
-            match flags.iter().position(|&name| name == f.name) {
-                Some(i) if f.inline.is_none() => given[i] = true,
-                _ => {
-                    return Err(format!(
-                        "unknown option '{}' for {command}",
-                        arg.to_string_lossy()
-                    ));
-                }
-            }
-            continue;
-        }
-        if scenario.is_some() {
-            return Err(format!(
-                "unexpected argument '{}': tabletop {command} takes one scenario file",
-                arg.to_string_lossy()
-            ));
-        }
-        scenario = Some(PathBuf::from(arg));
-    }
-    match scenario {
-        Some(scenario) => Ok((Some(scenario), given)),
-        None => Err(format!(
-            "tabletop {command} needs a scenario file (SCENARIO.toml, or - for stdin)"
-        )),
-    }
-}
-
 /// After `cbt`: Tabletop's options and `cbt`'s global flags, in any order,
-/// up to the command word, as Go's flag package reads them.
+/// up to the command word, as Go's flag package reads them. Ours are
+/// parsed by [`Shared`]; cbt's pass through to the interpreter.
 fn parse_cbt(rest: &[OsString], mut options: Options) -> Result<Invocation, String> {
+    let mut ours: Vec<OsString> = Vec::new();
     let mut pass: Vec<Vec<u8>> = Vec::new();
     let mut i = 0;
     while i < rest.len() {
@@ -453,26 +793,54 @@ fn parse_cbt(rest: &[OsString], mut options: Options) -> Result<Invocation, Stri
             i += 1;
             break;
         }
-        let Some(f) = flag(&rest[i]) else { break };
-        match take_option(&f, rest, &mut i, &mut options)? {
-            Taken::Ours => i += 1,
-            Taken::Help => return Ok(Invocation::Help(Some(Topic::Cbt))),
-            Taken::Other if CBT_VALUE_FLAGS.contains(&f.name.as_str()) => {
-                pass.push(os_bytes(&rest[i]));
-                if f.inline.is_none()
-                    && let Some(v) = rest.get(i + 1)
-                {
-                    pass.push(os_bytes(v));
-                    i += 1;
+        let b = os_bytes(&rest[i]);
+        let Some((name, inline)) = option_name(&b) else {
+            break;
+        };
+        if name == "h" || name == "help" {
+            return Ok(Invocation::Help(Some(Topic::Cbt)));
+        }
+        if is_shared(&name) {
+            ours.push(rest[i].clone());
+            if !inline && shared_takes_next(&name) {
+                match rest.get(i + 1) {
+                    Some(v) => ours.push(v.clone()),
+                    None => {
+                        return Err(format!(
+                            "option '-{name}' needs a value ({})",
+                            match name.as_str() {
+                                "state" => "a file name",
+                                "project" => "a project id",
+                                _ => "an instance id",
+                            }
+                        ));
+                    }
                 }
                 i += 1;
             }
+            i += 1;
+        } else if CBT_VALUE_FLAGS.contains(&name.as_str()) {
+            pass.push(b);
+            if !inline && let Some(v) = rest.get(i + 1) {
+                pass.push(os_bytes(v));
+                i += 1;
+            }
+            i += 1;
+        } else {
             // A flag cbt does not define: the interpreter reports it in
             // cbt's words (and the exit status is 2, as Go's flag package
             // gives).
-            Taken::Other => break,
+            break;
         }
     }
+    #[derive(Parser)]
+    #[command(name = "cbt")]
+    struct Ours {
+        #[command(flatten)]
+        shared: Shared,
+    }
+    let parsed: Ours = parse_words("cbt", &ours, "")?;
+    parsed.shared.apply(&mut options);
     if i >= rest.len() {
         // No command: a script on stdin. Passed-on flags have no effect
         // there (the interpreter ignores them anyway).

@@ -10,7 +10,9 @@ use tabletop_core::translate::{
     self, DataFormat, Export, ExportFormat, ExportOptions, SplitSource,
 };
 
-use crate::args::{Options, Taken, flag, take_option};
+use clap::{Args, Parser};
+
+use crate::args::{Options, Shared, parse_words};
 use crate::state;
 
 /// Exit status for a command line that could not be understood.
@@ -87,24 +89,78 @@ pub enum Parsed<T> {
     Help,
 }
 
-/// A value option: `--name VALUE` or `--name=VALUE`.
-pub(crate) fn value(
-    name: &str,
-    inline: Option<OsString>,
-    args: &[OsString],
-    i: &mut usize,
-) -> Result<String, String> {
-    let v = match inline {
-        Some(v) => v,
-        None => {
-            *i += 1;
-            args.get(*i)
-                .cloned()
-                .ok_or_else(|| format!("option '--{name}' needs a value"))?
+fn export_format(v: &str) -> Result<ExportFormat, String> {
+    ExportFormat::from_name(v).ok_or_else(|| format!("--format {v}: want cbt, gcloud or terraform"))
+}
+
+fn data_format(v: &str) -> Result<DataFormat, String> {
+    DataFormat::from_name(v).ok_or_else(|| format!("--data {v}: want set, csv or none"))
+}
+
+fn split_source(v: &str) -> Result<SplitSource, String> {
+    match v {
+        "initial" => Ok(SplitSource::Initial),
+        "tablets" => Ok(SplitSource::Tablets),
+        _ => Err(format!("--splits {v}: want initial or tablets")),
+    }
+}
+
+/// The options of an export (also `translate`'s, for its export).
+#[derive(Args, Debug, Default)]
+pub(crate) struct ExportFlags {
+    /// Export this table (repeatable; default: all tables)
+    #[arg(long, value_name = "TABLE")]
+    table: Vec<String>,
+    /// How a cbt export writes data: set (default), csv or none
+    #[arg(long, value_name = "MODE", value_parser = data_format)]
+    data: Option<DataFormat>,
+    /// initial (default: the split keys the table was created with) or
+    /// tablets (the current tablet boundaries)
+    #[arg(long, value_name = "SOURCE", value_parser = split_source)]
+    splits: Option<SplitSource>,
+    /// Write the script and its CSV files into DIR
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+impl ExportFlags {
+    /// The export they ask for, in `format`.
+    pub(crate) fn into_args(self, format: Option<ExportFormat>) -> ExportArgs {
+        let mut export = ExportOptions::default();
+        if let Some(f) = format {
+            export.format = f;
         }
-    };
-    v.into_string()
-        .map_err(|_| format!("the value of '--{name}' is not valid UTF-8"))
+        export.tables = self.table;
+        if let Some(d) = self.data {
+            export.data = d;
+        }
+        if let Some(s) = self.splits {
+            export.splits = s;
+        }
+        ExportArgs {
+            export,
+            out: self.out,
+        }
+    }
+}
+
+/// `tabletop export [OPTIONS]`.
+#[derive(Parser, Debug)]
+#[command(name = "export", disable_help_flag = true)]
+pub struct ExportCli {
+    #[command(flatten)]
+    shared: Shared,
+    /// cbt (default), gcloud or terraform
+    #[arg(long, value_name = "FORMAT", value_parser = export_format)]
+    format: Option<ExportFormat>,
+    #[command(flatten)]
+    flags: ExportFlags,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// Export takes options only.
+    #[arg(hide = true)]
+    unexpected: Vec<OsString>,
 }
 
 /// Reads the words after `export`.
@@ -112,59 +168,19 @@ pub fn parse(
     mut options: Options,
     args: &[OsString],
 ) -> Result<(Options, Parsed<ExportArgs>), String> {
-    let mut parsed = ExportArgs {
-        export: ExportOptions::default(),
-        out: None,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let Some(f) = flag(&args[i]) else {
-            return Err(format!(
-                "unexpected argument '{}': tabletop export takes options only (--table names a table)",
-                args[i].to_string_lossy()
-            ));
-        };
-        match take_option(&f, args, &mut i, &mut options)? {
-            Taken::Ours => {}
-            Taken::Help => return Ok((options, Parsed::Help)),
-            Taken::Other => {
-                let name = f.name.clone();
-                let v = value(&name, f.inline, args, &mut i)?;
-                apply_export_option(&name, &v, &mut parsed)?;
-            }
-        }
-        i += 1;
+    let takes_options = ": tabletop export takes options only (--table names a table)";
+    let a: ExportCli = parse_words("export", args, takes_options)?;
+    if a.help {
+        return Ok((options, Parsed::Help));
     }
-    Ok((options, Parsed::Run(parsed)))
-}
-
-/// Applies one of export's own options; shared with `translate`.
-pub(crate) fn apply_export_option(
-    name: &str,
-    v: &str,
-    parsed: &mut ExportArgs,
-) -> Result<(), String> {
-    match name {
-        "format" => {
-            parsed.export.format = ExportFormat::from_name(v)
-                .ok_or_else(|| format!("--format {v}: want cbt, gcloud or terraform"))?;
-        }
-        "table" => parsed.export.tables.push(v.to_string()),
-        "data" => {
-            parsed.export.data = DataFormat::from_name(v)
-                .ok_or_else(|| format!("--data {v}: want set, csv or none"))?;
-        }
-        "splits" => {
-            parsed.export.splits = match v {
-                "initial" => SplitSource::Initial,
-                "tablets" => SplitSource::Tablets,
-                _ => return Err(format!("--splits {v}: want initial or tablets")),
-            };
-        }
-        "out" => parsed.out = Some(PathBuf::from(v)),
-        _ => return Err(format!("unknown option '--{name}' for export")),
+    if let Some(w) = a.unexpected.first() {
+        return Err(format!(
+            "unexpected argument '{}'{takes_options}",
+            w.to_string_lossy()
+        ));
     }
-    Ok(())
+    a.shared.apply(&mut options);
+    Ok((options, Parsed::Run(a.flags.into_args(a.format))))
 }
 
 /// Prints or writes an export. Returns the exit status.

@@ -81,6 +81,7 @@ fn help_text() -> String {
          \x20 export  Write tables out as cbt, gcloud or Terraform for real Bigtable\n\
          \x20 sql   Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
+         \x20 completions  Print a shell completion script (bash, zsh, fish)\n\
          \n\
          {OPTIONS_HELP}\
          \x20 -V, --version          Print the version\n\
@@ -267,6 +268,12 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Sql)) => print_stdout(&sql_cmd::help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
+        Invocation::Completions(shell) => {
+            let mut command = args::completion_command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "tabletop", &mut out);
+            print_stdout(&String::from_utf8_lossy(&out))
+        }
         Invocation::Cbt { options, args } if args.is_empty() => cbt_cmd::run_script(&options),
         Invocation::Cbt { options, args } => cbt_cmd::run_once(&options, &args),
         Invocation::Json { options } => json_cmd::run(&options),

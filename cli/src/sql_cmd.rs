@@ -7,7 +7,9 @@ use std::io::{self, IsTerminal, Read, Write};
 
 use tabletop_core::{Error, Instance, api, sql};
 
-use crate::args::{Options, Taken, flag, take_option};
+use clap::Parser;
+
+use crate::args::{Options, Shared, parse_words};
 use crate::host::WallClock;
 use crate::state;
 
@@ -87,50 +89,43 @@ struct Args {
     statement: Option<String>,
 }
 
+/// `tabletop sql [OPTIONS] [STATEMENT...]`.
+#[derive(Parser, Debug)]
+#[command(name = "sql", disable_help_flag = true)]
+pub struct SqlCli {
+    #[command(flatten)]
+    shared: Shared,
+    /// One JSON line per statement
+    #[arg(long)]
+    json: bool,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// The statement (its words are joined with spaces); none reads a
+    /// script from stdin
+    #[arg(value_name = "STATEMENT", trailing_var_arg = true)]
+    words: Vec<OsString>,
+}
+
 fn parse(options: &mut Options, args: &[OsString]) -> Result<Option<Args>, String> {
-    let mut json = false;
-    let mut words: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        if words.is_empty() && arg == "--" {
-            words.extend(
-                args[i + 1..]
-                    .iter()
-                    .map(|a| a.to_string_lossy().into_owned()),
-            );
-            break;
-        }
-        if words.is_empty()
-            && let Some(f) = flag(arg)
-        {
-            if f.name == "json" && f.inline.is_none() {
-                json = true;
-                i += 1;
-                continue;
-            }
-            match take_option(&f, args, &mut i, options)? {
-                Taken::Ours => {}
-                Taken::Help => return Ok(None),
-                Taken::Other => {
-                    return Err(format!(
-                        "unknown option '{}' for sql",
-                        arg.to_string_lossy()
-                    ));
-                }
-            }
-            i += 1;
-            continue;
-        }
-        words.push(
-            arg.to_str()
-                .ok_or_else(|| "a statement must be valid UTF-8".to_string())?
-                .to_string(),
-        );
-        i += 1;
+    let a: SqlCli = parse_words("sql", args, "")?;
+    if a.help {
+        return Ok(None);
     }
+    a.shared.apply(options);
+    let words = a
+        .words
+        .into_iter()
+        .map(|w| {
+            w.into_string()
+                .map_err(|_| "a statement must be valid UTF-8".to_string())
+        })
+        .collect::<Result<Vec<String>, String>>()?;
     let statement = (!words.is_empty()).then(|| words.join(" "));
-    Ok(Some(Args { json, statement }))
+    Ok(Some(Args {
+        json: a.json,
+        statement,
+    }))
 }
 
 /// The statements of a script: `;`-separated when it has a `;`, else one

@@ -7,13 +7,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use tabletop_core::translate::{
-    self, DynamoLayout, ExportFormat, ExportOptions, Input, KeyEncoding,
-    Options as TranslateOptions, Translation,
+    self, DynamoLayout, ExportFormat, Input, KeyEncoding, Options as TranslateOptions, Translation,
 };
 use tabletop_core::{Instance, InstanceConfig};
 
-use crate::args::{Options, Taken, flag, take_option};
-use crate::export_cmd::{self, ExportArgs, Parsed};
+use clap::Parser;
+
+use crate::args::{Options, Shared, parse_words};
+use crate::export_cmd::{self, ExportArgs, ExportFlags, Parsed};
 use crate::{host, input, state};
 
 const USAGE_ERROR: u8 = 2;
@@ -102,132 +103,147 @@ pub struct TranslateArgs {
     pub export: ExportArgs,
 }
 
+fn from(v: &str) -> Result<From, String> {
+    match v {
+        "oracle" | "oracle-ddl" => Ok(From::Oracle),
+        "dynamodb" | "dynamo" => Ok(From::DynamoDb),
+        _ => Err(format!("--from {v}: want oracle or dynamodb")),
+    }
+}
+
+/// What `--format` asks of translate: the report as text or JSON, or an
+/// export.
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    Report,
+    Json,
+    Export(ExportFormat),
+}
+
+fn format(v: &str) -> Result<Format, String> {
+    match v {
+        "report" | "text" => Ok(Format::Report),
+        "json" => Ok(Format::Json),
+        other => ExportFormat::from_name(other)
+            .map(Format::Export)
+            .ok_or_else(|| {
+                format!("--format {other}: want report, json, cbt, gcloud or terraform")
+            }),
+    }
+}
+
+fn time(v: &str) -> Result<i64, String> {
+    translate::parse_time_micros(v).ok_or_else(|| {
+        format!("--time {v}: want ISO 8601 (2023-09-10T15:21:48Z) or microseconds since 1970")
+    })
+}
+
+fn key_encoding(v: &str) -> Result<KeyEncoding, String> {
+    KeyEncoding::from_name(v).ok_or_else(|| format!("--key-encoding {v}: want text or binary"))
+}
+
+fn layout(v: &str) -> Result<DynamoLayout, String> {
+    match v {
+        "auto" => Ok(DynamoLayout::Auto),
+        "composite" => Ok(DynamoLayout::Composite),
+        "wide" => Ok(DynamoLayout::WideRows),
+        _ => Err(format!("--layout {v}: want auto, composite or wide")),
+    }
+}
+
+/// `tabletop translate --from oracle|dynamodb FILE [OPTIONS]`.
+#[derive(Parser, Debug)]
+#[command(name = "translate", disable_help_flag = true)]
+pub struct TranslateCli {
+    #[command(flatten)]
+    shared: Shared,
+    /// oracle (an Oracle NoSQL DDL) or dynamodb (a model or describe-table)
+    #[arg(long, value_name = "SOURCE", value_parser = from)]
+    from: Option<From>,
+    /// Records as Oracle-style JSON (--from oracle)
+    #[arg(long, value_name = "FILE")]
+    rows: Option<PathBuf>,
+    /// report (default), json, cbt, gcloud or terraform
+    #[arg(long, value_name = "FORMAT", value_parser = format)]
+    format: Option<Format>,
+    /// Also create the tables, with their rows, in the state file
+    #[arg(long)]
+    apply: bool,
+    /// Time of cells that carry none of their own
+    #[arg(long, value_name = "TIME", value_parser = time)]
+    time: Option<i64>,
+    /// text (default) or binary
+    #[arg(long = "key-encoding", value_name = "ENC", value_parser = key_encoding)]
+    key_encoding: Option<KeyEncoding>,
+    /// Reverse the digits of a leading IDENTITY key
+    #[arg(long = "reverse-identity")]
+    reverse_identity: bool,
+    /// DynamoDB: auto (default), composite or wide
+    #[arg(long, value_name = "LAYOUT", value_parser = layout)]
+    layout: Option<DynamoLayout>,
+    #[command(flatten)]
+    export: ExportFlags,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+    /// The design file (- reads stdin)
+    #[arg(value_name = "FILE")]
+    file: Vec<PathBuf>,
+}
+
 pub fn parse(
     mut options: Options,
     args: &[OsString],
 ) -> Result<(Options, Parsed<TranslateArgs>), String> {
-    let mut from = None;
-    let mut file: Option<PathBuf> = None;
-    let mut rows = None;
-    let mut format = None;
-    let mut json = false;
-    let mut apply = false;
-    let mut time = None;
-    let mut topts = TranslateOptions::default();
-    let mut export = ExportArgs {
-        export: ExportOptions::default(),
-        out: None,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let Some(f) = flag(&args[i]) else {
-            if file.is_some() {
-                return Err(format!(
-                    "unexpected argument '{}': tabletop translate reads one design file",
-                    args[i].to_string_lossy()
-                ));
-            }
-            file = Some(PathBuf::from(&args[i]));
-            i += 1;
-            continue;
-        };
-        match take_option(&f, args, &mut i, &mut options)? {
-            Taken::Ours => {}
-            Taken::Help => return Ok((options, Parsed::Help)),
-            Taken::Other => {
-                let name = f.name.clone();
-                let switch = |what: &str| -> Result<(), String> {
-                    match &f.inline {
-                        None => Ok(()),
-                        Some(_) => Err(format!("--{what} takes no value")),
-                    }
-                };
-                match name.as_str() {
-                    "apply" => {
-                        switch("apply")?;
-                        apply = true;
-                    }
-                    "reverse-identity" => {
-                        switch("reverse-identity")?;
-                        topts.reverse_identity = true;
-                    }
-                    _ => {
-                        let v = export_cmd::value(&name, f.inline, args, &mut i)?;
-                        match name.as_str() {
-                            "from" => {
-                                from = Some(match v.as_str() {
-                                    "oracle" | "oracle-ddl" => From::Oracle,
-                                    "dynamodb" | "dynamo" => From::DynamoDb,
-                                    _ => {
-                                        return Err(format!("--from {v}: want oracle or dynamodb"));
-                                    }
-                                });
-                            }
-                            "rows" => rows = Some(PathBuf::from(v)),
-                            "format" => match v.as_str() {
-                                "report" | "text" => {
-                                    format = None;
-                                    json = false;
-                                }
-                                "json" => {
-                                    format = None;
-                                    json = true;
-                                }
-                                other => {
-                                    format = Some(ExportFormat::from_name(other).ok_or_else(|| {
-                                        format!("--format {other}: want report, json, cbt, gcloud or terraform")
-                                    })?);
-                                }
-                            },
-                            "time" => {
-                                time = Some(translate::parse_time_micros(&v).ok_or_else(|| {
-                                    format!("--time {v}: want ISO 8601 (2023-09-10T15:21:48Z) or microseconds since 1970")
-                                })?);
-                            }
-                            "key-encoding" => {
-                                topts.key_encoding =
-                                    KeyEncoding::from_name(&v).ok_or_else(|| {
-                                        format!("--key-encoding {v}: want text or binary")
-                                    })?;
-                            }
-                            "layout" => {
-                                topts.dynamo_layout = match v.as_str() {
-                                    "auto" => DynamoLayout::Auto,
-                                    "composite" => DynamoLayout::Composite,
-                                    "wide" => DynamoLayout::WideRows,
-                                    _ => {
-                                        return Err(format!(
-                                            "--layout {v}: want auto, composite or wide"
-                                        ));
-                                    }
-                                };
-                            }
-                            other => export_cmd::apply_export_option(other, &v, &mut export)
-                                .map_err(|e| e.replace("for export", "for translate"))?,
-                        }
-                    }
-                }
-            }
-        }
-        i += 1;
+    let a: TranslateCli = parse_words(
+        "translate",
+        args,
+        ": tabletop translate reads one design file",
+    )?;
+    if a.help {
+        return Ok((options, Parsed::Help));
     }
-    let from = from.ok_or("tabletop translate needs --from oracle or --from dynamodb")?;
+    a.shared.apply(&mut options);
+    let mut files = a.file.into_iter();
+    let file = files.next();
+    if let Some(extra) = files.next() {
+        return Err(format!(
+            "unexpected argument '{}': tabletop translate reads one design file",
+            extra.display()
+        ));
+    }
+    let from = a
+        .from
+        .ok_or("tabletop translate needs --from oracle or --from dynamodb")?;
     let file = file.ok_or("tabletop translate needs a design file (or - for stdin)")?;
-    if rows.is_some() && from != From::Oracle {
+    if a.rows.is_some() && from != From::Oracle {
         return Err("--rows is for --from oracle; a DynamoDB model carries its sample data".into());
     }
+    let mut topts = TranslateOptions::default();
+    if let Some(k) = a.key_encoding {
+        topts.key_encoding = k;
+    }
+    if let Some(l) = a.layout {
+        topts.dynamo_layout = l;
+    }
+    topts.reverse_identity = a.reverse_identity;
+    let (format, json) = match a.format {
+        None | Some(Format::Report) => (None, false),
+        Some(Format::Json) => (None, true),
+        Some(Format::Export(f)) => (Some(f), false),
+    };
     Ok((
         options,
         Parsed::Run(TranslateArgs {
             from,
             file,
-            rows,
+            rows: a.rows,
             format,
             json,
-            apply,
-            time,
+            apply: a.apply,
+            time: a.time,
             options: topts,
-            export,
+            export: a.export.into_args(None),
         }),
     ))
 }

@@ -663,3 +663,23 @@ fn lint_refuses_an_invalid_scenario_with_the_line() {
     let out = expect(2, tabletop(&["lint", path.to_str().expect("utf-8 path")]));
     assert!(stderr(&out).contains("line"), "{}", stderr(&out));
 }
+
+#[test]
+fn completions_are_generated_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = expect(0, tabletop(&["completions", shell]));
+        let script = stdout(&out);
+        for word in [
+            "cbt",
+            "translate",
+            "export",
+            "state",
+            "key-encoding",
+            "format",
+        ] {
+            assert!(script.contains(word), "{shell}: {word} missing");
+        }
+    }
+    let out = expect(2, tabletop(&["completions", "tcsh"]));
+    assert!(stderr(&out).contains("possible values"), "{}", stderr(&out));
+}

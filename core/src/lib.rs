@@ -1,5 +1,27 @@
 //! Tabletop's core: Cloud Bigtable's data model and a tablet storage
-//! engine, small enough to run in a browser tab.
+//! engine, small enough to run in a browser tab, with SQL, the wire
+//! formats, key design and simulation, teaching and translation on top.
+//!
+//! # Where this crate sits
+//!
+//! This crate is a facade: it holds no code, only re-exports, so the web
+//! app, the CLI, the JS API and the benchmarks use one crate at the paths
+//! they always used. The rooms are the crates under `core/`, in one-way
+//! dependency order (each uses only those before it):
+//!
+//! 1. `tabletop-store`: bytes, errors, schemas and GC rules, mutations,
+//!    aggregates, rows, row sets, filters, the engine, an instance of
+//!    tables that knows nothing above it, [`inspect`], and the [`Trace`]
+//!    each data operation hands up;
+//! 2. `tabletop-sql`: row-key schemas, [`sql`], materialized [`views`], and
+//!    the [`Instance`] everything above uses (the store's tables with the
+//!    SQL catalog, following writes through their traces);
+//! 3. `tabletop-wire`: the REST JSON protocol ([`api`]) and [`cbt`];
+//! 4. `tabletop-design`: [`keydesign`], the scenario document, [`sim`] and
+//!    [`keyviz`];
+//! 5. `tabletop-teach`: the [`advisor`] and the [`lesson`]s;
+//! 6. `tabletop-translate`: [`translate`] (DynamoDB and Oracle in; cbt,
+//!    gcloud and Terraform out).
 //!
 //! # Overview
 //!
@@ -35,56 +57,25 @@
 
 #![deny(missing_docs)]
 
-pub mod advisor;
-mod aggregate;
-pub mod api;
-mod bytes;
-pub mod cbt;
-mod engine;
-mod error;
-mod escape;
-mod filter;
-pub mod inspect;
-mod instance;
-pub mod keydesign;
-pub mod keyviz;
-pub mod lesson;
-mod mutation;
-mod row;
-mod row_set;
-pub mod rowkey_schema;
-mod schema;
-pub mod sim;
-pub mod sql;
-pub mod translate;
-mod units;
-pub mod views;
+pub use tabletop_design::{keydesign, keyviz, sim};
+pub use tabletop_sql::{Instance, rowkey_schema, sql, views};
+pub use tabletop_store::inspect;
+pub use tabletop_teach::{advisor, lesson};
+pub use tabletop_translate::translate;
+pub use tabletop_wire::{api, cbt};
 
-pub use aggregate::{hll_sketch, hll_unique_count};
-pub use engine::{EngineConfig, EngineEvent};
-pub use error::{Code, Error, Result};
-pub use escape::escape_bytes;
-pub use filter::{FilterPlan, FilterScratch, RowFilter};
-pub use instance::conditional::{
-    CheckAndMutateRowRequest, CheckAndMutateRowResponse, ReadModifyWriteOp,
-    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule,
-};
-pub use instance::{
-    CreateTableRequest, DropTarget, Instance, InstanceConfig, MAX_MUTATIONS_PER_REQUEST,
-    MutateRowsEntry, ReadRowsRequest, RunInfo, TableInfo, TabletInfo,
-};
-pub use mutation::{
-    AggregateInput, Mutation, SERVER_TIMESTAMP, TimestampRange, validate_row_key,
+pub use tabletop_store::{
+    AggregateInput, Aggregator, CellView, CheckAndMutateRowRequest, CheckAndMutateRowResponse,
+    Code, CollectRows, ColumnFamily, CountRows, CreateTableRequest, DropTarget, EngineConfig,
+    EngineEvent, Error, FamilyChange, FilterPlan, FilterScratch, GcRule, InstanceConfig, KeyBound,
+    KeyRange, MAX_FAMILY_NAME_LEN, MAX_MUTATIONS_PER_REQUEST, MAX_QUALIFIER_BYTES, MAX_ROW_BYTES,
+    MAX_ROW_KEY_BYTES, MAX_TABLE_ID_LEN, MAX_TABLES, MAX_VALUE_BYTES, MutateRowsEntry, Mutation,
+    Operation, OwnedCell, OwnedRow, RECOMMENDED_MAX_FAMILIES, ReadModifyWriteOp,
+    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule, ReadRowsRequest,
+    ReadShape, ReadStats, RequestShape, Result, RowFilter, RowRange, RowSet, RowSink, RowView,
+    RunInfo, SERVER_TIMESTAMP, TableInfo, TableSchema, TabletInfo, TimeUnit, TimestampRange, Trace,
+    TraceOptions, Traces, ValueType, WriteStats, cell_bytes, civil_from_days, days_from_civil,
+    escape_bytes, format_duration, hll_sketch, hll_unique_count, human_bytes, prefix_successor,
+    range_text, successor, validate_family_name, validate_row_key, validate_table_id,
     validate_timestamp,
 };
-pub use row::{
-    CellView, CollectRows, CountRows, OwnedCell, OwnedRow, ReadStats, RowSink, RowView, cell_bytes,
-};
-pub use row_set::{KeyBound, KeyRange, RowRange, RowSet, prefix_successor, successor};
-pub use schema::{
-    Aggregator, ColumnFamily, FamilyChange, GcRule, MAX_FAMILY_NAME_LEN, MAX_QUALIFIER_BYTES,
-    MAX_ROW_BYTES, MAX_ROW_KEY_BYTES, MAX_TABLE_ID_LEN, MAX_TABLES, MAX_VALUE_BYTES,
-    RECOMMENDED_MAX_FAMILIES, TableSchema, ValueType, format_duration, validate_family_name,
-    validate_table_id,
-};
-pub use units::human_bytes;

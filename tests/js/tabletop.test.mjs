@@ -153,3 +153,24 @@ test('instances are independent and methods are listed', () => {
   assert.ok(methods.some((m) => m.name === 'advanceClock' && m.service === 'playground'));
   assert.ok(JSON.parse(Tabletop.cbtCommands()).includes('createtable'));
 });
+
+test('traced calls say what each operation did', () => {
+  const db = withTable();
+  const set = JSON.parse(db.cbtTraced('set t row1 cf:q=hello@1000'));
+  assert.equal(set.exitCode, 0);
+  assert.equal(set.traces[0].operation, 'MutateRow');
+  assert.equal(set.traces[0].cellsWritten, 1);
+  const read = JSON.parse(db.cbtTraced('read t prefix=row'));
+  assert.match(read.stdout, /row1/);
+  assert.equal(read.traces[0].shape, 'single_range');
+  assert.equal(read.traces[0].rowsReturned, 1);
+  assert.equal(read.traces[0].tabletsVisited.length, 1);
+  const json = JSON.parse(db.handleTraced(JSON.stringify({
+    method: 'readRows', request: { tableName: TABLE, rowsLimit: '1' },
+  })));
+  assert.equal(json.answer.response.rows.length, 1);
+  assert.equal(json.traces[0].rowsLimit, 1);
+  const failed = JSON.parse(db.handleTraced(JSON.stringify({ method: 'readRows', request: { tableName: 'projects/p/instances/i/tables/nope' } })));
+  assert.equal(failed.answer.error.status, 'NOT_FOUND');
+  assert.deepEqual(failed.traces, []);
+});

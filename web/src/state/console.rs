@@ -4,18 +4,16 @@
 //! [`cbt::exec_args`] for the `cbt` tab and [`api::handle`] for the JSON
 //! tab, so what the console prints is what `tabletop cbt` and `tabletop
 //! json` print. Every read also reports what it cost: rows and cells seen
-//! against returned, and the tablets it visited. The counts come from the
-//! core's own statistics (`cbt read ... include-stats=full`, the JSON
-//! `requestStatsView`), asked for behind the scenes and left out of the
-//! printed output unless the command asked for them; the tablets come from
-//! [`inspect::tablets_visited`].
+//! against returned, and the tablets it visited, from the trace the core
+//! hands back with the output ([`cbt::exec_line_traced`],
+//! [`api::handle_traced`]): nothing is added to the request, parsed from
+//! the output or read again.
 
 use std::rc::Rc;
 
 use serde_json::Value;
-use tabletop_core::inspect::tablets_visited;
 use tabletop_core::{
-    Instance, KeyBound, RowRange, RowSet, api,
+    Instance, Trace, TraceOptions, Traces, api,
     cbt::{self, Host},
 };
 
@@ -91,6 +89,21 @@ pub struct ReadReport {
 }
 
 impl ReadReport {
+    /// The report of a traced read; `cells` says whether the command
+    /// reports cells (`cbt count` does not).
+    pub fn from_trace(trace: &Trace, cells: bool) -> ReadReport {
+        let read = &trace.read;
+        ReadReport {
+            table: trace.table.clone(),
+            rows_seen: read.rows_seen,
+            rows_returned: read.rows_returned,
+            cells_seen: cells.then_some(read.cells_seen),
+            cells_returned: cells.then_some(read.cells_returned),
+            tablets: read.tablets.clone(),
+            tablet_count: trace.tablet_count,
+        }
+    }
+
     /// The report in one line: rows and cells returned against seen, and
     /// the tablets visited.
     pub fn text(&self) -> String {
@@ -348,28 +361,6 @@ pub(crate) fn cap_echo(input: &mut String) -> Option<usize> {
     Some(total)
 }
 
-/// A `cbt` read command, as far as the report needs it.
-struct CbtRead {
-    kind: ReadKind,
-    table: String,
-    rows: RowSet,
-    reversed: bool,
-    /// `count=N` when given as plain digits.
-    limit: Option<u64>,
-    /// Whether the command asked for `include-stats` itself.
-    stats_asked: bool,
-    /// Whether `include-stats=full` can be added without changing what
-    /// the command does (not with `count=0`, which then fails in `cbt`).
-    stats_addable: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ReadKind {
-    Read,
-    Lookup,
-    Count,
-}
-
 /// Finds the command word past a leading `cbt` and `cbt`'s global flags,
 /// as the interpreter does.
 fn command_start(args: &[Vec<u8>]) -> Option<usize> {
@@ -384,91 +375,6 @@ fn command_start(args: &[Vec<u8>]) -> Option<usize> {
         i += if a.contains(&b'=') { 1 } else { 2 };
     }
     (i < args.len()).then_some(i)
-}
-
-fn parse_cbt_read(args: &[Vec<u8>]) -> Option<CbtRead> {
-    let at = command_start(args)?;
-    let kind = match args[at].as_slice() {
-        b"read" => ReadKind::Read,
-        b"lookup" => ReadKind::Lookup,
-        b"count" => ReadKind::Count,
-        _ => return None,
-    };
-    let table = String::from_utf8(args.get(at + 1)?.clone()).ok()?;
-    let mut options = &args[at + 2..];
-    let mut rows = RowSet::all();
-    if kind == ReadKind::Lookup {
-        rows = RowSet::single(options.first()?.clone());
-        options = &options[1..];
-    }
-    let mut read = CbtRead {
-        kind,
-        table,
-        rows,
-        reversed: false,
-        limit: None,
-        stats_asked: false,
-        stats_addable: true,
-    };
-    let (mut start, mut end, mut prefix) = (None, None, None);
-    for option in options {
-        let eq = option.iter().position(|&b| b == b'=')?;
-        let (key, value) = (&option[..eq], &option[eq + 1..]);
-        let value_nonempty = (!value.is_empty()).then(|| value.to_vec());
-        match key {
-            b"start" => start = value_nonempty,
-            b"end" => end = value_nonempty,
-            b"prefix" => prefix = value_nonempty,
-            b"reversed" => {
-                read.reversed = matches!(value, b"true" | b"1" | b"t" | b"T" | b"TRUE" | b"True")
-            }
-            b"include-stats" => read.stats_asked = true,
-            b"count" => {
-                let digits = std::str::from_utf8(value).ok()?;
-                match digits.parse::<u64>() {
-                    Ok(n) if digits.bytes().all(|b| b.is_ascii_digit()) => {
-                        read.limit = Some(n);
-                        read.stats_addable = n > 0;
-                    }
-                    _ => read.stats_addable = false,
-                }
-            }
-            _ => {}
-        }
-    }
-    if kind != ReadKind::Lookup {
-        read.rows = match (prefix, start, end) {
-            (Some(p), _, _) => RowSet::range(RowRange::prefix(p)),
-            (None, None, None) => RowSet::all(),
-            (None, s, e) => RowSet::range(RowRange {
-                start: s.map_or(KeyBound::Unbounded, KeyBound::Closed),
-                end: e.map_or(KeyBound::Unbounded, KeyBound::Open),
-            }),
-        };
-    }
-    Some(read)
-}
-
-/// The numbers of a `Summary Stats` block at the end of `stdout`, and where
-/// the block starts.
-fn parse_stats_block(stdout: &[u8]) -> Option<(usize, [u64; 4])> {
-    const HEAD: &[u8] = b"Summary Stats\n====================\n";
-    let start = stdout.windows(HEAD.len()).rposition(|w| w == HEAD)?;
-    let text = std::str::from_utf8(&stdout[start + HEAD.len()..]).ok()?;
-    let mut numbers = [0u64; 4];
-    for (slot, name) in [
-        "rows_seen_count",
-        "rows_returned_count",
-        "cells_seen_count",
-        "cells_returned_count",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let line = text.lines().find(|l| l.starts_with(name))?;
-        numbers[slot] = line.split(": ").nth(1)?.trim().parse().ok()?;
-    }
-    Some((start, numbers))
 }
 
 /// Which cbt commands only read (everything else may write).
@@ -486,53 +392,16 @@ fn cbt_writes(args: &[Vec<u8>]) -> bool {
 /// Runs one `cbt` line.
 pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entry {
     let args = cbt::tokenize(line).unwrap_or_default();
-    let read = parse_cbt_read(&args);
-    let add_stats = read
-        .as_ref()
-        .is_some_and(|r| r.kind != ReadKind::Count && !r.stats_asked && r.stats_addable);
-    let outcome = if add_stats {
-        let mut with_stats = args.clone();
-        with_stats.push(b"include-stats=full".to_vec());
-        cbt::exec_args(instance, &with_stats, host)
-    } else {
-        cbt::exec_line(instance, line, host)
-    };
+    let mut traces = Traces::new(TraceOptions::default());
+    let outcome = cbt::exec_line_traced(instance, line, host, &mut traces);
     let ok = outcome.status.is_ok();
-    let mut stdout = outcome.stdout;
-    let mut report = None;
-    if let (Some(read), true) = (&read, ok) {
-        let counts = match read.kind {
-            ReadKind::Count => std::str::from_utf8(&stdout)
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .map(|n| (n, n, None, None)),
-            _ => parse_stats_block(&stdout).map(|(start, [rs, rr, cs, cr])| {
-                if add_stats {
-                    stdout.truncate(start);
-                }
-                (rs, rr, Some(cs), Some(cr))
-            }),
-        };
-        if let Some((rows_seen, rows_returned, cells_seen, cells_returned)) = counts {
-            let stopped = read
-                .limit
-                .filter(|&n| n > 0 && rows_returned >= n)
-                .map(|_| rows_seen);
-            let tablets =
-                tablets_visited(instance, &read.table, &read.rows, read.reversed, stopped)
-                    .unwrap_or_default();
-            report = Some(ReadReport {
-                table: read.table.clone(),
-                rows_seen,
-                rows_returned,
-                cells_seen,
-                cells_returned,
-                tablets,
-                tablet_count: instance.tablets(&read.table).map_or(0, |t| t.len()),
-            });
-        }
-    }
-    let mut text = String::from_utf8_lossy(&stdout).into_owned();
+    // `count` prints a number of rows only; its report leaves cells out.
+    let counts_only = command_start(&args).is_some_and(|at| args[at] == b"count");
+    let report = traces
+        .last_read()
+        .filter(|_| ok)
+        .map(|t| ReadReport::from_trace(t, !counts_only));
+    let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
     let (output, cut_from) = cut(text);
     Entry {
@@ -550,61 +419,6 @@ pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entr
     }
 }
 
-/// The field of a JSON object under its camelCase or snake_case name.
-fn field<'a>(object: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
-    object.get(camel).or_else(|| object.get(snake))
-}
-
-fn json_key(value: &Value) -> Option<Vec<u8>> {
-    api::decode_base64(value.as_str()?).ok()
-}
-
-/// The row set of a JSON `readRows` request (`None` if it cannot be read;
-/// the core then reports the error).
-fn json_row_set(request: &Value) -> Option<RowSet> {
-    let Some(rows) = request.get("rows") else {
-        return Some(RowSet::all());
-    };
-    let mut set = RowSet::default();
-    if let Some(keys) = field(rows, "rowKeys", "row_keys") {
-        for key in keys.as_array()? {
-            set.row_keys.push(json_key(key)?);
-        }
-    }
-    if let Some(ranges) = field(rows, "rowRanges", "row_ranges") {
-        for range in ranges.as_array()? {
-            let bound = |closed: (&str, &str), open: (&str, &str)| -> Option<KeyBound> {
-                Some(if let Some(k) = field(range, closed.0, closed.1) {
-                    KeyBound::Closed(json_key(k)?)
-                } else if let Some(k) = field(range, open.0, open.1) {
-                    KeyBound::Open(json_key(k)?)
-                } else {
-                    KeyBound::Unbounded
-                })
-            };
-            set.row_ranges.push(RowRange {
-                start: bound(
-                    ("startKeyClosed", "start_key_closed"),
-                    ("startKeyOpen", "start_key_open"),
-                )?,
-                end: bound(
-                    ("endKeyClosed", "end_key_closed"),
-                    ("endKeyOpen", "end_key_open"),
-                )?,
-            });
-        }
-    }
-    Some(set)
-}
-
-fn json_u64(value: Option<&Value>) -> u64 {
-    match value {
-        Some(Value::String(s)) => s.parse().unwrap_or(0),
-        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 /// JSON methods that only read.
 const JSON_READS: &[&str] = &[
     "getTable",
@@ -616,72 +430,18 @@ const JSON_READS: &[&str] = &[
 
 /// Runs one JSON request line.
 pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
-    let parsed: Option<Value> = serde_json::from_str(line).ok();
-    let method = parsed
-        .as_ref()
-        .and_then(|v| v.get("method"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let request = parsed.as_ref().and_then(|v| v.get("request")).cloned();
-    let is_read = method == "readRows" && request.as_ref().is_some_and(Value::is_object);
-    let stats_asked = request
-        .as_ref()
-        .is_some_and(|r| field(r, "requestStatsView", "request_stats_view").is_some());
-    let add_stats = is_read && !stats_asked;
-    let answer = match (&parsed, add_stats) {
-        (Some(v), true) => {
-            let mut v = v.clone();
-            v["request"]["requestStatsView"] = Value::String("REQUEST_STATS_FULL".into());
-            api::handle(instance, &api::to_line(&v))
-        }
-        _ => api::handle(instance, line),
-    };
-    let mut answer_value: Option<Value> = serde_json::from_str(&answer).ok();
-    let ok = answer_value
-        .as_ref()
-        .is_some_and(|a| a.get("response").is_some());
-    let mut report = None;
-    if let (true, true, Some(a), Some(request)) = (is_read, ok, answer_value.as_mut(), &request) {
-        let stats = a["response"]
-            .get("requestStats")
-            .and_then(|s| s.get("fullReadStatsView"))
-            .and_then(|s| s.get("readIterationStats"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        if add_stats && let Some(response) = a["response"].as_object_mut() {
-            response.remove("requestStats");
-        }
-        let rows_seen = json_u64(stats.get("rowsSeenCount"));
-        let rows_returned = json_u64(stats.get("rowsReturnedCount"));
-        let table = field(request, "tableName", "table_name")
-            .and_then(Value::as_str)
-            .and_then(|n| n.rsplit_once("/tables/"))
-            .map(|(_, t)| t.to_string());
-        if let (Some(table), Some(rows)) = (table, json_row_set(request)) {
-            let limit = json_u64(field(request, "rowsLimit", "rows_limit"));
-            let reversed = request
-                .get("reversed")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let stopped = (limit > 0 && rows_returned >= limit).then_some(rows_seen);
-            let tablets =
-                tablets_visited(instance, &table, &rows, reversed, stopped).unwrap_or_default();
-            report = Some(ReadReport {
-                tablet_count: instance.tablets(&table).map_or(0, |t| t.len()),
-                table,
-                rows_seen,
-                rows_returned,
-                cells_seen: Some(json_u64(stats.get("cellsSeenCount"))),
-                cells_returned: Some(json_u64(stats.get("cellsReturnedCount"))),
-                tablets,
-            });
-        }
-    }
-    let output = match (add_stats, &answer_value) {
-        (true, Some(a)) => api::to_line(a),
-        _ => answer,
-    };
+    let method = serde_json::from_str::<Value>(line)
+        .ok()
+        .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_default();
+    let mut traces = Traces::new(TraceOptions::default());
+    let output = api::handle_traced(instance, line, &mut traces);
+    // A request that failed leaves no trace.
+    let ok = output.starts_with("{\"response\"");
+    let report = traces
+        .last_read()
+        .filter(|_| method == "readRows")
+        .map(|t| ReadReport::from_trace(t, true));
     let (output, cut_from) = cut(output);
     Entry {
         id: 0,

@@ -1,0 +1,477 @@
+//! [`Instance`] with SQL: the store's tables plus this crate's catalog
+//! (row-key schemas and materialized views), kept in step.
+//!
+//! The store's [`tabletop_store::Instance`] knows tables only and calls
+//! nothing above it. This type owns one and the [`Catalog`], and is the
+//! one place writes reach the store from above the SQL floor: every data
+//! operation runs traced when a view reads the table it writes, and the
+//! views learn the written keys (or the dropped range) from the store's
+//! [`Trace`]; `tick` and `compact` hand up the engine's events, from which
+//! views learn what garbage collection removed. Reads of a view's name
+//! read the view's rows, as Bigtable serves a materialized view.
+//!
+//! Read-only calls (`get_table`, `tablets`, `now_micros`, `config`, ...)
+//! go straight to the store through `Deref`; there is deliberately no
+//! `DerefMut`, so nothing above can change the tables behind the views'
+//! back.
+
+use std::ops::Deref;
+
+use tabletop_store::{
+    CheckAndMutateRowRequest, CheckAndMutateRowResponse, CreateTableRequest, DropTarget,
+    EngineEvent, FamilyChange, InstanceConfig, KeyRange, MutateRowsEntry, Mutation, OwnedRow,
+    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadRowsRequest, ReadStats, Result,
+    RowFilter, RowReader, RowSet, RowSink, TableInfo, TabletInfo, Trace, TraceOptions,
+};
+
+mod key_schemas;
+pub(crate) mod views;
+
+pub use key_schemas::{check_table, clear_row_key_schema, row_key_schema, set_row_key_schema};
+
+use crate::key_schema::RowKeySchema;
+use crate::query::Tables;
+use crate::query::parse::Ident;
+use crate::query::plan::{self, Source, SourceKind};
+use views::Catalog;
+
+/// A Bigtable instance with SQL: tables (the store), row-key schemas and
+/// materialized views.
+#[derive(Clone, Debug, Default)]
+pub struct Instance {
+    store: tabletop_store::Instance,
+    pub(crate) catalog: Catalog,
+    /// Reused for the traces that feed views, so following writes does
+    /// not allocate a trace per write.
+    scratch: Trace,
+}
+
+impl Deref for Instance {
+    type Target = tabletop_store::Instance;
+
+    fn deref(&self) -> &tabletop_store::Instance {
+        &self.store
+    }
+}
+
+impl From<tabletop_store::Instance> for Instance {
+    fn from(store: tabletop_store::Instance) -> Instance {
+        Instance {
+            store,
+            catalog: Catalog::default(),
+            scratch: Trace::default(),
+        }
+    }
+}
+
+impl Instance {
+    /// An empty instance whose clock reads 0.
+    #[must_use]
+    pub fn new(config: InstanceConfig) -> Instance {
+        Instance::from(tabletop_store::Instance::new(config))
+    }
+
+    /// The store underneath (tables only), to read.
+    #[must_use]
+    pub fn store(&self) -> &tabletop_store::Instance {
+        &self.store
+    }
+
+    /// The half-open key ranges a row set selects (for EXPLAIN and the UI).
+    pub fn key_ranges(rows: &RowSet) -> Result<Vec<KeyRange>> {
+        tabletop_store::Instance::key_ranges(rows)
+    }
+
+    /// Row-key schemas and materialized views.
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Row-key schemas and materialized views, to change them.
+    pub(crate) fn catalog_mut(&mut self) -> &mut Catalog {
+        &mut self.catalog
+    }
+
+    // ------------------------------------------------------------ clock
+
+    /// Switches between a simulated clock and one the host keeps at wall
+    /// time.
+    pub fn set_clock_simulated(&mut self, simulated: bool) {
+        self.store.set_clock_simulated(simulated);
+    }
+
+    /// For hosts: when the clock follows the wall, sets it to `wall_micros`
+    /// and does the due work (the engine's and the views'); a simulated
+    /// clock is left alone.
+    pub fn sync_wall_clock(&mut self, wall_micros: i64) -> Vec<EngineEvent> {
+        if self.store.clock_is_simulated() {
+            return Vec::new();
+        }
+        self.tick(wall_micros.max(self.store.now_micros()))
+    }
+
+    /// Sets the clock (server timestamps, GC ages) without doing any work.
+    pub fn set_now(&mut self, now_micros: i64) {
+        self.store.set_now(now_micros);
+    }
+
+    /// Sets the clock and does the due work: the engine's flushes,
+    /// compactions (where GC rules delete cells), splits and merges, then
+    /// the views' maintenance. Returns what the engine did.
+    pub fn tick(&mut self, now_micros: i64) -> Vec<EngineEvent> {
+        let events = self.store.tick(now_micros);
+        if !self.catalog.views.is_empty() {
+            self.catalog.note_collected(&events, now_micros);
+            views::maintain(self, now_micros);
+        }
+        events
+    }
+
+    /// "Compact now": flushes and compacts every tablet of one table (or of
+    /// every table), so every GC rule that is due has been applied.
+    pub fn compact(&mut self, table_id: Option<&str>) -> Result<Vec<EngineEvent>> {
+        let events = self.store.compact(table_id)?;
+        self.catalog
+            .note_collected(&events, self.store.now_micros());
+        Ok(events)
+    }
+
+    // ------------------------------------------------------------ admin
+
+    /// CreateTable; a table may not take a view's name.
+    pub fn create_table(&mut self, req: CreateTableRequest) -> Result<TableInfo> {
+        if self.catalog.views.contains_key(&req.table_id) {
+            // The store checks the id first, so a bad id reads the same
+            // whether or not a view has it.
+            tabletop_store::validate_table_id(&req.table_id)?;
+            req.schema.validate()?;
+            if !self.store.has_table(&req.table_id) {
+                return Err(tabletop_store::Error::already_exists(format!(
+                    "a materialized view named \"{}\" exists",
+                    req.table_id
+                )));
+            }
+        }
+        self.store.create_table(req)
+    }
+
+    /// DeleteTable; the source of a view cannot be deleted before the view.
+    pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
+        let views = self.catalog.views_on(table_id);
+        if !views.is_empty() {
+            return Err(tabletop_store::Error::failed_precondition(format!(
+                "table \"{table_id}\" is the source of materialized view(s) {}; drop them first",
+                views.join(", ")
+            )));
+        }
+        self.catalog.note_table_deleted(table_id);
+        self.store.delete_table(table_id)
+    }
+
+    /// ModifyColumnFamilies: all changes or none. Views on the table are
+    /// compiled again and rebuilt.
+    pub fn modify_column_families(
+        &mut self,
+        table_id: &str,
+        changes: &[FamilyChange],
+    ) -> Result<TableInfo> {
+        let info = self.store.modify_column_families(table_id, changes)?;
+        self.catalog
+            .note_source_changed(table_id, self.store.now_micros());
+        Ok(info)
+    }
+
+    // ------------------------------------------------------------ data
+
+    /// The trace a write needs: the caller's when it asked for one (with
+    /// written keys when a view follows the table), the scratch trace when
+    /// only a view needs the keys, none otherwise.
+    fn write_trace<'t>(
+        scratch: &'t mut Trace,
+        follow: bool,
+        trace: Option<&'t mut Trace>,
+    ) -> Option<&'t mut Trace> {
+        match trace {
+            Some(t) => {
+                t.options.written_keys |= follow;
+                Some(t)
+            }
+            None if follow => {
+                scratch.options = TraceOptions {
+                    written_keys: true,
+                    returned_keys: 0,
+                };
+                Some(scratch)
+            }
+            None => None,
+        }
+    }
+
+    /// Queues the rows a traced write wrote (or the range it dropped) for
+    /// the views on its table.
+    fn follow_writes(&mut self, table_id: &str, from_scratch: bool, trace: Option<&Trace>) {
+        let now = self.store.now_micros();
+        let t = if from_scratch {
+            Some(&self.scratch)
+        } else {
+            trace
+        };
+        if let Some(t) = t {
+            self.catalog.note_trace(table_id, t, now);
+        }
+    }
+
+    /// DropRowRange: delete rows by key prefix, or all data.
+    pub fn drop_row_range(&mut self, table_id: &str, target: &DropTarget) -> Result<()> {
+        self.drop_row_range_traced(table_id, target, None)
+    }
+
+    /// [`Instance::drop_row_range`], recording the range it deleted.
+    pub fn drop_row_range_traced(
+        &mut self,
+        table_id: &str,
+        target: &DropTarget,
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        self.store.drop_row_range_traced(table_id, target, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(())
+    }
+
+    /// MutateRow: every mutation applies, or (on any error) none does.
+    pub fn mutate_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+    ) -> Result<()> {
+        self.mutate_row_traced(table_id, row_key, mutations, None)
+    }
+
+    /// [`Instance::mutate_row`], recording what it wrote.
+    pub fn mutate_row_traced(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        self.store
+            .mutate_row_traced(table_id, row_key, mutations, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(())
+    }
+
+    /// MutateRows: each entry is atomic on its own; the result holds one
+    /// status per entry, in order. The outer error is for the request as a
+    /// whole (unknown table, empty or oversized request).
+    pub fn mutate_rows(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+    ) -> Result<Vec<Result<()>>> {
+        self.mutate_rows_traced(table_id, entries, None)
+    }
+
+    /// [`Instance::mutate_rows`], recording what the entries that
+    /// succeeded wrote.
+    pub fn mutate_rows_traced(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<Vec<Result<()>>> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        let results = self.store.mutate_rows_traced(table_id, entries, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(results)
+    }
+
+    /// CheckAndMutateRow: tests the row with a filter and applies
+    /// `true_mutations` if it yields any cell, `false_mutations` otherwise,
+    /// atomically.
+    pub fn check_and_mutate_row(
+        &mut self,
+        table_id: &str,
+        req: &CheckAndMutateRowRequest<'_>,
+    ) -> Result<CheckAndMutateRowResponse> {
+        self.check_and_mutate_row_traced(table_id, req, None)
+    }
+
+    /// [`Instance::check_and_mutate_row`], recording the predicate's read,
+    /// whether it matched and what was written.
+    pub fn check_and_mutate_row_traced(
+        &mut self,
+        table_id: &str,
+        req: &CheckAndMutateRowRequest<'_>,
+        trace: Option<&mut Trace>,
+    ) -> Result<CheckAndMutateRowResponse> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        let response = self.store.check_and_mutate_row_traced(table_id, req, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(response)
+    }
+
+    /// ReadModifyWriteRow: appends to or increments the newest cells of some
+    /// columns, atomically, and returns the new cells.
+    pub fn read_modify_write_row(
+        &mut self,
+        table_id: &str,
+        req: &ReadModifyWriteRowRequest,
+    ) -> Result<ReadModifyWriteRowResponse> {
+        self.read_modify_write_row_traced(table_id, req, None)
+    }
+
+    /// [`Instance::read_modify_write_row`], recording the read of the row
+    /// and the cells written.
+    pub fn read_modify_write_row_traced(
+        &mut self,
+        table_id: &str,
+        req: &ReadModifyWriteRowRequest,
+        trace: Option<&mut Trace>,
+    ) -> Result<ReadModifyWriteRowResponse> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        let response = self.store.read_modify_write_row_traced(table_id, req, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(response)
+    }
+
+    /// ReadRows: streams the selected rows of a table, or of a materialized
+    /// view, to `sink` and reports what the read scanned and returned.
+    pub fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats> {
+        self.read_rows_traced(table_id, req, sink, None)
+    }
+
+    /// [`Instance::read_rows`], recording the request's shape, what the
+    /// read saw and returned, and the tablets it visited.
+    pub fn read_rows_traced<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+        trace: Option<&mut Trace>,
+    ) -> Result<ReadStats> {
+        // Views are rare and the map usually empty: look there first.
+        if self.catalog.views.contains_key(table_id) && !self.store.has_table(table_id) {
+            // A materialized view reads like a table.
+            return views::read_view_traced(self, table_id, req, sink, trace);
+        }
+        self.store.read_rows_traced(table_id, req, sink, trace)
+    }
+
+    /// Reads one row (optionally filtered) into owned memory.
+    pub fn read_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: Option<RowFilter>,
+    ) -> Result<Option<OwnedRow>> {
+        let mut rows = tabletop_store::CollectRows::default();
+        let req = ReadRowsRequest {
+            rows: RowSet::single(row_key.to_vec()),
+            filter,
+            ..ReadRowsRequest::default()
+        };
+        self.read_rows(table_id, &req, &mut rows)?;
+        Ok(rows.rows.pop())
+    }
+
+    // ------------------------------------------------------------ snapshots
+
+    /// The whole instance as snapshot bytes: the store's tables, and (as
+    /// the snapshot's version 2 section) the row-key schemas and view
+    /// definitions when there are any. View data is not written;
+    /// restoring recomputes each view from its source.
+    pub fn snapshot(&mut self) -> Vec<u8> {
+        let section = (!self.catalog.is_empty()).then(|| self.catalog.export());
+        self.store.snapshot_with(section.as_deref())
+    }
+
+    /// Rebuilds an instance from snapshot bytes: the tables, then the
+    /// catalog, each view recomputed from its source. Anything that is not
+    /// a complete, intact snapshot is refused with a message saying what
+    /// is wrong.
+    pub fn restore(bytes: &[u8]) -> Result<Instance> {
+        let (store, section) = tabletop_store::Instance::restore_with(bytes)?;
+        let mut db = Instance::from(store);
+        if let Some(section) = section {
+            views::restore_catalog(&mut db, &section)?;
+        }
+        Ok(db)
+    }
+}
+
+impl RowReader for Instance {
+    fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats> {
+        Instance::read_rows(self, table_id, req, sink)
+    }
+
+    fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
+        self.store.tablets(table_id)
+    }
+}
+
+impl Tables for Instance {
+    fn now_micros(&self) -> i64 {
+        self.store.now_micros()
+    }
+
+    fn source(&self, name: &Ident, alias: Option<&Ident>) -> Result<Source> {
+        if let Some(view) = self.catalog.views.get(&name.name) {
+            let alias_name = alias.map_or_else(|| name.name.clone(), |a| a.name.clone());
+            return Ok(view.source(alias_name));
+        }
+        let key_schema: Option<&RowKeySchema> = self.catalog.row_key_schemas.get(&name.name);
+        plan::table_source(&self.store, key_schema, name, alias)
+    }
+
+    fn read_source(
+        &mut self,
+        source: &Source,
+        req: &ReadRowsRequest,
+        sink: &mut dyn RowSink,
+        trace: Option<&mut Trace>,
+    ) -> Result<ReadStats> {
+        match source.kind {
+            SourceKind::Table => self.store.read_rows_traced(&source.name, req, sink, trace),
+            SourceKind::View => views::read_view_traced(self, &source.name, req, sink, trace),
+        }
+    }
+}

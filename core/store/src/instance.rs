@@ -1,0 +1,771 @@
+//! [`Instance`]: the tables of one Bigtable instance and one method per
+//! Bigtable RPC, plus the playground's own controls (the clock, `tick`,
+//! "compact now", and read-only views of the storage layout).
+//!
+//! The instance knows tables only. Layers above keep their own state next
+//! to it (the SQL layer's row-key schemas and materialized views) and learn
+//! what changed from what the instance hands up: a [`Trace`] of each data
+//! operation (the keys written, the range dropped) and the
+//! [`EngineEvent`]s of `tick` and `compact`. Every data operation has a
+//! `*_traced` twin for that.
+
+pub(crate) mod conditional;
+mod snapshot;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use crate::engine::table::{ReadOptions, Table};
+use crate::engine::{EngineConfig, EngineEvent};
+use crate::error::{Code, Error, Result};
+use crate::filter::{FilterPlan, RowFilter};
+use crate::mutation::Mutation;
+use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink, RowView};
+use crate::row_set::{KeyRange, RowSet, prefix_successor};
+use crate::schema::{FamilyChange, MAX_ROW_KEY_BYTES, MAX_TABLES, TableSchema, validate_table_id};
+use crate::trace::{Operation, RequestShape, Trace};
+
+/// Most mutations one MutateRows request may carry, as in Bigtable.
+pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
+
+/// How an instance behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstanceConfig {
+    /// Project id used in resource names (`projects/{project}/...`).
+    pub project: String,
+    /// Instance id used in resource names.
+    pub instance: String,
+    /// Storage engine thresholds.
+    pub engine: EngineConfig,
+    /// Seed for everything random (row sampling), so runs repeat.
+    pub seed: u64,
+    /// Whether the clock is simulated: hosts then leave it alone and only
+    /// explicit clock commands (`cbt clock`, `advanceClock`, a simulation)
+    /// move it. Otherwise hosts set it from the wall clock before each
+    /// request.
+    pub simulated_clock: bool,
+}
+
+impl Default for InstanceConfig {
+    fn default() -> Self {
+        InstanceConfig {
+            project: "tabletop".to_string(),
+            instance: "playground".to_string(),
+            engine: EngineConfig::default(),
+            seed: 0x7ab1_e70b,
+            simulated_clock: false,
+        }
+    }
+}
+
+/// A CreateTable request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateTableRequest {
+    /// The table id (not the full resource name).
+    pub table_id: String,
+    /// Column families.
+    pub schema: TableSchema,
+    /// Row keys at which to pre-split the table into tablets.
+    pub initial_splits: Vec<Vec<u8>>,
+}
+
+/// What GetTable and ListTables return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The table id.
+    pub id: String,
+    /// Live column families.
+    pub schema: TableSchema,
+    /// The split keys given at creation.
+    pub initial_splits: Vec<Vec<u8>>,
+    /// Current number of tablets.
+    pub tablet_count: usize,
+    /// Logical bytes stored.
+    pub bytes: u64,
+}
+
+/// A ReadRows request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadRowsRequest {
+    /// Which rows; empty means all.
+    pub rows: RowSet,
+    /// Which cells of those rows.
+    pub filter: Option<RowFilter>,
+    /// Most rows to return; 0 means no limit.
+    pub rows_limit: i64,
+    /// Return rows in descending key order.
+    pub reversed: bool,
+}
+
+impl ReadRowsRequest {
+    /// Reads the given rows with no filter.
+    #[must_use]
+    pub fn rows(rows: RowSet) -> ReadRowsRequest {
+        ReadRowsRequest {
+            rows,
+            ..ReadRowsRequest::default()
+        }
+    }
+}
+
+/// One entry of a MutateRows request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MutateRowsEntry<'a> {
+    /// The row.
+    pub row_key: Cow<'a, [u8]>,
+    /// Its mutations, applied atomically.
+    pub mutations: Vec<Mutation<'a>>,
+}
+
+/// What DropRowRange deletes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DropTarget {
+    /// Every row whose key starts with these bytes.
+    Prefix(Vec<u8>),
+    /// Every row of the table.
+    AllData,
+}
+
+/// A read-only view of one tablet, for the UI and the CLI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TabletInfo {
+    /// Unique within the table.
+    pub id: u64,
+    /// Inclusive start key (empty for the first tablet).
+    pub start_key: Vec<u8>,
+    /// Exclusive end key (`None` for the last tablet).
+    pub end_key: Option<Vec<u8>>,
+    /// Logical bytes stored (until compaction, deleted cells included).
+    pub bytes: u64,
+    /// Heap bytes the tablet holds.
+    pub heap_bytes: u64,
+    /// Cells in the memtable.
+    pub memtable_cells: u64,
+    /// Logical bytes in the memtable.
+    pub memtable_bytes: u64,
+    /// The runs, newest first.
+    pub runs: Vec<RunInfo>,
+    /// Instance time of the last compaction that applied GC.
+    pub last_gc_micros: i64,
+}
+
+/// A read-only view of one sorted run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunInfo {
+    /// Rows.
+    pub rows: u64,
+    /// Cells, deleted ones included.
+    pub cells: u64,
+    /// Cells marked deleted, waiting for compaction.
+    pub dead_cells: u64,
+    /// Logical bytes.
+    pub bytes: u64,
+}
+
+/// A Bigtable instance: tables, a clock and the engine settings.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    config: InstanceConfig,
+    tables: BTreeMap<String, Table>,
+    now_micros: i64,
+}
+
+impl Default for Instance {
+    fn default() -> Self {
+        Instance::new(InstanceConfig::default())
+    }
+}
+
+impl Instance {
+    /// An empty instance whose clock reads 0.
+    #[must_use]
+    pub fn new(config: InstanceConfig) -> Instance {
+        Instance {
+            config,
+            tables: BTreeMap::new(),
+            now_micros: 0,
+        }
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &InstanceConfig {
+        &self.config
+    }
+
+    /// `projects/{project}/instances/{instance}`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        format!(
+            "projects/{}/instances/{}",
+            self.config.project, self.config.instance
+        )
+    }
+
+    /// The instance clock, in microseconds since the Unix epoch. The core
+    /// never reads a wall clock: the host sets the time.
+    #[must_use]
+    pub fn now_micros(&self) -> i64 {
+        self.now_micros
+    }
+
+    /// Whether the clock is simulated (see [`InstanceConfig::simulated_clock`]).
+    #[must_use]
+    pub fn clock_is_simulated(&self) -> bool {
+        self.config.simulated_clock
+    }
+
+    /// Switches between a simulated clock and one the host keeps at wall
+    /// time.
+    pub fn set_clock_simulated(&mut self, simulated: bool) {
+        self.config.simulated_clock = simulated;
+    }
+
+    /// For hosts: when the clock follows the wall, sets it to `wall_micros`
+    /// and does the engine's due work; a simulated clock is left alone.
+    pub fn sync_wall_clock(&mut self, wall_micros: i64) -> Vec<EngineEvent> {
+        if self.config.simulated_clock {
+            return Vec::new();
+        }
+        self.tick(wall_micros.max(self.now_micros))
+    }
+
+    /// Sets the clock (server timestamps, GC ages) without doing any work.
+    pub fn set_now(&mut self, now_micros: i64) {
+        self.now_micros = now_micros;
+    }
+
+    /// Sets the clock and does the engine's due work: flushes, compactions
+    /// (where GC rules delete cells), splits and merges. Returns what it did.
+    pub fn tick(&mut self, now_micros: i64) -> Vec<EngineEvent> {
+        self.now_micros = now_micros;
+        let mut events = Vec::new();
+        for table in self.tables.values_mut() {
+            table.tick(now_micros, &self.config.engine, &mut events);
+        }
+        events
+    }
+
+    /// "Compact now": flushes and compacts every tablet of one table (or of
+    /// every table), so every GC rule that is due has been applied.
+    pub fn compact(&mut self, table_id: Option<&str>) -> Result<Vec<EngineEvent>> {
+        let now = self.now_micros;
+        let mut events = Vec::new();
+        match table_id {
+            Some(id) => self.table_mut(id)?.compact_all(now, &mut events),
+            None => {
+                for t in self.tables.values_mut() {
+                    t.compact_all(now, &mut events);
+                }
+            }
+        }
+        Ok(events)
+    }
+
+    fn table(&self, id: &str) -> Result<&Table> {
+        self.tables
+            .get(id)
+            .ok_or_else(|| Error::table_not_found(id))
+    }
+
+    fn table_mut(&mut self, id: &str) -> Result<&mut Table> {
+        self.tables
+            .get_mut(id)
+            .ok_or_else(|| Error::table_not_found(id))
+    }
+
+    fn info(table: &Table) -> TableInfo {
+        TableInfo {
+            id: table.id.clone(),
+            schema: table.schema(),
+            initial_splits: table.initial_splits.clone(),
+            tablet_count: table.tablets.len(),
+            bytes: table.tablets.iter().map(|t| t.bytes()).sum(),
+        }
+    }
+
+    /// CreateTable.
+    pub fn create_table(&mut self, req: CreateTableRequest) -> Result<TableInfo> {
+        validate_table_id(&req.table_id)?;
+        req.schema.validate()?;
+        if self.tables.contains_key(&req.table_id) {
+            return Err(Error::already_exists(format!(
+                "table \"{}\" already exists",
+                req.table_id
+            )));
+        }
+        if self.tables.len() >= MAX_TABLES {
+            return Err(Error::new(
+                Code::FailedPrecondition,
+                format!("an instance may hold at most {MAX_TABLES} tables"),
+            ));
+        }
+        let mut splits = req.initial_splits;
+        for (i, s) in splits.iter().enumerate() {
+            if s.is_empty() {
+                return Err(Error::invalid(format!(
+                    "initial split {i} is an empty row key"
+                )));
+            }
+            if s.len() > MAX_ROW_KEY_BYTES {
+                return Err(Error::invalid(format!(
+                    "initial split {i} is longer than the {MAX_ROW_KEY_BYTES}-byte row key limit"
+                )));
+            }
+        }
+        splits.sort();
+        splits.dedup();
+        let table = Table::new(&req.table_id, &req.schema, splits, self.now_micros)?;
+        let info = Self::info(&table);
+        self.tables.insert(req.table_id, table);
+        Ok(info)
+    }
+
+    /// Whether a table with this id exists (without describing it).
+    #[must_use]
+    pub fn has_table(&self, table_id: &str) -> bool {
+        self.tables.contains_key(table_id)
+    }
+
+    /// GetTable.
+    pub fn get_table(&self, table_id: &str) -> Result<TableInfo> {
+        self.table(table_id).map(Self::info)
+    }
+
+    /// ListTables, in id order.
+    #[must_use]
+    pub fn list_tables(&self) -> Vec<TableInfo> {
+        self.tables.values().map(Self::info).collect()
+    }
+
+    /// DeleteTable.
+    pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
+        self.tables
+            .remove(table_id)
+            .map(|_| ())
+            .ok_or_else(|| Error::table_not_found(table_id))
+    }
+
+    /// ModifyColumnFamilies: all changes or none.
+    pub fn modify_column_families(
+        &mut self,
+        table_id: &str,
+        changes: &[FamilyChange],
+    ) -> Result<TableInfo> {
+        if changes.is_empty() {
+            return Err(Error::invalid(
+                "ModifyColumnFamilies needs at least one modification",
+            ));
+        }
+        let table = self.table_mut(table_id)?;
+        table.modify_families(changes)?;
+        Ok(Self::info(table))
+    }
+
+    /// DropRowRange: delete rows by key prefix, or all data.
+    pub fn drop_row_range(&mut self, table_id: &str, target: &DropTarget) -> Result<()> {
+        self.drop_row_range_traced(table_id, target, None)
+    }
+
+    /// [`Instance::drop_row_range`], recording the range it deleted.
+    pub fn drop_row_range_traced(
+        &mut self,
+        table_id: &str,
+        target: &DropTarget,
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let table = self.table_mut(table_id)?;
+        let range = match target {
+            DropTarget::Prefix(p) if p.is_empty() => {
+                return Err(Error::invalid(
+                    "row_key_prefix must not be empty; use delete_all_data_from_table to drop every row",
+                ));
+            }
+            DropTarget::Prefix(p) => {
+                table.drop_rows(Some(p));
+                KeyRange {
+                    start: p.clone(),
+                    end: prefix_successor(p),
+                }
+            }
+            DropTarget::AllData => {
+                table.drop_rows(None);
+                KeyRange::all()
+            }
+        };
+        if let Some(t) = trace {
+            t.begin(Operation::DropRowRange, table_id);
+            t.tablet_count = table.tablets.len();
+            t.write.dropped = Some(range);
+        }
+        Ok(())
+    }
+
+    /// MutateRow: every mutation applies, or (on any error) none does.
+    pub fn mutate_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+    ) -> Result<()> {
+        let now = self.now_micros;
+        let cfg = &self.config.engine;
+        let table = self
+            .tables
+            .get_mut(table_id)
+            .ok_or_else(|| Error::table_not_found(table_id))?;
+        table.mutate_row(row_key, mutations, now, cfg)
+    }
+
+    /// [`Instance::mutate_row`], recording what it wrote.
+    pub fn mutate_row_traced(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        self.mutate_row(table_id, row_key, mutations)?;
+        if let Some(t) = trace {
+            t.begin(Operation::MutateRow, table_id);
+            t.tablet_count = self.tables.get(table_id).map_or(0, |t| t.tablets.len());
+            note_row(t, row_key, mutations);
+        }
+        Ok(())
+    }
+
+    /// MutateRows: each entry is atomic on its own; the result holds one
+    /// status per entry, in order. The outer error is for the request as a
+    /// whole (unknown table, empty or oversized request).
+    pub fn mutate_rows(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+    ) -> Result<Vec<Result<()>>> {
+        self.mutate_rows_traced(table_id, entries, None)
+    }
+
+    /// [`Instance::mutate_rows`], recording what the entries that
+    /// succeeded wrote (and how many failed).
+    pub fn mutate_rows_traced(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        mut trace: Option<&mut Trace>,
+    ) -> Result<Vec<Result<()>>> {
+        if entries.is_empty() {
+            return Err(Error::invalid("MutateRows needs at least one entry"));
+        }
+        let total: usize = entries.iter().map(|e| e.mutations.len()).sum();
+        if total > MAX_MUTATIONS_PER_REQUEST {
+            return Err(Error::invalid(format!(
+                "MutateRows carries {total} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}"
+            )));
+        }
+        self.table(table_id)?;
+        if let Some(t) = trace.as_deref_mut() {
+            t.begin(Operation::MutateRows, table_id);
+        }
+        let results: Vec<Result<()>> = entries
+            .iter()
+            .map(|e| {
+                let r = self.mutate_row(table_id, &e.row_key, &e.mutations);
+                if let Some(t) = trace.as_deref_mut() {
+                    match r {
+                        Ok(()) => note_row(t, &e.row_key, &e.mutations),
+                        Err(_) => t.write.failed_entries += 1,
+                    }
+                }
+                r
+            })
+            .collect();
+        if let Some(t) = trace {
+            t.tablet_count = self.tables.get(table_id).map_or(0, |t| t.tablets.len());
+        }
+        Ok(results)
+    }
+
+    /// ReadRows: streams the selected rows to `sink` and reports what the
+    /// read scanned and returned.
+    pub fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats> {
+        self.read_rows_traced(table_id, req, sink, None)
+    }
+
+    /// [`Instance::read_rows`], recording the request's shape, what the
+    /// read saw and returned, and the tablets it visited.
+    pub fn read_rows_traced<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+        trace: Option<&mut Trace>,
+    ) -> Result<ReadStats> {
+        check_rows_limit(req)?;
+        let seed = self.config.seed;
+        let now = self.now_micros;
+        let table = self.table_mut(table_id)?;
+        read_engine_table(table, req, seed, now, sink, trace)
+    }
+
+    /// Reads one row (optionally filtered) into owned memory.
+    pub fn read_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: Option<RowFilter>,
+    ) -> Result<Option<OwnedRow>> {
+        let mut rows = CollectRows::default();
+        let req = ReadRowsRequest {
+            rows: RowSet::single(row_key.to_vec()),
+            filter,
+            ..ReadRowsRequest::default()
+        };
+        self.read_rows(table_id, &req, &mut rows)?;
+        Ok(rows.rows.pop())
+    }
+
+    /// SampleRowKeys: `(row key, offset bytes)` at every tablet boundary,
+    /// ending with the empty key and the table's size.
+    pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<(Vec<u8>, u64)>> {
+        self.sample_row_keys_traced(table_id, None)
+    }
+
+    /// [`Instance::sample_row_keys`], recording the tablets it looked at
+    /// (every one).
+    pub fn sample_row_keys_traced(
+        &self,
+        table_id: &str,
+        trace: Option<&mut Trace>,
+    ) -> Result<Vec<(Vec<u8>, u64)>> {
+        let table = self.table(table_id)?;
+        if let Some(t) = trace {
+            t.begin(Operation::SampleRowKeys, table_id);
+            t.tablet_count = table.tablets.len();
+            t.read.tablets = table.tablets.iter().map(|t| t.id).collect();
+        }
+        Ok(table.sample_row_keys())
+    }
+
+    /// The tablets of a table, in key order.
+    pub fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
+        let table = self.table(table_id)?;
+        Ok(table
+            .tablets
+            .iter()
+            .map(|t| TabletInfo {
+                id: t.id,
+                start_key: t.start.clone(),
+                end_key: t.end.clone(),
+                bytes: t.bytes(),
+                heap_bytes: t.heap_bytes() as u64,
+                memtable_cells: t.mem.len() as u64,
+                memtable_bytes: t.mem.bytes(),
+                runs: t
+                    .runs
+                    .iter()
+                    .map(|r| RunInfo {
+                        rows: r.row_count() as u64,
+                        cells: r.cell_count() as u64,
+                        dead_cells: r.dead_count() as u64,
+                        bytes: r.bytes(),
+                    })
+                    .collect(),
+                last_gc_micros: t.last_gc_micros,
+            })
+            .collect())
+    }
+
+    /// Heap bytes held by all tables' data.
+    #[must_use]
+    pub fn heap_bytes(&self) -> u64 {
+        self.tables
+            .values()
+            .flat_map(|t| t.tablets.iter())
+            .map(|t| t.heap_bytes() as u64)
+            .sum()
+    }
+
+    /// The half-open key ranges a row set selects (for EXPLAIN and the UI).
+    pub fn key_ranges(rows: &RowSet) -> Result<Vec<KeyRange>> {
+        rows.normalize()
+    }
+}
+
+/// Records a row written with `mutations` in a trace.
+fn note_row(t: &mut Trace, row_key: &[u8], mutations: &[Mutation<'_>]) {
+    let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
+        let (mc, mb) = m.written(row_key.len());
+        (c + mc, b + mb)
+    });
+    t.note_written(row_key, mutations.len(), cells, bytes);
+}
+
+/// A sink that notes returned keys in a trace before passing rows on.
+struct Noting<'a, S: ?Sized> {
+    trace: &'a mut Trace,
+    sink: &'a mut S,
+}
+
+impl<S: RowSink + ?Sized> RowSink for Noting<'_, S> {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        self.trace.note_returned(row.key);
+        self.sink.accept(row)
+    }
+}
+
+/// A negative rows limit is refused before anything else is looked at.
+fn check_rows_limit(req: &ReadRowsRequest) -> Result<()> {
+    if req.rows_limit < 0 {
+        return Err(Error::invalid(format!(
+            "rows_limit must not be negative, got {}",
+            req.rows_limit
+        )));
+    }
+    Ok(())
+}
+
+/// ReadRows on one engine table (an instance's or a standalone one).
+fn read_engine_table<S: RowSink + ?Sized>(
+    table: &mut Table,
+    req: &ReadRowsRequest,
+    seed: u64,
+    now: i64,
+    sink: &mut S,
+    trace: Option<&mut Trace>,
+) -> Result<ReadStats> {
+    check_rows_limit(req)?;
+    let ranges = req.rows.normalize()?;
+    let plan = match &req.filter {
+        Some(f) => Some(FilterPlan::compile(f)?.with_seed(seed)),
+        None => None,
+    };
+    if let Some(plan) = &plan {
+        // Production answers NOT_FOUND for a filter naming a family the
+        // table does not have (the emulator returns nothing instead).
+        plan.check_families(|f| table.fams.id(f).is_some())?;
+    }
+    table.prepare_read();
+    let opts = ReadOptions {
+        reversed: req.reversed,
+        limit: u64::try_from(req.rows_limit).ok().filter(|&l| l > 0),
+        plan: plan.as_ref(),
+        now_micros: now,
+    };
+    let Some(t) = trace else {
+        return Ok(table.read(&ranges, &opts, sink));
+    };
+    t.begin(Operation::ReadRows, &table.id);
+    t.tablet_count = table.tablets.len();
+    let stats = if t.options.returned_keys > 0 {
+        // Through `dyn`: the engine's read loop is not compiled once more
+        // for every sink wrapped this way.
+        let noting: &mut dyn RowSink = &mut Noting { trace: t, sink };
+        table.read(&ranges, &opts, noting)
+    } else {
+        table.read(&ranges, &opts, sink)
+    };
+    t.request = RequestShape {
+        row_keys: req.rows.row_keys.len(),
+        row_ranges: req.rows.row_ranges.len(),
+        ranges,
+        filtered: req.filter.is_some(),
+        reversed: req.reversed,
+        rows_limit: req.rows_limit,
+    };
+    t.read = stats.clone();
+    Ok(stats)
+}
+
+/// One table's data outside any instance: what a layer above keeps its
+/// own rows in (the SQL layer's materialized views), with the same engine
+/// (tablets, memtables, runs, compaction, splits) and the same reads.
+#[derive(Clone, Debug)]
+pub struct StandaloneTable {
+    table: Table,
+}
+
+impl StandaloneTable {
+    /// An empty table with these families and split keys, created at
+    /// `now_micros`.
+    pub fn new(
+        id: &str,
+        schema: &TableSchema,
+        initial_splits: Vec<Vec<u8>>,
+        now_micros: i64,
+    ) -> Result<StandaloneTable> {
+        Ok(StandaloneTable {
+            table: Table::new(id, schema, initial_splits, now_micros)?,
+        })
+    }
+
+    /// MutateRow: every mutation applies, or none does.
+    pub fn mutate_row(
+        &mut self,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        now_micros: i64,
+        cfg: &EngineConfig,
+    ) -> Result<()> {
+        self.table.mutate_row(row_key, mutations, now_micros, cfg)
+    }
+
+    /// ReadRows, with a row-sampling `seed`, at `now_micros`; traced like
+    /// [`Instance::read_rows_traced`].
+    pub fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        req: &ReadRowsRequest,
+        seed: u64,
+        now_micros: i64,
+        sink: &mut S,
+        trace: Option<&mut Trace>,
+    ) -> Result<ReadStats> {
+        read_engine_table(&mut self.table, req, seed, now_micros, sink, trace)
+    }
+
+    /// The engine's due work (flushes, compactions, splits, merges).
+    pub fn tick(&mut self, now_micros: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        self.table.tick(now_micros, cfg, events);
+    }
+
+    /// How many tablets hold the table.
+    #[must_use]
+    pub fn tablet_count(&self) -> usize {
+        self.table.tablets.len()
+    }
+}
+
+/// Anything that answers ReadRows and lists tablets: the store's
+/// [`Instance`] and the instances layers above build on it.
+/// [`crate::inspect`] reads through it.
+pub trait RowReader {
+    /// ReadRows: streams the selected rows to `sink`.
+    fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats>;
+
+    /// The tablets of a table, in key order.
+    fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>>;
+}
+
+impl RowReader for Instance {
+    fn read_rows<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats> {
+        Instance::read_rows(self, table_id, req, sink)
+    }
+
+    fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
+        Instance::tablets(self, table_id)
+    }
+}

@@ -1,0 +1,483 @@
+//! Snapshots: a whole instance as one versioned, lossless byte string. The
+//! CLI keeps its `--state` file in this format and the web app exports and
+//! imports the same bytes.
+//!
+//! # Format (version 1)
+//!
+//! All integers are LEB128 varints (signed ones zigzag-encoded first);
+//! byte strings are a varint length followed by the bytes.
+//!
+//! ```text
+//! magic       8 bytes  "TBLTOPSN"
+//! version     varint   1
+//! body        ...      see below
+//! checksum    8 bytes  FNV-1a 64 of everything before, little-endian
+//!
+//! body:
+//!   project, instance            bytes
+//!   seed                         varint
+//!   simulated clock              varint (0 wall, 1 simulated)
+//!   now_micros                   signed
+//!   engine: memtable_flush_bytes, split_bytes, merge_bytes   varint
+//!           gc_interval_micros signed, max_runs varint
+//!   table count                  varint
+//!   per table:
+//!     id                         bytes
+//!     family count, per family:  name bytes, value type, gc rule
+//!     initial split count, keys  bytes...
+//!     tablet boundary count, keys bytes...
+//!     row count, per row:        key bytes, cell count,
+//!                                per cell: family index (varint, in the
+//!                                family list above), qualifier bytes,
+//!                                timestamp signed, value bytes
+//! value type: 0 bytes | 1 sum | 2 min | 3 max | 4 hll
+//! gc rule:    0 none | 1 max versions (varint) | 2 max age (micros varint)
+//!             | 3 intersection (count, rules) | 4 union (count, rules)
+//! ```
+//!
+//! Every live cell is kept, GC-eligible ones included (GC has not run for
+//! them yet, so it must still be able to). Deleted cells are not. Tablet
+//! boundaries are kept so the restored instance shows the same layout.
+//!
+//! # Version 2: a section for the layers above
+//!
+//! A layer above the store may keep its own state in the snapshot (the SQL
+//! layer writes its row-key schemas and view definitions there, as JSON):
+//! [`Instance::snapshot_with`] then writes version 2, version 1's body
+//! followed by one byte string the store does not read, and
+//! [`Instance::restore_with`] hands it back. Without a section the
+//! snapshot is version 1, byte for byte as before.
+
+use std::time::Duration;
+
+use super::Instance;
+use crate::engine::EngineConfig;
+use crate::engine::family::FamilyId;
+use crate::engine::table::{ReadOptions, Table};
+use crate::error::{Error, Result};
+use crate::row::{RowSink, RowView};
+use crate::row_set::KeyRange;
+use crate::schema::{Aggregator, ColumnFamily, GcRule, TableSchema, ValueType};
+
+const MAGIC: &[u8; 8] = b"TBLTOPSN";
+const VERSION: u64 = 1;
+/// The version that adds a section for the layers above after the tables.
+const VERSION_WITH_SECTION: u64 = 2;
+/// Rules nest at most this deep in a snapshot (guards against hostile input).
+const MAX_RULE_DEPTH: usize = 32;
+
+impl Instance {
+    /// The whole instance as snapshot bytes (see the module docs).
+    pub fn snapshot(&mut self) -> Vec<u8> {
+        self.snapshot_with(None)
+    }
+
+    /// The whole instance as snapshot bytes, with a section a layer above
+    /// keeps (version 2; `None` writes version 1).
+    pub fn snapshot_with(&mut self, section: Option<&[u8]>) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(MAGIC);
+        w.uint(if section.is_some() {
+            VERSION_WITH_SECTION
+        } else {
+            VERSION
+        });
+        w.bytes(self.config.project.as_bytes());
+        w.bytes(self.config.instance.as_bytes());
+        w.uint(self.config.seed);
+        w.uint(u64::from(self.config.simulated_clock));
+        w.int(self.now_micros);
+        let e = &self.config.engine;
+        w.uint(e.memtable_flush_bytes);
+        w.uint(e.split_bytes);
+        w.uint(e.merge_bytes);
+        w.int(e.gc_interval_micros);
+        w.uint(e.max_runs as u64);
+        w.uint(self.tables.len() as u64);
+        let now = self.now_micros;
+        for table in self.tables.values_mut() {
+            table.prepare_read();
+            write_table(&mut w, table, now);
+        }
+        if let Some(section) = section {
+            w.bytes(section);
+        }
+        let sum = fnv64(&w.buf);
+        w.raw(&sum.to_le_bytes());
+        w.buf
+    }
+
+    /// Rebuilds an instance from snapshot bytes. Anything that is not a
+    /// complete, intact snapshot of a version this build understands is
+    /// refused with a message saying what is wrong, and so is a snapshot
+    /// holding a section of a layer above (restore it through that layer,
+    /// which reads [`Instance::restore_with`]).
+    pub fn restore(bytes: &[u8]) -> Result<Instance> {
+        match Instance::restore_with(bytes)? {
+            (db, None) => Ok(db),
+            (_, Some(_)) => Err(Error::invalid(
+                "the snapshot holds state of a layer above the store (row-key schemas or views); restore it through that layer",
+            )),
+        }
+    }
+
+    /// Rebuilds an instance from snapshot bytes, and hands back the section
+    /// a layer above wrote, if any.
+    pub fn restore_with(bytes: &[u8]) -> Result<(Instance, Option<Vec<u8>>)> {
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(Error::invalid(
+                "not a Tabletop snapshot (the file does not start with TBLTOPSN)",
+            ));
+        }
+        if bytes.len() < MAGIC.len() + 9 {
+            return Err(Error::invalid("the snapshot is truncated"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let mut expect = [0u8; 8];
+        expect.copy_from_slice(sum);
+        if fnv64(body) != u64::from_le_bytes(expect) {
+            return Err(Error::invalid(
+                "the snapshot is corrupt (checksum mismatch); it was not loaded",
+            ));
+        }
+        let mut r = Reader {
+            buf: body,
+            pos: MAGIC.len(),
+        };
+        let version = r.uint()?;
+        if version != VERSION && version != VERSION_WITH_SECTION {
+            return Err(Error::invalid(format!(
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} and {VERSION_WITH_SECTION})"
+            )));
+        }
+        let project = r.string()?;
+        let instance = r.string()?;
+        let seed = r.uint()?;
+        let simulated_clock = match r.uint()? {
+            0 => false,
+            1 => true,
+            _ => return Err(r.bad("an unknown clock mode")),
+        };
+        let now_micros = r.int()?;
+        let engine = EngineConfig {
+            memtable_flush_bytes: r.uint()?,
+            split_bytes: r.uint()?,
+            merge_bytes: r.uint()?,
+            gc_interval_micros: r.int()?,
+            max_runs: usize::try_from(r.uint()?).map_err(|_| r.bad("max_runs"))?,
+        };
+        let mut db = Instance::new(super::InstanceConfig {
+            project,
+            instance,
+            engine,
+            seed,
+            simulated_clock,
+        });
+        db.now_micros = now_micros;
+        let tables = r.uint()?;
+        for _ in 0..tables {
+            let table = read_table(&mut r, &db.config.engine, now_micros)?;
+            if db.tables.contains_key(&table.id) {
+                return Err(r.bad("a table listed twice"));
+            }
+            db.tables.insert(table.id.clone(), table);
+        }
+        let section = if version == VERSION_WITH_SECTION {
+            Some(r.bytes()?.to_vec())
+        } else {
+            None
+        };
+        if r.pos != r.buf.len() {
+            return Err(r.bad("trailing bytes after the last table"));
+        }
+        Ok((db, section))
+    }
+}
+
+fn write_table(w: &mut Writer, table: &Table, now: i64) {
+    w.bytes(table.id.as_bytes());
+    let families: Vec<(&str, FamilyId, &ColumnFamily)> = table.fams.live().collect();
+    w.uint(families.len() as u64);
+    for (name, _, def) in &families {
+        w.bytes(name.as_bytes());
+        w.uint(match def.value_type {
+            ValueType::Bytes => 0,
+            ValueType::Aggregate(Aggregator::Sum) => 1,
+            ValueType::Aggregate(Aggregator::Min) => 2,
+            ValueType::Aggregate(Aggregator::Max) => 3,
+            ValueType::Aggregate(Aggregator::HllppUniqueCount) => 4,
+        });
+        write_rule(w, def.gc_rule.as_ref());
+    }
+    w.uint(table.initial_splits.len() as u64);
+    for k in &table.initial_splits {
+        w.bytes(k);
+    }
+    let boundaries = table.boundaries();
+    w.uint(boundaries.len() as u64);
+    for k in &boundaries {
+        w.bytes(k);
+    }
+    // Rows: count them first into a separate buffer.
+    let mut rows = RowWriter {
+        families: &families,
+        out: Writer::default(),
+        count: 0,
+    };
+    let opts = ReadOptions {
+        reversed: false,
+        limit: None,
+        plan: None,
+        now_micros: now,
+    };
+    table.read(&[KeyRange::all()], &opts, &mut rows);
+    w.uint(rows.count);
+    w.raw(&rows.out.buf);
+}
+
+struct RowWriter<'f> {
+    families: &'f [(&'f str, FamilyId, &'f ColumnFamily)],
+    out: Writer,
+    count: u64,
+}
+
+impl RowSink for RowWriter<'_> {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        self.count += 1;
+        self.out.bytes(row.key);
+        self.out.uint(row.cells.len() as u64);
+        for c in row.cells {
+            let index = self
+                .families
+                .iter()
+                .position(|(n, ..)| *n == c.family)
+                .unwrap_or(0);
+            self.out.uint(index as u64);
+            self.out.bytes(c.qualifier);
+            self.out.int(c.timestamp_micros);
+            self.out.bytes(c.value);
+        }
+        true
+    }
+}
+
+fn write_rule(w: &mut Writer, rule: Option<&GcRule>) {
+    match rule {
+        None => w.uint(0),
+        Some(GcRule::MaxNumVersions(n)) => {
+            w.uint(1);
+            w.uint(u64::try_from(*n).unwrap_or(0));
+        }
+        Some(GcRule::MaxAge(d)) => {
+            w.uint(2);
+            w.uint(u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        }
+        Some(GcRule::Intersection(rules)) => {
+            w.uint(3);
+            w.uint(rules.len() as u64);
+            for r in rules {
+                write_rule(w, Some(r));
+            }
+        }
+        Some(GcRule::Union(rules)) => {
+            w.uint(4);
+            w.uint(rules.len() as u64);
+            for r in rules {
+                write_rule(w, Some(r));
+            }
+        }
+    }
+}
+
+fn read_rule(r: &mut Reader<'_>, depth: usize) -> Result<Option<GcRule>> {
+    if depth > MAX_RULE_DEPTH {
+        return Err(r.bad("GC rules nested too deeply"));
+    }
+    Ok(Some(match r.uint()? {
+        0 => return Ok(None),
+        1 => GcRule::MaxNumVersions(i32::try_from(r.uint()?).map_err(|_| r.bad("max versions"))?),
+        2 => GcRule::MaxAge(Duration::from_micros(r.uint()?)),
+        kind @ (3 | 4) => {
+            let n = r.count()?;
+            let mut rules = Vec::with_capacity(n.min(64));
+            for _ in 0..n {
+                rules.push(
+                    read_rule(r, depth + 1)?.ok_or_else(|| r.bad("an empty nested GC rule"))?,
+                );
+            }
+            if kind == 3 {
+                GcRule::Intersection(rules)
+            } else {
+                GcRule::Union(rules)
+            }
+        }
+        _ => return Err(r.bad("an unknown GC rule kind")),
+    }))
+}
+
+fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table> {
+    let id = r.string()?;
+    let mut schema = TableSchema::default();
+    let families = r.count()?;
+    let mut names = Vec::with_capacity(families.min(1024));
+    for _ in 0..families {
+        let name = r.string()?;
+        let value_type = match r.uint()? {
+            0 => ValueType::Bytes,
+            1 => ValueType::Aggregate(Aggregator::Sum),
+            2 => ValueType::Aggregate(Aggregator::Min),
+            3 => ValueType::Aggregate(Aggregator::Max),
+            4 => ValueType::Aggregate(Aggregator::HllppUniqueCount),
+            _ => return Err(r.bad("an unknown value type")),
+        };
+        let gc_rule = read_rule(r, 0)?;
+        schema.families.insert(
+            name.clone(),
+            ColumnFamily {
+                gc_rule,
+                value_type,
+            },
+        );
+        names.push(name);
+    }
+    schema
+        .validate()
+        .map_err(|e| e.context(format!("snapshot table \"{id}\"")))?;
+    let n = r.count()?;
+    let mut splits = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        splits.push(r.bytes()?.to_vec());
+    }
+    if splits.windows(2).any(|w| w[0] >= w[1]) || splits.iter().any(Vec::is_empty) {
+        return Err(r.bad("initial splits out of order"));
+    }
+    let mut table = Table::new(&id, &schema, splits, now)?;
+    let n = r.count()?;
+    let mut boundaries = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        boundaries.push(r.bytes()?.to_vec());
+    }
+    table.set_layout(&boundaries, now);
+    let fids: Vec<FamilyId> = names
+        .iter()
+        .map(|n| {
+            table
+                .fams
+                .id(n)
+                .ok_or_else(|| Error::internal("family vanished"))
+        })
+        .collect::<Result<_>>()?;
+    let rows = r.uint()?;
+    let mut cells: Vec<(FamilyId, &[u8], i64, &[u8])> = Vec::new();
+    let mut last_key: Option<&[u8]> = None;
+    for _ in 0..rows {
+        let key = r.bytes()?;
+        if key.is_empty() || last_key.is_some_and(|l| l >= key) {
+            return Err(r.bad("rows out of order"));
+        }
+        last_key = Some(key);
+        cells.clear();
+        let n = r.count()?;
+        for _ in 0..n {
+            let f = usize::try_from(r.uint()?).map_err(|_| r.bad("family index"))?;
+            let fid = *fids
+                .get(f)
+                .ok_or_else(|| r.bad("a cell of an unknown family"))?;
+            let qual = r.bytes()?;
+            let ts = r.int()?;
+            let value = r.bytes()?;
+            cells.push((fid, qual, ts, value));
+        }
+        table.load_row(key, &cells, cfg);
+    }
+    Ok(table)
+}
+
+#[derive(Default)]
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn raw(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+    fn uint(&mut self, mut v: u64) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.buf.push(byte);
+                return;
+            }
+            self.buf.push(byte | 0x80);
+        }
+    }
+    fn int(&mut self, v: i64) {
+        self.uint(((v << 1) ^ (v >> 63)) as u64);
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.uint(b.len() as u64);
+        self.raw(b);
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bad(&self, what: &str) -> Error {
+        Error::invalid(format!(
+            "the snapshot is malformed at byte {}: {what}",
+            self.pos
+        ))
+    }
+    fn uint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Err(self.bad("unexpected end"));
+            };
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.bad("an integer longer than 64 bits"))
+    }
+    fn int(&mut self) -> Result<i64> {
+        let u = self.uint()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+    /// A length that must fit in what is left of the input.
+    fn count(&mut self) -> Result<usize> {
+        let n = self.uint()?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.buf.len() - self.pos)
+            .ok_or_else(|| self.bad("a length larger than the snapshot"))
+    }
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.count()?;
+        let b = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(b)
+    }
+    fn string(&mut self) -> Result<String> {
+        let b = self.bytes()?;
+        String::from_utf8(b.to_vec()).map_err(|_| self.bad("text that is not UTF-8"))
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

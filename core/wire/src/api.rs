@@ -1,0 +1,584 @@
+//! The JSON protocol: Bigtable's REST requests and answers in proto3 JSON,
+//! one request per line, against an [`Instance`].
+//!
+//! This is the one entry point the native CLI (`tabletop json`), the web
+//! console's JSON tab and the JS API share. A request line is
+//!
+//! ```text
+//! {"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t", "rowsLimit": "10"}}
+//! ```
+//!
+//! where `method` is a REST method name of Bigtable's data API
+//! (`bigtable.googleapis.com/v2`) or table admin API
+//! (`bigtableadmin.googleapis.com/v2`) and `request` is the request body
+//! exactly as those APIs take it in proto3 JSON: lowerCamelCase field
+//! names (the proto's snake_case names are accepted too), `bytes` in base64
+//! (standard or URL-safe, padding optional), `int64` as strings (numbers
+//! accepted), enums by name (numbers accepted), durations as `"3600s"`,
+//! full resource names. The answer is one line, either
+//! `{"response": X}` with X in the same proto3 JSON (default values left
+//! out, object keys sorted) or
+//! `{"error": {"code": 3, "status": "INVALID_ARGUMENT", "message": "..."}}`.
+//!
+//! # Methods
+//!
+//! Bigtable's: `createTable`, `getTable`, `listTables`, `deleteTable`,
+//! `modifyColumnFamilies`, `dropRowRange`, `mutateRow`, `mutateRows`,
+//! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`.
+//! See [`METHODS`].
+//!
+//! The playground's own, **not part of Bigtable**: `compact`
+//! (`{"tableName": ...}` or `{}` for every table; flushes and compacts so
+//! due GC rules take effect; answers `{}`), `advanceClock` (`{"micros":
+//! "1000000"}`, `{"seconds": 5}` or `{"nowMicros": "..."}` moves the
+//! instance clock forward and runs the engine work that became due;
+//! `{}` only reads it; answers `{"nowMicros", "time", "events"}`) and
+//! `listTablets` (`{"tableName": ...}`; answers the tablets with their
+//! memtable and runs), `sql` and `explain` (the SQL console and EXPLAIN,
+//! see `api/sql.rs`).
+//!
+//! # Resource names
+//!
+//! `parent` (createTable, listTables) is `projects/{p}/instances/{i}`;
+//! `name` (getTable, deleteTable, modifyColumnFamilies, dropRowRange) and
+//! `tableName` (data methods) are `projects/{p}/instances/{i}/tables/{t}`.
+//! Any project and instance id reach the one instance (as the emulator
+//! accepts any), and answers echo the names the request used, so
+//! transcripts compare equal with the emulator's. Malformed names are
+//! `INVALID_ARGUMENT`.
+//!
+//! # Where this differs from Bigtable's REST API, on purpose
+//!
+//! - `readRows` answers the merged rows (`{"rows": [Row...]}`, each the
+//!   proto3 JSON of `google.bigtable.v2.Row`), not the stream of
+//!   `ReadRowsResponse` chunks; with `"requestStatsView":
+//!   "REQUEST_STATS_FULL"` it adds `requestStats` for the whole read.
+//! - `sampleRowKeys` and `mutateRows` answer one object holding every
+//!   message of the stream (`{"samples": [...]}`, `{"entries": [...]}`).
+//! - Admin methods answer at once (no long-running operations); the
+//!   `Table` they return has `name`, `columnFamilies` and `granularity`
+//!   (`NAME_ONLY`, the default of listTables, gives only `name`).
+//! - Aggregate families are described in the short form
+//!   `{"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}}`
+//!   (no `stateType`, no encoding); on input, `stateType` and the
+//!   big-endian int64 encoding are accepted, and the output-only
+//!   `Table.name` of createTable is ignored (AIP-203).
+//! - Every instance name addresses the same tables (see above).
+//! - `appProfileId` is accepted and ignored (one app profile);
+//!   authorized views, materialized views, deletion protection, change
+//!   streams, backups, row key schemas and typed `Value`s are refused with
+//!   `UNIMPLEMENTED`. Other Bigtable methods answer `UNIMPLEMENTED`; names
+//!   that are no method at all are `INVALID_ARGUMENT`.
+//! - Unknown fields are `INVALID_ARGUMENT` (as Google's JSON front end
+//!   does), and so are oneof choices that are `false`
+//!   (`{"sink": false}`, `{"drop": false}`): leave the field out instead.
+//! - Errors name the field path, as in
+//!   `request.rows.rowRanges[0].startKeyClosed: invalid base64: ...`.
+//! - Default values are left out, as proto3 JSON does, also in the
+//!   playground's wrappers: a read that finds nothing answers `{}`, the
+//!   first `mutateRows` entry has no `index` (it is 0) and a success
+//!   status is `{}`. Object keys come in sorted order, not field order.
+
+mod admin;
+mod data;
+mod fast;
+mod names;
+mod playground;
+mod proto_json;
+mod sql;
+
+use serde_json::{Map, Value};
+
+use tabletop_sql::Instance;
+use tabletop_store::GcRule;
+use tabletop_store::Mutation;
+use tabletop_store::OwnedRow;
+use tabletop_store::RowFilter;
+use tabletop_store::{Error, ReadRowsRequest, Result, Trace, Traces};
+
+pub use self::proto_json::to_line;
+use self::proto_json::{At, error_object};
+
+/// Which API a method belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Service {
+    /// `google.bigtable.v2.Bigtable` (bigtable.googleapis.com).
+    Data,
+    /// `google.bigtable.admin.v2.BigtableTableAdmin`
+    /// (bigtableadmin.googleapis.com).
+    TableAdmin,
+    /// Tabletop's own methods; not part of Bigtable.
+    Playground,
+}
+
+/// A method of the protocol, for help texts and completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodInfo {
+    /// The REST method name, as in `{"method": "readRows"}`.
+    pub name: &'static str,
+    /// The API it belongs to.
+    pub service: Service,
+    /// One line saying what it does.
+    pub summary: &'static str,
+    /// A minimal example request body.
+    pub example: &'static str,
+}
+
+type Handler = fn(&mut Instance, &At<'_>, &mut Traces) -> Result<Value>;
+
+macro_rules! methods {
+    ($($name:literal, $service:ident, $handler:path, $summary:literal, $example:literal;)*) => {
+        /// Every method of the protocol, Bigtable's first.
+        pub const METHODS: &[MethodInfo] = &[
+            $(MethodInfo { name: $name, service: Service::$service, summary: $summary, example: $example },)*
+        ];
+
+        fn handler(name: &str) -> Option<Handler> {
+            match name {
+                $($name => Some($handler),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+methods! {
+    "createTable", TableAdmin, admin::create_table,
+        "Creates a table with column families and optional initial splits.",
+        r#"{"parent": "projects/p/instances/i", "tableId": "t", "table": {"columnFamilies": {"cf": {"gcRule": {"maxNumVersions": 1}}}}}"#;
+    "getTable", TableAdmin, admin::get_table,
+        "Describes a table: its column families and GC rules.",
+        r#"{"name": "projects/p/instances/i/tables/t"}"#;
+    "listTables", TableAdmin, admin::list_tables,
+        "Lists the tables of the instance (names only unless a view asks for more).",
+        r#"{"parent": "projects/p/instances/i", "view": "SCHEMA_VIEW"}"#;
+    "deleteTable", TableAdmin, admin::delete_table,
+        "Deletes a table and all its data.",
+        r#"{"name": "projects/p/instances/i/tables/t"}"#;
+    "modifyColumnFamilies", TableAdmin, admin::modify_column_families,
+        "Creates, updates or drops column families, all or none.",
+        r#"{"name": "projects/p/instances/i/tables/t", "modifications": [{"id": "cf2", "create": {"gcRule": {"maxAge": "86400s"}}}]}"#;
+    "dropRowRange", TableAdmin, admin::drop_row_range,
+        "Deletes every row with a key prefix, or every row.",
+        r#"{"name": "projects/p/instances/i/tables/t", "rowKeyPrefix": "cGhvbmUj"}"#;
+    "mutateRow", Data, data::mutate_row,
+        "Applies mutations to one row atomically.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}]}"#;
+    "mutateRows", Data, data::mutate_rows,
+        "Applies mutations to many rows, each atomically; one status per entry.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "entries": [{"rowKey": "cm93MQ==", "mutations": [{"deleteFromRow": {}}]}]}"#;
+    "checkAndMutateRow", Data, data::check_and_mutate_row,
+        "Applies true or false mutations to a row depending on a filter.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "predicateFilter": {"familyNameRegexFilter": "cf"}, "trueMutations": [{"deleteFromRow": {}}]}"#;
+    "readModifyWriteRow", Data, data::read_modify_write_row,
+        "Appends to or increments cells of one row atomically; returns the new cells.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "rules": [{"familyName": "cf", "columnQualifier": "bg==", "incrementAmount": "1"}]}"#;
+    "readRows", Data, data::read_rows,
+        "Reads rows by keys and ranges, with a filter, a limit, forward or reversed.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "cm93"}]}, "rowsLimit": "10"}"#;
+    "sampleRowKeys", Data, data::sample_row_keys,
+        "Returns row keys at tablet boundaries with byte offsets.",
+        r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "compact", Playground, playground::compact,
+        "Playground only: flushes and compacts one table (or all), applying due GC rules.",
+        r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "advanceClock", Playground, playground::advance_clock,
+        "Playground only: moves the instance clock forward and runs due engine work; {} reads it.",
+        r#"{"seconds": 60}"#;
+    "listTablets", Playground, playground::list_tablets,
+        "Playground only: lists a table's tablets with their memtables and runs.",
+        r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "sql", Playground, sql::run_sql,
+        "Playground only: runs one GoogleSQL statement (query, EXPLAIN, materialized views, row key schemas).",
+        r#"{"instanceName": "projects/p/instances/i", "query": "SELECT _key FROM t LIMIT 10"}"#;
+    "explain", Playground, sql::explain,
+        "Playground only: explains a SQL query or a ReadRows request (row set, filter, tablets, rows scanned vs returned).",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "cm93"}]}}"#;
+}
+
+/// Methods of Bigtable's data and table admin APIs that the playground
+/// does not offer; they answer `UNIMPLEMENTED` rather than "no such method".
+const NOT_OFFERED: &[&str] = &[
+    "pingAndWarm",
+    "readChangeStream",
+    "generateInitialChangeStreamPartitions",
+    "executeQuery",
+    "prepareQuery",
+    "createTableFromSnapshot",
+    "updateTable",
+    "undeleteTable",
+    "generateConsistencyToken",
+    "checkConsistency",
+    "snapshotTable",
+    "getSnapshot",
+    "listSnapshots",
+    "deleteSnapshot",
+    "createBackup",
+    "getBackup",
+    "updateBackup",
+    "deleteBackup",
+    "listBackups",
+    "copyBackup",
+    "restoreTable",
+    "getIamPolicy",
+    "setIamPolicy",
+    "testIamPermissions",
+    "createAuthorizedView",
+    "listAuthorizedViews",
+    "getAuthorizedView",
+    "updateAuthorizedView",
+    "deleteAuthorizedView",
+    "createSchemaBundle",
+    "updateSchemaBundle",
+    "getSchemaBundle",
+    "listSchemaBundles",
+    "deleteSchemaBundle",
+];
+
+/// Runs one request given as a method name and a JSON body, and returns the
+/// answer body (the `X` of `{"response": X}`). This is the typed layer
+/// under [`handle`], for callers that already hold JSON values.
+pub fn handle_value(instance: &mut Instance, method: &str, request: &Value) -> Result<Value> {
+    handle_value_traced(instance, method, request, &mut Traces::off())
+}
+
+/// [`handle_value`], recording the data operations the request made.
+pub fn handle_value_traced(
+    instance: &mut Instance,
+    method: &str,
+    request: &Value,
+    traces: &mut Traces,
+) -> Result<Value> {
+    let Some(run) = handler(method) else {
+        return Err(unknown_method(method));
+    };
+    // A missing body is the empty message, as in proto3.
+    let empty = Value::Object(Map::new());
+    let request = if request.is_null() { &empty } else { request };
+    run(instance, &At::new("request", request), traces)
+}
+
+fn unknown_method(method: &str) -> Error {
+    if let Some(known) = NOT_OFFERED.iter().find(|m| m.eq_ignore_ascii_case(method)) {
+        return Error::unimplemented(format!(
+            "method {known} of Bigtable is not offered by the playground"
+        ));
+    }
+    let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+    match METHODS.iter().find(|m| m.name.eq_ignore_ascii_case(method)) {
+        Some(m) => Error::invalid(format!(
+            "method: unknown method \"{method}\"; did you mean \"{}\"?",
+            m.name
+        )),
+        None => Error::invalid(format!(
+            "method: unknown method \"{method}\"; the methods are {}",
+            names.join(", ")
+        )),
+    }
+}
+
+/// Splits a request line into its method and request body.
+fn parse_line(line: &str) -> Result<(String, Value)> {
+    if line.trim().is_empty() {
+        return Err(Error::invalid(
+            "empty request line; send {\"method\": ..., \"request\": {...}}",
+        ));
+    }
+    let v: Value = serde_json::from_str(line)
+        .map_err(|e| Error::invalid(format!("the request line is not valid JSON: {e}")))?;
+    let Value::Object(mut map) = v else {
+        return Err(Error::invalid(
+            "the request line must be a JSON object {\"method\": ..., \"request\": {...}}",
+        ));
+    };
+    let method = match map.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(other) => {
+            return Err(Error::invalid(format!(
+                "method: expected a string, got {other}"
+            )));
+        }
+        None => return Err(Error::invalid("method: required field is missing")),
+    };
+    let request = match map.remove("request") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(r) => r,
+    };
+    if let Some(key) = map.keys().next() {
+        return Err(Error::invalid(format!(
+            "{key}: unknown field \"{key}\" in the request line; it has method, request"
+        )));
+    }
+    Ok((method, request))
+}
+
+/// Wraps an answer into its line: `{"response": X}` or `{"error": {...}}`.
+#[must_use]
+pub fn answer_line(answer: &Result<Value>) -> String {
+    let mut map = Map::new();
+    match answer {
+        Ok(v) => map.insert("response".into(), v.clone()),
+        Err(e) => map.insert("error".into(), error_object(e)),
+    };
+    to_line(&Value::Object(map))
+}
+
+/// Runs one request line and returns one answer line (without a newline).
+///
+/// ```
+/// use tabletop_core::{Instance, api};
+///
+/// let mut db = Instance::default();
+/// let out = api::handle(&mut db, r#"{"method": "listTables", "request": {"parent": "projects/p/instances/i"}}"#);
+/// assert_eq!(out, r#"{"response":{}}"#);
+/// ```
+pub fn handle(instance: &mut Instance, line: &str) -> String {
+    handle_traced(instance, line, &mut Traces::off())
+}
+
+/// [`handle`], also handing back what the request did: the [`Trace`] of
+/// each data operation it made (readRows, mutateRow(s),
+/// checkAndMutateRow, readModifyWriteRow, dropRowRange, sampleRowKeys, and
+/// the read of a `sql` or `explain` query) is added to `traces`; a request
+/// that failed adds none. Hosts report reads from these (rows and cells
+/// seen and returned, tablets visited) without asking for
+/// `requestStatsView` or parsing the answer.
+///
+/// ```
+/// use tabletop_core::{Instance, TraceOptions, Traces, api};
+///
+/// let mut db = Instance::default();
+/// api::handle(&mut db, r#"{"method": "createTable", "request": {"parent": "projects/p/instances/i", "tableId": "t", "table": {"columnFamilies": {"cf": {}}}}}"#);
+/// let mut traces = Traces::new(TraceOptions::default());
+/// api::handle_traced(&mut db, r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t"}}"#, &mut traces);
+/// let read = traces.last_read().unwrap();
+/// assert_eq!((read.read.rows_seen, read.tablet_count), (0, 1));
+/// ```
+pub fn handle_traced(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
+    if let Some(answer) = fast::try_handle(instance, line, traces) {
+        return answer;
+    }
+    general(instance, line, traces)
+}
+
+/// The bulk-write fast path alone: `None` when it declines the line (for
+/// testing that it is taken).
+#[doc(hidden)]
+pub fn handle_fast(instance: &mut Instance, line: &str) -> Option<String> {
+    fast::try_handle(instance, line, &mut Traces::off())
+}
+
+/// [`handle`] without the bulk-write fast path (for comparing the two).
+#[doc(hidden)]
+pub fn handle_general(instance: &mut Instance, line: &str) -> String {
+    general(instance, line, &mut Traces::off())
+}
+
+fn general(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
+    match parse_line(line) {
+        // Rows are written out as they stream, not built as one tree.
+        Ok((method, request)) if method == "readRows" => {
+            let empty = Value::Object(Map::new());
+            let request = if request.is_null() { &empty } else { &request };
+            match data::read_rows_line(instance, &At::new("request", request), traces) {
+                Ok(line) => line,
+                Err(e) => answer_line(&Err(e)),
+            }
+        }
+        parsed => answer_line(&parsed.and_then(|(method, request)| {
+            handle_value_traced(instance, &method, &request, traces)
+        })),
+    }
+}
+
+/// Reads a ReadRows request body (`{"tableName", "rows", "filter",
+/// "rowsLimit", "reversed", ...}`) as `readRows` does: the table id and
+/// the request. The one decoder of ReadRowsRequest JSON (the console and
+/// the lessons use it too).
+pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
+    let (table, req, _) = data::read_rows_request(&At::new("request", request))?;
+    Ok((table.table_id, req))
+}
+
+/// The read a request line makes, if it is a valid `readRows`: its table
+/// id and request.
+#[must_use]
+pub fn read_rows_request_of_line(line: &str) -> Option<(String, ReadRowsRequest)> {
+    match parse_line(line) {
+        Ok((method, request)) if method == "readRows" => read_rows_request(&request).ok(),
+        _ => None,
+    }
+}
+
+/// A trace as JSON, for hosts that speak JSON (the JS API): the operation,
+/// table, request shape, what was seen and returned, tablets visited and
+/// what was written. Byte strings are base64, as in the protocol;
+/// counts are numbers.
+#[must_use]
+pub fn trace_to_json(t: &Trace) -> Value {
+    let mut m = Map::new();
+    let n = |v: u64| Value::from(v);
+    m.insert("operation".into(), Value::from(t.operation.name()));
+    m.insert("table".into(), Value::from(t.table.as_str()));
+    m.insert("tabletCount".into(), Value::from(t.tablet_count));
+    m.insert(
+        "tabletsVisited".into(),
+        Value::Array(t.read.tablets.iter().map(|&id| n(id)).collect()),
+    );
+    if t.is_read() || t.request.row_keys > 0 {
+        let r = &t.request;
+        m.insert("shape".into(), Value::from(r.shape().name()));
+        m.insert("rowKeys".into(), Value::from(r.row_keys));
+        m.insert("rowRanges".into(), Value::from(r.row_ranges));
+        m.insert(
+            "ranges".into(),
+            Value::Array(
+                r.ranges
+                    .iter()
+                    .map(|k| Value::from(tabletop_store::range_text(k)))
+                    .collect(),
+            ),
+        );
+        m.insert("filtered".into(), Value::from(r.filtered));
+        m.insert("reversed".into(), Value::from(r.reversed));
+        m.insert("rowsLimit".into(), Value::from(r.rows_limit));
+    }
+    let s = &t.read;
+    m.insert("rowsSeen".into(), n(s.rows_seen));
+    m.insert("rowsReturned".into(), n(s.rows_returned));
+    m.insert("cellsSeen".into(), n(s.cells_seen));
+    m.insert("cellsReturned".into(), n(s.cells_returned));
+    m.insert("bytesSeen".into(), n(s.bytes_seen));
+    m.insert("bytesReturned".into(), n(s.bytes_returned));
+    if !t.returned_keys.is_empty() {
+        m.insert(
+            "returnedKeys".into(),
+            Value::Array(
+                t.returned_keys
+                    .iter()
+                    .map(|k| Value::from(encode_base64(k)))
+                    .collect(),
+            ),
+        );
+    }
+    let w = &t.write;
+    m.insert("rowsWritten".into(), n(w.rows));
+    m.insert("mutations".into(), n(w.mutations));
+    m.insert("cellsWritten".into(), n(w.cells));
+    m.insert("bytesWritten".into(), n(w.bytes));
+    if !w.keys.is_empty() {
+        m.insert(
+            "writtenKeys".into(),
+            Value::Array(
+                w.keys
+                    .iter()
+                    .map(|k| Value::from(encode_base64(k)))
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(d) = &w.dropped {
+        m.insert("dropped".into(), Value::from(tabletop_store::range_text(d)));
+    }
+    if w.failed_entries > 0 {
+        m.insert("failedEntries".into(), n(w.failed_entries));
+    }
+    if let Some(matched) = t.predicate_matched {
+        m.insert("predicateMatched".into(), Value::from(matched));
+    }
+    Value::Object(m)
+}
+
+/// Reads a `google.bigtable.v2.RowFilter` from proto3 JSON.
+pub fn row_filter_from_json(filter: &Value) -> Result<RowFilter> {
+    data::row_filter_from_json(&At::new("filter", filter), 0)
+}
+
+/// Reads a `google.bigtable.v2.Mutation` from proto3 JSON.
+pub fn mutation_from_json(mutation: &Value) -> Result<Mutation<'static>> {
+    data::mutation_from_json(&At::new("mutation", mutation))
+}
+
+/// Writes a row as the proto3 JSON of `google.bigtable.v2.Row`.
+#[must_use]
+pub fn row_to_json(row: &OwnedRow) -> Value {
+    data::row_to_json(row)
+}
+
+/// Reads a `google.bigtable.admin.v2.GcRule` from proto3 JSON; `{}` is no
+/// rule.
+pub fn gc_rule_from_json(rule: &Value) -> Result<Option<GcRule>> {
+    admin::gc_rule_from_json(&At::new("gcRule", rule), 0)
+}
+
+/// Writes a GC rule as the proto3 JSON of `google.bigtable.admin.v2.GcRule`.
+#[must_use]
+pub fn gc_rule_to_json(rule: &GcRule) -> Value {
+    admin::gc_rule_to_json(rule)
+}
+
+/// Encodes bytes as proto3 JSON writes `bytes` (standard base64, padded).
+#[must_use]
+pub fn encode_base64(bytes: &[u8]) -> String {
+    tabletop_store::base64_text::encode(bytes)
+}
+
+/// Decodes base64 as proto3 JSON reads `bytes` (standard or URL-safe,
+/// padding optional).
+pub fn decode_base64(text: &str) -> Result<Vec<u8>> {
+    tabletop_store::base64_text::decode(text)
+        .map_err(|e| Error::invalid(format!("invalid base64: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabletop_store::Code;
+
+    #[test]
+    fn request_lines_are_checked() {
+        let mut db = Instance::default();
+        let err = |line: &str| {
+            let out: Value = serde_json::from_str(&handle(&mut Instance::default(), line)).unwrap();
+            out["error"]["message"].as_str().unwrap().to_string()
+        };
+        assert!(err("").contains("empty request line"));
+        assert!(err("{").contains("not valid JSON"));
+        assert!(err("[]").contains("must be a JSON object"));
+        assert!(err(r#"{"request": {}}"#).contains("method: required"));
+        assert!(err(r#"{"method": 1}"#).contains("method: expected a string"));
+        assert!(err(r#"{"method": "listTables", "x": 1}"#).contains("unknown field \"x\""));
+        assert!(err(r#"{"method": "ReadRows"}"#).contains("did you mean \"readRows\""));
+        assert!(err(r#"{"method": "frobnicate"}"#).contains("the methods are createTable"));
+        let out = handle(&mut db, r#"{"method": "executeQuery", "request": {}}"#);
+        assert!(
+            out.starts_with(r#"{"error":{"code":12,"message":"method executeQuery"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn every_method_has_a_handler_and_a_valid_example() {
+        for m in METHODS {
+            assert!(handler(m.name).is_some(), "{}", m.name);
+            let v: Value = serde_json::from_str(m.example).unwrap();
+            assert!(v.is_object(), "{}", m.name);
+        }
+        assert_eq!(
+            handle_value(&mut Instance::default(), "nope", &Value::Null)
+                .unwrap_err()
+                .code(),
+            Code::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn errors_have_code_status_message() {
+        let line = answer_line(&Err(Error::not_found("table \"t\" not found")));
+        assert_eq!(
+            line,
+            r#"{"error":{"code":5,"message":"table \"t\" not found","status":"NOT_FOUND"}}"#
+        );
+    }
+}

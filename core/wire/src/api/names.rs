@@ -1,0 +1,124 @@
+//! Resource names: `projects/{project}/instances/{instance}` and
+//! `projects/{project}/instances/{instance}/tables/{table}`.
+//!
+//! A Tabletop [`Instance`](tabletop_sql::Instance) is one Bigtable instance, but
+//! requests may address it under any project and instance id, the way the
+//! Bigtable emulator accepts any (it keys tables by their full name).
+//! Answers echo the project and instance the request used, so a transcript
+//! recorded against the emulator with `-project p -instance i` compares
+//! equal. The one difference: the emulator keeps tables of different
+//! instances apart, while here every instance name reaches the same tables.
+
+use super::proto_json::At;
+use tabletop_store::Result;
+
+/// A parsed instance name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct InstanceName {
+    /// `projects/{project}/instances/{instance}`, as given.
+    pub(crate) name: String,
+}
+
+/// A parsed table name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TableName {
+    /// The instance part.
+    pub(crate) parent: InstanceName,
+    /// The table id.
+    pub(crate) table_id: String,
+}
+
+impl TableName {
+    /// The full name, `projects/p/instances/i/tables/t`.
+    pub(crate) fn full(&self) -> String {
+        format!("{}/tables/{}", self.parent.name, self.table_id)
+    }
+}
+
+/// Whether `s` is acceptable as one segment of a resource name.
+fn segment_ok(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/')
+}
+
+const INSTANCE_FORM: &str = "projects/{project}/instances/{instance}";
+const TABLE_FORM: &str = "projects/{project}/instances/{instance}/tables/{table}";
+
+/// Parses an instance name.
+pub(crate) fn instance_name(at: &At<'_>) -> Result<InstanceName> {
+    let s = at.string()?;
+    let parts: Vec<&str> = s.split('/').collect();
+    match parts.as_slice() {
+        ["projects", p, "instances", i] if segment_ok(p) && segment_ok(i) => Ok(InstanceName {
+            name: s.to_string(),
+        }),
+        _ => Err(at.invalid(format!(
+            "\"{s}\" is not an instance name of the form {INSTANCE_FORM}"
+        ))),
+    }
+}
+
+/// Parses a table name.
+pub(crate) fn table_name(at: &At<'_>) -> Result<TableName> {
+    let s = at.string()?;
+    let parts: Vec<&str> = s.split('/').collect();
+    match parts.as_slice() {
+        ["projects", p, "instances", i, "tables", t]
+            if segment_ok(p) && segment_ok(i) && segment_ok(t) =>
+        {
+            Ok(TableName {
+                parent: InstanceName {
+                    name: format!("projects/{p}/instances/{i}"),
+                },
+                table_id: (*t).to_string(),
+            })
+        }
+        _ => Err(at.invalid(format!(
+            "\"{s}\" is not a table name of the form {TABLE_FORM}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn parses_table_names() {
+        let v = json!("projects/p/instances/i/tables/t-1");
+        let t = table_name(&At::new("request.tableName", &v)).unwrap();
+        assert_eq!(t.table_id, "t-1");
+        assert_eq!(t.parent.name, "projects/p/instances/i");
+        assert_eq!(t.full(), "projects/p/instances/i/tables/t-1");
+    }
+
+    #[test]
+    fn rejects_malformed_names() {
+        for bad in [
+            "t",
+            "projects/p/instances/i/tables/",
+            "projects/p/instances/i/tables/t/x",
+            "projects//instances/i/tables/t",
+            "project/p/instances/i/tables/t",
+            "projects/p/instances/i/tables/a b",
+        ] {
+            let v = json!(bad);
+            let e = table_name(&At::new("request.tableName", &v)).unwrap_err();
+            assert!(e.message().starts_with("request.tableName: "), "{e}");
+        }
+        let v = json!(5);
+        assert!(table_name(&At::new("request.tableName", &v)).is_err());
+    }
+
+    #[test]
+    fn parses_instance_names() {
+        let v = json!("projects/p/instances/i");
+        assert_eq!(
+            instance_name(&At::new("request.parent", &v)).unwrap().name,
+            "projects/p/instances/i"
+        );
+        let v = json!("projects/p/instances/i/tables/t");
+        assert!(instance_name(&At::new("request.parent", &v)).is_err());
+    }
+}
