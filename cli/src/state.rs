@@ -125,10 +125,11 @@ fn write_synced(tmp: &Path, bytes: &[u8], old: &Path) -> io::Result<()> {
 const MAGIC: &[u8; 8] = b"TBLTOPSN";
 const VERSION: u64 = 1;
 const VERSION_WITH_CATALOG: u64 = 2;
+const VERSION_WITH_TRAFFIC: u64 = 3;
 
 /// Gives snapshot bytes new project and instance ids. The core has no
 /// setter for them, so the header is rewritten and the checksum computed
-/// again; bytes that are not an intact version-1 or -2 snapshot are returned as
+/// again; bytes that are not an intact version-1, -2 or -3 snapshot are returned as
 /// they are, for [`Instance::restore`] to refuse with its own message (a
 /// corrupt file must never get a fresh, valid checksum here).
 fn rename(bytes: Vec<u8>, names: Names<'_>) -> Vec<u8> {
@@ -178,9 +179,12 @@ impl Header {
             return None;
         }
         let mut pos = MAGIC.len();
-        // Version 2 (with a SQL catalog after the tables) has the same
-        // header.
-        if !matches!(get_uint(body, &mut pos)?, VERSION | VERSION_WITH_CATALOG) {
+        // Versions 2 (with a SQL catalog after the tables) and 3 (with
+        // traffic after that) have the same header.
+        if !matches!(
+            get_uint(body, &mut pos)?,
+            VERSION | VERSION_WITH_CATALOG | VERSION_WITH_TRAFFIC
+        ) {
             return None;
         }
         let names_start = pos;

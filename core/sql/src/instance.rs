@@ -391,6 +391,51 @@ impl Instance {
         self.store.read_rows_traced(table_id, req, sink, trace)
     }
 
+    /// SampleRowKeys as the RPC: recorded in the table's traffic, and in
+    /// `trace` when given (the store's `sample_row_keys` looks without
+    /// counting).
+    pub fn sample_row_keys_traced(
+        &mut self,
+        table_id: &str,
+        trace: Option<&mut Trace>,
+    ) -> Result<Vec<(Vec<u8>, u64)>> {
+        self.store.sample_row_keys_traced(table_id, trace)
+    }
+
+    // ------------------------------------------------------------ traffic
+
+    /// Switches the recording of every table's traffic on or off (see
+    /// [`tabletop_store::traffic`]); what is recorded stays.
+    pub fn set_traffic_recording(&mut self, on: bool) {
+        self.store.set_traffic_recording(on);
+    }
+
+    /// Forgets the traffic of one table, or of every table.
+    pub fn clear_traffic(&mut self, table_id: Option<&str>) -> Result<()> {
+        self.store.clear_traffic(table_id)
+    }
+
+    /// Reads a table's rows without adding to its traffic: for tools that
+    /// look at the table (the live Key Visualizer's key axis), not users.
+    pub fn read_rows_unrecorded<S: RowSink + ?Sized>(
+        &mut self,
+        table_id: &str,
+        req: &ReadRowsRequest,
+        sink: &mut S,
+    ) -> Result<ReadStats> {
+        self.without_traffic(|db| db.store.read_rows(table_id, req, sink))
+    }
+
+    /// Runs `f` with traffic recording off: for the instance's own reads
+    /// (a view's refresh, a schema check), which are not users' traffic.
+    pub(crate) fn without_traffic<T>(&mut self, f: impl FnOnce(&mut Instance) -> T) -> T {
+        let was = self.store.records_traffic();
+        self.store.set_traffic_recording(false);
+        let result = f(self);
+        self.store.set_traffic_recording(was);
+        result
+    }
+
     /// Reads one row (optionally filtered) into owned memory.
     pub fn read_row(
         &mut self,

@@ -24,6 +24,7 @@ use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink, RowView};
 use crate::row_set::{KeyRange, RowSet, prefix_successor};
 use crate::schema::{FamilyChange, MAX_ROW_KEY_BYTES, MAX_TABLES, TableSchema, validate_table_id};
 use crate::trace::{Operation, RequestShape, Trace};
+use crate::traffic::{TableTraffic, TrafficCounts};
 
 /// Most mutations one MutateRows request may carry, as in Bigtable.
 pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
@@ -168,6 +169,8 @@ pub struct Instance {
     config: InstanceConfig,
     tables: BTreeMap<String, Table>,
     now_micros: i64,
+    /// Whether data operations add to their table's traffic log.
+    record_traffic: bool,
 }
 
 impl Default for Instance {
@@ -184,6 +187,7 @@ impl Instance {
             config,
             tables: BTreeMap::new(),
             now_micros: 0,
+            record_traffic: true,
         }
     }
 
@@ -374,6 +378,8 @@ impl Instance {
         target: &DropTarget,
         trace: Option<&mut Trace>,
     ) -> Result<()> {
+        let now = self.now_micros;
+        let record = self.record_traffic;
         let table = self.table_mut(table_id)?;
         let range = match target {
             DropTarget::Prefix(p) if p.is_empty() => {
@@ -393,6 +399,15 @@ impl Instance {
                 KeyRange::all()
             }
         };
+        if record {
+            let scan = TrafficCounts {
+                scans: 1.0,
+                ..TrafficCounts::default()
+            };
+            table
+                .traffic
+                .note_range(now, &range.start, range.end.as_deref(), scan);
+        }
         if let Some(t) = trace {
             t.begin(Operation::DropRowRange, table_id);
             t.tablet_count = table.tablets.len();
@@ -409,12 +424,18 @@ impl Instance {
         mutations: &[Mutation<'_>],
     ) -> Result<()> {
         let now = self.now_micros;
+        let record = self.record_traffic;
         let cfg = &self.config.engine;
         let table = self
             .tables
             .get_mut(table_id)
             .ok_or_else(|| Error::table_not_found(table_id))?;
-        table.mutate_row(row_key, mutations, now, cfg)
+        table.mutate_row(row_key, mutations, now, cfg)?;
+        if record {
+            let bytes = mutations.iter().map(|m| m.written(row_key.len()).1).sum();
+            table.traffic.note_write(now, row_key, bytes);
+        }
+        Ok(())
     }
 
     /// [`Instance::mutate_row`], recording what it wrote.
@@ -508,8 +529,9 @@ impl Instance {
         check_rows_limit(req)?;
         let seed = self.config.seed;
         let now = self.now_micros;
+        let record = self.record_traffic;
         let table = self.table_mut(table_id)?;
-        read_engine_table(table, req, seed, now, sink, trace)
+        read_engine_table(table, req, seed, now, record, sink, trace)
     }
 
     /// Reads one row (optionally filtered) into owned memory.
@@ -531,18 +553,31 @@ impl Instance {
 
     /// SampleRowKeys: `(row key, offset bytes)` at every tablet boundary,
     /// ending with the empty key and the table's size.
+    /// Not counted as traffic: this is how tools look at the layout; the
+    /// RPC (`sampleRowKeys` through the wire formats) runs
+    /// [`Instance::sample_row_keys_traced`], which counts.
     pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<(Vec<u8>, u64)>> {
-        self.sample_row_keys_traced(table_id, None)
+        Ok(self.table(table_id)?.sample_row_keys())
     }
 
-    /// [`Instance::sample_row_keys`], recording the tablets it looked at
-    /// (every one).
+    /// [`Instance::sample_row_keys`] as the RPC, recording the tablets it
+    /// looked at (every one) and counting as a scan of the whole table in
+    /// its traffic.
     pub fn sample_row_keys_traced(
-        &self,
+        &mut self,
         table_id: &str,
         trace: Option<&mut Trace>,
     ) -> Result<Vec<(Vec<u8>, u64)>> {
-        let table = self.table(table_id)?;
+        let now = self.now_micros;
+        let record = self.record_traffic;
+        let table = self.table_mut(table_id)?;
+        if record {
+            let scan = TrafficCounts {
+                scans: 1.0,
+                ..TrafficCounts::default()
+            };
+            table.traffic.note_range(now, b"", None, scan);
+        }
         if let Some(t) = trace {
             t.begin(Operation::SampleRowKeys, table_id);
             t.tablet_count = table.tablets.len();
@@ -590,6 +625,32 @@ impl Instance {
             .sum()
     }
 
+    /// Whether data operations add to their table's traffic log (on by
+    /// default).
+    #[must_use]
+    pub fn records_traffic(&self) -> bool {
+        self.record_traffic
+    }
+
+    /// Switches traffic recording on or off (what is recorded stays).
+    pub fn set_traffic_recording(&mut self, on: bool) {
+        self.record_traffic = on;
+    }
+
+    /// What a table served, on the instance clock (see [`crate::traffic`]).
+    pub fn traffic(&self, table_id: &str) -> Result<&TableTraffic> {
+        Ok(&self.table(table_id)?.traffic)
+    }
+
+    /// Forgets the traffic of one table, or of every table.
+    pub fn clear_traffic(&mut self, table_id: Option<&str>) -> Result<()> {
+        match table_id {
+            Some(id) => self.table_mut(id)?.traffic.clear(),
+            None => self.tables.values_mut().for_each(|t| t.traffic.clear()),
+        }
+        Ok(())
+    }
+
     /// The half-open key ranges a row set selects (for EXPLAIN and the UI).
     pub fn key_ranges(rows: &RowSet) -> Result<Vec<KeyRange>> {
         rows.normalize()
@@ -629,12 +690,34 @@ fn check_rows_limit(req: &ReadRowsRequest) -> Result<()> {
     Ok(())
 }
 
+/// Adds a read to its table's traffic: each range gets an equal share of
+/// the rows and bytes, a single key counts as a point read.
+#[inline(never)]
+fn note_read(table: &mut Table, now: i64, ranges: &[KeyRange], stats: &ReadStats) {
+    let share = 1.0 / ranges.len().max(1) as f32;
+    for r in ranges {
+        let point = r.is_single_key();
+        let counts = TrafficCounts {
+            point_ops: if point { 1.0 } else { 0.0 },
+            scans: if point { 0.0 } else { 1.0 },
+            read_rows: stats.rows_returned as f32 * share,
+            read_bytes: stats.bytes_returned as f32 * share,
+            rows_scanned: stats.rows_seen as f32 * share,
+            ..TrafficCounts::default()
+        };
+        table
+            .traffic
+            .note_range(now, &r.start, r.end.as_deref(), counts);
+    }
+}
+
 /// ReadRows on one engine table (an instance's or a standalone one).
 fn read_engine_table<S: RowSink + ?Sized>(
     table: &mut Table,
     req: &ReadRowsRequest,
     seed: u64,
     now: i64,
+    record: bool,
     sink: &mut S,
     trace: Option<&mut Trace>,
 ) -> Result<ReadStats> {
@@ -657,7 +740,11 @@ fn read_engine_table<S: RowSink + ?Sized>(
         now_micros: now,
     };
     let Some(t) = trace else {
-        return Ok(table.read(&ranges, &opts, sink));
+        let stats = table.read(&ranges, &opts, sink);
+        if record {
+            note_read(table, now, &ranges, &stats);
+        }
+        return Ok(stats);
     };
     t.begin(Operation::ReadRows, &table.id);
     t.tablet_count = table.tablets.len();
@@ -669,6 +756,9 @@ fn read_engine_table<S: RowSink + ?Sized>(
     } else {
         table.read(&ranges, &opts, sink)
     };
+    if record {
+        note_read(table, now, &ranges, &stats);
+    }
     t.request = RequestShape {
         row_keys: req.rows.row_keys.len(),
         row_ranges: req.rows.row_ranges.len(),
@@ -724,7 +814,7 @@ impl StandaloneTable {
         sink: &mut S,
         trace: Option<&mut Trace>,
     ) -> Result<ReadStats> {
-        read_engine_table(&mut self.table, req, seed, now_micros, sink, trace)
+        read_engine_table(&mut self.table, req, seed, now_micros, false, sink, trace)
     }
 
     /// The engine's due work (flushes, compactions, splits, merges).

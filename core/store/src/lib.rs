@@ -66,6 +66,7 @@ mod row_set;
 mod schema;
 mod time;
 mod trace;
+pub mod traffic;
 mod units;
 
 pub use aggregate::{hll_sketch, hll_unique_count};

@@ -208,7 +208,7 @@ fn conditional_writes_record_their_read_and_their_branch() {
 
 #[test]
 fn sample_row_keys_looks_at_every_tablet() {
-    let db = db();
+    let mut db = db();
     let mut t = Trace::new(TraceOptions::default());
     let samples = db.sample_row_keys_traced("t", Some(&mut t)).unwrap();
     assert_eq!(samples.len(), 3);

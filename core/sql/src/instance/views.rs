@@ -1017,7 +1017,8 @@ fn refresh(
         found.push((ctx.key.to_vec(), c));
         Ok(true)
     };
-    query::exec::read_source_rows(db, &plan, &mut visit, None)?;
+    // The view's own read of its source is not users' traffic.
+    db.without_traffic(|db| query::exec::read_source_rows(db, &plan, &mut visit, None))?;
     let mut touched_groups = BTreeSet::new();
     let mut touched_keys = BTreeMap::new();
     let seen: BTreeSet<Vec<u8>> = found.iter().map(|(k, _)| k.clone()).collect();

@@ -16,6 +16,7 @@ use crate::mutation::{
 use crate::row::{CellView, ReadStats, RowSink, RowView, cell_bytes};
 use crate::row_set::KeyRange;
 use crate::schema::{FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name};
+use crate::traffic::TableTraffic;
 
 /// A table.
 #[derive(Clone, Debug)]
@@ -29,6 +30,8 @@ pub(crate) struct Table {
     next_tablet_id: u64,
     /// Layout changes made by the write path, reported at the next tick.
     pending: Vec<EngineEvent>,
+    /// What the table served, when the instance records traffic.
+    pub(crate) traffic: TableTraffic,
 }
 
 /// How to run a read over a table.
@@ -69,6 +72,7 @@ impl Table {
             tablets,
             initial_splits,
             pending: Vec::new(),
+            traffic: TableTraffic::default(),
         })
     }
 

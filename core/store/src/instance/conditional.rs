@@ -109,6 +109,7 @@ fn read_one(
     key: &[u8],
     plan: Option<&FilterPlan>,
     now: i64,
+    record: bool,
     trace: Option<&mut Trace>,
 ) -> Option<OwnedRow> {
     table.prepare_read();
@@ -123,6 +124,15 @@ fn read_one(
         found = Some(row.to_owned_row());
         false
     });
+    if record {
+        table.traffic.note_point_read(
+            now,
+            key,
+            stats.rows_returned,
+            stats.bytes_returned,
+            stats.rows_seen,
+        );
+    }
     if let Some(t) = trace {
         t.tablet_count = table.tablets.len();
         t.request = RequestShape {
@@ -136,13 +146,24 @@ fn read_one(
     found
 }
 
-/// Records the row a conditional operation wrote.
-fn note_write(trace: Option<&mut Trace>, key: &[u8], mutations: &[Mutation<'_>]) {
+/// Records the row a conditional operation wrote, in the trace and (when
+/// `record`) in the table's traffic.
+fn note_write(
+    table: &mut Table,
+    now: i64,
+    record: bool,
+    trace: Option<&mut Trace>,
+    key: &[u8],
+    mutations: &[Mutation<'_>],
+) {
+    let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
+        let (mc, mb) = m.written(key.len());
+        (c + mc, b + mb)
+    });
+    if record {
+        table.traffic.note_write(now, key, bytes);
+    }
     if let Some(t) = trace {
-        let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
-            let (mc, mb) = m.written(key.len());
-            (c + mc, b + mb)
-        });
         t.note_written(key, mutations.len(), cells, bytes);
     }
 }
@@ -169,6 +190,7 @@ impl Instance {
     ) -> Result<CheckAndMutateRowResponse> {
         let now = self.now_micros;
         let seed = self.config.seed;
+        let record = self.record_traffic;
         let table = self
             .tables
             .get_mut(table_id)
@@ -208,6 +230,7 @@ impl Instance {
             &req.row_key,
             plan.as_ref(),
             now,
+            record,
             trace.as_deref_mut(),
         )
         .is_some();
@@ -218,7 +241,14 @@ impl Instance {
         };
         if !mutations.is_empty() {
             table.mutate_row(&req.row_key, mutations, now, &self.config.engine)?;
-            note_write(trace.as_deref_mut(), &req.row_key, mutations);
+            note_write(
+                table,
+                now,
+                record,
+                trace.as_deref_mut(),
+                &req.row_key,
+                mutations,
+            );
         }
         if let Some(t) = trace {
             t.predicate_matched = Some(matched);
@@ -247,6 +277,7 @@ impl Instance {
         mut trace: Option<&mut Trace>,
     ) -> Result<ReadModifyWriteRowResponse> {
         let now = self.now_micros;
+        let record = self.record_traffic;
         let table = self
             .tables
             .get_mut(table_id)
@@ -278,7 +309,7 @@ impl Instance {
         if let Some(t) = trace.as_deref_mut() {
             t.begin(Operation::ReadModifyWriteRow, table_id);
         }
-        let row = read_one(table, &req.row_key, None, now, trace.as_deref_mut());
+        let row = read_one(table, &req.row_key, None, now, record, trace.as_deref_mut());
         let server_ts = now - now.rem_euclid(1000);
         // The new cells, one per modified column, in rule order.
         let mut written: Vec<OwnedCell> = Vec::new();
@@ -354,7 +385,7 @@ impl Instance {
             })
             .collect();
         table.mutate_row(&req.row_key, &mutations, now, &self.config.engine)?;
-        note_write(trace, &req.row_key, &mutations);
+        note_write(table, now, record, trace, &req.row_key, &mutations);
         drop(mutations);
 
         written.sort_by(|a, b| (&a.family, &a.qualifier).cmp(&(&b.family, &b.qualifier)));

@@ -47,6 +47,27 @@
 //! followed by one byte string the store does not read, and
 //! [`Instance::restore_with`] hands it back. Without a section the
 //! snapshot is version 1, byte for byte as before.
+//!
+//! # Version 3: traffic
+//!
+//! When any table has recorded traffic ([`crate::traffic`]), the snapshot
+//! is version 3: version 1's body, the section as `0` (none) or `1` and a
+//! byte string, then the traffic:
+//!
+//! ```text
+//! table count                    varint (tables with traffic)
+//! per table: id                  bytes
+//!   bucket count, per bucket:    start_micros signed, span count,
+//!     per span:                  lo bytes (a key prefix, trailing zeros
+//!                                cut), hi: 0 same as lo | 1 end of table |
+//!                                2 then bytes, seven counts (point ops,
+//!                                scans, read rows, read bytes, rows
+//!                                scanned, write rows, write bytes), each
+//!                                varint 2n for a whole n below 2^24, else
+//!                                2 x (f32 bits) + 1
+//! ```
+//!
+//! Versions 1 and 2 restore with empty traffic.
 
 use std::time::Duration;
 
@@ -58,11 +79,16 @@ use crate::error::{Error, Result};
 use crate::row::{RowSink, RowView};
 use crate::row_set::KeyRange;
 use crate::schema::{Aggregator, ColumnFamily, GcRule, TableSchema, ValueType};
+use crate::traffic::{
+    TableTraffic, TrafficBucket, TrafficCounts, TrafficSpan, key_prefix16, prefix16_bytes,
+};
 
 const MAGIC: &[u8; 8] = b"TBLTOPSN";
 const VERSION: u64 = 1;
 /// The version that adds a section for the layers above after the tables.
 const VERSION_WITH_SECTION: u64 = 2;
+/// The version that adds the tables' traffic after the section.
+const VERSION_WITH_TRAFFIC: u64 = 3;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -77,7 +103,10 @@ impl Instance {
     pub fn snapshot_with(&mut self, section: Option<&[u8]>) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        w.uint(if section.is_some() {
+        let traffic = self.tables.values().any(|t| !t.traffic.is_empty());
+        w.uint(if traffic {
+            VERSION_WITH_TRAFFIC
+        } else if section.is_some() {
             VERSION_WITH_SECTION
         } else {
             VERSION
@@ -99,7 +128,16 @@ impl Instance {
             table.prepare_read();
             write_table(&mut w, table, now);
         }
-        if let Some(section) = section {
+        if traffic {
+            match section {
+                Some(section) => {
+                    w.uint(1);
+                    w.bytes(section);
+                }
+                None => w.uint(0),
+            }
+            write_traffic(&mut w, self.tables.values());
+        } else if let Some(section) = section {
             w.bytes(section);
         }
         let sum = fnv64(&w.buf);
@@ -145,9 +183,9 @@ impl Instance {
             pos: MAGIC.len(),
         };
         let version = r.uint()?;
-        if version != VERSION && version != VERSION_WITH_SECTION {
+        if !(VERSION..=VERSION_WITH_TRAFFIC).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} and {VERSION_WITH_SECTION})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_TRAFFIC})"
             )));
         }
         let project = r.string()?;
@@ -182,16 +220,120 @@ impl Instance {
             }
             db.tables.insert(table.id.clone(), table);
         }
-        let section = if version == VERSION_WITH_SECTION {
-            Some(r.bytes()?.to_vec())
-        } else {
-            None
+        let section = match version {
+            VERSION_WITH_SECTION => Some(r.bytes()?.to_vec()),
+            VERSION_WITH_TRAFFIC => match r.uint()? {
+                0 => None,
+                1 => Some(r.bytes()?.to_vec()),
+                _ => return Err(r.bad("an unknown section marker")),
+            },
+            _ => None,
         };
+        if version == VERSION_WITH_TRAFFIC {
+            read_traffic(&mut r, &mut db)?;
+        }
         if r.pos != r.buf.len() {
             return Err(r.bad("trailing bytes after the last table"));
         }
         Ok((db, section))
     }
+}
+
+/// The traffic of every table that has some (version 3).
+fn write_traffic<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> + Clone) {
+    let with = tables.filter(|t| !t.traffic.is_empty());
+    w.uint(with.clone().count() as u64);
+    for table in with {
+        w.bytes(table.id.as_bytes());
+        let buckets: Vec<&TrafficBucket> = table.traffic.buckets().collect();
+        w.uint(buckets.len() as u64);
+        for b in buckets {
+            w.int(b.start_micros);
+            let spans = b.spans();
+            w.uint(spans.len() as u64);
+            for s in &spans {
+                w.bytes(&prefix16_bytes(s.lo));
+                if s.hi == s.lo {
+                    w.uint(0);
+                } else if s.hi == u128::MAX {
+                    w.uint(1);
+                } else {
+                    w.uint(2);
+                    w.bytes(&prefix16_bytes(s.hi));
+                }
+                for v in s.counts.to_array() {
+                    w.uint(compact_f32(v));
+                }
+            }
+        }
+    }
+}
+
+/// A count as a varint: `2n` for a whole `n` below 2^24, else the bits.
+fn compact_f32(v: f32) -> u64 {
+    if (0.0..16_777_216.0).contains(&v) && v.fract() == 0.0 {
+        (v as u64) << 1
+    } else {
+        (u64::from(v.to_bits()) << 1) | 1
+    }
+}
+
+fn read_traffic(r: &mut Reader<'_>, db: &mut Instance) -> Result<()> {
+    let tables = r.count()?;
+    for _ in 0..tables {
+        let id = r.string()?;
+        let mut traffic = TableTraffic::default();
+        let buckets = r.count()?;
+        for _ in 0..buckets {
+            let start = r.int()?;
+            let n = r.count()?;
+            let mut spans = Vec::with_capacity(n);
+            for _ in 0..n {
+                spans.push(read_span(r)?);
+            }
+            traffic.push_bucket(TrafficBucket::from_spans(start, spans));
+        }
+        let Some(table) = db.tables.get_mut(&id) else {
+            return Err(r.bad("traffic of a table the snapshot does not hold"));
+        };
+        table.traffic = traffic;
+    }
+    Ok(())
+}
+
+fn read_span(r: &mut Reader<'_>) -> Result<TrafficSpan> {
+    let lo = read_prefix(r)?;
+    let hi = match r.uint()? {
+        0 => lo,
+        1 => u128::MAX,
+        2 => read_prefix(r)?,
+        _ => return Err(r.bad("an unknown span end")),
+    };
+    let mut counts = [0f32; 7];
+    for c in &mut counts {
+        let v = r.uint()?;
+        *c = if v & 1 == 0 {
+            (v >> 1) as f32
+        } else {
+            f32::from_bits(u32::try_from(v >> 1).map_err(|_| r.bad("a count"))?)
+        };
+        if !c.is_finite() || *c < 0.0 {
+            return Err(r.bad("a count that is not a finite, non-negative number"));
+        }
+    }
+    Ok(TrafficSpan {
+        lo,
+        hi: hi.max(lo),
+        counts: TrafficCounts::from_array(counts),
+    })
+}
+
+fn read_prefix(r: &mut Reader<'_>) -> Result<u128> {
+    let b = r.bytes()?;
+    if b.len() > 16 {
+        return Err(r.bad("a key prefix longer than 16 bytes"));
+    }
+    Ok(key_prefix16(b))
 }
 
 fn write_table(w: &mut Writer, table: &Table, now: i64) {
