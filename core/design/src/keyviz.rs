@@ -19,6 +19,8 @@
 //! - [`PrefixTree`]: labels for the key axis, one level per key segment.
 //! - [`diagnose`]: the findings ([`Pattern`]) with key range, time range,
 //!   [`Severity`] and a remedy.
+//! - [`LiveKeyViz`]: the same pieces fed by what a real instance's table
+//!   served ([`tabletop_store::traffic`]) instead of by the simulator.
 //!
 //! Nothing here knows about nodes or workloads except through the plain
 //! numbers handed to [`diagnose`] in a [`Context`].
@@ -27,6 +29,7 @@ mod axis;
 mod diagnose;
 mod heatmap;
 mod labels;
+mod live;
 mod recorder;
 
 use serde::{Deserialize, Serialize};
@@ -37,6 +40,7 @@ pub use heatmap::{
     BucketMode, ColorScale, Heatmap, KeyBucket, KeyGrouping, MAX_KEY_BUCKETS, viridis,
 };
 pub use labels::{PrefixNode, PrefixTree};
+pub use live::{LiveKeyViz, LiveOptions, LiveReport, LiveTablet, LiveTotals};
 pub use recorder::Recorder;
 
 /// What a heatmap shows.

@@ -1,0 +1,644 @@
+//! The live Key Visualizer: the traffic a real instance's table recorded
+//! ([`tabletop_store::traffic`]), on the table's real key space, through
+//! the same [`Recorder`], [`Heatmap`] and [`diagnose`] the simulator uses.
+//!
+//! [`LiveKeyViz::build`] reads the table once (without counting that read
+//! as traffic) to cut its key space into fine buckets of about equal row
+//! counts, the real tablets' boundaries among them, and to know the rows
+//! and bytes stored in each. It then lays every recorded span of traffic
+//! over the buckets its keys cover: counts spread in proportion to the
+//! rows stored there, a scan counting once in every bucket it covers.
+//! Time buckets are the store's ten seconds of the instance clock, merged
+//! when there are more than [`LiveOptions::max_time_buckets`].
+//!
+//! Stored data (the `rows` and `data_stored` metrics) is the table as it
+//! is now, in every time bucket: the store keeps traffic, not history.
+//! Node CPU is an estimate for one node of the published per-node
+//! capacity (SSD), so findings that speak of nodes speak of that node.
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BucketMode, Context, Diagnostic, Heatmap, HotKey, KeyAxis, KeyGrouping, MAX_KEY_BUCKETS,
+    Metric, PrefixTree, Recorder, diagnose, human_seconds,
+};
+use crate::scenario::ClusterSpec;
+use tabletop_sql::Instance;
+use tabletop_store::traffic::{TRAFFIC_BUCKET_MICROS, TrafficCounts, TrafficSpan, prefix16_bytes};
+use tabletop_store::{ReadRowsRequest, Result, RowView, cell_bytes, escape_bytes, human_bytes};
+
+/// How a live Key Visualizer is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveOptions {
+    /// Most fine key buckets (quantiles of the table's keys).
+    pub fine_buckets: usize,
+    /// Most time buckets; longer records merge neighbouring buckets.
+    pub max_time_buckets: usize,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions {
+            fine_buckets: 1024,
+            max_time_buckets: 120,
+        }
+    }
+}
+
+/// Keys kept while reading the table, at most (every k-th row beyond).
+const MAX_SAMPLED_KEYS: usize = 32_768;
+/// Busiest keys handed to the rules.
+const HOT_KEYS: usize = 10;
+
+/// One real tablet on the live key axis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveTablet {
+    /// Tablet id.
+    pub id: u64,
+    /// First key (escaped; empty: start of the table).
+    pub start_key: String,
+    /// Key after the tablet (escaped; `None`: end of the table).
+    pub end_key: Option<String>,
+    /// Fine buckets `[first, last)` it covers.
+    pub fine: [u32; 2],
+}
+
+/// What the recorded operations did in total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveTotals {
+    /// Point operations (point reads, writes of a row, conditional writes).
+    pub point_ops: f64,
+    /// Range operations (scans, dropped ranges, SampleRowKeys).
+    pub scans: f64,
+    /// Rows returned by reads.
+    pub read_rows: f64,
+    /// Bytes returned by reads.
+    pub read_bytes: f64,
+    /// Rows reads examined.
+    pub rows_scanned: f64,
+    /// Rows written.
+    pub write_rows: f64,
+    /// Bytes written.
+    pub write_bytes: f64,
+}
+
+impl LiveTotals {
+    fn add(&mut self, c: &TrafficCounts) {
+        self.point_ops += f64::from(c.point_ops);
+        self.scans += f64::from(c.scans);
+        self.read_rows += f64::from(c.read_rows);
+        self.read_bytes += f64::from(c.read_bytes);
+        self.rows_scanned += f64::from(c.rows_scanned);
+        self.write_rows += f64::from(c.write_rows);
+        self.write_bytes += f64::from(c.write_bytes);
+    }
+}
+
+/// The live Key Visualizer report of one table: what `tabletop keyviz`
+/// prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveReport {
+    /// The table.
+    pub table: String,
+    /// Start of the first time bucket, instance clock (µs since the epoch).
+    pub start_micros: i64,
+    /// End of the last time bucket.
+    pub end_micros: i64,
+    /// Seconds per time bucket.
+    pub bucket_seconds: f64,
+    /// Time buckets.
+    pub time_buckets: usize,
+    /// Rows stored now.
+    pub rows: f64,
+    /// Bytes stored now.
+    pub bytes: f64,
+    /// The table's tablets.
+    pub tablets: Vec<LiveTablet>,
+    /// What the recorded operations did.
+    pub totals: LiveTotals,
+    /// The findings, most severe first.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Heatmaps, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heatmaps: Option<Vec<Heatmap>>,
+}
+
+/// A table's recorded traffic on its key space, ready for heatmaps and
+/// findings.
+#[derive(Clone, Debug)]
+pub struct LiveKeyViz {
+    table: String,
+    axis: KeyAxis,
+    rec: Recorder,
+    /// Rows and bytes stored per fine bucket now.
+    rows: Vec<f64>,
+    bytes: Vec<f64>,
+    tablets: Vec<LiveTablet>,
+    start_micros: i64,
+    totals: LiveTotals,
+    hot_keys: Vec<HotKey>,
+    node_cpu: Vec<f32>,
+    cluster: ClusterSpec,
+}
+
+/// The table's keys as read once: every k-th key with the rows and bytes
+/// from it to the next kept key.
+struct Census {
+    keys: Vec<Vec<u8>>,
+    rows: Vec<f64>,
+    bytes: Vec<f64>,
+    every: u64,
+    seen: u64,
+}
+
+impl Census {
+    fn read(db: &mut Instance, table: &str) -> Result<Census> {
+        let mut c = Census {
+            keys: Vec::new(),
+            rows: Vec::new(),
+            bytes: Vec::new(),
+            every: 1,
+            seen: 0,
+        };
+        let mut sink = |row: RowView<'_>| {
+            c.add(row);
+            true
+        };
+        db.read_rows_unrecorded(table, &ReadRowsRequest::default(), &mut sink)?;
+        Ok(c)
+    }
+
+    fn add(&mut self, row: RowView<'_>) {
+        let size: u64 = row
+            .cells
+            .iter()
+            .map(|c| {
+                cell_bytes(
+                    row.key.len(),
+                    c.family.len(),
+                    c.qualifier.len(),
+                    c.value.len(),
+                )
+            })
+            .sum();
+        if self.seen.is_multiple_of(self.every) {
+            self.keys.push(row.key.to_vec());
+            self.rows.push(0.0);
+            self.bytes.push(0.0);
+        }
+        self.seen += 1;
+        if let (Some(r), Some(b)) = (self.rows.last_mut(), self.bytes.last_mut()) {
+            *r += 1.0;
+            *b += size as f64;
+        }
+        if self.keys.len() >= 2 * MAX_SAMPLED_KEYS {
+            self.halve();
+        }
+    }
+
+    /// Keeps every other key, each standing for the rows of both.
+    fn halve(&mut self) {
+        let n = self.keys.len() / 2;
+        for i in 0..n {
+            self.keys.swap(i, 2 * i);
+            let (r, b) = (
+                self.rows[2 * i] + self.rows.get(2 * i + 1).copied().unwrap_or(0.0),
+                self.bytes[2 * i] + self.bytes.get(2 * i + 1).copied().unwrap_or(0.0),
+            );
+            self.rows[i] = r;
+            self.bytes[i] = b;
+        }
+        self.keys.truncate(n);
+        self.rows.truncate(n);
+        self.bytes.truncate(n);
+        self.every *= 2;
+    }
+}
+
+/// Where a span lies on the axis: fine buckets `first..=last`.
+fn span_buckets(axis: &KeyAxis, s: &TrafficSpan) -> (usize, usize) {
+    let lo = prefix16_bytes(s.lo);
+    let first = axis.bucket_of(&lo);
+    let last = if s.hi == u128::MAX {
+        axis.len().saturating_sub(1)
+    } else if s.is_point() && lo.len() == 16 {
+        // A key cut at 16 bytes stands for every key that starts so.
+        let mut upper = lo.clone();
+        upper.extend_from_slice(&[0xff; 8]);
+        axis.bucket_of(&upper)
+    } else {
+        axis.bucket_of(&prefix16_bytes(s.hi))
+    };
+    (first, last.max(first))
+}
+
+/// Splits a key at common delimiters (`#`, `/`, `:`, `|`), for labels.
+fn split_segments(key: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, b) in key.iter().enumerate() {
+        if matches!(b, b'#' | b'/' | b':' | b'|') {
+            out.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    if start < key.len() {
+        out.push(start..key.len());
+    }
+    out
+}
+
+impl LiveKeyViz {
+    /// The live Key Visualizer of `table`: reads its keys (not counted as
+    /// traffic) and lays its recorded traffic over them.
+    pub fn build(db: &mut Instance, table: &str, opts: &LiveOptions) -> Result<LiveKeyViz> {
+        let census = Census::read(db, table)?;
+        let tablets = db.tablets(table)?;
+        let traffic = db.traffic(table)?;
+        let fine_max = opts.fine_buckets.clamp(1, 1 << 16);
+        let mut samples = census.keys.clone();
+        if census.seen < fine_max as u64 {
+            // A small table: the keys traffic touched also cut the axis, so
+            // reads of missing rows and dropped ranges keep their place.
+            for b in traffic.buckets() {
+                samples.extend(b.spans().iter().map(|s| prefix16_bytes(s.lo)));
+            }
+        }
+        let quantiles = KeyAxis::from_samples(&mut samples, fine_max);
+        let mut anchors: Vec<&[u8]> = (0..quantiles.len()).map(|i| quantiles.start(i)).collect();
+        anchors.extend(tablets.iter().map(|t| t.start_key.as_slice()));
+        anchors.sort_unstable();
+        anchors.dedup();
+        let axis = KeyAxis::from_sorted(&anchors);
+        let fine = axis.len();
+        let mut rows = vec![0.0; fine];
+        let mut bytes = vec![0.0; fine];
+        for ((k, r), b) in census.keys.iter().zip(&census.rows).zip(&census.bytes) {
+            let f = axis.bucket_of(k);
+            if let (Some(ro), Some(by)) = (rows.get_mut(f), bytes.get_mut(f)) {
+                *ro += r;
+                *by += b;
+            }
+        }
+        let live_tablets = tablets
+            .iter()
+            .map(|t| LiveTablet {
+                id: t.id,
+                start_key: escape_bytes(&t.start_key),
+                end_key: t.end_key.as_deref().map(escape_bytes),
+                fine: [
+                    axis.bucket_of(&t.start_key) as u32,
+                    t.end_key
+                        .as_deref()
+                        .map_or(fine as u32, |e| axis.bucket_of(e) as u32),
+                ],
+            })
+            .collect();
+        let buckets: Vec<_> = traffic.buckets().collect();
+        let first = buckets.first().map_or(db.now_micros(), |b| b.start_micros);
+        let last = buckets.last().map_or(first, |b| b.start_micros);
+        let span_buckets_n = ((last - first) / TRAFFIC_BUCKET_MICROS + 1).max(1) as usize;
+        let merge = span_buckets_n.div_ceil(opts.max_time_buckets.max(1)).max(1);
+        let t_n = span_buckets_n.div_ceil(merge);
+        let bucket_seconds = (TRAFFIC_BUCKET_MICROS as f64 / 1e6) * merge as f64;
+        let mut live = LiveKeyViz {
+            table: table.to_string(),
+            axis,
+            rec: Recorder::new(t_n, fine, bucket_seconds),
+            rows,
+            bytes,
+            tablets: live_tablets,
+            start_micros: first,
+            totals: LiveTotals::default(),
+            hot_keys: Vec::new(),
+            node_cpu: vec![0.0; t_n],
+            cluster: ClusterSpec::default(),
+        };
+        let mut points: Vec<(u128, f64, f64)> = Vec::new();
+        let mut t_open = 0usize;
+        for b in &buckets {
+            let t = (((b.start_micros - first) / TRAFFIC_BUCKET_MICROS) as usize / merge)
+                .min(t_n.saturating_sub(1));
+            while t_open < t {
+                live.rec.close(t_open, &live.rows, &live.bytes);
+                t_open += 1;
+            }
+            for s in b.spans() {
+                live.add_span(t, &s);
+                if s.is_point() {
+                    points.push((
+                        s.lo,
+                        f64::from(s.counts.point_ops),
+                        f64::from(s.counts.write_rows),
+                    ));
+                }
+            }
+        }
+        while t_open < t_n {
+            live.rec.close(t_open, &live.rows, &live.bytes);
+            t_open += 1;
+        }
+        live.hot_keys = live.busiest(
+            points,
+            span_buckets_n as f64 * TRAFFIC_BUCKET_MICROS as f64 / 1e6,
+        );
+        Ok(live)
+    }
+
+    /// Lays one span over its fine buckets in time bucket `t`: counts in
+    /// proportion to the rows stored (evenly where none are), scans once
+    /// per bucket.
+    fn add_span(&mut self, t: usize, s: &TrafficSpan) {
+        let (a, b) = span_buckets(&self.axis, s);
+        let stored: f64 = self.rows.get(a..=b).map_or(0.0, |r| r.iter().sum());
+        let width = (b - a + 1) as f64;
+        let c = &s.counts;
+        for f in a..=b {
+            let share = if stored > 0.0 {
+                self.rows.get(f).copied().unwrap_or(0.0) / stored
+            } else {
+                1.0 / width
+            };
+            let ops = f64::from(c.point_ops) * share + f64::from(c.scans);
+            self.rec.add_read(
+                f,
+                ops,
+                f64::from(c.read_rows) * share,
+                f64::from(c.read_bytes) * share,
+                f64::from(c.rows_scanned) * share,
+            );
+            self.rec.add_write(
+                f,
+                0.0,
+                f64::from(c.write_rows) * share,
+                f64::from(c.write_bytes) * share,
+            );
+        }
+        self.totals.add(c);
+        // One node at the published capacity: the share of a second of it
+        // this traffic needs, per second of the time bucket.
+        let secs = self.rec.bucket_seconds().max(1e-9);
+        let work = f64::from(c.point_ops - c.write_rows).max(0.0) / self.cluster.reads_per_second()
+            + f64::from(c.write_rows) / self.cluster.writes_per_second()
+            + f64::from(c.read_bytes.max(0.0)) / (self.cluster.scan_bytes_per_second() * 1e6);
+        if let Some(cpu) = self.node_cpu.get_mut(t) {
+            *cpu += (work / secs * 100.0) as f32;
+        }
+    }
+
+    /// The busiest single keys, busiest first.
+    fn busiest(&self, mut points: Vec<(u128, f64, f64)>, seconds: f64) -> Vec<HotKey> {
+        points.sort_unstable_by_key(|p| p.0);
+        let mut merged: Vec<(u128, f64, f64)> = Vec::new();
+        for p in points {
+            match merged.last_mut() {
+                Some(m) if m.0 == p.0 => {
+                    m.1 += p.1;
+                    m.2 += p.2;
+                }
+                _ => merged.push(p),
+            }
+        }
+        merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+        merged.truncate(HOT_KEYS);
+        let capacity = self.cluster.reads_per_second() * seconds.max(1e-9);
+        merged
+            .into_iter()
+            .map(|(k, ops, writes)| {
+                let key = prefix16_bytes(k);
+                let f = self.axis.bucket_of(&key);
+                let rows = self.rows.get(f).copied().unwrap_or(0.0).max(1.0);
+                HotKey {
+                    row_bytes: self.bytes.get(f).copied().unwrap_or(0.0) / rows,
+                    key,
+                    ops,
+                    writes,
+                    node_share: ops / capacity,
+                }
+            })
+            .collect()
+    }
+
+    /// The table.
+    #[must_use]
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The fine key axis.
+    #[must_use]
+    pub fn axis(&self) -> &KeyAxis {
+        &self.axis
+    }
+
+    /// The recorder (fine buckets).
+    #[must_use]
+    pub fn recorder(&self) -> &Recorder {
+        &self.rec
+    }
+
+    /// The table's tablets on the axis.
+    #[must_use]
+    pub fn tablets(&self) -> &[LiveTablet] {
+        &self.tablets
+    }
+
+    /// Start of the first time bucket on the instance clock (µs).
+    #[must_use]
+    pub fn start_micros(&self) -> i64 {
+        self.start_micros
+    }
+
+    /// The key-bucket grouping heatmaps use for `mode`.
+    #[must_use]
+    pub fn grouping(&self, mode: BucketMode, max_key_buckets: usize) -> KeyGrouping {
+        let max = max_key_buckets.clamp(1, MAX_KEY_BUCKETS);
+        let traffic = match mode {
+            BucketMode::EqualKeys => vec![0.0; self.rows.len()],
+            BucketMode::TrafficWeighted => self.rec.totals_by_key(Metric::Ops),
+        };
+        KeyGrouping::for_mode(mode, &self.rows, &traffic, max)
+    }
+
+    /// A heatmap of `metric` with at most `max_key_buckets` key buckets.
+    #[must_use]
+    pub fn heatmap(&self, metric: Metric, mode: BucketMode, max_key_buckets: usize) -> Heatmap {
+        let grouping = self.grouping(mode, max_key_buckets);
+        Heatmap::build(
+            &self.rec,
+            &self.axis,
+            &grouping,
+            metric,
+            self.reference(metric),
+        )
+    }
+
+    /// The absolute-scale reference: one node's capacity (or one tablet's
+    /// worth of data), as the simulator's.
+    fn reference(&self, metric: Metric) -> f32 {
+        let c = &self.cluster;
+        let rows: f64 = self.rows.iter().sum();
+        let rb = (self.bytes.iter().sum::<f64>() / rows.max(1.0)).max(1.0);
+        (match metric {
+            Metric::Ops | Metric::ReadRows => c.reads_per_second(),
+            Metric::WriteRows => c.writes_per_second(),
+            Metric::ReadBytes | Metric::WriteBytes => c.scan_bytes_per_second() * 1e6,
+            Metric::RowsScanned => c.scan_bytes_per_second() * 1e6 / rb,
+            Metric::DataStored => c.split_bytes as f64,
+            Metric::Rows => c.split_bytes as f64 / rb,
+            Metric::ScanRatio => 100.0,
+        }) as f32
+    }
+
+    /// Key-prefix labels for a heatmap's key buckets (segments cut at `#`,
+    /// `/`, `:` and `|`).
+    #[must_use]
+    pub fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree {
+        let starts: Vec<&[u8]> = heatmap
+            .keys
+            .iter()
+            .map(|k| self.axis.start(k.fine[0] as usize))
+            .collect();
+        PrefixTree::build(&starts, split_segments, max_depth)
+    }
+
+    /// The findings.
+    #[must_use]
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        if self.totals.point_ops + self.totals.scans <= 0.0 {
+            return Vec::new();
+        }
+        diagnose(&Context {
+            recorder: &self.rec,
+            axis: &self.axis,
+            node_cpu: &self.node_cpu,
+            nodes: 1,
+            hot_keys: &self.hot_keys,
+            point_ops: self.totals.point_ops,
+        })
+    }
+
+    /// The report, with heatmaps of `metrics` when given (all of them if
+    /// the list is empty).
+    #[must_use]
+    pub fn report(&self, heatmaps: Option<(&[Metric], BucketMode, usize)>) -> LiveReport {
+        let t_n = self.rec.time_buckets();
+        LiveReport {
+            table: self.table.clone(),
+            start_micros: self.start_micros,
+            end_micros: self.start_micros + (self.rec.bucket_seconds() * 1e6) as i64 * t_n as i64,
+            bucket_seconds: self.rec.bucket_seconds(),
+            time_buckets: t_n,
+            rows: self.rows.iter().sum(),
+            bytes: self.bytes.iter().sum(),
+            tablets: self.tablets.clone(),
+            totals: self.totals,
+            diagnostics: self.diagnostics(),
+            heatmaps: heatmaps.map(|(metrics, mode, max)| {
+                let list: &[Metric] = if metrics.is_empty() {
+                    &Metric::ALL
+                } else {
+                    metrics
+                };
+                list.iter().map(|&m| self.heatmap(m, mode, max)).collect()
+            }),
+        }
+    }
+}
+
+impl LiveReport {
+    /// The report as pretty JSON.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The report for people.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let t = &self.totals;
+        let span = self.bucket_seconds * self.time_buckets as f64;
+        let _ = writeln!(
+            out,
+            "Live Key Visualizer: table {} ({} rows, {}, {} tablet{})",
+            self.table,
+            self.rows,
+            human_bytes(self.bytes),
+            self.tablets.len(),
+            if self.tablets.len() == 1 { "" } else { "s" }
+        );
+        if t.point_ops + t.scans <= 0.0 {
+            let _ = writeln!(out, "No traffic recorded yet.");
+            return out;
+        }
+        let _ = writeln!(
+            out,
+            "Traffic over {} of the instance clock ({} buckets of {}): {} point operations, {} \
+             scans; {} rows read ({} scanned, {}), {} rows written ({}).",
+            human_seconds(span),
+            self.time_buckets,
+            human_seconds(self.bucket_seconds),
+            t.point_ops,
+            t.scans,
+            t.read_rows.round(),
+            t.rows_scanned.round(),
+            human_bytes(t.read_bytes),
+            t.write_rows.round(),
+            human_bytes(t.write_bytes),
+        );
+        if self.diagnostics.is_empty() {
+            let _ = writeln!(out, "Findings: none.");
+        }
+        for d in &self.diagnostics {
+            let _ = writeln!(
+                out,
+                "\n[{}] {}: keys {} to {}, {} to {}",
+                d.severity.name(),
+                d.pattern.name(),
+                if d.key_start.is_empty() {
+                    "(start)"
+                } else {
+                    &d.key_start
+                },
+                d.key_end.as_deref().unwrap_or("(end)"),
+                human_seconds(d.time_start_seconds),
+                human_seconds(d.time_end_seconds),
+            );
+            let _ = writeln!(out, "  {}", d.evidence);
+            let _ = writeln!(out, "  What to do: {}", d.remedy);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn segments_split_at_delimiters() {
+        assert_eq!(split_segments(b"phone#4c41#x"), vec![0..6, 6..11, 11..12]);
+        assert_eq!(split_segments(b"plain"), vec![0..5]);
+        assert!(split_segments(b"").is_empty());
+    }
+
+    #[test]
+    fn long_point_keys_cover_their_prefix() {
+        let anchors: [&[u8]; 3] = [b"", b"0123456789abcdef-a", b"0123456789abcdef-b"];
+        let axis = KeyAxis::from_sorted(&anchors);
+        let p = tabletop_store::traffic::key_prefix16(b"0123456789abcdef-b-row");
+        let s = TrafficSpan {
+            lo: p,
+            hi: p,
+            counts: TrafficCounts::default(),
+        };
+        assert_eq!(span_buckets(&axis, &s), (0, 2));
+    }
+}

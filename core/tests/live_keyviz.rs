@@ -1,0 +1,144 @@
+//! The live Key Visualizer: operations typed into the console (cbt) are
+//! recorded on the instance clock and come back as the simulator's
+//! heatmaps and findings, and the record travels in snapshots.
+
+use tabletop_core::cbt::run_line;
+use tabletop_core::keyviz::{BucketMode, LiveKeyViz, LiveOptions, Metric, Pattern};
+use tabletop_core::{Instance, InstanceConfig, prefix_successor};
+
+fn cbt(db: &mut Instance, line: &str) -> String {
+    run_line(db, line).unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+fn instance() -> Instance {
+    let mut db = Instance::new(InstanceConfig {
+        simulated_clock: true,
+        ..InstanceConfig::default()
+    });
+    cbt(&mut db, "clock 2020-05-01T00:00:00Z");
+    cbt(&mut db, "createtable t families=cf");
+    db
+}
+
+fn live(db: &mut Instance) -> LiveKeyViz {
+    LiveKeyViz::build(db, "t", &LiveOptions::default()).unwrap()
+}
+
+#[test]
+fn sequential_writes_through_cbt_are_named() {
+    let mut db = instance();
+    for minute in 0..20 {
+        for i in 0..20 {
+            cbt(
+                &mut db,
+                &format!("set t 2020-05-01T{minute:02}:{i:02}#dev{i} cf:v=1"),
+            );
+        }
+        cbt(&mut db, "clock 30s");
+    }
+    let report = live(&mut db).report(None);
+    assert_eq!(report.totals.write_rows, 400.0);
+    assert!(
+        report.time_buckets >= 20,
+        "{} time buckets",
+        report.time_buckets
+    );
+    let names: Vec<Pattern> = report.diagnostics.iter().map(|d| d.pattern).collect();
+    assert!(
+        names.contains(&Pattern::SequentialWrites),
+        "{names:?}\n{}",
+        report.to_text()
+    );
+    assert!(report.to_text().contains("sequential_writes"));
+
+    // The same rows written device first spread over the key space.
+    let mut db = instance();
+    for minute in 0..20 {
+        for i in 0..20 {
+            cbt(
+                &mut db,
+                &format!("set t dev{i:02}#2020-05-01T{minute:02} cf:v=1"),
+            );
+        }
+        cbt(&mut db, "clock 30s");
+    }
+    let report = live(&mut db).report(None);
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .all(|d| d.pattern != Pattern::SequentialWrites),
+        "{}",
+        report.to_text()
+    );
+}
+
+#[test]
+fn a_prefix_read_lights_only_its_buckets() {
+    let mut db = instance();
+    for dev in ["1a2b", "4c40", "4c41", "4c42", "77aa", "9f00"] {
+        for day in 1..=30 {
+            cbt(&mut db, &format!("set t phone#{dev}#202005{day:02} cf:v=1"));
+        }
+    }
+    db.clear_traffic(None).unwrap();
+    cbt(&mut db, "clock 1m");
+    let out = cbt(&mut db, "read t prefix=phone#4c41");
+    assert_eq!(out.matches("phone#4c41#").count(), 30);
+    let viz = live(&mut db);
+    let rec = viz.recorder();
+    let axis = viz.axis();
+    let (lo, hi) = (
+        b"phone#4c41".to_vec(),
+        prefix_successor(b"phone#4c41").unwrap(),
+    );
+    let mut lit = 0.0;
+    for f in 0..axis.len() {
+        let v: f64 = (0..rec.filled())
+            .map(|t| f64::from(rec.value(Metric::ReadRows, t, f)))
+            .sum();
+        if v > 0.0 {
+            lit += v;
+            let start = axis.start(f);
+            let end = axis.end(f);
+            assert!(
+                start < hi.as_slice() && end.is_none_or(|e| e > lo.as_slice()),
+                "bucket {f} [{start:?}, {end:?}) is outside the prefix but read {v} rows"
+            );
+        }
+    }
+    assert!((lit - 30.0).abs() < 1e-3, "{lit} rows read");
+    // Nothing was written in the window: writes before the clear are gone.
+    assert_eq!(viz.report(None).totals.write_rows, 0.0);
+}
+
+#[test]
+fn the_live_report_survives_a_snapshot() {
+    let mut db = instance();
+    for minute in 0..8 {
+        for i in 0..10 {
+            cbt(&mut db, &format!("set t {minute:02}{i:02} cf:v=1"));
+        }
+        cbt(&mut db, "read t prefix=0");
+        cbt(&mut db, "clock 20s");
+    }
+    let mut before = live(&mut db).report(Some((&[], BucketMode::EqualKeys, 100)));
+    let bytes = db.snapshot();
+    let mut back = Instance::restore(&bytes).unwrap();
+    let mut after = live(&mut back).report(Some((&[], BucketMode::EqualKeys, 100)));
+    // A restored instance numbers its tablets afresh; their keys stay.
+    for t in before.tablets.iter_mut().chain(after.tablets.iter_mut()) {
+        t.id = 0;
+    }
+    assert!(before.totals.write_rows > 0.0);
+    let (a, b) = (before.to_json(), after.to_json());
+    if a != b {
+        let diff: Vec<(&str, &str)> = a
+            .lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .take(5)
+            .collect();
+        panic!("the report changed across the snapshot: {diff:?}");
+    }
+}
