@@ -63,6 +63,7 @@ pub enum Topic {
     Export,
     Translate,
     Sql,
+    Keyviz,
     Help,
 }
 
@@ -76,6 +77,7 @@ impl Topic {
             "export" => Some(Topic::Export),
             "translate" => Some(Topic::Translate),
             "sql" => Some(Topic::Sql),
+            "keyviz" => Some(Topic::Keyviz),
             "help" => Some(Topic::Help),
             _ => None,
         }
@@ -109,6 +111,11 @@ pub enum Invocation {
         json: bool,
         strict: bool,
         simulate: bool,
+    },
+    /// `tabletop keyviz ...`: the words after `keyviz` (see `keyviz_cmd`).
+    Keyviz {
+        options: Options,
+        args: Vec<OsString>,
     },
     /// `tabletop export ...`: the words after `export` (see `export_cmd`).
     Export {
@@ -286,6 +293,8 @@ enum Sub {
     Export(Words),
     /// Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas
     Sql(Words),
+    /// Print the live Key Visualizer of the traffic the state recorded
+    Keyviz(Words),
     /// Print this help, or a command's (tabletop help cbt)
     Help(Words),
     /// Print a completion script for a shell (bash, zsh, fish, ...)
@@ -372,6 +381,7 @@ pub fn completion_command() -> clap::Command {
             "export" => words("export", crate::export_cmd::ExportCli::command()),
             "translate" => words("translate", crate::translate_cmd::TranslateCli::command()),
             "sql" => words("sql", crate::sql_cmd::SqlCli::command()),
+            "keyviz" => words("keyviz", crate::keyviz_cmd::KeyvizCli::command()),
             "cbt" => clap::Command::new("cbt")
                 .about(s.get_about().cloned().unwrap_or_default())
                 .args(
@@ -393,6 +403,7 @@ pub fn completion_command() -> clap::Command {
                     "translate",
                     "export",
                     "sql",
+                    "keyviz",
                     "help",
                 ]
                 .into_iter()
@@ -424,6 +435,7 @@ const LONG_OPTIONS: &[&str] = &[
     "data",
     "splits",
     "out",
+    "metric",
     "from",
     "rows",
     "time",
@@ -670,6 +682,10 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
             args: w.words,
         },
         Sub::Sql(w) => Invocation::Sql {
+            options,
+            args: w.words,
+        },
+        Sub::Keyviz(w) => Invocation::Keyviz {
             options,
             args: w.words,
         },

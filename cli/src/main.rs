@@ -17,7 +17,9 @@ mod export_cmd;
 mod host;
 mod input;
 mod json_cmd;
+mod keyviz_cmd;
 mod lint_cmd;
+mod png;
 mod sim_cmd;
 mod sql_cmd;
 mod state;
@@ -80,6 +82,7 @@ fn help_text() -> String {
          \x20 translate  Turn a DynamoDB or Oracle NoSQL design into a Bigtable one\n\
          \x20 export  Write tables out as cbt, gcloud or Terraform for real Bigtable\n\
          \x20 sql   Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas\n\
+         \x20 keyviz  Print the live Key Visualizer of the traffic the state recorded\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
          \x20 completions  Print a shell completion script (bash, zsh, fish)\n\
          \n\
@@ -250,7 +253,7 @@ Print help.
 Usage: tabletop help [COMMAND]
 
 Without a command, prints the overview of tabletop; with one (cbt, json,
-sim, lint, translate, export, sql, help), prints that command's help. `tabletop COMMAND --help` does the same.
+sim, lint, translate, export, sql, keyviz, help), prints that command's help. `tabletop COMMAND --help` does the same.
 "
     .to_string()
 }
@@ -266,6 +269,7 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Export)) => print_stdout(&export_cmd::help_text()),
         Invocation::Help(Some(Topic::Translate)) => print_stdout(&translate_cmd::help_text()),
         Invocation::Help(Some(Topic::Sql)) => print_stdout(&sql_cmd::help_text()),
+        Invocation::Help(Some(Topic::Keyviz)) => print_stdout(&keyviz_cmd::help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
         Invocation::Completions(shell) => {
@@ -285,6 +289,7 @@ fn main() -> ExitCode {
             simulate,
         } => lint_cmd::run(&scenario, json, strict, simulate),
         Invocation::Export { options, args } => export_cmd::run(options, &args),
+        Invocation::Keyviz { options, args } => keyviz_cmd::run(options, &args),
         Invocation::Translate { options, args } => translate_cmd::run(options, &args),
         Invocation::Sql { options, args } => sql_cmd::run(options, &args),
         Invocation::Error(message) => {

@@ -59,7 +59,7 @@
 
 pub use tabletop_design::{keydesign, keyviz, sim};
 pub use tabletop_sql::{Instance, rowkey_schema, sql, views};
-pub use tabletop_store::{inspect, traffic};
+pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};
 pub use tabletop_translate::translate;
 pub use tabletop_wire::{api, cbt};

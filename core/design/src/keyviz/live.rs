@@ -262,8 +262,15 @@ impl LiveKeyViz {
         if census.seen < fine_max as u64 {
             // A small table: the keys traffic touched also cut the axis, so
             // reads of missing rows and dropped ranges keep their place.
+            // Keys cut at 16 bytes are left out: each lies just before a
+            // real key, and would cut an empty bucket there.
             for b in traffic.buckets() {
-                samples.extend(b.spans().iter().map(|s| prefix16_bytes(s.lo)));
+                samples.extend(
+                    b.spans()
+                        .iter()
+                        .map(|s| prefix16_bytes(s.lo))
+                        .filter(|k| k.len() < 16),
+                );
             }
         }
         let quantiles = KeyAxis::from_samples(&mut samples, fine_max);

@@ -1,0 +1,115 @@
+//! `tabletop keyviz`: the live Key Visualizer of what `tabletop cbt` did
+//! to the state file, as text, JSON, an HTML page and a PNG.
+
+mod common;
+
+use std::fs;
+use std::process::Output;
+
+use common::run_in;
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[track_caller]
+fn expect(code: i32, out: Output) -> Output {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Timestamp-first rows written a minute apart, then one prefix read.
+fn script() -> Vec<u8> {
+    let mut s = String::from("createtable t families=cf\nclock 2020-05-01T00:00:00Z\n");
+    for minute in 0..12 {
+        for i in 0..10 {
+            s.push_str(&format!(
+                "set t 2020-05-01T00:{minute:02}:{i:02}#dev{i} cf:v=1\n"
+            ));
+        }
+        s.push_str("clock 1m\n");
+    }
+    s.push_str("read t prefix=2020-05-01T00:03\n");
+    s.into_bytes()
+}
+
+#[test]
+fn keyviz_reports_what_cbt_did() {
+    let dir = common::scratch("keyviz-tests", "report");
+    expect(0, run_in(&dir, &["cbt"], &script()));
+
+    let text = stdout(&expect(0, run_in(&dir, &["keyviz"], b"")));
+    assert!(
+        text.contains("Live Key Visualizer: table t (120 rows"),
+        "{text}"
+    );
+    assert!(text.contains("[warning] sequential_writes"), "{text}");
+
+    let json = stdout(&expect(
+        0,
+        run_in(&dir, &["keyviz", "--table", "t", "--json"], b""),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["table"], "t");
+    assert_eq!(v["totals"]["write_rows"], 120.0);
+    assert_eq!(v["totals"]["read_rows"], 10.0);
+    assert_eq!(v["diagnostics"][0]["pattern"], "sequential_writes");
+    // Without --table: every table with traffic, in one object.
+    let all = stdout(&expect(0, run_in(&dir, &["keyviz", "--json"], b"")));
+    let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+    assert_eq!(all["tables"][0]["table"], "t");
+
+    // keyviz only reads the state: a second run reports the same.
+    let again = stdout(&expect(
+        0,
+        run_in(&dir, &["keyviz", "--table", "t", "--json"], b""),
+    ));
+    assert_eq!(json, again);
+
+    expect(
+        0,
+        run_in(&dir, &["keyviz", "--table", "t", "--out", "k.html"], b""),
+    );
+    let html = fs::read_to_string(dir.join("k.html")).unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(
+        html.contains("src=\"data:image/png;base64,iVBORw0KGgo"),
+        "an inline PNG"
+    );
+    assert!(html.contains("sequential_writes"));
+    assert!(!html.contains("http"), "nothing from the network");
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["keyviz", "--metric", "read_rows", "--out", "k.png"],
+            b"",
+        ),
+    );
+    let png = fs::read(dir.join("k.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+#[test]
+fn keyviz_says_what_is_wrong() {
+    let dir = common::scratch("keyviz-tests", "errors");
+    expect(0, run_in(&dir, &["cbt", "createtable", "t"], b""));
+    let out = expect(0, run_in(&dir, &["keyviz"], b""));
+    assert!(
+        stdout(&out).contains("No traffic recorded yet."),
+        "{}",
+        stdout(&out)
+    );
+    let out = expect(1, run_in(&dir, &["keyviz", "--table", "nope"], b""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+    expect(2, run_in(&dir, &["keyviz", "--out", "k.svg"], b""));
+    expect(2, run_in(&dir, &["keyviz", "extra"], b""));
+    let out = expect(0, run_in(&dir, &["help", "keyviz"], b""));
+    assert!(stdout(&out).contains("Usage: tabletop keyviz"));
+}
