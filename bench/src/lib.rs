@@ -12,6 +12,7 @@
 
 mod naive;
 pub mod sim;
+mod traffic;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write;
@@ -367,6 +368,7 @@ pub fn run(rows: usize, baseline: bool, now_ms: &dyn Fn() -> f64) -> Report {
     let keys = data.sample_keys(1000, 7);
     let prefixes = data.sample_prefixes(1000, 11);
     run_tabletop(&data, &keys, &prefixes, &mut report, now_ms);
+    traffic::run(&data, &keys, &prefixes, &mut report, now_ms);
     if baseline {
         naive::run(&data, &keys, &prefixes, &mut report, now_ms);
     }

@@ -24,10 +24,10 @@
 //!
 //! # Cost
 //!
-//! An operation appends one span per row written (or per range read) to a
-//! short unsorted buffer: no allocation, no search. Every
-//! [`PENDING_SPANS`] spans the buffer is sorted and folded into the
-//! bucket. Recording can be switched off per instance
+//! A write appends its key's first 16 bytes (one `u128`) to a short
+//! unsorted buffer, a read one span per range: no allocation, no search.
+//! When a buffer fills (2048 keys, 512 spans) it is sorted and folded into
+//! the bucket; written bytes are shared evenly among the rows of one fold. Recording can be switched off per instance
 //! ([`Instance::set_traffic_recording`](crate::Instance::set_traffic_recording)).
 
 use std::collections::VecDeque;
@@ -38,8 +38,10 @@ pub const TRAFFIC_BUCKET_MICROS: i64 = 10_000_000;
 pub const MAX_TRAFFIC_BUCKETS: usize = 360;
 /// Spans a time bucket keeps after folding.
 pub const MAX_SPANS: usize = 128;
-/// Spans buffered before a fold.
+/// Read spans buffered before a fold.
 const PENDING_SPANS: usize = 512;
+/// Written keys buffered before a fold.
+const PENDING_WRITES: usize = 2048;
 
 /// What the operations in one span did. Counts are `f32` (a read of
 /// several ranges shares its rows among them).
@@ -189,16 +191,21 @@ pub struct TrafficBucket {
     pub start_micros: i64,
     /// Folded spans, sorted by `lo`.
     spans: Vec<TrafficSpan>,
-    /// Spans not folded yet, in arrival order.
+    /// Spans of reads not folded yet, in arrival order.
     pending: Vec<TrafficSpan>,
+    /// Keys of rows written and not folded yet, in arrival order: the
+    /// common case kept small (16 bytes a row) so folding them is a sort
+    /// of plain integers.
+    pending_writes: Vec<u128>,
+    /// Bytes of those rows (shared evenly among them when folded).
+    pending_write_bytes: f64,
 }
 
 impl TrafficBucket {
     fn new(start_micros: i64) -> TrafficBucket {
         TrafficBucket {
             start_micros,
-            spans: Vec::new(),
-            pending: Vec::new(),
+            ..TrafficBucket::default()
         }
     }
 
@@ -214,7 +221,7 @@ impl TrafficBucket {
     /// The spans, sorted by first key, with the buffered ones folded in.
     #[must_use]
     pub fn spans(&self) -> Vec<TrafficSpan> {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && self.pending_writes.is_empty() {
             return self.spans.clone();
         }
         let mut copy = self.clone();
@@ -229,6 +236,10 @@ impl TrafficBucket {
         for s in self.spans.iter().chain(&self.pending) {
             t.add(&s.counts);
         }
+        let rows = self.pending_writes.len() as f32;
+        t.point_ops += rows;
+        t.write_rows += rows;
+        t.write_bytes += self.pending_write_bytes as f32;
         t
     }
 
@@ -240,34 +251,93 @@ impl TrafficBucket {
         }
     }
 
-    /// Sorts the buffer into the spans, merging equal ones, then merges
+    #[inline]
+    fn push_write(&mut self, key: u128, bytes: u64) {
+        self.pending_writes.push(key);
+        self.pending_write_bytes += bytes as f64;
+        if self.pending_writes.len() >= PENDING_WRITES {
+            self.fold();
+        }
+    }
+
+    /// Sorts the buffers into the spans, merging equal ones, then merges
     /// neighbours until at most [`MAX_SPANS`] remain.
     #[inline(never)]
     fn fold(&mut self) {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && self.pending_writes.is_empty() {
             return;
         }
-        self.pending
-            .sort_unstable_by(|a, b| a.lo.cmp(&b.lo).then(a.hi.cmp(&b.hi)));
-        let mut merged: Vec<TrafficSpan> =
-            Vec::with_capacity(self.spans.len() + self.pending.len());
-        let (mut a, mut b) = (self.spans.iter().peekable(), self.pending.iter().peekable());
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) if (x.lo, x.hi) <= (y.lo, y.hi) => a.next(),
-                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
-                (Some(_), None) => a.next(),
-                (None, None) => None,
-            };
-            let Some(s) = next else { break };
-            match merged.last_mut() {
-                Some(last) if last.lo == s.lo && last.hi == s.hi => last.counts.add(&s.counts),
-                _ => merged.push(*s),
-            }
-        }
-        self.pending.clear();
+        let mut new = std::mem::take(&mut self.pending);
+        new.sort_unstable_by(|a, b| a.lo.cmp(&b.lo).then(a.hi.cmp(&b.hi)));
+        let writes = self.write_spans();
+        let merged = merge_sorted(&merge_sorted(&self.spans, &new), &writes);
         self.spans = coarsen(merged, MAX_SPANS);
+        new.clear();
+        self.pending = new;
     }
+
+    /// The buffered writes as sorted spans: runs of neighbouring keys
+    /// grouped into at most about [`MAX_SPANS`] spans of equal row counts
+    /// (a key written that often alone keeps a span of its own, when it
+    /// starts one), so the fold that follows merges few spans.
+    fn write_spans(&mut self) -> Vec<TrafficSpan> {
+        let n = self.pending_writes.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let per_row = (self.pending_write_bytes / n as f64) as f32;
+        let share = n.div_ceil(MAX_SPANS).max(1);
+        self.pending_writes.sort_unstable();
+        let mut out: Vec<TrafficSpan> = Vec::with_capacity(MAX_SPANS + 1);
+        let span = |lo: u128, hi: u128, rows: usize| {
+            let rows = rows as f32;
+            TrafficSpan {
+                lo,
+                hi,
+                counts: TrafficCounts {
+                    point_ops: rows,
+                    write_rows: rows,
+                    write_bytes: rows * per_row,
+                    ..TrafficCounts::default()
+                },
+            }
+        };
+        let mut i = 0;
+        while i < n {
+            let lo = self.pending_writes[i];
+            // Take `share` keys, then the rest of the last key's run.
+            let mut j = (i + share).min(n);
+            let hi = self.pending_writes[j - 1];
+            while j < n && self.pending_writes[j] == hi {
+                j += 1;
+            }
+            out.push(span(lo, hi, j - i));
+            i = j;
+        }
+        self.pending_writes.clear();
+        self.pending_write_bytes = 0.0;
+        out
+    }
+}
+
+/// Two lists of spans sorted by `(lo, hi)` as one, equal spans added up.
+fn merge_sorted(a: &[TrafficSpan], b: &[TrafficSpan]) -> Vec<TrafficSpan> {
+    let mut merged: Vec<TrafficSpan> = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if (x.lo, x.hi) <= (y.lo, y.hi) => a.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => None,
+        };
+        let Some(s) = next else { break };
+        match merged.last_mut() {
+            Some(last) if last.lo == s.lo && last.hi == s.hi => last.counts.add(&s.counts),
+            _ => merged.push(*s),
+        }
+    }
+    merged
 }
 
 /// Merges neighbouring spans (sorted by `lo`) into their unions until at
@@ -378,17 +448,7 @@ impl TableTraffic {
     /// A row written: `bytes` of cells at `key`.
     #[inline]
     pub fn note_write(&mut self, now: i64, key: &[u8], bytes: u64) {
-        let p = key_prefix16(key);
-        self.bucket(now).push(TrafficSpan {
-            lo: p,
-            hi: p,
-            counts: TrafficCounts {
-                point_ops: 1.0,
-                write_rows: 1.0,
-                write_bytes: bytes as f32,
-                ..TrafficCounts::default()
-            },
-        });
+        self.bucket(now).push_write(key_prefix16(key), bytes);
     }
 
     /// A read of one row (alone, or as part of a conditional write).
