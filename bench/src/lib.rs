@@ -110,7 +110,7 @@ struct CellSpec {
 
 /// One row of the data set.
 #[derive(Clone, Copy, Debug)]
-struct RowSpec {
+pub(crate) struct RowSpec {
     key_off: u32,
     key_len: u8,
     first_cell: u32,

@@ -1,6 +1,9 @@
 //! What recording traffic costs: the bulk load, point reads and prefix
-//! scans of the main benchmark, each run with the instance's traffic
-//! recording off and on, alternately, keeping the best time of each.
+//! scans of the main benchmark on two instances side by side, one with
+//! the traffic recording off and one with it on. The work is interleaved
+//! in small slices (10,000 rows, 100 reads), alternating which instance
+//! goes first, and the cost is the median of the slices' ratios, so a
+//! burst of other work on a shared machine does not decide it.
 
 use tabletop_core::{
     ColumnFamily, CountRows, CreateTableRequest, EngineConfig, Instance, InstanceConfig, Mutation,
@@ -9,29 +12,14 @@ use tabletop_core::{
 
 use crate::{DETAIL, MobileData, QUALIFIERS, Report, SUMMARY, phase};
 
-/// Rounds per setting; the order alternates (off, on, on, off, ...).
-const ROUNDS: usize = 2;
-/// Times the 1000 reads are repeated per round, for a measurable time.
+/// Rows loaded into one instance before switching to the other.
+const LOAD_SLICE: usize = 10_000;
+/// Reads run on one instance before switching to the other.
+const READ_SLICE: usize = 100;
+/// Times the 1000 reads are repeated, for a measurable time.
 const READ_REPEATS: usize = 5;
 
-/// Best times (ms) of one setting.
-#[derive(Clone, Copy, Default)]
-struct Best {
-    load: f64,
-    points: f64,
-    scans: f64,
-}
-
-impl Best {
-    fn keep(&mut self, other: Best) {
-        let min = |a: f64, b: f64| if a == 0.0 { b } else { a.min(b) };
-        self.load = min(self.load, other.load);
-        self.points = min(self.points, other.points);
-        self.scans = min(self.scans, other.scans);
-    }
-}
-
-/// Adds the phases "traffic off/on: ..." to `report`.
+/// Adds the phases "traffic: ..." (off and on) to `report`.
 pub(crate) fn run(
     data: &MobileData,
     keys: &[Vec<u8>],
@@ -39,28 +27,42 @@ pub(crate) fn run(
     report: &mut Report,
     now_ms: &dyn Fn() -> f64,
 ) {
-    let (mut off, mut on) = (Best::default(), Best::default());
-    for round in 0..2 * ROUNDS {
-        let record = matches!(round % 4, 1 | 2);
-        let times = one_round(data, keys, prefixes, record, now_ms);
-        if record {
-            on.keep(times);
-        } else {
-            off.keep(times);
-        }
+    let mut dbs = [instance(data, false), instance(data, true)];
+    let load = interleaved(
+        &mut dbs,
+        data.rows.chunks(LOAD_SLICE),
+        now_ms,
+        |db, rows| {
+            load_rows(db, data, rows);
+        },
+    );
+    for db in &mut dbs {
+        let _ = db.compact(None);
     }
+    let key_slices = (0..READ_REPEATS).flat_map(|_| keys.chunks(READ_SLICE));
+    let points = interleaved(&mut dbs, key_slices, now_ms, |db, keys| {
+        let mut sink = CountRows::default();
+        for k in keys.iter() {
+            let req = ReadRowsRequest::rows(RowSet::single(k.clone()));
+            let _ = db.read_rows("mobile", &req, &mut sink);
+        }
+    });
+    let prefix_slices = (0..READ_REPEATS).flat_map(|_| prefixes.chunks(READ_SLICE));
+    let scans = interleaved(&mut dbs, prefix_slices, now_ms, |db, prefixes| {
+        let mut sink = CountRows::default();
+        for p in prefixes.iter() {
+            let req = ReadRowsRequest::rows(RowSet::range(RowRange::prefix(p.clone())));
+            let _ = db.read_rows("mobile", &req, &mut sink);
+        }
+    });
     let reads = (keys.len() * READ_REPEATS) as u64;
-    let scans = (prefixes.len() * READ_REPEATS) as u64;
-    for (name, ms_off, ms_on, ops) in [
-        ("bulk load", off.load, on.load, data.rows() as u64),
-        ("point reads", off.points, on.points, reads),
-        ("prefix scans", off.scans, on.scans, scans),
+    let scan_ops = (prefixes.len() * READ_REPEATS) as u64;
+    for (name, (ms_off, ms_on, ratio), ops) in [
+        ("bulk load", load, data.rows() as u64),
+        ("point reads", points, reads),
+        ("prefix scans", scans, scan_ops),
     ] {
-        let cost = if ms_off > 0.0 {
-            (ms_on / ms_off - 1.0) * 100.0
-        } else {
-            0.0
-        };
+        let cost = (ratio - 1.0) * 100.0;
         phase(
             report,
             "off",
@@ -75,20 +77,41 @@ pub(crate) fn run(
             &format!("traffic: {name}"),
             ms_on,
             ops,
-            format!("{cost:+.1}% with the recorder (best of {ROUNDS})"),
+            format!("{cost:+.1}% with the recorder (median of the slices)"),
         );
     }
 }
 
-/// Loads the data into a fresh instance and reads it back; returns the
-/// times.
-fn one_round(
-    data: &MobileData,
-    keys: &[Vec<u8>],
-    prefixes: &[Vec<u8>],
-    record: bool,
+/// Runs `work` on every slice for both instances, alternating which goes
+/// first; returns the total milliseconds with recording off and on, and
+/// the median over the slices of on / off.
+fn interleaved<T>(
+    dbs: &mut [Instance; 2],
+    slices: impl Iterator<Item = T>,
     now_ms: &dyn Fn() -> f64,
-) -> Best {
+    mut work: impl FnMut(&mut Instance, &T),
+) -> (f64, f64, f64) {
+    let mut total = [0.0f64; 2];
+    let mut ratios = Vec::new();
+    for (i, slice) in slices.enumerate() {
+        let mut ms = [0.0f64; 2];
+        for k in [i % 2, 1 - i % 2] {
+            let start = now_ms();
+            work(&mut dbs[k], &slice);
+            ms[k] = now_ms() - start;
+            total[k] += ms[k];
+        }
+        if ms[0] > 0.0 {
+            ratios.push(ms[1] / ms[0]);
+        }
+    }
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(1.0);
+    (total[0], total[1], median)
+}
+
+/// An empty instance with the bench's table and clock.
+fn instance(data: &MobileData, record: bool) -> Instance {
     let mut db = Instance::new(InstanceConfig {
         engine: EngineConfig::bulk(),
         ..InstanceConfig::default()
@@ -103,11 +126,16 @@ fn one_round(
         schema,
         initial_splits: Vec::new(),
     });
-    let now = data.rows.last().map_or(0, |r| r.ts);
-    db.set_now(now);
-    let start = now_ms();
+    db.set_now(data.rows.last().map_or(0, |r| r.ts));
+    db
+}
+
+/// Loads `rows` as the main benchmark does, with a tick after them (the
+/// background work a server would do meanwhile).
+fn load_rows(db: &mut Instance, data: &MobileData, rows: &[crate::RowSpec]) {
+    let now = db.now_micros();
     let mut mutations: Vec<Mutation<'_>> = Vec::with_capacity(9);
-    for (i, r) in data.rows.iter().enumerate() {
+    for r in rows {
         mutations.clear();
         for c in data.row_cells(r) {
             mutations.push(Mutation::set_cell(
@@ -118,34 +146,6 @@ fn one_round(
             ));
         }
         let _ = db.mutate_row("mobile", data.key(r), &mutations);
-        if i % 100_000 == 99_999 {
-            db.tick(now);
-        }
     }
     db.tick(now);
-    let load = now_ms() - start;
-    let _ = db.compact(None);
-
-    let mut sink = CountRows::default();
-    let start = now_ms();
-    for _ in 0..READ_REPEATS {
-        for k in keys {
-            let req = ReadRowsRequest::rows(RowSet::single(k.clone()));
-            let _ = db.read_rows("mobile", &req, &mut sink);
-        }
-    }
-    let points = now_ms() - start;
-    let start = now_ms();
-    for _ in 0..READ_REPEATS {
-        for p in prefixes {
-            let req = ReadRowsRequest::rows(RowSet::range(RowRange::prefix(p.clone())));
-            let _ = db.read_rows("mobile", &req, &mut sink);
-        }
-    }
-    let scans = now_ms() - start;
-    Best {
-        load,
-        points,
-        scans,
-    }
 }

@@ -26,8 +26,10 @@
 //!
 //! A write appends its key's first 16 bytes (one `u128`) to a short
 //! unsorted buffer, a read one span per range: no allocation, no search.
-//! When a buffer fills (2048 keys, 512 spans) it is sorted and folded into
-//! the bucket; written bytes are shared evenly among the rows of one fold. Recording can be switched off per instance
+//! When a buffer fills (2048 keys, 512 spans) it is folded into the
+//! bucket: written keys are counted between boundaries sampled from
+//! themselves (a binary search each, no sort), written bytes shared evenly
+//! among the rows of one fold. Recording can be switched off per instance
 //! ([`Instance::set_traffic_recording`](crate::Instance::set_traffic_recording)).
 
 use std::collections::VecDeque;
@@ -276,47 +278,49 @@ impl TrafficBucket {
         self.pending = new;
     }
 
-    /// The buffered writes as sorted spans: runs of neighbouring keys
-    /// grouped into at most about [`MAX_SPANS`] spans of equal row counts
-    /// (a key written that often alone keeps a span of its own, when it
-    /// starts one), so the fold that follows merges few spans.
+    /// The buffered writes as sorted spans of about equal row counts, at
+    /// most [`MAX_SPANS`]: every so many keys is taken as a boundary
+    /// (the boundaries sorted), each key counted between its two, so the
+    /// fold costs a short binary search a row instead of a sort.
     fn write_spans(&mut self) -> Vec<TrafficSpan> {
         let n = self.pending_writes.len();
         if n == 0 {
             return Vec::new();
         }
         let per_row = (self.pending_write_bytes / n as f64) as f32;
-        let share = n.div_ceil(MAX_SPANS).max(1);
-        self.pending_writes.sort_unstable();
-        let mut out: Vec<TrafficSpan> = Vec::with_capacity(MAX_SPANS + 1);
-        let span = |lo: u128, hi: u128, rows: usize| {
-            let rows = rows as f32;
-            TrafficSpan {
-                lo,
-                hi,
-                counts: TrafficCounts {
-                    point_ops: rows,
-                    write_rows: rows,
-                    write_bytes: rows * per_row,
-                    ..TrafficCounts::default()
-                },
+        let step = n.div_ceil(MAX_SPANS).max(1);
+        let mut bounds: Vec<u128> = self.pending_writes.iter().step_by(step).copied().collect();
+        bounds.sort_unstable();
+        bounds.dedup();
+        // Per boundary: the lowest and highest key counted, and how many.
+        let mut groups: Vec<(u128, u128, u32)> = vec![(u128::MAX, 0, 0); bounds.len()];
+        for &k in &self.pending_writes {
+            let g = bounds.partition_point(|&b| b <= k).saturating_sub(1);
+            if let Some(group) = groups.get_mut(g) {
+                group.0 = group.0.min(k);
+                group.1 = group.1.max(k);
+                group.2 += 1;
             }
-        };
-        let mut i = 0;
-        while i < n {
-            let lo = self.pending_writes[i];
-            // Take `share` keys, then the rest of the last key's run.
-            let mut j = (i + share).min(n);
-            let hi = self.pending_writes[j - 1];
-            while j < n && self.pending_writes[j] == hi {
-                j += 1;
-            }
-            out.push(span(lo, hi, j - i));
-            i = j;
         }
         self.pending_writes.clear();
         self.pending_write_bytes = 0.0;
-        out
+        groups
+            .into_iter()
+            .filter(|g| g.2 > 0)
+            .map(|(lo, hi, rows)| {
+                let rows = rows as f32;
+                TrafficSpan {
+                    lo,
+                    hi,
+                    counts: TrafficCounts {
+                        point_ops: rows,
+                        write_rows: rows,
+                        write_bytes: rows * per_row,
+                        ..TrafficCounts::default()
+                    },
+                }
+            })
+            .collect()
     }
 }
 
