@@ -1,7 +1,7 @@
 //! What recording traffic costs: the bulk load, point reads and prefix
 //! scans of the main benchmark on two instances side by side, one with
 //! the traffic recording off and one with it on. The work is interleaved
-//! in small slices (10,000 rows, 100 reads), alternating which instance
+//! in small slices (2,000 rows, 100 reads), alternating which instance
 //! goes first, and the cost is the median of the slices' ratios, so a
 //! burst of other work on a shared machine does not decide it.
 
@@ -13,7 +13,7 @@ use tabletop_core::{
 use crate::{DETAIL, MobileData, QUALIFIERS, Report, SUMMARY, phase};
 
 /// Rows loaded into one instance before switching to the other.
-const LOAD_SLICE: usize = 10_000;
+const LOAD_SLICE: usize = 2_000;
 /// Reads run on one instance before switching to the other.
 const READ_SLICE: usize = 100;
 /// Times the 1000 reads are repeated, for a measurable time.
