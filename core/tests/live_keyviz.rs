@@ -131,6 +131,11 @@ fn the_live_report_survives_a_snapshot() {
         t.id = 0;
     }
     assert!(before.totals.write_rows > 0.0);
+    // Without traffic (a short share link) the data stays, the traffic goes.
+    let mut bare = Instance::restore(&db.snapshot_without_traffic()).unwrap();
+    assert!(bare.snapshot_without_traffic().len() < bytes.len());
+    let quiet = live(&mut bare).report(None);
+    assert_eq!((quiet.rows, quiet.totals.write_rows), (before.rows, 0.0));
     let (a, b) = (before.to_json(), after.to_json());
     if a != b {
         let diff: Vec<(&str, &str)> = a

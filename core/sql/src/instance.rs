@@ -455,13 +455,21 @@ impl Instance {
 
     // ------------------------------------------------------------ snapshots
 
-    /// The whole instance as snapshot bytes: the store's tables, and (as
-    /// the snapshot's version 2 section) the row-key schemas and view
-    /// definitions when there are any. View data is not written;
-    /// restoring recomputes each view from its source.
+    /// The whole instance as snapshot bytes: the store's tables (with
+    /// their traffic, as version 3, when there is some), and (as the
+    /// snapshot's section) the row-key schemas and view definitions when
+    /// there are any. View data is not written; restoring recomputes each
+    /// view from its source.
     pub fn snapshot(&mut self) -> Vec<u8> {
         let section = (!self.catalog.is_empty()).then(|| self.catalog.export());
         self.store.snapshot_with(section.as_deref())
+    }
+
+    /// [`Instance::snapshot`] without the tables' traffic (for a share
+    /// link that must stay short); it restores with empty traffic.
+    pub fn snapshot_without_traffic(&mut self) -> Vec<u8> {
+        let section = (!self.catalog.is_empty()).then(|| self.catalog.export());
+        self.store.snapshot_choosing(section.as_deref(), false)
     }
 
     /// Rebuilds an instance from snapshot bytes: the tables, then the

@@ -24,12 +24,13 @@
 //!
 //! # Cost
 //!
-//! A write appends its key's first 16 bytes (one `u128`) to a short
-//! unsorted buffer, a read one span per range: no allocation, no search.
+//! A write or a point read appends its key's first 16 bytes (one `u128`)
+//! to a short unsorted buffer, a range read one span: no allocation, no
+//! search.
 //! When a buffer fills (2048 keys, 512 spans) it is folded into the
 //! bucket: written keys are counted between boundaries sampled from
-//! themselves (a binary search each, no sort), written bytes shared evenly
-//! among the rows of one fold. Recording can be switched off per instance
+//! themselves (a binary search each, no sort), their rows and bytes
+//! shared evenly among the keys of one fold. Recording can be switched off per instance
 //! ([`Instance::set_traffic_recording`](crate::Instance::set_traffic_recording)).
 
 use std::collections::VecDeque;
@@ -42,8 +43,8 @@ pub const MAX_TRAFFIC_BUCKETS: usize = 360;
 pub const MAX_SPANS: usize = 128;
 /// Read spans buffered before a fold.
 const PENDING_SPANS: usize = 512;
-/// Written keys buffered before a fold.
-const PENDING_WRITES: usize = 2048;
+/// Written keys (or point reads) buffered before a fold.
+const PENDING_KEYS: usize = 2048;
 
 /// What the operations in one span did. Counts are `f32` (a read of
 /// several ranges shares its rows among them).
@@ -144,6 +145,11 @@ pub fn prefix16_bytes(p: u128) -> Vec<u8> {
     bytes.get(..len).unwrap_or_default().to_vec()
 }
 
+/// Whether `end` is `start` followed by a zero byte (a single-key range).
+fn is_successor(start: &[u8], end: &[u8]) -> bool {
+    end.len() == start.len() + 1 && end.last() == Some(&0) && end.starts_with(start)
+}
+
 /// The last 16-byte prefix of keys below `end` (exclusive end key).
 fn last_prefix_before(end: &[u8]) -> u128 {
     let p = key_prefix16(end);
@@ -196,11 +202,15 @@ pub struct TrafficBucket {
     /// Spans of reads not folded yet, in arrival order.
     pending: Vec<TrafficSpan>,
     /// Keys of rows written and not folded yet, in arrival order: the
-    /// common case kept small (16 bytes a row) so folding them is a sort
-    /// of plain integers.
+    /// common case kept small (16 bytes a row).
     pending_writes: Vec<u128>,
-    /// Bytes of those rows (shared evenly among them when folded).
-    pending_write_bytes: f64,
+    /// What those writes did, in total (shared evenly among them when
+    /// folded).
+    pending_write_counts: TrafficCounts,
+    /// Keys of point reads not folded yet, likewise.
+    pending_points: Vec<u128>,
+    /// What those point reads did, in total.
+    pending_point_counts: TrafficCounts,
 }
 
 impl TrafficBucket {
@@ -223,7 +233,7 @@ impl TrafficBucket {
     /// The spans, sorted by first key, with the buffered ones folded in.
     #[must_use]
     pub fn spans(&self) -> Vec<TrafficSpan> {
-        if self.pending.is_empty() && self.pending_writes.is_empty() {
+        if self.is_folded() {
             return self.spans.clone();
         }
         let mut copy = self.clone();
@@ -238,11 +248,14 @@ impl TrafficBucket {
         for s in self.spans.iter().chain(&self.pending) {
             t.add(&s.counts);
         }
-        let rows = self.pending_writes.len() as f32;
-        t.point_ops += rows;
-        t.write_rows += rows;
-        t.write_bytes += self.pending_write_bytes as f32;
+        t.add(&self.pending_write_counts);
+        t.add(&self.pending_point_counts);
         t
+    }
+
+    /// Whether nothing waits in the buffers.
+    fn is_folded(&self) -> bool {
+        self.pending.is_empty() && self.pending_writes.is_empty() && self.pending_points.is_empty()
     }
 
     #[inline]
@@ -256,8 +269,20 @@ impl TrafficBucket {
     #[inline]
     fn push_write(&mut self, key: u128, bytes: u64) {
         self.pending_writes.push(key);
-        self.pending_write_bytes += bytes as f64;
-        if self.pending_writes.len() >= PENDING_WRITES {
+        let c = &mut self.pending_write_counts;
+        c.point_ops += 1.0;
+        c.write_rows += 1.0;
+        c.write_bytes += bytes as f32;
+        if self.pending_writes.len() >= PENDING_KEYS {
+            self.fold();
+        }
+    }
+
+    #[inline]
+    fn push_point_read(&mut self, key: u128, counts: &TrafficCounts) {
+        self.pending_points.push(key);
+        self.pending_point_counts.add(counts);
+        if self.pending_points.len() >= PENDING_KEYS {
             self.fold();
         }
     }
@@ -266,62 +291,62 @@ impl TrafficBucket {
     /// neighbours until at most [`MAX_SPANS`] remain.
     #[inline(never)]
     fn fold(&mut self) {
-        if self.pending.is_empty() && self.pending_writes.is_empty() {
+        if self.is_folded() {
             return;
         }
         let mut new = std::mem::take(&mut self.pending);
         new.sort_unstable_by(|a, b| a.lo.cmp(&b.lo).then(a.hi.cmp(&b.hi)));
-        let writes = self.write_spans();
-        let merged = merge_sorted(&merge_sorted(&self.spans, &new), &writes);
+        let writes = group_keys(&mut self.pending_writes, &mut self.pending_write_counts);
+        let points = group_keys(&mut self.pending_points, &mut self.pending_point_counts);
+        let merged = merge_sorted(
+            &merge_sorted(&merge_sorted(&self.spans, &new), &writes),
+            &points,
+        );
         self.spans = coarsen(merged, MAX_SPANS);
         new.clear();
         self.pending = new;
     }
+}
 
-    /// The buffered writes as sorted spans of about equal row counts, at
-    /// most [`MAX_SPANS`]: every so many keys is taken as a boundary
-    /// (the boundaries sorted), each key counted between its two, so the
-    /// fold costs a short binary search a row instead of a sort.
-    fn write_spans(&mut self) -> Vec<TrafficSpan> {
-        let n = self.pending_writes.len();
-        if n == 0 {
-            return Vec::new();
-        }
-        let per_row = (self.pending_write_bytes / n as f64) as f32;
-        let step = n.div_ceil(MAX_SPANS).max(1);
-        let mut bounds: Vec<u128> = self.pending_writes.iter().step_by(step).copied().collect();
-        bounds.sort_unstable();
-        bounds.dedup();
-        // Per boundary: the lowest and highest key counted, and how many.
-        let mut groups: Vec<(u128, u128, u32)> = vec![(u128::MAX, 0, 0); bounds.len()];
-        for &k in &self.pending_writes {
-            let g = bounds.partition_point(|&b| b <= k).saturating_sub(1);
-            if let Some(group) = groups.get_mut(g) {
-                group.0 = group.0.min(k);
-                group.1 = group.1.max(k);
-                group.2 += 1;
-            }
-        }
-        self.pending_writes.clear();
-        self.pending_write_bytes = 0.0;
-        groups
-            .into_iter()
-            .filter(|g| g.2 > 0)
-            .map(|(lo, hi, rows)| {
-                let rows = rows as f32;
-                TrafficSpan {
-                    lo,
-                    hi,
-                    counts: TrafficCounts {
-                        point_ops: rows,
-                        write_rows: rows,
-                        write_bytes: rows * per_row,
-                        ..TrafficCounts::default()
-                    },
-                }
-            })
-            .collect()
+/// Buffered keys (emptied) as sorted spans of about equal key counts, at
+/// most [`MAX_SPANS`], sharing `total` (reset) in proportion: every so
+/// many keys is taken as a boundary (the boundaries sorted), each key
+/// counted between its two, so a fold costs a short binary search a key
+/// instead of a sort.
+fn group_keys(keys: &mut Vec<u128>, total: &mut TrafficCounts) -> Vec<TrafficSpan> {
+    let n = keys.len();
+    if n == 0 {
+        return Vec::new();
     }
+    let step = n.div_ceil(MAX_SPANS).max(1);
+    let mut bounds: Vec<u128> = keys.iter().step_by(step).copied().collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    // Per boundary: the lowest and highest key counted, and how many.
+    let mut groups: Vec<(u128, u128, u32)> = vec![(u128::MAX, 0, 0); bounds.len()];
+    for &k in keys.iter() {
+        let g = bounds.partition_point(|&b| b <= k).saturating_sub(1);
+        if let Some(group) = groups.get_mut(g) {
+            group.0 = group.0.min(k);
+            group.1 = group.1.max(k);
+            group.2 += 1;
+        }
+    }
+    let t = std::mem::take(total).to_array();
+    keys.clear();
+    let inv = 1.0 / n as f32;
+    groups
+        .into_iter()
+        .filter(|g| g.2 > 0)
+        .map(|(lo, hi, count)| {
+            let share = count as f32 * inv;
+            TrafficSpan {
+                lo,
+                hi,
+                counts: TrafficCounts::from_array(t.map(|v| v * share)),
+            }
+        })
+        .collect()
 }
 
 /// Two lists of spans sorted by `(lo, hi)` as one, equal spans added up.
@@ -457,18 +482,14 @@ impl TableTraffic {
 
     /// A read of one row (alone, or as part of a conditional write).
     pub fn note_point_read(&mut self, now: i64, key: &[u8], rows: u64, bytes: u64, seen: u64) {
-        let p = key_prefix16(key);
-        self.bucket(now).push(TrafficSpan {
-            lo: p,
-            hi: p,
-            counts: TrafficCounts {
-                point_ops: 1.0,
-                read_rows: rows as f32,
-                read_bytes: bytes as f32,
-                rows_scanned: seen as f32,
-                ..TrafficCounts::default()
-            },
-        });
+        let counts = TrafficCounts {
+            point_ops: 1.0,
+            read_rows: rows as f32,
+            read_bytes: bytes as f32,
+            rows_scanned: seen as f32,
+            ..TrafficCounts::default()
+        };
+        self.bucket(now).push_point_read(key_prefix16(key), &counts);
     }
 
     /// A read of `[start, end)` (`None`: to the end of the table) that
@@ -480,6 +501,11 @@ impl TableTraffic {
         end: Option<&[u8]>,
         counts: TrafficCounts,
     ) {
+        if counts.scans == 0.0 && end.is_some_and(|e| is_successor(start, e)) {
+            self.bucket(now)
+                .push_point_read(key_prefix16(start), &counts);
+            return;
+        }
         let lo = key_prefix16(start);
         let hi = end.map_or(u128::MAX, last_prefix_before).max(lo);
         self.bucket(now).push(TrafficSpan { lo, hi, counts });

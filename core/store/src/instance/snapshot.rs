@@ -99,11 +99,18 @@ impl Instance {
     }
 
     /// The whole instance as snapshot bytes, with a section a layer above
-    /// keeps (version 2; `None` writes version 1).
+    /// keeps (version 2; `None` writes version 1), and the tables' traffic
+    /// when there is some (version 3).
     pub fn snapshot_with(&mut self, section: Option<&[u8]>) -> Vec<u8> {
+        self.snapshot_choosing(section, true)
+    }
+
+    /// [`Instance::snapshot_with`], leaving the traffic out when
+    /// `with_traffic` is false (a share link that must stay short).
+    pub fn snapshot_choosing(&mut self, section: Option<&[u8]>, with_traffic: bool) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        let traffic = self.tables.values().any(|t| !t.traffic.is_empty());
+        let traffic = with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
         w.uint(if traffic {
             VERSION_WITH_TRAFFIC
         } else if section.is_some() {
