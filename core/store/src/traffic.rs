@@ -30,7 +30,9 @@
 //! When a buffer fills (2048 keys, 512 spans) it is folded into the
 //! bucket: written keys are counted between boundaries sampled from
 //! themselves (a binary search each, no sort), their rows and bytes
-//! shared evenly among the keys of one fold. Recording can be switched off per instance
+//! shared evenly among the keys of one fold. Past 8,192 rows written in
+//! one time bucket (a bulk load) only one written key in four is kept;
+//! the counts stay exact and the kept keys share them. Recording can be switched off per instance
 //! ([`Instance::set_traffic_recording`](crate::Instance::set_traffic_recording)).
 
 use std::collections::VecDeque;
@@ -45,6 +47,11 @@ pub const MAX_SPANS: usize = 128;
 const PENDING_SPANS: usize = 512;
 /// Written keys (or point reads) buffered before a fold.
 const PENDING_KEYS: usize = 2048;
+/// Rows written in one time bucket before their keys are sampled.
+const SAMPLE_WRITES_AFTER: u64 = 8192;
+/// Beyond that, one written key in this many is kept (the counts are
+/// all kept: each kept key stands for its share of them).
+const SAMPLE_EVERY: u64 = 4;
 
 /// What the operations in one span did. Counts are `f32` (a read of
 /// several ranges shares its rows among them).
@@ -207,6 +214,8 @@ pub struct TrafficBucket {
     /// What those writes did, in total (shared evenly among them when
     /// folded).
     pending_write_counts: TrafficCounts,
+    /// Rows written in this bucket so far.
+    writes_seen: u64,
     /// Keys of point reads not folded yet, likewise.
     pending_points: Vec<u128>,
     /// What those point reads did, in total.
@@ -268,11 +277,17 @@ impl TrafficBucket {
 
     #[inline]
     fn push_write(&mut self, key: u128, bytes: u64) {
-        self.pending_writes.push(key);
         let c = &mut self.pending_write_counts;
         c.point_ops += 1.0;
         c.write_rows += 1.0;
         c.write_bytes += bytes as f32;
+        self.writes_seen += 1;
+        // A bulk load: the counts stay exact, the keys are sampled.
+        if self.writes_seen > SAMPLE_WRITES_AFTER && !self.writes_seen.is_multiple_of(SAMPLE_EVERY)
+        {
+            return;
+        }
+        self.pending_writes.push(key);
         if self.pending_writes.len() >= PENDING_KEYS {
             self.fold();
         }
