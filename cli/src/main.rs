@@ -171,7 +171,10 @@ playground (compact, advanceClock, listTablets, sql, explain), and R is
 the request body in proto3 JSON exactly as the REST API takes it (bytes in
 base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or
 {{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
-readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}}.
+readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}} ([]
+when nothing matched); sampleRowKeys {{\"samples\": [...]}}; mutateRows
+{{\"entries\": [{{\"index\": 0, \"status\": {{\"code\": 0}}}}, ...]}}, one entry per
+request entry in order, with a \"message\" when the code is not 0.
 Blank lines are skipped. Answers are written as soon as no more input is
 waiting, so a program can send one request and wait for its answer.
 

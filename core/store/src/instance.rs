@@ -408,6 +408,12 @@ impl Instance {
         row_key: &[u8],
         mutations: &[Mutation<'_>],
     ) -> Result<()> {
+        if mutations.len() > MAX_MUTATIONS_PER_REQUEST {
+            return Err(Error::invalid(format!(
+                "MutateRow carries {} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}",
+                mutations.len()
+            )));
+        }
         let now = self.now_micros;
         let cfg = &self.config.engine;
         let table = self
@@ -436,7 +442,8 @@ impl Instance {
 
     /// MutateRows: each entry is atomic on its own; the result holds one
     /// status per entry, in order. The outer error is for the request as a
-    /// whole (unknown table, empty or oversized request).
+    /// whole (unknown table, empty or oversized request, an entry with no
+    /// row key or no mutations).
     pub fn mutate_rows(
         &mut self,
         table_id: &str,
@@ -460,6 +467,18 @@ impl Instance {
         if total > MAX_MUTATIONS_PER_REQUEST {
             return Err(Error::invalid(format!(
                 "MutateRows carries {total} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}"
+            )));
+        }
+        // Production refuses the whole request, before any entry applies,
+        // when an entry has no row key or no mutations.
+        if let Some(i) = entries.iter().position(|e| e.mutations.is_empty()) {
+            return Err(Error::invalid(format!(
+                "MutateRows entry {i} has no mutations; every entry needs at least one"
+            )));
+        }
+        if let Some(i) = entries.iter().position(|e| e.row_key.is_empty()) {
+            return Err(Error::invalid(format!(
+                "MutateRows entry {i} has an empty row key"
             )));
         }
         self.table(table_id)?;

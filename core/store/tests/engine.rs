@@ -523,6 +523,42 @@ fn mutate_rows_reports_each_entry() {
 }
 
 #[test]
+fn an_entry_without_mutations_refuses_the_whole_mutate_rows() {
+    let mut db = instance();
+    mobile(&mut db, &[]);
+    let entries = vec![
+        MutateRowsEntry {
+            row_key: b"a".as_slice().into(),
+            mutations: vec![Mutation::set_cell("stats_summary", b"q", 1000, b"1")],
+        },
+        MutateRowsEntry {
+            row_key: b"b".as_slice().into(),
+            mutations: Vec::new(),
+        },
+    ];
+    let err = db.mutate_rows("mobile", &entries).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("entry 1"), "{err}");
+    assert!(
+        read(&mut db, &ReadRowsRequest::default()).is_empty(),
+        "nothing applied"
+    );
+}
+
+#[test]
+fn mutate_row_takes_at_most_100_000_mutations() {
+    let mut db = instance();
+    mobile(&mut db, &[]);
+    let mut muts = vec![Mutation::DeleteFromRow; 100_000];
+    db.mutate_row("mobile", b"r", &muts).unwrap();
+    muts.push(Mutation::DeleteFromRow);
+    assert_eq!(
+        db.mutate_row("mobile", b"r", &muts).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+}
+
+#[test]
 fn gc_is_lazy_eligible_cells_stay_visible_until_compaction() {
     let mut db = instance();
     mobile(&mut db, &[]);

@@ -647,7 +647,11 @@ fn read_rows_by_keys_ranges_limit_and_direction() {
         "readRows",
         json!({"tableName": TABLE, "rows": {"rowKeys": [k("zz")]}, "appProfileId": "default"}),
     );
-    assert_eq!(resp, json!({}), "no rows: the empty answer");
+    assert_eq!(
+        resp,
+        json!({"rows": []}),
+        "no rows: the documented form, with an empty list"
+    );
 }
 
 #[test]
@@ -937,10 +941,10 @@ fn mutate_rows_reports_each_entry() {
     assert_eq!(entries.len(), 4);
     assert_eq!(
         entries[0],
-        json!({"status": {}}),
-        "index 0 and an OK status are all defaults"
+        json!({"index": 0, "status": {"code": 0}}),
+        "the documented form: a numeric index and a code, also for OK"
     );
-    assert_eq!(entries[1]["index"], "1");
+    assert_eq!(entries[1]["index"], 1);
     assert_eq!(entries[1]["status"]["code"], 5);
     assert!(
         entries[1]["status"]["message"]
@@ -949,7 +953,7 @@ fn mutate_rows_reports_each_entry() {
             .contains("nope")
     );
     assert_eq!(entries[2]["status"]["code"], 3);
-    assert_eq!(entries[3], json!({"index": "3", "status": {}}));
+    assert_eq!(entries[3], json!({"index": 3, "status": {"code": 0}}));
     assert_eq!(
         keys(&read(&mut db, json!({}))),
         vec![b"a".to_vec(), b"d".to_vec()]
