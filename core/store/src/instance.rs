@@ -46,6 +46,40 @@ pub struct InstanceConfig {
     pub simulated_clock: bool,
 }
 
+/// Longest project or instance id accepted (Bigtable's own are at most 30
+/// and 33 characters; `domain:project` ids are longer).
+pub const MAX_RESOURCE_ID_LEN: usize = 64;
+
+/// Checks a project or instance id (`what` names it in the message): 1 to
+/// [`MAX_RESOURCE_ID_LEN`] characters from `[a-zA-Z0-9]` and `-_.:`.
+///
+/// Bigtable itself is stricter (a project id has at least 6 characters);
+/// the emulator accepts any, and short ids like `-project p` are what
+/// tests use, so only what no resource name could hold is refused: a
+/// slash, a space, a control character (a newline in an id would end up in
+/// an exported script's comment and run as a command).
+pub fn validate_resource_id(what: &str, id: &str) -> Result<()> {
+    if id.is_empty() {
+        return Err(Error::invalid(format!("the {what} id must not be empty")));
+    }
+    if id.len() > MAX_RESOURCE_ID_LEN {
+        return Err(Error::invalid(format!(
+            "the {what} id is {} bytes long; the limit is {MAX_RESOURCE_ID_LEN}",
+            id.len()
+        )));
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+    {
+        return Err(Error::invalid(format!(
+            "the {what} id {:?} may only hold letters, digits and -_.:",
+            id
+        )));
+    }
+    Ok(())
+}
+
 impl Default for InstanceConfig {
     fn default() -> Self {
         InstanceConfig {

@@ -176,3 +176,17 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn a_snapshot_with_an_id_no_command_line_accepts_is_refused() {
+    let mut db = Instance::new(InstanceConfig {
+        project: "x\ntouch pwned #".into(),
+        ..InstanceConfig::default()
+    });
+    let err = Instance::restore(&db.snapshot()).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("project id"), "{err}");
+    assert!(validate_resource_id("instance", "my-instance.1:x").is_ok());
+    assert!(validate_resource_id("instance", "a/b").is_err());
+    assert!(validate_resource_id("instance", &"i".repeat(65)).is_err());
+}

@@ -152,6 +152,10 @@ impl Instance {
         }
         let project = r.string()?;
         let instance = r.string()?;
+        // A snapshot edited by hand must not smuggle in a name no command
+        // line would accept.
+        super::validate_resource_id("project", &project)?;
+        super::validate_resource_id("instance", &instance)?;
         let seed = r.uint()?;
         let simulated_clock = match r.uint()? {
             0 => false,
