@@ -16,7 +16,6 @@
 use std::rc::Rc;
 
 pub use super::console::sql::{sql_name, sql_ready};
-use tabletop_core::Instance;
 use tabletop_core::translate::{DataFormat, DynamoLayout, KeyEncoding, SplitSource};
 
 use super::{AppState, Notice};
@@ -397,6 +396,7 @@ mod tests {
     use crate::state::console::Tab;
     use crate::state::layout::Panels;
     use crate::state::{Action, Boot};
+    use tabletop_core::Instance;
 
     const NOW: i64 = 1_700_000_000_000_000;
     const CATALOG: &str =
