@@ -330,6 +330,17 @@ impl ConsoleState {
     pub fn last_read(&self) -> Option<&ReadReport> {
         self.entries.last().and_then(|e| e.read.as_ref())
     }
+
+    /// The newest entry that read successfully, among those numbered
+    /// `from` or later, with the trace of its read.
+    pub fn last_traced_read(&self, from: u64) -> Option<(&Entry, &Trace)> {
+        self.entries
+            .iter()
+            .rev()
+            .take_while(|e| e.id >= from)
+            .filter(|e| e.ok)
+            .find_map(|e| e.trace.as_deref().map(|t| (e.as_ref(), t)))
+    }
 }
 
 /// Splits console text into commands: lines for `cbt`; for JSON, the whole
@@ -401,6 +412,12 @@ fn cbt_writes(args: &[Vec<u8>]) -> bool {
         b"clock" => at + 1 < args.len(),
         _ => true,
     }
+}
+
+/// Whether a `cbt` line only reads (or only prints), so running it again
+/// changes nothing.
+pub fn cbt_reads_only(line: &str) -> bool {
+    cbt::tokenize(line).is_ok_and(|args| !cbt_writes(&args))
 }
 
 /// Runs one `cbt` line, tracing its read with `options`.
