@@ -16,6 +16,7 @@
 //! and reducer in its module: the simulation ([`sim`]), lessons and the
 //! advisor ([`learn`]), and export, import and SQL ([`tools`]).
 
+pub mod advisor;
 pub mod aside;
 pub mod boot;
 pub mod console;
@@ -262,8 +263,10 @@ pub struct AppState {
     pub design: Rc<design::DesignState>,
     /// The simulation.
     pub sim: Rc<sim::SimState>,
-    /// Lessons and the advisor.
+    /// Lessons, the designer's draft and the advisor's fixes.
     pub learn: Rc<learn::LearnState>,
+    /// The advisor's findings on the current design.
+    pub advisor: advisor::AdvisorState,
     /// Export, import and SQL.
     pub tools: Rc<tools::ToolsState>,
     /// The user's own work while a lesson holds the playground.
@@ -319,6 +322,7 @@ impl AppState {
             design: Rc::default(),
             sim: Rc::default(),
             learn: Rc::default(),
+            advisor: advisor::AdvisorState::default(),
             tools: Rc::default(),
             home: None,
             replaced: None,
@@ -409,6 +413,9 @@ impl AppState {
         let mut next = self.clone();
         next.rev += 1;
         next.reduce_in_place(action);
+        // What follows the design and the data, whichever action moved them.
+        next.follow_design();
+        next.follow_advisor();
         next
     }
 
@@ -647,7 +654,24 @@ impl AppState {
         if data_changed {
             self.data_changed();
         }
-        self.follow_design();
+    }
+
+    /// Brings the advisor's findings up to date (the Schema panel shows
+    /// them; an embed without it does not need them).
+    fn follow_advisor(&mut self) {
+        if !self.panels.has(PanelId::Schema) {
+            return;
+        }
+        let finished = self.sim_finished();
+        let sim = Rc::clone(&self.sim);
+        let design_rev = self.design.rev;
+        self.advisor.follow(
+            &self.design,
+            &self.tables,
+            &self.instance.borrow(),
+            finished,
+            || sim.finished_report(design_rev),
+        );
     }
 
     /// One slice of background work within `budget_ms`: the data load if
