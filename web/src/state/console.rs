@@ -268,6 +268,25 @@ impl ConsoleState {
         }
     }
 
+    /// Applies one of the console's own actions: the tab, the input, the
+    /// history, clearing, a command put in by another panel. (Running the
+    /// input needs the instance: see [`ConsoleState::run_input`].)
+    pub(crate) fn reduce(&mut self, action: super::Action) {
+        use super::Action;
+        match action {
+            Action::ConsoleTab(tab) => self.set_tab(tab),
+            Action::ConsoleInput(text) => self.set_input(text),
+            Action::ConsoleHistory(true) => self.history_back(),
+            Action::ConsoleHistory(false) => self.history_forward(),
+            Action::ConsoleClear => self.clear(),
+            Action::ConsoleInsert(tab, text) => {
+                self.set_tab(tab);
+                self.set_input(text);
+            }
+            _ => {}
+        }
+    }
+
     /// Forgets the transcript (history stays).
     pub fn clear(&mut self) {
         self.entries.clear();
