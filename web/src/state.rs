@@ -2,19 +2,28 @@
 //!
 //! [`AppState`] shares the core [`Instance`] and the rows panel's
 //! [`RowIndexer`] between revisions (behind `Rc<RefCell<_>>`, so a new
-//! state does not copy tables) and holds everything else in slices, each
-//! cheap to clone: [`layout`], [`console`], [`rows`], the data
-//! [`generator`]. Every change goes through [`Action`]: the reducer
-//! borrows the instance, calls the core, records the outcome and bumps a
-//! revision so Yew repaints. Components read; only the reducer writes.
+//! state does not copy tables) and holds everything else in rooms, each
+//! cheap to clone. Every change goes through [`Action`];
+//! [`AppState::apply`] hands it to the room it belongs to, then redraws
+//! what depends on the data and the design. Components read; only the
+//! reducer writes. Time comes in through a [`Clock`] (the browser's, or a
+//! test's), so the reducer stays plain Rust, tested natively.
 //!
-//! Time comes in through a [`Clock`] (the browser's, or a test's), so the
-//! reducer itself stays plain Rust, tested natively.
+//! The rooms:
 //!
-//! The current [`design`] (a scenario: key template, access patterns,
-//! workload) is shared by three feature slices, each with its own actions
-//! and reducer in its module: the simulation ([`sim`]), lessons and the
-//! advisor ([`learn`]), and export, import and SQL ([`tools`]).
+//! - [`layout`], [`rows`] and [`console`] reduce their own actions, lent
+//!   only what they use (the rows panel: the instance and its index; the
+//!   console runs cbt, JSON and [`console::sql`] and keeps each read's
+//!   trace);
+//! - the data [`generator`] and the per-frame work, in this module;
+//! - the current [`design`] (a scenario), which the simulation ([`sim`]),
+//!   the [`advisor`]'s findings (made here, not while drawing) and the
+//!   designer follow by its revision;
+//! - lessons and the advisor's fixes ([`learn`]), export and import
+//!   dialogs and views catching up ([`tools`]);
+//! - where the app starts ([`boot`]) and work set aside for a lesson or
+//!   replaced by an import or link ([`aside`]), the flows that move work
+//!   between rooms.
 
 pub mod advisor;
 pub mod aside;

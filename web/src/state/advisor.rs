@@ -3,7 +3,7 @@
 //!
 //! The advisor reads the design, the tables' schema (not their rows) and,
 //! once a simulation of the design has run to its end, its report (hot
-//! rows, sequential writes). [`AdvisorState::follow`] runs it again only
+//! rows, sequential writes). `AdvisorState::follow` runs it again only
 //! when one of those changed since the findings were made.
 
 use std::rc::Rc;
