@@ -17,7 +17,7 @@ use crate::state::{Action, AppContext};
 use crate::view_model::DisplayKey;
 use crate::view_model::KeyPart;
 use crate::view_model::keydesign::{DraftEdit, KeyDraft, SegField, example_keys, fields_for};
-use crate::view_model::learn::{FixView, advisor_view, preview_keys, scenario_choices};
+use crate::view_model::learn::{FixView, preview_keys, scenario_choices};
 
 /// Example keys the designer shows.
 const EXAMPLES: usize = 5;
@@ -249,28 +249,8 @@ pub fn design_section() -> Html {
     let app = use_context::<AppContext>()
         .expect("DesignSection is rendered inside App's ContextProvider");
     let preview = use_state(|| None::<FixView>);
-    let design = Rc::clone(&app.design);
-    // The advisor reads the design and the tables' schema (not their
-    // rows), so it runs again only when one of those changed.
-    let schema: Vec<(String, Vec<crate::view_model::schema::FamilySummary>)> = app
-        .tables
-        .iter()
-        .map(|t| (t.name.clone(), t.families.clone()))
-        .collect();
-    // Once a simulation of this design has run to its end, its report is
-    // evidence too (hot rows, sequential writes).
-    let finished = app.sim_finished();
-    let view = {
-        let app = app.clone();
-        use_memo((design.rev, schema, finished), move |_| {
-            let report = app.finished_sim_report();
-            advisor_view(
-                design_scenario(&app).as_deref(),
-                &app.instance(),
-                report.as_ref(),
-            )
-        })
-    };
+    // The advisor's findings are kept up to date by the state.
+    let view = Rc::clone(&app.advisor.view);
     let examples = {
         let design = Rc::clone(&app.design);
         use_memo(design.rev, move |_| {
@@ -362,8 +342,4 @@ struct DesignCallbacks {
     on_undo: Callback<()>,
     on_lesson: Callback<String>,
     on_preview: Callback<Option<FixView>>,
-}
-
-fn design_scenario(app: &AppContext) -> Option<Rc<tabletop_core::sim::Scenario>> {
-    app.design.scenario.clone()
 }

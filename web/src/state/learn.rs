@@ -14,9 +14,12 @@
 //! out, so nothing is copied.
 //!
 //! Reads the learner makes in the console are found in the transcript
-//! when the check runs: the newest successful `read`/`lookup`/`count` (or
-//! JSON `readRows`) since the lesson started is recorded with the session
-//! and the check judges it.
+//! when the check runs: the newest successful read (a cbt `read`,
+//! `lookup` or `count`, a JSON `readRows`, a SQL query) since the lesson
+//! started is handed to the session as recorded by its own trace (while a
+//! lesson runs, the console traces reads with the lesson's
+//! [`RECORD_OPTIONS`], keys and all), and the check judges it. Nothing is
+//! parsed from the transcript's text, and nothing is read again.
 //!
 //! # Designer drafts
 //!
@@ -32,12 +35,12 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::rc::Rc;
 
-use tabletop_core::Instance;
 use tabletop_core::advisor::{self, Edit, Fix};
-use tabletop_core::lesson::{Check, Session, Verdict, request_from_cbt, request_from_json};
+use tabletop_core::lesson::{Check, RECORD_OPTIONS, ReadRecord, Session, Verdict};
 use tabletop_core::sim::Scenario;
+use tabletop_core::{Instance, TraceOptions};
 
-use super::console::{Source, Tab};
+use super::console::{Source, Tab, cbt_reads_only};
 use super::{Action, AppState, Notice};
 use crate::share::Why;
 use crate::view_model::keydesign::{DraftEdit, KeyDraft};
@@ -396,6 +399,9 @@ impl AppState {
             learn.active = None;
             learn.verdict = None;
         }
+        if self.console.trace_options != TraceOptions::default() {
+            Rc::make_mut(&mut self.console).trace_options = TraceOptions::default();
+        }
     }
 
     /// Goes on with a lesson on the tables the playground holds (after a
@@ -425,7 +431,7 @@ impl AppState {
             .setup
             .then
             .iter()
-            .filter(|l| request_from_cbt(l).is_some())
+            .filter(|l| cbt_reads_only(l))
             .cloned()
             .collect();
         let scenario = session.scenario().cloned();
@@ -447,6 +453,9 @@ impl AppState {
             self.selected = None;
         }
         let console_mark = self.console.entries.last().map_or(0, |e| e.id + 1);
+        // The console's reads from now on are the learner's: traced with
+        // the keys the checks look at.
+        Rc::make_mut(&mut self.console).trace_options = RECORD_OPTIONS;
         {
             let learn = Rc::make_mut(&mut self.learn);
             learn.active = Some(ActiveLesson {
@@ -504,25 +513,11 @@ impl AppState {
     }
 
     /// The newest read the learner ran in the console since the lesson
-    /// started: table, request and the line.
-    fn last_console_read(
-        &self,
-        mark: u64,
-    ) -> Option<(String, tabletop_core::ReadRowsRequest, String)> {
+    /// started, as its trace recorded it.
+    fn last_console_read(&self, mark: u64) -> Option<ReadRecord> {
         self.console
-            .entries
-            .iter()
-            .rev()
-            .take_while(|e| e.id >= mark)
-            .filter(|e| e.ok)
-            .find_map(|e| {
-                let parsed = match e.tab {
-                    Tab::Cbt => request_from_cbt(&e.input),
-                    Tab::Json => request_from_json(&e.input),
-                    _ => None,
-                };
-                parsed.map(|(table, req)| (table, req, e.input.trim().to_string()))
-            })
+            .last_traced_read(mark)
+            .map(|(entry, trace)| ReadRecord::from_trace(entry.input.trim(), trace))
     }
 
     fn check_lesson(&mut self) -> bool {
@@ -554,12 +549,8 @@ impl AppState {
             {
                 return Err(format!("The design could not be simulated: {e}"));
             }
-            if let Some((table, req, line)) = &read {
-                // The read is run again on the current tables to record
-                // what it scans and returns.
-                if let Err(e) = s.record_read(table, req, line) {
-                    return Err(format!("The last read `{line}` could not be judged: {e}"));
-                }
+            if let Some(read) = read {
+                s.set_last_read(read);
             }
             Ok(s.check())
         });
@@ -833,6 +824,136 @@ mod tests {
         let done = learn(&solved, LearnAction::Check);
         assert!(done.learn.verdict.as_ref().unwrap().passed);
         assert!(done.learn.completed().contains("row-ranges"));
+    }
+
+    /// The read the started lesson's session would judge.
+    fn judged(state: &AppState) -> ReadRecord {
+        let active = state.learn.active.clone().expect("a lesson runs");
+        let session = active.session.borrow();
+        session.last_read().cloned().expect("a read was recorded")
+    }
+
+    /// Runs `text` in `tab` of the console.
+    fn console(state: &AppState, tab: Tab, text: &str) -> AppState {
+        let next = state
+            .apply(Action::ConsoleTab(tab))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun);
+        let entry = next.console.entries.last().unwrap();
+        assert!(entry.ok, "{text}: {}", entry.output);
+        next
+    }
+
+    #[test]
+    fn checks_judge_cbt_json_and_sql_reads_from_their_traces() {
+        use crate::state::console::ReadReport;
+        use tabletop_core::{Traces, api, cbt::NoHost, sql};
+        let started = learn(&app(), LearnAction::Start("row-ranges".into()));
+        // The learner's table, split so reads visit several tablets.
+        let mut state = console(
+            &started,
+            Tab::Cbt,
+            "createtable split families=stats splits=phone#5,phone#9",
+        );
+        for key in ["phone#1", "phone#4", "phone#6", "phone#8", "tablet#2"] {
+            state = console(&state, Tab::Cbt, &format!("set split {key} stats:cpu=1"));
+        }
+        // "phone#" to "phone#~" in base64: every phone row, across tablets.
+        let json = r#"{"method":"readRows","request":{"tableName":"projects/p/instances/i/tables/split","rows":{"rowRanges":[{"startKeyClosed":"cGhvbmUj","endKeyOpen":"cGhvbmUjfg=="}]}}}"#;
+        let query = "SELECT _key FROM split WHERE STARTS_WITH(_key, 'phone#')";
+        for (tab, text) in [
+            (Tab::Cbt, "read split prefix=phone#"),
+            (Tab::Json, json),
+            (Tab::Sql, query),
+        ] {
+            // The core's own trace of the same read, on a copy of the tables.
+            let mut twin = state.instance().clone();
+            let mut traces = Traces::new(RECORD_OPTIONS);
+            match tab {
+                Tab::Cbt => {
+                    let out = tabletop_core::cbt::exec_line_traced(
+                        &mut twin,
+                        text,
+                        &mut NoHost,
+                        &mut traces,
+                    );
+                    assert!(out.status.is_ok());
+                }
+                Tab::Json => {
+                    api::handle_traced(&mut twin, text, &mut traces);
+                }
+                Tab::Sql => {
+                    sql::execute_traced(&mut twin, text, &mut traces).unwrap();
+                }
+            }
+            let core = traces.last_read().expect("the core traced a read").clone();
+            assert_eq!(
+                core.distinct_tablets().len(),
+                3,
+                "{tab:?}: three phone tablets"
+            );
+
+            let ran = console(&state, tab, text);
+            // The console's report is the trace's.
+            let report = ran.console.last_read().unwrap();
+            assert_eq!(*report, ReadReport::from_trace(&core, true), "{tab:?}");
+            assert_eq!(report.tablets, core.read.tablets, "{tab:?}");
+            // The check judges the same read, keys and tablets visited.
+            let checked = learn(&ran, LearnAction::Check);
+            let record = judged(&checked);
+            assert_eq!(record, ReadRecord::from_trace(text, &core), "{tab:?}");
+            assert_eq!(record.tablets_visited, 3, "{tab:?}");
+            assert_eq!(record.rows_returned, 4, "{tab:?}");
+            assert_eq!(record.keys_returned.len(), 4, "{tab:?}");
+            assert!(record.keys_complete, "{tab:?}");
+        }
+    }
+
+    #[test]
+    fn a_read_longer_than_its_echo_is_judged_as_it_ran() {
+        use crate::state::console::MAX_ECHO_CHARS;
+        let started = learn(&app(), LearnAction::Start("row-ranges".into()));
+        // The May rows of the device, through a regular expression padded
+        // with days that do not exist: a command far longer than its echo.
+        let never: Vec<String> = (0..400).map(|i| format!("x{i:04}")).collect();
+        let line = format!(
+            "read mobile prefix=phone#4c410523#202005 'regex=phone#4c410523#202005(..|{})'",
+            never.join("|")
+        );
+        assert!(line.chars().count() > MAX_ECHO_CHARS);
+        let ran = cbt(&started, &line);
+        let entry = ran.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert!(entry.input_cut_from.is_some(), "the echo is cut");
+        let checked = learn(&ran, LearnAction::Check);
+        let verdict = checked.learn.verdict.clone().unwrap();
+        assert!(verdict.passed, "{verdict:#?}");
+        let record = judged(&checked);
+        assert_eq!((record.rows_scanned, record.rows_returned), (30, 30));
+    }
+
+    #[test]
+    fn only_a_running_lesson_traces_the_keys_a_read_returned() {
+        let before = cbt(&app(), "read mobile-time-series");
+        let trace = before
+            .console
+            .entries
+            .last()
+            .unwrap()
+            .trace
+            .clone()
+            .unwrap();
+        assert!(
+            trace.returned_keys.is_empty(),
+            "ordinary reads keep no keys"
+        );
+        let started = learn(&before, LearnAction::Start("row-ranges".into()));
+        let read = cbt(&started, "read mobile prefix=phone#4c410523#202005");
+        let trace = read.console.entries.last().unwrap().trace.clone().unwrap();
+        assert_eq!(trace.returned_keys.len(), 30);
+        let left = cbt(&learn(&read, LearnAction::Stop), "read mobile-time-series");
+        let trace = left.console.entries.last().unwrap().trace.clone().unwrap();
+        assert!(trace.returned_keys.is_empty(), "and none after it");
     }
 
     #[test]

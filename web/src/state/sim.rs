@@ -155,6 +155,23 @@ impl SimState {
         self.rev = self.rev.max(current.rev) + 1;
     }
 
+    /// Whether a run of the design at `design_rev` has reached its end.
+    pub fn finished(&self, design_rev: u64) -> bool {
+        self.design_rev == design_rev
+            && self
+                .engine
+                .as_ref()
+                .is_some_and(|e| e.borrow().is_finished())
+    }
+
+    /// The report of a finished run of the design at `design_rev`.
+    pub fn finished_report(&self, design_rev: u64) -> Option<tabletop_core::sim::Report> {
+        if !self.finished(design_rev) {
+            return None;
+        }
+        self.engine.as_ref().map(|e| e.borrow().report())
+    }
+
     /// Whether a simulation is loaded.
     pub fn loaded(&self) -> bool {
         self.engine.is_some()
@@ -408,20 +425,12 @@ impl AppState {
     /// Whether a run of the current design has reached its end (then its
     /// report is evidence for the advisor).
     pub fn sim_finished(&self) -> bool {
-        self.sim.design_rev == self.design.rev
-            && self
-                .sim
-                .engine
-                .as_ref()
-                .is_some_and(|e| e.borrow().is_finished())
+        self.sim.finished(self.design.rev)
     }
 
     /// The report of a finished run of the current design.
     pub fn finished_sim_report(&self) -> Option<tabletop_core::sim::Report> {
-        if !self.sim_finished() {
-            return None;
-        }
-        self.sim.engine.as_ref().map(|e| e.borrow().report())
+        self.sim.finished_report(self.design.rev)
     }
 
     /// Applies an action of this slice; returns whether data or schema
@@ -694,6 +703,7 @@ mod tests {
         assert!(!state.sim_finished());
         assert!(state.finished_sim_report().is_none());
         let before = advisor_view(state.design.scenario.as_deref(), &state.instance(), None);
+        assert_eq!(*state.advisor.view, before, "the state keeps the findings");
         let mut frames = 0;
         while state.has_work() && frames < 1000 {
             state = state.apply(Action::Work);
@@ -709,6 +719,7 @@ mod tests {
             Some(&report),
         );
         assert!(after.with_report && !before.with_report);
+        assert_eq!(*state.advisor.view, after, "with the report, once finished");
         let evidence = |v: &crate::view_model::learn::AdvisorView| -> Vec<String> {
             v.findings.iter().flat_map(|f| f.evidence.clone()).collect()
         };
@@ -728,6 +739,10 @@ mod tests {
         let other = pick(&state, "mobile_device_first.toml");
         assert!(!other.sim_finished());
         assert!(other.finished_sim_report().is_none());
+        assert_eq!(
+            *other.advisor.view,
+            advisor_view(other.design.scenario.as_deref(), &other.instance(), None)
+        );
     }
 
     #[test]
