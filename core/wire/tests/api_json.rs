@@ -1877,3 +1877,20 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn huge_names_are_malformed_and_never_echoed_whole() {
+    let mut db = setup();
+    let long_id = format!("projects/p/instances/i/tables/{}", "x".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": long_id}));
+    assert_eq!(status, "INVALID_ARGUMENT", "{message}");
+    assert!(message.contains("the limit is 50"), "{message}");
+    let garbage = format!("projects/{}", "y".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": garbage}));
+    assert_eq!(status, "INVALID_ARGUMENT");
+    assert!(
+        message.len() < 1000,
+        "the echo is cut: {} bytes",
+        message.len()
+    );
+}
