@@ -136,7 +136,8 @@ the exit status is 0 if every command succeeded, 1 otherwise. The state
 is saved once at the end if any command changed it (after each successful
 change when stdin is a terminal), so an interrupted script saves nothing.
 In a script a failed command changes nothing, except that an import keeps
-the batches it wrote before the failing one, as cbt against Bigtable does.
+the batches it wrote before the failing one, as cbt against Bigtable does
+(and they are saved with the rest, even if no later command succeeds).
 
 Files named by `import` and `format-file=` are read from the working
 directory. Cells written without a timestamp get the wall-clock time,

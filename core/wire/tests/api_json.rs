@@ -1870,14 +1870,27 @@ mod never_panics {
                 &json!({"method": method, "request": request}).to_string(),
             ))
             .unwrap();
-            if let Some(e) = out.get("error") {
-                // Conditional methods may not be wired yet.
-                assert_eq!(e["status"], "UNIMPLEMENTED", "{method}: {out}");
-                assert!(
-                    matches!(method, "checkAndMutateRow" | "readModifyWriteRow"),
-                    "{method}: {out}"
-                );
-            }
+            // Every method is wired: a valid request answers, never an
+            // error of any kind.
+            assert!(out.get("error").is_none(), "{method}: {out}");
+            assert!(out.get("response").is_some(), "{method}: {out}");
         }
     }
+}
+
+#[test]
+fn huge_names_are_malformed_and_never_echoed_whole() {
+    let mut db = setup();
+    let long_id = format!("projects/p/instances/i/tables/{}", "x".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": long_id}));
+    assert_eq!(status, "INVALID_ARGUMENT", "{message}");
+    assert!(message.contains("the limit is 50"), "{message}");
+    let garbage = format!("projects/{}", "y".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": garbage}));
+    assert_eq!(status, "INVALID_ARGUMENT");
+    assert!(
+        message.len() < 1000,
+        "the echo is cut: {} bytes",
+        message.len()
+    );
 }
