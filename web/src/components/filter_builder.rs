@@ -119,22 +119,7 @@ pub fn filter_builder(props: &FilterBuilderProps) -> Html {
             <p class="hint">{ "A chain: each step filters what the previous one let through." }</p>
             <ol class="filter-steps">{ for step_items }</ol>
             { add_step(&steps, &kind) }
-            <h3 class="section-title">{ "RowFilter (proto3 JSON)" }</h3>
-            {
-                match (&pretty, &json) {
-                    (Some(text), _) => html! { <pre class="fb-json mono">{ text.clone() }</pre> },
-                    (None, Err(message)) => html! { <p class="field-error" role="alert">{ message.clone() }</p> },
-                    (None, Ok(_)) => html! {},
-                }
-            }
-            <h3 class="section-title">{ "cbt" }</h3>
-            {
-                match (&cbt_line, &cbt) {
-                    (Some(line), _) => html! { <pre class="fb-cbt mono">{ line.clone() }</pre> },
-                    (None, Err(missing)) => html! { <p class="hint">{ format!("cbt read has no option for: {}.", missing.join(", ")) }</p> },
-                    (None, Ok(_)) => html! { <p class="hint">{ "Fix the filter first." }</p> },
-                }
-            }
+            { outputs(pretty.as_deref(), &json, cbt_line.as_deref(), &cbt) }
             <div class="form-actions">
                 <button type="button" class="button small" disabled={cbt_line.is_none()} onclick={insert(Tab::Cbt, cbt_line.clone())}>{ "Insert into cbt tab" }</button>
                 <button type="button" class="button small" disabled={json_line.is_none()} onclick={insert(Tab::Json, json_line.clone())}>{ "Insert into JSON tab" }</button>
@@ -272,5 +257,35 @@ fn add_step(steps: &UseStateHandle<Vec<FilterStep>>, kind: &UseStateHandle<Strin
             </select>
             <button type="button" class="button small" onclick={on_add}>{ "Add step" }</button>
         </div>
+    }
+}
+
+/// The filter as proto3 JSON (or why it is not valid), and the `cbt read`
+/// line (or why there is none).
+fn outputs(
+    pretty: Option<&str>,
+    json: &Result<Option<serde_json::Value>, String>,
+    cbt_line: Option<&str>,
+    cbt: &Result<Vec<String>, Vec<&'static str>>,
+) -> Html {
+    html! {
+        <>
+            <h3 class="section-title">{ "RowFilter (proto3 JSON)" }</h3>
+            {
+                match (pretty, json) {
+                    (Some(text), _) => html! { <pre class="fb-json mono">{ text.to_string() }</pre> },
+                    (None, Err(message)) => html! { <p class="field-error" role="alert">{ message.clone() }</p> },
+                    (None, Ok(_)) => html! {},
+                }
+            }
+            <h3 class="section-title">{ "cbt" }</h3>
+            {
+                match (cbt_line, cbt) {
+                    (Some(line), _) => html! { <pre class="fb-cbt mono">{ line.to_string() }</pre> },
+                    (None, Err(missing)) => html! { <p class="hint">{ format!("cbt read has no option for: {}.", missing.join(", ")) }</p> },
+                    (None, Ok(_)) => html! { <p class="hint">{ "Fix the filter first." }</p> },
+                }
+            }
+        </>
     }
 }
