@@ -338,8 +338,10 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
 }
 
 /// Translates a large design when typing pauses for a moment.
-#[hook]
-fn use_translate_on_pause(state: &ImportState, on_action: &Callback<ToolsAction>) {
+fn use_translate_on_pause(
+    state: &ImportState,
+    on_action: &Callback<ToolsAction>,
+) -> impl Hook<Output = ()> {
     let cb = on_action.clone();
     let key = (state.stale, state.text.len(), state.rows.len());
     use_effect_with(key, move |&(stale, _, _)| {
@@ -350,7 +352,7 @@ fn use_translate_on_pause(state: &ImportState, on_action: &Callback<ToolsAction>
         });
         // Dropping the timer (a new keystroke) cancels it.
         move || drop(timer)
-    });
+    })
 }
 
 /// A change of a text field, select or input, turned into an action (or

@@ -314,8 +314,11 @@ type Cell = (usize, usize, f64, f64);
 fn heatmap(props: &HeatmapProps) -> Html {
     let canvas = use_node_ref();
     let frame = use_node_ref();
-    let size = use_frame_size(&frame);
-    use_paint(&canvas, &props.map, props.scale, *size);
+    let painter = use_mut_ref(Painter::default);
+    // The canvas's size in CSS pixels, and the device pixel ratio.
+    let size = use_state(|| (0u32, 0u32, 1.0f64));
+    use_frame_size(&frame, &size);
+    use_paint(&canvas, &painter, &props.map, props.scale, *size);
     let hover = use_state(|| None::<Cell>);
     let pinned = use_state(|| None::<Cell>);
     let drag = use_state(|| None::<Drag>);
@@ -366,38 +369,41 @@ fn heatmap(props: &HeatmapProps) -> Html {
     }
 }
 
-/// The frame's size in CSS pixels and the device pixel ratio, followed as
-/// the frame is resized.
-#[hook]
-fn use_frame_size(frame: &NodeRef) -> UseStateHandle<(u32, u32, f64)> {
-    let size = use_state(|| (0u32, 0u32, 1.0f64));
-    {
-        let frame = frame.clone();
-        let size = size.clone();
-        use_effect_with((), move |()| {
-            let watch = frame.cast::<web_sys::HtmlElement>().and_then(|element| {
-                let watched = element.clone();
-                crate::browser::watch_size(&watched, move || {
-                    let w = element.client_width().max(0) as u32;
-                    let h = element.client_height().max(0) as u32;
-                    let dpr = gloo::utils::window().device_pixel_ratio().clamp(1.0, 2.0);
-                    if w > 0 && h > 0 && *size != (w, h, dpr) {
-                        size.set((w, h, dpr));
-                    }
-                })
-            });
-            move || drop(watch)
+/// Keeps `size` at the frame's size in CSS pixels and the device pixel
+/// ratio, as the frame is resized.
+fn use_frame_size(
+    frame: &NodeRef,
+    size: &UseStateHandle<(u32, u32, f64)>,
+) -> impl Hook<Output = ()> {
+    let frame = frame.clone();
+    let size = size.clone();
+    use_effect_with((), move |()| {
+        let watch = frame.cast::<web_sys::HtmlElement>().and_then(|element| {
+            let watched = element.clone();
+            crate::browser::watch_size(&watched, move || {
+                let w = element.client_width().max(0) as u32;
+                let h = element.client_height().max(0) as u32;
+                let dpr = gloo::utils::window().device_pixel_ratio().clamp(1.0, 2.0);
+                if w > 0 && h > 0 && *size != (w, h, dpr) {
+                    size.set((w, h, dpr));
+                }
+            })
         });
-    }
-    size
+        move || drop(watch)
+    })
 }
 
-/// Paints the map into the canvas when the map, the scale or the size
-/// change, and keeps how long that took in `data-redraw-ms`.
-#[hook]
-fn use_paint(canvas: &NodeRef, map: &Rc<MapData>, scale: ColorScale, size: (u32, u32, f64)) {
-    let painter = use_mut_ref(Painter::default);
+/// Paints the map into the canvas with `painter` when the map, the scale
+/// or the size change, and keeps how long that took in `data-redraw-ms`.
+fn use_paint(
+    canvas: &NodeRef,
+    painter: &Rc<RefCell<Painter>>,
+    map: &Rc<MapData>,
+    scale: ColorScale,
+    size: (u32, u32, f64),
+) -> impl Hook<Output = ()> {
     let canvas = canvas.clone();
+    let painter = Rc::clone(painter);
     let map = Rc::clone(map);
     let key = (Rc::as_ptr(&map) as usize, scale, size);
     use_effect_with(key, move |&(_, scale, (w, h, dpr))| {
@@ -430,7 +436,7 @@ fn use_paint(canvas: &NodeRef, map: &Rc<MapData>, scale: ColorScale, size: (u32,
                     .set_attribute("data-redraw-ms", &format!("{:.2}", perf.now() - started));
             }
         }
-    });
+    })
 }
 
 /// What the mouse does over the canvas: hover shows a cell, a click pins

@@ -180,7 +180,7 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
 }
 
 /// Props of [`LessonsPanel`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LessonsPanelProps {
     /// The learner's progress, the open lesson and its verdict.
     pub learn: Rc<LearnState>,
@@ -190,6 +190,16 @@ pub struct LessonsPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+}
+
+// The learning state is compared by identity: the reducer makes a new one
+// whenever it changes.
+impl PartialEq for LessonsPanelProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.learn, &other.learn)
+            && self.on_action == other.on_action
+            && self.maximize == other.maximize
+    }
 }
 
 /// The Lessons panel: the list with the progress, or the open lesson.
@@ -255,7 +265,7 @@ fn learn_total() -> usize {
 }
 
 /// Props of [`LeftColumn`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LeftColumnProps {
     /// Whether the Schema panel is shown (it is the children).
     pub schema: bool,
@@ -282,6 +292,18 @@ pub struct LeftColumnProps {
     pub lessons_maximize: Html,
 }
 
+impl PartialEq for LeftColumnProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.learn, &other.learn)
+            && (self.schema, self.lessons, self.embed) == (other.schema, other.lessons, other.embed)
+            && self.replaced == other.replaced
+            && (&self.on_learn, &self.on_undo, &self.on_forget)
+                == (&other.on_learn, &other.on_undo, &other.on_forget)
+            && self.children == other.children
+            && self.lessons_maximize == other.lessons_maximize
+    }
+}
+
 /// The left column: Schema and Lessons as two tabs (both stay mounted so
 /// half-typed forms survive switching), or whichever one is shown.
 #[component(LeftColumn)]
@@ -294,51 +316,6 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
     } else {
         props.learn.tab
     };
-    let replaced = props.replaced.as_ref().map(|aside| {
-        let what = match &aside.why {
-            crate::share::Why::Replaced(what) => what.clone(),
-            crate::share::Why::Lesson(_) => "a lesson".into(),
-        };
-        let (work, verb) = aside.phrase(true);
-        (what, crate::state::aside::capital(&work), verb)
-    });
-    html! {
-        <div class="left-column" style="grid-area: schema">
-            if props.lessons {
-                <LessonOnTop learn={Rc::clone(&props.learn)} embed={props.embed} on_action={props.on_learn.clone()} />
-            }
-            if let Some((what, work, verb)) = replaced {
-                <ReplacedBar {what} {work} {verb} on_undo={props.on_undo.clone()} on_forget={props.on_forget.clone()} />
-            }
-            if both {
-                { left_tabs(tab, &props.on_learn) }
-            }
-            if props.schema {
-                <div class="left-pane" id="left-pane-schema" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-schema")} hidden={tab != LeftTab::Schema}>
-                    { props.children.clone() }
-                </div>
-            }
-            if props.lessons {
-                <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
-                    <LessonsPanel learn={Rc::clone(&props.learn)} on_action={props.on_learn.clone()} maximize={props.lessons_maximize.clone()} />
-                </div>
-            }
-        </div>
-    }
-}
-
-/// Props of [`LessonOnTop`].
-#[derive(Properties, PartialEq)]
-struct LessonOnTopProps {
-    learn: Rc<LearnState>,
-    embed: bool,
-    on_action: Callback<LearnAction>,
-}
-
-/// Above the tabs: the running lesson's dock, or (before any lesson, and
-/// not in an embed) the card that starts the first one.
-#[component(LessonOnTop)]
-fn lesson_on_top(props: &LessonOnTopProps) -> Html {
     let learn = &props.learn;
     // The running lesson's detail, rebuilt only when it or its verdict
     // changes.
@@ -362,11 +339,51 @@ fn lesson_on_top(props: &LessonOnTopProps) -> Html {
             .and_then(|id| lesson_detail(&id, &Default::default(), None, None))
             .map(Rc::new)
     });
-    let on_action = props.on_action.clone();
+    let replaced = props.replaced.as_ref().map(|aside| {
+        let what = match &aside.why {
+            crate::share::Why::Replaced(what) => what.clone(),
+            crate::share::Why::Lesson(_) => "a lesson".into(),
+        };
+        let (work, verb) = aside.phrase(true);
+        (what, crate::state::aside::capital(&work), verb)
+    });
     html! {
-        if let Some(lesson) = (*active).clone() {
+        <div class="left-column" style="grid-area: schema">
+            if props.lessons {
+                { lesson_on_top(props, (*active).clone(), (*first).clone()) }
+            }
+            if let Some((what, work, verb)) = replaced {
+                <ReplacedBar {what} {work} {verb} on_undo={props.on_undo.clone()} on_forget={props.on_forget.clone()} />
+            }
+            if both {
+                { left_tabs(tab, &props.on_learn) }
+            }
+            if props.schema {
+                <div class="left-pane" id="left-pane-schema" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-schema")} hidden={tab != LeftTab::Schema}>
+                    { props.children.clone() }
+                </div>
+            }
+            if props.lessons {
+                <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
+                    <LessonsPanel learn={Rc::clone(&props.learn)} on_action={props.on_learn.clone()} maximize={props.lessons_maximize.clone()} />
+                </div>
+            }
+        </div>
+    }
+}
+
+/// Above the tabs: the running lesson's dock (`active`), or (before any
+/// lesson, and not in an embed) the card that starts the `first` one.
+fn lesson_on_top(
+    props: &LeftColumnProps,
+    active: Option<Rc<LessonDetail>>,
+    first: Option<Rc<LessonDetail>>,
+) -> Html {
+    let on_action = props.on_learn.clone();
+    html! {
+        if let Some(lesson) = active {
             <LessonDock {lesson} total={learn_total()} {on_action} />
-        } else if !props.embed && learn.show_start_here() && let Some(lesson) = (*first).clone() {
+        } else if !props.embed && props.learn.show_start_here() && let Some(lesson) = first {
             <StartHere {lesson} {on_action} />
         }
     }

@@ -191,8 +191,10 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
 /// style sheet sizes the viewport without regard to its content
 /// (`contain: size`), so the spacer that the reported height resizes
 /// cannot resize the viewport again.
-#[hook]
-fn use_report_viewport(viewport: &NodeRef, on_viewport: &Callback<Viewport>) {
+fn use_report_viewport(
+    viewport: &NodeRef,
+    on_viewport: &Callback<Viewport>,
+) -> impl Hook<Output = ()> {
     let viewport = viewport.clone();
     let on_viewport = on_viewport.clone();
     use_effect_with((), move |()| {
@@ -209,19 +211,18 @@ fn use_report_viewport(viewport: &NodeRef, on_viewport: &Callback<Viewport>) {
             })
         });
         move || drop(watch)
-    });
+    })
 }
 
 /// Keeps the scrollbar where the state says (after "go to key", a jump
 /// from the Tablets bar, or a new table). `programmatic` is the offset set
 /// here last; `scrolled_to`, the position the last scroll event asked for.
-#[hook]
 fn use_keep_scroll(
     viewport: &NodeRef,
     rows: &RowsState,
     programmatic: &Rc<RefCell<Option<i32>>>,
     scrolled_to: &Rc<RefCell<Option<u64>>>,
-) {
+) -> impl Hook<Output = ()> {
     let viewport = viewport.clone();
     let programmatic = Rc::clone(programmatic);
     let scrolled_to = Rc::clone(scrolled_to);
@@ -241,12 +242,11 @@ fn use_keep_scroll(
                 }
             }
         },
-    );
+    )
 }
 
 /// Ends the fade-out after a compaction.
-#[hook]
-fn use_end_fade(rows: &RowsState, on_ghost_done: &Callback<u64>) {
+fn use_end_fade(rows: &RowsState, on_ghost_done: &Callback<u64>) -> impl Hook<Output = ()> {
     let ghost = rows.ghost.as_ref().map(|(id, _)| *id);
     let on_ghost_done = on_ghost_done.clone();
     use_effect_with(ghost, move |ghost| {
@@ -254,7 +254,7 @@ fn use_end_fade(rows: &RowsState, on_ghost_done: &Callback<u64>) {
             gloo::timers::callback::Timeout::new(FADE_MS, move || on_ghost_done.emit(id))
         });
         move || drop(timer)
-    });
+    })
 }
 
 fn body_html(props: &RowsPanelProps, window: &RowsWindow, fading: bool) -> Html {
@@ -437,35 +437,33 @@ struct ToolbarProps {
 /// Go to key, compact now, and the generator form.
 #[component(Toolbar)]
 fn toolbar(props: &ToolbarProps) -> Html {
+    let key_text = use_state(String::new);
+    let key_error = use_state(|| None::<String>);
+    let details = use_node_ref();
     let on_compact = {
         let cb = props.on_compact.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     html! {
         <div class="toolbar">
-            <GoToKey has_table={props.has_table} on_go_to={props.on_go_to.clone()} />
+            { go_to_key(props.has_table, &props.on_go_to, &key_text, &key_error) }
             <button type="button" class="button small" onclick={on_compact} disabled={!props.has_table || props.job.is_some()}
                 title="Flush and compact every tablet of the table now: versions the GC rules allow deleting are collected">
                 { "Compact now" }
             </button>
-            <SampleData busy={props.job.is_some()} generator={props.generator.clone()}
-                on_generator={props.on_generator.clone()} on_start={props.on_start.clone()} />
+            { sample_data(props, &details) }
         </div>
     }
 }
 
-/// Props of [`GoToKey`].
-#[derive(Properties, PartialEq)]
-struct GoToKeyProps {
+/// The go-to-key form, its key (`key_text`) checked as it is typed
+/// (`key_error`).
+fn go_to_key(
     has_table: bool,
-    on_go_to: Callback<Vec<u8>>,
-}
-
-/// The go-to-key form, its key checked as it is typed.
-#[component(GoToKey)]
-fn go_to_key(props: &GoToKeyProps) -> Html {
-    let key_text = use_state(String::new);
-    let key_error = use_state(|| None::<String>);
+    on_go_to: &Callback<Vec<u8>>,
+    key_text: &UseStateHandle<String>,
+    key_error: &UseStateHandle<Option<String>>,
+) -> Html {
     let on_key = {
         let key_text = key_text.clone();
         let key_error = key_error.clone();
@@ -479,7 +477,7 @@ fn go_to_key(props: &GoToKeyProps) -> Html {
     };
     let on_go = {
         let key_text = key_text.clone();
-        let on_go_to = props.on_go_to.clone();
+        let on_go_to = on_go_to.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if let Ok(key) = parse_key_text(&key_text) {
@@ -489,27 +487,16 @@ fn go_to_key(props: &GoToKeyProps) -> Html {
     };
     html! {
         <form class="go-to" onsubmit={on_go} aria-label="Go to a row key">
-            <input class="mono" type="search" placeholder="go to key…" value={(*key_text).clone()} oninput={on_key}
-                aria-label="Go to row key" aria-invalid={key_error.is_some().to_string()} disabled={!props.has_table} />
-            <button type="submit" class="button small" disabled={!props.has_table || key_error.is_some()}>{ "Go" }</button>
+            <input class="mono" type="search" placeholder="go to key…" value={(**key_text).clone()} oninput={on_key}
+                aria-label="Go to row key" aria-invalid={key_error.is_some().to_string()} disabled={!has_table} />
+            <button type="submit" class="button small" disabled={!has_table || key_error.is_some()}>{ "Go" }</button>
         </form>
     }
 }
 
-/// Props of [`SampleData`].
-#[derive(Properties, PartialEq)]
-struct SampleDataProps {
-    /// Whether a generator job runs.
-    busy: bool,
-    generator: GeneratorSpec,
-    on_generator: Callback<GeneratorSpec>,
-    on_start: Callback<()>,
-}
-
 /// Load sample data: the generator's table, rows and seed, behind a
-/// disclosure that closes when it starts.
-#[component(SampleData)]
-fn sample_data(props: &SampleDataProps) -> Html {
+/// disclosure (`details`) that closes when it starts.
+fn sample_data(props: &ToolbarProps, details: &NodeRef) -> Html {
     let spec = props.generator.clone();
     // A change of one field, made into the whole spec.
     let set = |f: fn(&mut GeneratorSpec, String)| {
@@ -545,7 +532,6 @@ fn sample_data(props: &SampleDataProps) -> Html {
                 .value());
         })
     };
-    let details = use_node_ref();
     let on_start = {
         let cb = props.on_start.clone();
         let details = details.clone();
@@ -561,7 +547,7 @@ fn sample_data(props: &SampleDataProps) -> Html {
     let table_ok =
         tabletop_core::validate_table_id(&spec.table).map_err(|e| e.message().to_string());
     html! {
-        <details class="generator" ref={details}>
+        <details class="generator" ref={details.clone()}>
             <summary class="button small">{ "Load sample data" }</summary>
             <form class="generator-form" onsubmit={on_start} aria-label="Sample data">
                 <p class="hint">{ "The phone and tablet time series of Bigtable's schema guide: " }<span class="mono">{ "phone#4c410523#20200501" }</span>{ ", three or four cells per row, generated in your browser a slice per frame." }</p>
@@ -584,7 +570,7 @@ fn sample_data(props: &SampleDataProps) -> Html {
                     <span>{ "Seed" }</span>
                     <input class="num" type="number" min="0" value={spec.seed.to_string()} oninput={on_seed} aria-label="Seed" />
                 </label>
-                <button type="submit" class="button primary small" disabled={props.busy || table_ok.is_err()}>{ "Generate" }</button>
+                <button type="submit" class="button primary small" disabled={props.job.is_some() || table_ok.is_err()}>{ "Generate" }</button>
             </form>
         </details>
     }

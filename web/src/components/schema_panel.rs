@@ -336,6 +336,12 @@ fn table_detail(props: &TableDetailProps) -> Html {
     // family asked to be dropped.
     let editing = use_state(|| None::<(String, GcDraft)>);
     let dropping = use_state(|| None::<String>);
+    let new_family = NewFamily {
+        name: use_state(String::new),
+        value_type: use_state(|| ValueType::Bytes),
+        gc: use_state(|| GcDraft::MaxVersions("1".into())),
+    };
+    let confirm_delete = use_state(|| false);
     let family_items = table
         .families
         .iter()
@@ -350,14 +356,14 @@ fn table_detail(props: &TableDetailProps) -> Html {
             } else {
                 <ul class="family-list">{ for family_items }</ul>
             }
-            <AddFamilyForm table={table.clone()} on_modify={props.on_modify.clone()} />
+            { add_family_form(table, &props.on_modify, &new_family) }
             if !table.initial_splits.is_empty() {
                 <p class="splits">
                     { "Initial splits: " }
                     { for table.initial_splits.iter().map(|k| html! { <span class="mono split-key">{ key_html(k) }</span> }) }
                 </p>
             }
-            <DeleteTable name={table.name.clone()} on_delete={props.on_delete.clone()} />
+            { delete_table(&table.name, &props.on_delete, &confirm_delete) }
         </div>
     }
 }
@@ -481,21 +487,25 @@ fn gc_rule_edit(
     }
 }
 
-/// Props of [`AddFamilyForm`].
-#[derive(Properties, PartialEq)]
-struct AddFamilyFormProps {
-    table: TableSummary,
-    on_modify: Callback<(String, Vec<FamilyChange>)>,
+/// The add-family form's fields, kept by [`TableDetail`].
+struct NewFamily {
+    name: UseStateHandle<String>,
+    value_type: UseStateHandle<ValueType>,
+    gc: UseStateHandle<GcDraft>,
 }
 
 /// The form that adds a family to the selected table, checked as you type
 /// (a dry run of the change).
-#[component(AddFamilyForm)]
-fn add_family_form(props: &AddFamilyFormProps) -> Html {
-    let table = &props.table;
-    let new_name = use_state(String::new);
-    let new_type = use_state(|| ValueType::Bytes);
-    let new_gc = use_state(|| GcDraft::MaxVersions("1".into()));
+fn add_family_form(
+    table: &TableSummary,
+    on_modify: &Callback<(String, Vec<FamilyChange>)>,
+    fields: &NewFamily,
+) -> Html {
+    let (new_name, new_type, new_gc) = (
+        fields.name.clone(),
+        fields.value_type.clone(),
+        fields.gc.clone(),
+    );
 
     let taken: Vec<&str> = table.families.iter().map(|f| f.name.as_str()).collect();
     let name_check = check_family_name(&new_name, &taken).map_err(|e| {
@@ -520,7 +530,7 @@ fn add_family_form(props: &AddFamilyFormProps) -> Html {
     });
 
     let on_add = {
-        let on_modify = props.on_modify.clone();
+        let on_modify = on_modify.clone();
         let name = table.name.clone();
         let add_check = add_check.clone();
         let new_name = new_name.clone();
@@ -569,17 +579,12 @@ fn add_family_form(props: &AddFamilyFormProps) -> Html {
     }
 }
 
-/// Props of [`DeleteTable`].
-#[derive(Properties, PartialEq)]
-struct DeleteTableProps {
-    name: String,
-    on_delete: Callback<String>,
-}
-
-/// Delete table…, asked first.
-#[component(DeleteTable)]
-fn delete_table(props: &DeleteTableProps) -> Html {
-    let confirm_delete = use_state(|| false);
+/// Delete table…, asked first (`confirm_delete`: the question is open).
+fn delete_table(
+    name: &str,
+    on_delete: &Callback<String>,
+    confirm_delete: &UseStateHandle<bool>,
+) -> Html {
     let on_delete_ask = {
         let confirm_delete = confirm_delete.clone();
         Callback::from(move |_: MouseEvent| confirm_delete.set(true))
@@ -589,14 +594,13 @@ fn delete_table(props: &DeleteTableProps) -> Html {
         Callback::from(move |_: MouseEvent| confirm_delete.set(false))
     };
     let on_delete_yes = {
-        let on_delete = props.on_delete.clone();
-        let name = props.name.clone();
+        let on_delete = on_delete.clone();
+        let name = name.to_string();
         Callback::from(move |_: MouseEvent| on_delete.emit(name.clone()))
     };
-    let name = &props.name;
     html! {
         <div class="danger-zone">
-            if *confirm_delete {
+            if **confirm_delete {
                 <div class="confirm" role="alertdialog" aria-label={format!("Delete table {name}?")}>
                     { format!("Delete table {name} and all its rows?") }
                     <button type="button" class="button danger small" onclick={on_delete_yes}>{ "Delete" }</button>

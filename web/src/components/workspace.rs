@@ -283,10 +283,11 @@ pub fn workspace() -> Html {
         })
     };
     let (all, panels) = (grid.all, grid.panels);
+    let instance_name = app.instance().name();
     html! {
         <div class={classes!("shell", app.embed.then_some("embed"))}>
             <AppHeader
-                instance_name={app.instance().name()}
+                instance_name={instance_name.clone()}
                 table_count={app.tables.len()}
                 embed={app.embed}
                 booted={app.booted}
@@ -327,7 +328,7 @@ pub fn workspace() -> Html {
                     if grid.above_console() {
                         { grid.handle(Splitter::Bottom, app.layout.bottom, &cb, "grid-area: hs") }
                     }
-                    { console_slot(&app, &cb, &grid) }
+                    { console_slot(&app, &cb, &grid, instance_name) }
                 }
             </main>
         </div>
@@ -532,7 +533,7 @@ fn rows_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
 }
 
 /// The Console's slot, along the bottom.
-fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: String) -> Html {
     html! {
         <div class="slot" hidden={!grid.panels.has(PanelId::Console)}>
             <ConsolePanel
@@ -540,7 +541,7 @@ fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
                 tables={Rc::clone(&app.tables)}
                 selected={app.selected.clone()}
                 sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
-                instance_name={app.instance().name()}
+                instance_name={instance_name}
                 height={app.layout.bottom}
                 resizable={grid.maximized.is_none() && grid.above_console()}
                 on_resize={cb.resize.clone()}
