@@ -129,6 +129,57 @@ fn param_field(
     }
 }
 
+/// Segment `i` of a key of `names.len()` segments: its number, name and
+/// kind, the buttons that move or remove it, and its parameters.
+fn segment_item(
+    i: usize,
+    seg: &crate::view_model::keydesign::SegmentDraft,
+    names: &[String],
+    on_edit: &Callback<DraftEdit>,
+) -> Html {
+    let n = names.len();
+    let others: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, s)| s.clone())
+        .collect();
+    let edit = |edit: DraftEdit| {
+        let on_edit = on_edit.clone();
+        Callback::from(move |_: MouseEvent| on_edit.emit(edit.clone()))
+    };
+    let on_name = {
+        let on_edit = on_edit.clone();
+        Callback::from(move |e: InputEvent| {
+            on_edit.emit(DraftEdit::Field(i, SegField::Name, input_value(&e)));
+        })
+    };
+    html! {
+        <li class="kd-segment" key={i}>
+            <div class="kd-row">
+                <span class={classes!("kd-num", KeyPart::tint_class(i))} aria-hidden="true">{ i + 1 }</span>
+                <input
+                    type="text"
+                    class="input mono kd-name"
+                    aria-label={format!("Segment {} name", i + 1)}
+                    value={seg.name().to_string()}
+                    spellcheck="false"
+                    oninput={on_name}
+                />
+                { param_field(i, SegField::Kind, seg.kind(), &others, on_edit) }
+                <span class="kd-moves">
+                    <button type="button" class="icon-button" aria-label={format!("Move segment {} up", i + 1)} disabled={i == 0} onclick={edit(DraftEdit::Move(i, true))}>{ "↑" }</button>
+                    <button type="button" class="icon-button" aria-label={format!("Move segment {} down", i + 1)} disabled={i + 1 == n} onclick={edit(DraftEdit::Move(i, false))}>{ "↓" }</button>
+                    <button type="button" class="icon-button" aria-label={format!("Remove segment {}", i + 1)} disabled={n == 1} onclick={edit(DraftEdit::Remove(i))}>{ "✕" }</button>
+                </span>
+            </div>
+            <div class="kd-params">
+                { for fields_for(seg.kind()).iter().map(|f| param_field(i, *f, seg.get(*f), &others, on_edit)) }
+            </div>
+        </li>
+    }
+}
+
 /// The key template editor with live example keys.
 #[component(KeyDesigner)]
 pub fn key_designer(props: &KeyDesignerProps) -> Html {
@@ -196,41 +247,7 @@ pub fn key_designer(props: &KeyDesignerProps) -> Html {
                 />
             </label>
             <ol class="kd-segments">
-                { for draft.segments.iter().enumerate().map(|(i, seg)| {
-                    let others: Vec<String> = names.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, s)| s.clone()).collect();
-                    let edit = |edit: DraftEdit| {
-                        let on_edit = props.on_edit.clone();
-                        Callback::from(move |_: MouseEvent| on_edit.emit(edit.clone()))
-                    };
-                    let on_name = {
-                        let on_edit = props.on_edit.clone();
-                        Callback::from(move |e: InputEvent| on_edit.emit(DraftEdit::Field(i, SegField::Name, input_value(&e))))
-                    };
-                    html! {
-                        <li class="kd-segment" key={i}>
-                            <div class="kd-row">
-                                <span class={classes!("kd-num", KeyPart::tint_class(i))} aria-hidden="true">{ i + 1 }</span>
-                                <input
-                                    type="text"
-                                    class="input mono kd-name"
-                                    aria-label={format!("Segment {} name", i + 1)}
-                                    value={seg.name().to_string()}
-                                    spellcheck="false"
-                                    oninput={on_name}
-                                />
-                                { param_field(i, SegField::Kind, seg.kind(), &others, &props.on_edit) }
-                                <span class="kd-moves">
-                                    <button type="button" class="icon-button" aria-label={format!("Move segment {} up", i + 1)} disabled={i == 0} onclick={edit(DraftEdit::Move(i, true))}>{ "↑" }</button>
-                                    <button type="button" class="icon-button" aria-label={format!("Move segment {} down", i + 1)} disabled={i + 1 == n} onclick={edit(DraftEdit::Move(i, false))}>{ "↓" }</button>
-                                    <button type="button" class="icon-button" aria-label={format!("Remove segment {}", i + 1)} disabled={n == 1} onclick={edit(DraftEdit::Remove(i))}>{ "✕" }</button>
-                                </span>
-                            </div>
-                            <div class="kd-params">
-                                { for fields_for(seg.kind()).iter().map(|f| param_field(i, *f, seg.get(*f), &others, &props.on_edit)) }
-                            </div>
-                        </li>
-                    }
-                }) }
+                { for draft.segments.iter().enumerate().map(|(i, seg)| segment_item(i, seg, &names, &props.on_edit)) }
             </ol>
             <button type="button" class="button small" onclick={on_add} disabled={n >= tabletop_core::keydesign::MAX_SEGMENTS}>{ "Add segment" }</button>
             if let Some(error) = &draft.error {
