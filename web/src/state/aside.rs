@@ -158,7 +158,7 @@ impl AppState {
             },
             loads: loads.iter().chain(queue.iter().rev()).cloned().collect(),
             selected: selected.clone(),
-            sim: self.sim_shared(),
+            sim: self.sim.shared(&self.design),
             ..SharedState::default()
         };
         // Dependants compare revisions: the empty design is a new one.
