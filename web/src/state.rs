@@ -45,6 +45,7 @@ pub mod aside;
 pub mod boot;
 pub mod console;
 pub mod design;
+pub mod flows;
 pub mod generator;
 pub mod layout;
 pub mod learn;
@@ -639,7 +640,8 @@ impl AppState {
             }
             Action::SetDesign(source, scenario) => {
                 Rc::make_mut(&mut self.design).set(source, *scenario);
-                self.learn_design_changed()
+                let effects = self.learn.follow_design(&cx!(self));
+                self.apply_effects(effects)
             }
             Action::Sim(action) => {
                 let effects = Rc::make_mut(&mut self.sim).reduce(action, &cx!(self));

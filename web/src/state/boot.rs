@@ -158,20 +158,6 @@ impl AppState {
         self.sync_clock();
     }
 
-    /// Opens a link pasted into the address bar of the running page: the
-    /// work on the playground is set aside first, so it can come back.
-    pub(super) fn open_link(&mut self, link: SharedState) {
-        // A lesson's tables are scratch: the lesson ends, and the link
-        // replaces the user's own work.
-        self.leave_lesson();
-        let earlier = self.replaced.take();
-        let replaced = self
-            .has_work_to_keep()
-            .then(|| self.set_aside(Why::Replaced("a shared link".into())));
-        self.boot(Boot::Shared(Box::new(link)));
-        self.replaced = replaced.or(earlier);
-    }
-
     /// The screen part of a saved state: panel sizes, the generator form,
     /// the console's tab, inputs and history.
     fn restore_screen(&mut self, shared: &SharedState) {
