@@ -11,19 +11,27 @@
 //!
 //! The rooms:
 //!
-//! - [`layout`], [`rows`] and [`console`] reduce their own actions, lent
-//!   only what they use (the rows panel: the instance and its index; the
-//!   console runs cbt, JSON and [`console::sql`] and keeps each read's
-//!   trace);
-//! - the data [`generator`] and the per-frame work, in this module;
-//! - the current [`design`] (a scenario), which the simulation ([`sim`]),
-//!   the [`advisor`]'s findings (made here, not while drawing) and the
+//! - slices that reduce their own actions, lent only what they use:
+//!   [`layout`], [`rows`] (the instance and its index), [`console`] (runs
+//!   cbt, JSON and [`console::sql`], keeps each read's trace), and
+//!   [`tools`] (export and import dialogs, views catching up), [`sim`]
+//!   (the simulation of the current design) and [`learn`] (lessons'
+//!   progress, the designer's draft, the fixes' undo), which are lent a
+//!   [`Cx`] (the instance, the clock, the design and tables read-only) and
+//!   answer with [`Effects`] (data changed, a notice, a table to select,
+//!   a follow-up action such as `SetDesign`) that the dispatcher carries
+//!   out;
+//! - the data [`generator`], the schema requests and the per-frame work,
+//!   in this module;
+//! - the current [`design`] (a scenario), which the simulation, the
+//!   [`advisor`]'s findings (made here, not while drawing) and the
 //!   designer follow by its revision;
-//! - lessons and the advisor's fixes ([`learn`]), export and import
-//!   dialogs and views catching up ([`tools`]);
 //! - where the app starts ([`boot`]) and work set aside for a lesson or
-//!   replaced by an import or link ([`aside`]), the flows that move work
-//!   between rooms.
+//!   replaced by an import or link ([`aside`]);
+//! - the [`flows`] that move work between rooms, and the only code that
+//!   changes several slices at once: a lesson started, resumed, left or
+//!   checked; the designer's edits, a fix and its undo; a snapshot import,
+//!   a link opened over work, and the undo of either.
 
 /// Lends a slice what it may use while it reduces one of its actions
 /// (a [`Cx`]), borrowing the state field by field, so the slice itself
@@ -624,18 +632,8 @@ impl AppState {
                 });
                 false
             }
-            Action::Notify(notice) => {
-                self.notice = Some(notice);
-                false
-            }
-            Action::DismissNotice => {
-                self.notice = None;
-                false
-            }
-            Action::ExpireNotice(notice) => {
-                if self.notice.as_ref() == Some(&notice) {
-                    self.notice = None;
-                }
+            Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
+                self.reduce_notice(action);
                 false
             }
             Action::SetDesign(source, scenario) => {
@@ -655,6 +653,19 @@ impl AppState {
         };
         if data_changed {
             self.data_changed();
+        }
+    }
+
+    /// The status line's actions: show a message, hide it, or let it
+    /// expire unless another one has taken its place.
+    fn reduce_notice(&mut self, action: Action) {
+        match action {
+            Action::Notify(notice) => self.notice = Some(notice),
+            Action::DismissNotice => self.notice = None,
+            Action::ExpireNotice(notice) if self.notice.as_ref() == Some(&notice) => {
+                self.notice = None;
+            }
+            _ => {}
         }
     }
 
