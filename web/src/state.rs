@@ -11,25 +11,49 @@
 //!
 //! The rooms:
 //!
-//! - [`layout`], [`rows`] and [`console`] reduce their own actions, lent
-//!   only what they use (the rows panel: the instance and its index; the
-//!   console runs cbt, JSON and [`console::sql`] and keeps each read's
-//!   trace);
-//! - the data [`generator`] and the per-frame work, in this module;
-//! - the current [`design`] (a scenario), which the simulation ([`sim`]),
-//!   the [`advisor`]'s findings (made here, not while drawing) and the
+//! - slices that reduce their own actions, lent only what they use:
+//!   [`layout`], [`rows`] (the instance and its index), [`console`] (runs
+//!   cbt, JSON and [`console::sql`], keeps each read's trace), and
+//!   [`tools`] (export and import dialogs, views catching up), [`sim`]
+//!   (the simulation of the current design) and [`learn`] (lessons'
+//!   progress, the designer's draft, the fixes' undo), which are lent a
+//!   [`Cx`] (the instance, the clock, the design and tables read-only) and
+//!   answer with [`Effects`] (data changed, a notice, a table to select,
+//!   a follow-up action such as `SetDesign`) that the dispatcher carries
+//!   out;
+//! - the data [`generator`], the schema requests and the per-frame work,
+//!   in this module;
+//! - the current [`design`] (a scenario), which the simulation, the
+//!   [`advisor`]'s findings (made here, not while drawing) and the
 //!   designer follow by its revision;
-//! - lessons and the advisor's fixes ([`learn`]), export and import
-//!   dialogs and views catching up ([`tools`]);
 //! - where the app starts ([`boot`]) and work set aside for a lesson or
-//!   replaced by an import or link ([`aside`]), the flows that move work
-//!   between rooms.
+//!   replaced by an import or link ([`aside`]);
+//! - the [`flows`] that move work between rooms, and the only code that
+//!   changes several slices at once: a lesson started, resumed, left or
+//!   checked; the designer's edits, a fix and its undo; a snapshot import,
+//!   a link opened over work, and the undo of either.
+
+/// Lends a slice what it may use while it reduces one of its actions
+/// (a [`Cx`]), borrowing the state field by field, so the slice itself
+/// can be borrowed mutably beside it.
+macro_rules! cx {
+    ($state:expr) => {
+        $crate::state::Cx {
+            instance: &$state.instance,
+            clock: &*$state.clock,
+            design: &$state.design,
+            tables: &$state.tables,
+            selected: $state.selected.as_deref(),
+        }
+    };
+}
 
 pub mod advisor;
 pub mod aside;
 pub mod boot;
 pub mod console;
 pub mod design;
+pub mod flows;
 pub mod generator;
 pub mod layout;
 pub mod learn;
@@ -137,6 +161,66 @@ impl Notice {
             NOTICE_ERROR_MS
         } else {
             NOTICE_MS
+        }
+    }
+}
+
+/// What a slice is lent while it reduces one of its actions: the
+/// instance and the clock, and the rest of the state read-only. A slice
+/// changes nothing outside itself; what it wants done beyond its own part
+/// it asks for in its [`Effects`].
+pub(crate) struct Cx<'a> {
+    /// The core's instance (shared by every revision of the state).
+    pub instance: &'a RefCell<Instance>,
+    /// Where time comes from.
+    pub clock: &'a dyn Clock,
+    /// The current design.
+    pub design: &'a design::DesignState,
+    /// The tables, as last listed.
+    pub tables: &'a [TableSummary],
+    /// The selected table.
+    pub selected: Option<&'a str>,
+}
+
+impl Cx<'_> {
+    /// Moves the instance's clock to wall time (expiring cells, applying
+    /// the view changes that are due).
+    pub fn sync_clock(&self) {
+        let now = self.clock.wall_micros();
+        self.instance.borrow_mut().sync_wall_clock(now);
+    }
+}
+
+/// What a slice asks of the dispatcher after reducing an action, beyond
+/// its own part of the state.
+#[derive(Debug, Default)]
+#[must_use]
+pub(crate) struct Effects {
+    /// Data or schema may have changed: the tables, tablets and rows are
+    /// brought up to date.
+    pub data_changed: bool,
+    /// A message for the status line.
+    pub notice: Option<Notice>,
+    /// Select this table.
+    pub select: Option<String>,
+    /// An action to apply next (such as [`Action::SetDesign`]).
+    pub then: Option<Action>,
+}
+
+impl Effects {
+    /// Only a message about a problem.
+    pub fn error(text: String) -> Effects {
+        Effects {
+            notice: Some(Notice { error: true, text }),
+            ..Effects::default()
+        }
+    }
+
+    /// Only an action to apply next.
+    pub fn then(action: Action) -> Effects {
+        Effects {
+            then: Some(action),
+            ..Effects::default()
         }
     }
 }
@@ -351,6 +435,12 @@ impl AppState {
         self.instance.borrow()
     }
 
+    /// Whether a materialized view is catching up with its source (see
+    /// [`tools::views_have_work`]).
+    pub fn tools_has_work(&self) -> bool {
+        tools::views_have_work(&self.instance.borrow())
+    }
+
     /// Whether background work is waiting: a data load, or the rows
     /// index.
     pub fn has_work(&self) -> bool {
@@ -404,7 +494,7 @@ impl AppState {
                     .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
                     .collect()
             },
-            sim: self.sim_shared(),
+            sim: self.sim.shared(&self.design),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
@@ -449,6 +539,28 @@ impl AppState {
         let mut instance = self.instance.borrow_mut();
         console.run(&mut instance, &mut host, tab, text, Source::Panel(panel));
         console.entries.last().is_some_and(|e| e.ok)
+    }
+
+    /// Carries out what a slice asked for; returns whether data or schema
+    /// may have changed (the follow-up action brings its own data up to
+    /// date).
+    fn apply_effects(&mut self, effects: Effects) -> bool {
+        let Effects {
+            data_changed,
+            notice,
+            select,
+            then,
+        } = effects;
+        if let Some(notice) = notice {
+            self.notice = Some(notice);
+        }
+        if let Some(table) = select {
+            self.selected = Some(table);
+        }
+        if let Some(action) = then {
+            self.reduce_in_place(action);
+        }
+        data_changed
     }
 
     /// Hands the action to the part of the state it belongs to, then
@@ -520,30 +632,40 @@ impl AppState {
                 });
                 false
             }
-            Action::Notify(notice) => {
-                self.notice = Some(notice);
-                false
-            }
-            Action::DismissNotice => {
-                self.notice = None;
-                false
-            }
-            Action::ExpireNotice(notice) => {
-                if self.notice.as_ref() == Some(&notice) {
-                    self.notice = None;
-                }
+            Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
+                self.reduce_notice(action);
                 false
             }
             Action::SetDesign(source, scenario) => {
                 Rc::make_mut(&mut self.design).set(source, *scenario);
-                self.learn_design_changed()
+                let effects = self.learn.follow_design(&cx!(self));
+                self.apply_effects(effects)
             }
-            Action::Sim(action) => self.reduce_sim(action),
+            Action::Sim(action) => {
+                let effects = Rc::make_mut(&mut self.sim).reduce(action, &cx!(self));
+                self.apply_effects(effects)
+            }
             Action::Learn(action) => self.reduce_learn(action),
-            Action::Tools(action) => self.reduce_tools(action),
+            Action::Tools(action) => {
+                let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
+                self.apply_effects(effects)
+            }
         };
         if data_changed {
             self.data_changed();
+        }
+    }
+
+    /// The status line's actions: show a message, hide it, or let it
+    /// expire unless another one has taken its place.
+    fn reduce_notice(&mut self, action: Action) {
+        match action {
+            Action::Notify(notice) => self.notice = Some(notice),
+            Action::DismissNotice => self.notice = None,
+            Action::ExpireNotice(notice) if self.notice.as_ref() == Some(&notice) => {
+                self.notice = None;
+            }
+            _ => {}
         }
     }
 
@@ -652,12 +774,14 @@ impl AppState {
     fn work_frame(&mut self) -> bool {
         if self.sim.has_work() {
             let busy = self.data_work_pending();
-            self.sim_work(WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 });
+            let clock = Rc::clone(&self.clock);
+            let budget = WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 };
+            Rc::make_mut(&mut self.sim).work(&move || clock.now_ms(), budget);
             if !busy && !self.tools_has_work() {
                 return false;
             }
         }
-        self.tools_work();
+        tools::views_work(&cx!(self));
         let wrote = self.work(WORK_BUDGET_MS);
         self.work_frames = self.work_frames.wrapping_add(1);
         if wrote && self.job.is_some() && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES) {
@@ -676,6 +800,30 @@ impl AppState {
                 rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
             }
             false
+        }
+    }
+
+    /// Whether the data generator or the rows index wants frames.
+    fn data_work_pending(&self) -> bool {
+        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+    }
+
+    /// Whether a run of the current design has reached its end (then its
+    /// report is evidence for the advisor).
+    pub fn sim_finished(&self) -> bool {
+        self.sim.finished(self.design.rev)
+    }
+
+    /// The report of a finished run of the current design.
+    pub fn finished_sim_report(&self) -> Option<tabletop_core::sim::Report> {
+        self.sim.finished_report(self.design.rev)
+    }
+
+    /// Rebuilds the simulation when the shared design changed since it
+    /// was built (run after every action).
+    fn follow_design(&mut self) {
+        if !self.sim.follows(&self.design) {
+            Rc::make_mut(&mut self.sim).follow(&self.design);
         }
     }
 
