@@ -801,3 +801,49 @@ fn aggregate_sum_min_max_accumulate() {
     );
     assert!(e.unwrap_err().message().contains("aggregate"));
 }
+
+/// A row too wide to split used to be compacted again on every write to
+/// its tablet (quadratic: 60,000 writes did not finish in minutes). The
+/// engine now retries a blocked split only once the tablet has doubled, so
+/// the number of compactions grows with the logarithm of the writes.
+#[test]
+fn a_row_too_wide_to_split_is_not_compacted_on_every_write() {
+    let mut db = Instance::new(InstanceConfig {
+        engine: EngineConfig {
+            split_bytes: 4096,
+            ..EngineConfig::default()
+        },
+        ..InstanceConfig::default()
+    });
+    db.set_now(T0);
+    mobile(&mut db, &[]);
+    let mut compactions = 0;
+    for i in 0..4000 {
+        let q = format!("q{i:05}");
+        db.mutate_row(
+            "mobile",
+            b"one-wide-row",
+            &[Mutation::set_cell(
+                "stats_summary",
+                q.as_bytes(),
+                1000,
+                b"v",
+            )],
+        )
+        .unwrap();
+        compactions += db
+            .tick(T0)
+            .iter()
+            .filter(|e| matches!(e, EngineEvent::Compaction { .. }))
+            .count();
+    }
+    // 4,000 cells of about 30 bytes are some 30 doublings of nothing past
+    // 4 KiB at most; a compaction per write would be thousands.
+    assert!(
+        compactions <= 40,
+        "{compactions} compactions for 4,000 writes"
+    );
+    let rows = read(&mut db, &ReadRowsRequest::default());
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].cells.len(), 4000);
+}
