@@ -184,14 +184,17 @@ fn bytes_to_os(bytes: Vec<u8>) -> OsString {
 
 // ------------------------------------------------------------------ grammar
 
-/// A value that must not be empty (`-project=` is a mistake, not a name).
+/// A project or instance id: not empty (`-project=` is a mistake, not a
+/// name), and nothing a resource name cannot hold
+/// ([`tabletop_core::validate_resource_id`]).
 fn non_empty(name: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone {
     move |s: &str| {
         if s.is_empty() {
-            Err(format!("the value of '-{name}' must not be empty"))
-        } else {
-            Ok(s.to_string())
+            return Err(format!("the value of '-{name}' must not be empty"));
         }
+        tabletop_core::validate_resource_id(name, s)
+            .map(|()| s.to_string())
+            .map_err(|e| e.message().to_string())
     }
 }
 

@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use tabletop_core::cbt::{self, Outcome};
-use tabletop_core::{Error, Instance};
+use tabletop_core::{Error, Instance, TraceOptions, Traces};
 
 use crate::args::{Options, Progress, cbt_changes_state};
 use crate::host::{FsHost, WallClock};
@@ -62,6 +62,15 @@ fn exit_status(outcome: &Outcome) -> u8 {
         }
         Err(_) => FAILED,
     }
+}
+
+/// Whether the traced operations wrote any row (a failed command's
+/// earlier batches).
+fn wrote_rows(traces: &Traces) -> bool {
+    traces
+        .as_slice()
+        .iter()
+        .any(|t| t.operation.writes() && t.write.rows > 0)
 }
 
 /// Writes bytes, ignoring a closed pipe (`tabletop cbt read t | head`).
@@ -185,7 +194,8 @@ pub fn run_script(options: &Options) -> u8 {
         };
         clock.sync(&mut db);
         host.start_command();
-        let outcome = cbt::exec_args(&mut db, &args, &mut host);
+        let mut traces = Traces::new(TraceOptions::default());
+        let outcome = cbt::exec_args_traced(&mut db, &args, &mut host, &mut traces);
         emit(&mut out, &outcome.stdout);
         let mut err = io::stderr().lock();
         match &outcome.status {
@@ -208,6 +218,11 @@ pub fn run_script(options: &Options) -> u8 {
                     format!("line {pending_start}: {}\n", e.message()).as_bytes(),
                 );
                 failures += 1;
+                // A failed import keeps the batches it wrote before the
+                // failing one (as the help says): they are saved too.
+                if wrote_rows(&traces) {
+                    dirty = true;
+                }
             }
         }
         drop(err);

@@ -100,6 +100,12 @@ fn progress_line(text: &str) {
 
 impl Host for FsHost {
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        // A pipe would block forever and a device never end.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(format!(
+                "{path} is not a regular file (a directory, a device or a pipe)"
+            ));
+        }
         std::fs::read(path).map_err(|e| cbt::open_error_text(path, &e))
     }
 

@@ -139,7 +139,8 @@ the exit status is 0 if every command succeeded, 1 otherwise. The state
 is saved once at the end if any command changed it (after each successful
 change when stdin is a terminal), so an interrupted script saves nothing.
 In a script a failed command changes nothing, except that an import keeps
-the batches it wrote before the failing one, as cbt against Bigtable does.
+the batches it wrote before the failing one, as cbt against Bigtable does
+(and they are saved with the rest, even if no later command succeeds).
 
 Files named by `import` and `format-file=` are read from the working
 directory. Cells written without a timestamp get the wall-clock time,
@@ -174,7 +175,10 @@ playground (compact, advanceClock, listTablets, sql, explain), and R is
 the request body in proto3 JSON exactly as the REST API takes it (bytes in
 base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or
 {{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
-readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}}.
+readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}} ([]
+when nothing matched); sampleRowKeys {{\"samples\": [...]}}; mutateRows
+{{\"entries\": [{{\"index\": 0, \"status\": {{\"code\": 0}}}}, ...]}}, one entry per
+request entry in order, with a \"message\" when the code is not 0.
 Blank lines are skipped. Answers are written as soon as no more input is
 waiting, so a program can send one request and wait for its answer.
 

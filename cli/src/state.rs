@@ -9,14 +9,22 @@
 //!   directory, which is flushed to disk and then renamed over the old
 //!   one, so a crash leaves either the old state or the new one.
 //!
+//! - Commands take turns: a command holds an advisory lock on `.NAME.lock`
+//!   beside the state file from loading it until it exits, so two shells
+//!   writing to one file keep every write (the second waits, at most
+//!   [`LOCK_WAIT`], then says so and changes nothing).
+//! - Only a regular file is a state file: a pipe or a device is refused.
+//!
 //! The project and instance ids live in the snapshot. `-project` and
 //! `-instance` rename the instance for this run (and in the file, when the
 //! run saves); without them the stored names are used, and a new file
 //! starts with Tabletop's defaults.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use tabletop_core::{Instance, InstanceConfig};
 
@@ -45,9 +53,76 @@ pub struct Names<'a> {
     pub instance: Option<&'a str>,
 }
 
+/// How long a command waits for another one using the same state file.
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// The lock this process holds on its state file, kept until it exits
+/// (the operating system lets go of it then, also after a crash).
+static HELD: Mutex<Option<File>> = Mutex::new(None);
+
+/// Waits (up to [`LOCK_WAIT`]) until no other process uses the state file
+/// at `path`, then holds it for the rest of this process, so two commands
+/// never both load the same state and each save their own: one runs after
+/// the other. The lock is an advisory lock on `.NAME.lock` beside the file
+/// (the state file itself is replaced by every save, so it cannot carry
+/// the lock). Where the lock file cannot be created (a read-only folder),
+/// nothing can be saved either, and the command goes on without it.
+fn lock(path: &Path) -> Result<(), String> {
+    let mut held = HELD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if held.is_some() {
+        return Ok(());
+    }
+    let (dir, name) = match dir_and_name(path) {
+        Ok(parts) => parts,
+        Err(_) => return Ok(()),
+    };
+    let Ok(file) = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!(".{name}.lock")))
+    else {
+        return Ok(());
+    };
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => {
+                *held = Some(file);
+                return Ok(());
+            }
+            Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "another tabletop command has been using the state file {} for {} seconds; \
+                     nothing was changed. Try again when it is done",
+                    path.display(),
+                    LOCK_WAIT.as_secs()
+                ));
+            }
+            // Locks not supported on this file system: go on without.
+            Err(TryLockError::Error(_)) => return Ok(()),
+        }
+    }
+}
+
 /// Loads the instance kept in `path` (an empty one if there is no such
-/// file). The error is a sentence for the user.
+/// file), after taking the state file's lock ([`lock`]). The error is a
+/// sentence for the user.
 pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
+    lock(path)?;
+    // A pipe would block the command forever and a device never end.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(format!(
+            "the state file {} is not a regular file (a directory, a device or a pipe); \
+             choose another file with --state",
+            path.display()
+        ));
+    }
     let bytes = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -81,20 +156,8 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
 /// Writes the instance to `path` atomically (see the module docs).
 pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
     let bytes = instance.snapshot();
-    // Write through a symbolic link to the file it names, so the link
-    // stays a link.
-    let target = match fs::canonicalize(path) {
-        Ok(p) => p,
-        Err(_) => path.to_path_buf(),
-    };
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let (dir, name) = dir_and_name(path)?;
+    let target = dir.join(&name);
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = write_synced(&tmp, &bytes, &target).and_then(|()| fs::rename(&tmp, &target));
     if result.is_err() {
@@ -107,6 +170,24 @@ pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// The folder and file name of the state file, through a symbolic link
+/// to the file it names (so a save keeps the link a link).
+fn dir_and_name(path: &Path) -> io::Result<(PathBuf, String)> {
+    let target = match fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(_) => path.to_path_buf(),
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    Ok((dir, name))
 }
 
 fn write_synced(tmp: &Path, bytes: &[u8], old: &Path) -> io::Result<()> {

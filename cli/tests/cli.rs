@@ -215,13 +215,14 @@ fn saving_replaces_the_file_atomically() {
     );
     assert_eq!(fs::read(dir.join("old.link")).unwrap(), before);
     assert_ne!(fs::read(&state).unwrap(), before);
-    // No temporary file is left behind.
+    // No temporary file is left behind (the lock file stays, empty: it
+    // only carries the lock).
     let mut names: Vec<String> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["old.link", "s.state"]);
+    assert_eq!(names, [".s.state.lock", "old.link", "s.state"]);
 }
 
 #[test]
@@ -682,4 +683,96 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
     }
     let out = expect(2, tabletop(&["completions", "tcsh"]));
     assert!(stderr(&out).contains("possible values"), "{}", stderr(&out));
+}
+
+#[test]
+fn ids_that_no_resource_name_holds_are_refused() {
+    let dir = scratch("bad-ids");
+    for args in [
+        &["cbt", "-project", "x\ntouch pwned #", "createtable", "t"][..],
+        &["-instance", "a/b", "cbt", "createtable", "t"][..],
+        &["cbt", "-instance=a b", "createtable", "t"][..],
+    ] {
+        let out = expect(2, run_in(&dir, args, b""));
+        assert!(stderr(&out).contains("may only hold"), "{}", stderr(&out));
+    }
+    assert!(!dir.join("tabletop.state").exists(), "nothing was saved");
+}
+
+#[test]
+fn two_shells_writing_one_state_file_keep_every_write() {
+    let dir = scratch("concurrent");
+    expect(
+        0,
+        run_in(&dir, &["cbt", "createtable", "t", "families=cf"], b""),
+    );
+    let writers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|who| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let row = format!("{who}{i:02}");
+                    expect(0, run_in(&dir, &["cbt", "set", "t", &row, "cf:q=v"], b""));
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let out = expect(0, run_in(&dir, &["cbt", "count", "t"], b""));
+    assert_eq!(
+        stdout(&out).trim(),
+        "50",
+        "every row of both writers is kept"
+    );
+}
+
+#[test]
+fn pipes_and_devices_are_refused_as_state_or_input() {
+    let dir = scratch("devices");
+    let out = expect(1, run_in(&dir, &["--state", "/dev/zero", "cbt", "ls"], b""));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    let out = expect(1, run_in(&dir, &["sim", "/dev/zero"], b""));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    // lint's input errors exit 2 (1 is for findings).
+    let out = expect(2, run_in(&dir, &["lint", "/"], b""));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_script_keeps_the_batches_a_failed_import_wrote() {
+    let dir = scratch("import-fails");
+    let mut csv = String::from(",cf\n,q\n");
+    for i in 0..1200 {
+        csv.push_str(&format!("r{i:04},v\n"));
+    }
+    csv.push_str(&format!("{},v\n", "x".repeat(5000)));
+    fs::write(dir.join("d.csv"), csv).unwrap();
+    let out = expect(
+        1,
+        run_in(
+            &dir,
+            &["cbt"],
+            b"createtable t families=cf\nimport t d.csv batch-size=500\n",
+        ),
+    );
+    assert!(stderr(&out).contains("line 2:"), "{}", stderr(&out));
+    // The batches written before the failing row are in the state file, as
+    // the help promises, though no later command succeeded.
+    let out = expect(0, run_in(&dir, &["cbt", "count", "t"], b""));
+    assert_eq!(stdout(&out).trim(), "1200");
 }

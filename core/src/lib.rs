@@ -76,6 +76,6 @@ pub use tabletop_store::{
     RunInfo, SERVER_TIMESTAMP, TableInfo, TableSchema, TabletInfo, TimeUnit, TimestampRange, Trace,
     TraceOptions, Traces, ValueType, WriteStats, cell_bytes, civil_from_days, days_from_civil,
     escape_bytes, format_duration, hll_sketch, hll_unique_count, human_bytes, prefix_successor,
-    range_text, successor, validate_family_name, validate_row_key, validate_table_id,
-    validate_timestamp,
+    range_text, successor, validate_family_name, validate_resource_id, validate_row_key,
+    validate_table_id, validate_timestamp,
 };

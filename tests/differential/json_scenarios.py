@@ -378,6 +378,21 @@ scenario("filter: timestamp range", three_rows() + [
     filtered({"timestampRangeFilter": {}}),
 ])
 
+# Timestamp bounds of any microsecond: production accepts them (client
+# libraries send [t, t+1) to match the cell at exactly t; the Go client's
+# issue 9149 and its fix), and so does this emulator; an older emulator
+# refused bounds that are not whole milliseconds.
+scenario("filter: timestamp range with microsecond bounds", three_rows() + [
+    filtered({"timestampRangeFilter": {"startTimestampMicros": "1000", "endTimestampMicros": "1001"}}),
+    filtered({"timestampRangeFilter": {"startTimestampMicros": "1500", "endTimestampMicros": "2001"}}),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": b64("a"),
+                               "predicateFilter": {"timestampRangeFilter": {"startTimestampMicros": "2000",
+                                                                            "endTimestampMicros": "2001"}},
+                               "trueMutations": [set_cell("cf", "hit", 9000, "yes")]}),
+    read_rows(T, rows=row_keys("a"), filter={"columnQualifierRegexFilter": b64("hit")}),
+])
+
+
 # Cells per row count across families in the server's family order, which
 # is random in the emulator: these reads stay within one family.
 scenario("filter: cells per row offset and limit", three_rows() + [
@@ -705,6 +720,13 @@ scenario("filter: a family the table does not have", three_rows() + [
         "reason": "production answers NOT_FOUND for a filter naming a family the table does not have; "
                   "the emulator returns nothing",
         "emulator": rows(), "production": error("NOT_FOUND")}),
+    # Decided and recorded: the two filters do not contradict each other.
+    # A column range names one family exactly, so an unknown name is the
+    # caller's mistake (NOT_FOUND above); a family regex is a pattern over
+    # the families there are, and one that matches none selects no cells,
+    # on production as on the emulator.
+    filtered({"familyNameRegexFilter": "nope"}),
+    filtered({"familyNameRegexFilter": "no.*"}),
 ])
 
 INVALID_REGEX_EMPTY = ("the emulator checks filters only against cells, so an invalid regex on an empty "
@@ -750,6 +772,37 @@ scenario("mutateRow: all mutations or none", [
 scenario("mutateRow: no mutations", [
     simple_table(),
     mutate_row(T, "r", [], expect=error("INVALID_ARGUMENT")),
+])
+
+scenario("mutateRows: an entry with no mutations refuses the request", [
+    simple_table(),
+    mutate_rows(T, [("a", [set_cell("cf", "q", 1000, "1")]), ("b", [])], diverges={
+        "reason": "production refuses the whole request (INVALID_ARGUMENT) when an entry has no mutations, "
+                  "as it does for an entry with an empty row key; the emulator answers OK for both entries",
+        "emulator": {"response": {"entries": [{"status": {}}, {"index": "1", "status": {}}]}},
+        "production": error("INVALID_ARGUMENT")}),
+    read_rows(T, diverges={
+        "reason": "production applied nothing (see above); the emulator applied entry a",
+        "emulator": rows(row("a", fam("cf", col("q", cell(1000, "1"))))), "production": rows()}),
+])
+
+scenario("mutateRow: at most 100,000 mutations", [
+    simple_table(),
+    mutate_row(T, "r", [{"deleteFromRow": {}}] * 100_001, diverges={
+        "reason": "production allows at most 100,000 mutations in one request (bigtable.proto: "
+                  "MutateRowRequest.mutations 'Must contain at least one entry and at most 100,000'); "
+                  "the emulator applies any number",
+        "emulator": OK, "production": error("INVALID_ARGUMENT")}),
+    mutate_row(T, "r", [{"deleteFromRow": {}}] * 100_000),
+])
+
+scenario("row ranges: an open start and its successor closed, an empty open end", [
+    simple_table(),
+    put("b", ("cf", "q", 1000, "1")),
+    put(b"b\x00", ("cf", "q", 1000, "2")),
+    put("c", ("cf", "q", 1000, "3")),
+    read_rows(T, rows={"rowRanges": [{"startKeyOpen": b64("b"), "endKeyClosed": b64(b"b\x00")}]}),
+    read_rows(T, rows={"rowRanges": [{"startKeyOpen": b64("b"), "endKeyOpen": ""}]}),
 ])
 
 scenario("mutateRows: a failed entry among good ones", [

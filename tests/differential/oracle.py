@@ -229,12 +229,35 @@ def run_tabletop_json(tabletop, state_path, lines, timeout=120):
     if len(answers) != len(lines):
         raise RuntimeError("tabletop json gave %d answers for %d requests" % (len(answers), len(lines)))
     out = []
-    for a in answers:
+    for line, a in zip(lines, answers):
         if "error" in a:
             out.append({"error": a["error"].get("status", "UNKNOWN"), "message": a["error"].get("message", "")})
         else:
+            check_documented_form(line.get("method"), a["response"])
             out.append({"response": a["response"]})
     return out
+
+
+def check_documented_form(method, response):
+    """Tabletop's wrappers keep the form `tabletop json --help` documents,
+    whatever they hold: `rows` and `samples` are always lists, and every
+    mutateRows entry has a numeric `index` and a `status` with a `code`.
+    (The comparison with the emulator happens after `canonical`, which
+    re-prints both sides as proto3 JSON.)"""
+    def fail(what):
+        raise RuntimeError("tabletop json answered %s in another form than documented (%s): %r"
+                           % (method, what, response))
+    if method == "readRows" and not isinstance(response.get("rows"), list):
+        fail('"rows" must be a list')
+    if method == "sampleRowKeys" and not isinstance(response.get("samples"), list):
+        fail('"samples" must be a list')
+    if method == "mutateRows":
+        entries = response.get("entries")
+        if not isinstance(entries, list):
+            fail('"entries" must be a list')
+        for i, e in enumerate(entries):
+            if e.get("index") != i or not isinstance(e.get("status", {}).get("code"), int):
+                fail("entry %d must be {\"index\": %d, \"status\": {\"code\": N}}" % (i, i))
 
 
 # ---------------------------------------------------------------- normalise

@@ -117,8 +117,9 @@ test('mutateRows reports one status per entry', () => {
       { rowKey: b64([2]), mutations: [{ setCell: { familyName: 'nope', value: b64([2]) } }] },
     ],
   });
-  assert.deepEqual(entries[0], { status: {} });
-  assert.equal(entries[1].index, '1');
+  // The documented form: every entry, a numeric index, a status code.
+  assert.deepEqual(entries[0], { index: 0, status: { code: 0 } });
+  assert.equal(entries[1].index, 1);
   assert.equal(entries[1].status.code, 5);
 });
 

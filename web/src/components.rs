@@ -1,6 +1,10 @@
 //! The app's components: one file per panel, small and pure (props in,
-//! HTML out, callbacks out). Only [`Workspace`] reads the app context; it
-//! hands plain data down and turns callbacks into actions.
+//! HTML out, callbacks out). [`Workspace`] reads the app context, hands
+//! plain data down and turns callbacks into actions; the one other reader
+//! is the key designer's `DesignSection` (key_designer.rs), which takes
+//! the context for the design advisor. A long component is split into
+//! sub-components (where props that stay equal let Yew skip a re-render)
+//! or helper functions named for the part they draw.
 //!
 //! The simulation half adds its panels as files of their own (the live
 //! tablet map, the Key Visualizer heatmap, the simulation controls, the

@@ -439,10 +439,4 @@ mod tests {
         // Encoding it again gives the same text: nothing was added.
         assert_eq!(encode(&state), FROZEN_PRE_SIM_LINK);
     }
-
-    #[test]
-    #[ignore = "prints a v1 link for FROZEN_V1_LINK; run once when the format is made"]
-    fn print_a_v1_link() {
-        println!("{}", encode(&sample()));
-    }
 }

@@ -2,24 +2,58 @@
 //!
 //! [`AppState`] shares the core [`Instance`] and the rows panel's
 //! [`RowIndexer`] between revisions (behind `Rc<RefCell<_>>`, so a new
-//! state does not copy tables) and holds everything else in slices, each
-//! cheap to clone: [`layout`], [`console`], [`rows`], the data
-//! [`generator`]. Every change goes through [`Action`]: the reducer
-//! borrows the instance, calls the core, records the outcome and bumps a
-//! revision so Yew repaints. Components read; only the reducer writes.
+//! state does not copy tables) and holds everything else in rooms, each
+//! cheap to clone. Every change goes through [`Action`];
+//! [`AppState::apply`] hands it to the room it belongs to, then redraws
+//! what depends on the data and the design. Components read; only the
+//! reducer writes. Time comes in through a [`Clock`] (the browser's, or a
+//! test's), so the reducer stays plain Rust, tested natively.
 //!
-//! Time comes in through a [`Clock`] (the browser's, or a test's), so the
-//! reducer itself stays plain Rust, tested natively.
+//! The rooms:
 //!
-//! The current [`design`] (a scenario: key template, access patterns,
-//! workload) is shared by three feature slices, each with its own actions
-//! and reducer in its module: the simulation ([`sim`]), lessons and the
-//! advisor ([`learn`]), and export, import and SQL ([`tools`]).
+//! - slices that reduce their own actions, lent only what they use:
+//!   [`layout`], [`rows`] (the instance and its index), [`console`] (runs
+//!   cbt, JSON and [`console::sql`], keeps each read's trace), and
+//!   [`tools`] (export and import dialogs, views catching up), [`sim`]
+//!   (the simulation of the current design) and [`learn`] (lessons'
+//!   progress, the designer's draft, the fixes' undo), which are lent a
+//!   [`Cx`] (the instance, the clock, the design and tables read-only) and
+//!   answer with [`Effects`] (data changed, a notice, a table to select,
+//!   a follow-up action such as `SetDesign`) that the dispatcher carries
+//!   out;
+//! - the data [`generator`], the schema requests and the per-frame work,
+//!   in this module;
+//! - the current [`design`] (a scenario), which the simulation, the
+//!   [`advisor`]'s findings (made here, not while drawing) and the
+//!   designer follow by its revision;
+//! - where the app starts ([`boot`]) and work set aside for a lesson or
+//!   replaced by an import or link ([`aside`]);
+//! - the [`flows`] that move work between rooms, and the only code that
+//!   changes several slices at once: a lesson started, resumed, left or
+//!   checked; the designer's edits, a fix and its undo; a snapshot import,
+//!   a link opened over work, and the undo of either.
 
+/// Lends a slice what it may use while it reduces one of its actions
+/// (a [`Cx`]), borrowing the state field by field, so the slice itself
+/// can be borrowed mutably beside it.
+macro_rules! cx {
+    ($state:expr) => {
+        $crate::state::Cx {
+            instance: &$state.instance,
+            clock: &*$state.clock,
+            design: &$state.design,
+            tables: &$state.tables,
+            selected: $state.selected.as_deref(),
+        }
+    };
+}
+
+pub mod advisor;
 pub mod aside;
 pub mod boot;
 pub mod console;
 pub mod design;
+pub mod flows;
 pub mod generator;
 pub mod layout;
 pub mod learn;
@@ -127,6 +161,66 @@ impl Notice {
             NOTICE_ERROR_MS
         } else {
             NOTICE_MS
+        }
+    }
+}
+
+/// What a slice is lent while it reduces one of its actions: the
+/// instance and the clock, and the rest of the state read-only. A slice
+/// changes nothing outside itself; what it wants done beyond its own part
+/// it asks for in its [`Effects`].
+pub(crate) struct Cx<'a> {
+    /// The core's instance (shared by every revision of the state).
+    pub instance: &'a RefCell<Instance>,
+    /// Where time comes from.
+    pub clock: &'a dyn Clock,
+    /// The current design.
+    pub design: &'a design::DesignState,
+    /// The tables, as last listed.
+    pub tables: &'a [TableSummary],
+    /// The selected table.
+    pub selected: Option<&'a str>,
+}
+
+impl Cx<'_> {
+    /// Moves the instance's clock to wall time (expiring cells, applying
+    /// the view changes that are due).
+    pub fn sync_clock(&self) {
+        let now = self.clock.wall_micros();
+        self.instance.borrow_mut().sync_wall_clock(now);
+    }
+}
+
+/// What a slice asks of the dispatcher after reducing an action, beyond
+/// its own part of the state.
+#[derive(Debug, Default)]
+#[must_use]
+pub(crate) struct Effects {
+    /// Data or schema may have changed: the tables, tablets and rows are
+    /// brought up to date.
+    pub data_changed: bool,
+    /// A message for the status line.
+    pub notice: Option<Notice>,
+    /// Select this table.
+    pub select: Option<String>,
+    /// An action to apply next (such as [`Action::SetDesign`]).
+    pub then: Option<Action>,
+}
+
+impl Effects {
+    /// Only a message about a problem.
+    pub fn error(text: String) -> Effects {
+        Effects {
+            notice: Some(Notice { error: true, text }),
+            ..Effects::default()
+        }
+    }
+
+    /// Only an action to apply next.
+    pub fn then(action: Action) -> Effects {
+        Effects {
+            then: Some(action),
+            ..Effects::default()
         }
     }
 }
@@ -262,8 +356,10 @@ pub struct AppState {
     pub design: Rc<design::DesignState>,
     /// The simulation.
     pub sim: Rc<sim::SimState>,
-    /// Lessons and the advisor.
+    /// Lessons, the designer's draft and the advisor's fixes.
     pub learn: Rc<learn::LearnState>,
+    /// The advisor's findings on the current design.
+    pub advisor: advisor::AdvisorState,
     /// Export, import and SQL.
     pub tools: Rc<tools::ToolsState>,
     /// The user's own work while a lesson holds the playground.
@@ -319,6 +415,7 @@ impl AppState {
             design: Rc::default(),
             sim: Rc::default(),
             learn: Rc::default(),
+            advisor: advisor::AdvisorState::default(),
             tools: Rc::default(),
             home: None,
             replaced: None,
@@ -336,6 +433,12 @@ impl AppState {
     /// Read-only access to the instance, for views.
     pub fn instance(&self) -> std::cell::Ref<'_, Instance> {
         self.instance.borrow()
+    }
+
+    /// Whether a materialized view is catching up with its source (see
+    /// [`tools::views_have_work`]).
+    pub fn tools_has_work(&self) -> bool {
+        tools::views_have_work(&self.instance.borrow())
     }
 
     /// Whether background work is waiting: a data load, or the rows
@@ -391,7 +494,7 @@ impl AppState {
                     .map(|(tab, text)| (tab.slug().to_string(), text.clone()))
                     .collect()
             },
-            sim: self.sim_shared(),
+            sim: self.sim.shared(&self.design),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
@@ -409,6 +512,9 @@ impl AppState {
         let mut next = self.clone();
         next.rev += 1;
         next.reduce_in_place(action);
+        // What follows the design and the data, whichever action moved them.
+        next.follow_design();
+        next.follow_advisor();
         next
     }
 
@@ -435,18 +541,144 @@ impl AppState {
         console.entries.last().is_some_and(|e| e.ok)
     }
 
+    /// Carries out what a slice asked for; returns whether data or schema
+    /// may have changed (the follow-up action brings its own data up to
+    /// date).
+    fn apply_effects(&mut self, effects: Effects) -> bool {
+        let Effects {
+            data_changed,
+            notice,
+            select,
+            then,
+        } = effects;
+        if let Some(notice) = notice {
+            self.notice = Some(notice);
+        }
+        if let Some(table) = select {
+            self.selected = Some(table);
+        }
+        if let Some(action) = then {
+            self.reduce_in_place(action);
+        }
+        data_changed
+    }
+
+    /// Hands the action to the part of the state it belongs to, then
+    /// brings the tables, tablets and rows up to date when it may have
+    /// changed data or schema.
     fn reduce_in_place(&mut self, action: Action) {
-        let mut data_changed = false;
-        match action {
+        let data_changed = match action {
             Action::Boot(boot) => {
-                data_changed = true;
                 self.booted = true;
                 self.boot(boot);
+                true
             }
+            Action::SelectTable(_)
+            | Action::CreateTable(_)
+            | Action::DeleteTable(_)
+            | Action::ModifyFamilies { .. }
+            | Action::CompactNow => self.reduce_schema(action),
+            Action::RowsViewport(_)
+            | Action::ScrollRows(_)
+            | Action::GoToKey(_)
+            | Action::ToggleRow(_)
+            | Action::GhostDone(_) => {
+                let rows = Rc::make_mut(&mut self.rows);
+                let result = rows.reduce(
+                    action,
+                    &mut self.instance.borrow_mut(),
+                    &self.indexer.borrow(),
+                );
+                if let Err(text) = result {
+                    self.notice = Some(Notice { error: true, text });
+                }
+                false
+            }
+            Action::SetGenerator(_) | Action::StartGenerator | Action::CancelJob => {
+                self.reduce_generator(action)
+            }
+            Action::Work => self.work_frame(),
+            Action::ConsoleRun => {
+                let clock_work = self.sync_clock();
+                let mut host = self.host();
+                let console = Rc::make_mut(&mut self.console);
+                let writes = console.run_input(&mut self.instance.borrow_mut(), &mut host);
+                writes || clock_work
+            }
+            Action::ConsoleTab(_)
+            | Action::ConsoleInput(_)
+            | Action::ConsoleHistory(_)
+            | Action::ConsoleClear
+            | Action::ConsoleInsert(..) => {
+                Rc::make_mut(&mut self.console).reduce(action);
+                false
+            }
+            Action::Resize(..) | Action::ResetLayout | Action::Maximize(_) => {
+                layout::reduce(&mut self.layout, &mut self.maximized, self.panels, action);
+                false
+            }
+            Action::ImportSnapshot(name, bytes) => self.import_snapshot(name, &bytes),
+            Action::ConfirmImport(yes) => self.confirm_import(yes),
+            Action::OpenLink(link) => {
+                self.open_link(*link);
+                true
+            }
+            Action::UndoReplace => self.undo_replace(),
+            Action::ForgetReplaced => {
+                self.replaced = None;
+                self.notice = Some(Notice {
+                    error: false,
+                    text: "The earlier tables are forgotten.".into(),
+                });
+                false
+            }
+            Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
+                self.reduce_notice(action);
+                false
+            }
+            Action::SetDesign(source, scenario) => {
+                Rc::make_mut(&mut self.design).set(source, *scenario);
+                let effects = self.learn.follow_design(&cx!(self));
+                self.apply_effects(effects)
+            }
+            Action::Sim(action) => {
+                let effects = Rc::make_mut(&mut self.sim).reduce(action, &cx!(self));
+                self.apply_effects(effects)
+            }
+            Action::Learn(action) => self.reduce_learn(action),
+            Action::Tools(action) => {
+                let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
+                self.apply_effects(effects)
+            }
+        };
+        if data_changed {
+            self.data_changed();
+        }
+    }
+
+    /// The status line's actions: show a message, hide it, or let it
+    /// expire unless another one has taken its place.
+    fn reduce_notice(&mut self, action: Action) {
+        match action {
+            Action::Notify(notice) => self.notice = Some(notice),
+            Action::DismissNotice => self.notice = None,
+            Action::ExpireNotice(notice) if self.notice.as_ref() == Some(&notice) => {
+                self.notice = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// The Schema panel's and the Rows panel's requests that go through
+    /// the console: selecting, creating, changing and deleting tables, and
+    /// compacting one. Returns whether data or schema may have changed.
+    fn reduce_schema(&mut self, action: Action) -> bool {
+        match action {
             Action::SelectTable(table) => {
                 self.selected = Some(table);
                 self.refresh_tablets();
                 self.select_rows();
+                false
             }
             Action::CreateTable(request) => {
                 self.sync_clock();
@@ -458,7 +690,7 @@ impl AppState {
                         text: format!("Created table {}", request.table_id),
                     });
                 }
-                data_changed = true;
+                true
             }
             Action::DeleteTable(table) => {
                 self.sync_clock();
@@ -469,185 +701,148 @@ impl AppState {
                         text: format!("Deleted table {table}"),
                     });
                 }
-                data_changed = true;
+                true
             }
             Action::ModifyFamilies { table, changes } => {
                 self.sync_clock();
                 let name = format!("{}/tables/{table}", self.instance.borrow().name());
                 self.run_for_panel(Tab::Json, &modify_families_line(&name, &changes), "Schema");
-                data_changed = true;
+                true
             }
-            Action::RowsViewport(viewport) => {
-                if !self.rows.viewport_differs(viewport) {
-                    return;
-                }
-                let rows = Rc::make_mut(&mut self.rows);
-                rows.set_viewport(viewport);
-                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+            Action::CompactNow => self.compact_now(),
+            _ => false,
+        }
+    }
+
+    /// Compacts the selected table through the console; the cells GC
+    /// collected fade out of the rows panel.
+    fn compact_now(&mut self) -> bool {
+        let Some(table) = self.selected.clone() else {
+            return false;
+        };
+        self.sync_clock();
+        let before = Rc::clone(&self.rows.window);
+        let line = format!("compact {}", crate::view_model::filter::shell_quote(&table));
+        self.run_for_panel(Tab::Cbt, &line, "Rows");
+        let fading = before
+            .lines
+            .iter()
+            .any(|l| l.cells.iter().any(|c| c.gc_eligible));
+        if fading {
+            self.next_ghost += 1;
+            Rc::make_mut(&mut self.rows).ghost = Some((self.next_ghost, before));
+        }
+        true
+    }
+
+    /// The data generator's form, start and stop. Returns whether data
+    /// changed.
+    fn reduce_generator(&mut self, action: Action) -> bool {
+        match action {
+            Action::SetGenerator(spec) => {
+                self.generator = spec;
+                false
             }
-            Action::ScrollRows(top) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                rows.scroll_to(top);
-                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
-            }
-            Action::GoToKey(key) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                let mut instance = self.instance.borrow_mut();
-                let indexer = self.indexer.borrow();
-                if let Err(e) = rows.go_to_key(&mut instance, &indexer, &key) {
-                    self.notice = Some(Notice {
-                        error: true,
-                        text: e,
-                    });
-                }
-                rows.read(&mut instance, &indexer);
-            }
-            Action::ToggleRow(key) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                rows.toggle_expanded(key);
-                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
-            }
-            Action::CompactNow => {
-                let Some(table) = self.selected.clone() else {
-                    return;
-                };
-                self.sync_clock();
-                let before = Rc::clone(&self.rows.window);
-                let line = format!("compact {}", crate::view_model::filter::shell_quote(&table));
-                self.run_for_panel(Tab::Cbt, &line, "Rows");
-                data_changed = true;
-                let fading = before
-                    .lines
-                    .iter()
-                    .any(|l| l.cells.iter().any(|c| c.gc_eligible));
-                if fading {
-                    self.next_ghost += 1;
-                    Rc::make_mut(&mut self.rows).ghost = Some((self.next_ghost, before));
-                }
-            }
-            Action::GhostDone(id) => {
-                let rows = Rc::make_mut(&mut self.rows);
-                if rows.ghost.as_ref().is_some_and(|(g, _)| *g == id) {
-                    rows.ghost = None;
-                }
-            }
-            Action::SetGenerator(spec) => self.generator = spec,
             Action::StartGenerator => {
                 if self.job.is_some() {
-                    return;
+                    return false;
                 }
                 let mut spec = self.generator.clone();
                 spec.rows = spec.rows.min(generator::MAX_ROWS);
                 self.selected = Some(spec.table.clone());
                 self.job = Some(GeneratorJob::new(spec));
                 self.select_rows();
-                data_changed = self.work(WORK_BUDGET_MS);
+                self.work(WORK_BUDGET_MS)
             }
             Action::CancelJob => {
                 self.queue.clear();
-                if let Some(job) = self.job.take() {
-                    self.finish_job(job);
-                    data_changed = true;
-                }
+                let Some(job) = self.job.take() else {
+                    return false;
+                };
+                self.finish_job(job);
+                true
             }
-            Action::Work => {
-                // The simulation's slice; alone when nothing else waits,
-                // else sharing the frame with the data load or the index.
-                if self.sim.has_work() {
-                    let busy = self.data_work_pending();
-                    self.sim_work(WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 });
-                    if !busy && !self.tools_has_work() {
-                        return;
-                    }
-                }
-                self.tools_work();
-                let wrote = self.work(WORK_BUDGET_MS);
-                self.work_frames = self.work_frames.wrapping_add(1);
-                if wrote
-                    && self.job.is_some()
-                    && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
-                {
-                    // Mid-load: the data moved on, but redrawing the tables,
-                    // tablets and rows every frame would cost more than the
-                    // load itself. They catch up every few frames.
-                    self.data_rev += 1;
-                } else if wrote {
-                    data_changed = true;
-                } else {
-                    // Only the index advanced: show its row count.
-                    let rows = Rc::make_mut(&mut self.rows);
-                    rows.index = self.indexer.borrow().status();
-                    if rows.window.lines.is_empty() || rows.index.exact {
-                        rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
-                    }
-                }
-            }
-            Action::ConsoleTab(tab) => Rc::make_mut(&mut self.console).set_tab(tab),
-            Action::ConsoleInput(text) => Rc::make_mut(&mut self.console).set_input(text),
-            Action::ConsoleHistory(back) => {
-                let console = Rc::make_mut(&mut self.console);
-                if back {
-                    console.history_back();
-                } else {
-                    console.history_forward();
-                }
-            }
-            Action::ConsoleClear => Rc::make_mut(&mut self.console).clear(),
-            Action::ConsoleInsert(tab, text) => {
-                let console = Rc::make_mut(&mut self.console);
-                console.set_tab(tab);
-                console.set_input(text);
-            }
-            Action::ConsoleRun => {
-                let clock_work = self.sync_clock();
-                let mut host = self.host();
-                let console = Rc::make_mut(&mut self.console);
-                let writes = console.run_input(&mut self.instance.borrow_mut(), &mut host);
-                data_changed = writes || clock_work;
-            }
-            Action::Resize(splitter, px) => self.layout.resize(splitter, px),
-            Action::ResetLayout => {
-                self.layout = Layout::default();
-                self.maximized = None;
-            }
-            Action::Maximize(panel) => {
-                self.maximized = panel.filter(|p| self.panels.has(*p));
-            }
-            Action::ImportSnapshot(name, bytes) => {
-                data_changed = self.import_snapshot(name, &bytes)
-            }
-            Action::ConfirmImport(yes) => data_changed = self.confirm_import(yes),
-            Action::OpenLink(link) => {
-                self.open_link(*link);
-                data_changed = true;
-            }
-            Action::UndoReplace => data_changed = self.undo_replace(),
-            Action::ForgetReplaced => {
-                self.replaced = None;
-                self.notice = Some(Notice {
-                    error: false,
-                    text: "The earlier tables are forgotten.".into(),
-                });
-            }
-            Action::Notify(notice) => self.notice = Some(notice),
-            Action::DismissNotice => self.notice = None,
-            Action::ExpireNotice(notice) => {
-                if self.notice.as_ref() == Some(&notice) {
-                    self.notice = None;
-                }
-            }
-            Action::SetDesign(source, scenario) => {
-                Rc::make_mut(&mut self.design).set(source, *scenario);
-                data_changed |= self.learn_design_changed();
-            }
-            Action::Sim(action) => data_changed = self.reduce_sim(action),
-            Action::Learn(action) => data_changed = self.reduce_learn(action),
-            Action::Tools(action) => data_changed = self.reduce_tools(action),
+            _ => false,
         }
-        if data_changed {
-            self.data_changed();
+    }
+
+    /// One animation frame of background work: the simulation's slice
+    /// (alone when nothing else waits, else sharing the frame with the
+    /// data load or the index), views catching up, then the data load or
+    /// the rows index. Returns whether the tables and rows should be
+    /// redrawn now.
+    fn work_frame(&mut self) -> bool {
+        if self.sim.has_work() {
+            let busy = self.data_work_pending();
+            let clock = Rc::clone(&self.clock);
+            let budget = WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 };
+            Rc::make_mut(&mut self.sim).work(&move || clock.now_ms(), budget);
+            if !busy && !self.tools_has_work() {
+                return false;
+            }
         }
-        self.follow_design();
+        tools::views_work(&cx!(self));
+        let wrote = self.work(WORK_BUDGET_MS);
+        self.work_frames = self.work_frames.wrapping_add(1);
+        if wrote && self.job.is_some() && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES) {
+            // Mid-load: the data moved on, but redrawing the tables,
+            // tablets and rows every frame would cost more than the load
+            // itself. They catch up every few frames.
+            self.data_rev += 1;
+            false
+        } else if wrote {
+            true
+        } else {
+            // Only the index advanced: show its row count.
+            let rows = Rc::make_mut(&mut self.rows);
+            rows.index = self.indexer.borrow().status();
+            if rows.window.lines.is_empty() || rows.index.exact {
+                rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+            }
+            false
+        }
+    }
+
+    /// Whether the data generator or the rows index wants frames.
+    fn data_work_pending(&self) -> bool {
+        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+    }
+
+    /// Whether a run of the current design has reached its end (then its
+    /// report is evidence for the advisor).
+    pub fn sim_finished(&self) -> bool {
+        self.sim.finished(self.design.rev)
+    }
+
+    /// The report of a finished run of the current design.
+    pub fn finished_sim_report(&self) -> Option<tabletop_core::sim::Report> {
+        self.sim.finished_report(self.design.rev)
+    }
+
+    /// Rebuilds the simulation when the shared design changed since it
+    /// was built (run after every action).
+    fn follow_design(&mut self) {
+        if !self.sim.follows(&self.design) {
+            Rc::make_mut(&mut self.sim).follow(&self.design);
+        }
+    }
+
+    /// Brings the advisor's findings up to date (the Schema panel shows
+    /// them; an embed without it does not need them).
+    fn follow_advisor(&mut self) {
+        if !self.panels.has(PanelId::Schema) {
+            return;
+        }
+        let finished = self.sim_finished();
+        let sim = Rc::clone(&self.sim);
+        let design_rev = self.design.rev;
+        self.advisor.follow(
+            &self.design,
+            &self.tables,
+            &self.instance.borrow(),
+            finished,
+            || sim.finished_report(design_rev),
+        );
     }
 
     /// One slice of background work within `budget_ms`: the data load if

@@ -292,9 +292,36 @@ fine_buckets = {fine}
 [sim]
 sample_ops = 2000
 "##);
-            if let Ok(s) = Scenario::from_toml(&text) {
-                let mut sim = tabletop_design::sim::Simulation::new(s).unwrap();
-                let _ = sim.run_to_end();
+            match Scenario::from_toml(&text) {
+                Ok(s) => {
+                    let mut sim = tabletop_design::sim::Simulation::new(s).unwrap();
+                    let report = sim.run_to_end();
+                    // Valid knobs simulate the whole two minutes, with
+                    // finite numbers, the writes asked for and the nodes
+                    // asked for.
+                    prop_assert_eq!(report.duration_seconds, 120.0);
+                    prop_assert!(
+                        report.simulated_seconds >= report.duration_seconds - 1e-6,
+                        "ran to the end: {} of {} s",
+                        report.simulated_seconds,
+                        report.duration_seconds
+                    );
+                    prop_assert!(report.operations.is_finite() && report.rows.is_finite());
+                    prop_assert!(report.bytes.is_finite() && report.bytes >= 0.0);
+                    prop_assert_eq!(report.nodes, nodes);
+                    if rate >= 1.0 {
+                        prop_assert!(
+                            report.operations > 0.0,
+                            "a write rate of {} a second writes: {:?}",
+                            rate,
+                            report.operations
+                        );
+                    }
+                }
+                Err(e) => {
+                    // Invalid knobs are refused with a reason.
+                    prop_assert!(!e.message().is_empty());
+                }
             }
         }
     }

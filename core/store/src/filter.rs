@@ -78,7 +78,7 @@ pub enum RowFilter {
         end: KeyBound,
     },
     /// Keep cells whose timestamp lies in `[start, end)` (end 0: no bound);
-    /// both bounds must have millisecond granularity.
+    /// the bounds are any non-negative microseconds.
     TimestampRange(TimestampRange),
     /// Keep cells whose value fully matches an RE2 regex over bytes.
     ValueRegex(Vec<u8>),

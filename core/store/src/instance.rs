@@ -47,6 +47,40 @@ pub struct InstanceConfig {
     pub simulated_clock: bool,
 }
 
+/// Longest project or instance id accepted (Bigtable's own are at most 30
+/// and 33 characters; `domain:project` ids are longer).
+pub const MAX_RESOURCE_ID_LEN: usize = 64;
+
+/// Checks a project or instance id (`what` names it in the message): 1 to
+/// [`MAX_RESOURCE_ID_LEN`] characters from `[a-zA-Z0-9]` and `-_.:`.
+///
+/// Bigtable itself is stricter (a project id has at least 6 characters);
+/// the emulator accepts any, and short ids like `-project p` are what
+/// tests use, so only what no resource name could hold is refused: a
+/// slash, a space, a control character (a newline in an id would end up in
+/// an exported script's comment and run as a command).
+pub fn validate_resource_id(what: &str, id: &str) -> Result<()> {
+    if id.is_empty() {
+        return Err(Error::invalid(format!("the {what} id must not be empty")));
+    }
+    if id.len() > MAX_RESOURCE_ID_LEN {
+        return Err(Error::invalid(format!(
+            "the {what} id is {} bytes long; the limit is {MAX_RESOURCE_ID_LEN}",
+            id.len()
+        )));
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+    {
+        return Err(Error::invalid(format!(
+            "the {what} id {:?} may only hold letters, digits and -_.:",
+            id
+        )));
+    }
+    Ok(())
+}
+
 impl Default for InstanceConfig {
     fn default() -> Self {
         InstanceConfig {
@@ -423,6 +457,12 @@ impl Instance {
         row_key: &[u8],
         mutations: &[Mutation<'_>],
     ) -> Result<()> {
+        if mutations.len() > MAX_MUTATIONS_PER_REQUEST {
+            return Err(Error::invalid(format!(
+                "MutateRow carries {} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}",
+                mutations.len()
+            )));
+        }
         let now = self.now_micros;
         let record = self.record_traffic;
         let cfg = &self.config.engine;
@@ -457,7 +497,8 @@ impl Instance {
 
     /// MutateRows: each entry is atomic on its own; the result holds one
     /// status per entry, in order. The outer error is for the request as a
-    /// whole (unknown table, empty or oversized request).
+    /// whole (unknown table, empty or oversized request, an entry with no
+    /// row key or no mutations).
     pub fn mutate_rows(
         &mut self,
         table_id: &str,
@@ -481,6 +522,18 @@ impl Instance {
         if total > MAX_MUTATIONS_PER_REQUEST {
             return Err(Error::invalid(format!(
                 "MutateRows carries {total} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}"
+            )));
+        }
+        // Production refuses the whole request, before any entry applies,
+        // when an entry has no row key or no mutations.
+        if let Some(i) = entries.iter().position(|e| e.mutations.is_empty()) {
+            return Err(Error::invalid(format!(
+                "MutateRows entry {i} has no mutations; every entry needs at least one"
+            )));
+        }
+        if let Some(i) = entries.iter().position(|e| e.row_key.is_empty()) {
+            return Err(Error::invalid(format!(
+                "MutateRows entry {i} has an empty row key"
             )));
         }
         self.table(table_id)?;

@@ -80,7 +80,8 @@ pub use instance::conditional::{
 };
 pub use instance::{
     CreateTableRequest, DropTarget, Instance, InstanceConfig, MAX_MUTATIONS_PER_REQUEST,
-    MutateRowsEntry, ReadRowsRequest, RowReader, RunInfo, StandaloneTable, TableInfo, TabletInfo,
+    MAX_RESOURCE_ID_LEN, MutateRowsEntry, ReadRowsRequest, RowReader, RunInfo, StandaloneTable,
+    TableInfo, TabletInfo, validate_resource_id,
 };
 pub use mutation::{
     AggregateInput, Mutation, SERVER_TIMESTAMP, TimestampRange, validate_row_key,

@@ -118,8 +118,11 @@ impl RowSet {
                 KeyBound::Closed(k) => k.clone(),
                 KeyBound::Open(k) => successor(k),
             };
+            // An empty open end key means "to the end of the table", as an
+            // absent one does (production and the emulator agree).
             let end = match &r.end {
                 KeyBound::Unbounded => None,
+                KeyBound::Open(k) if k.is_empty() => None,
                 KeyBound::Closed(k) => Some(successor(k)),
                 KeyBound::Open(k) => Some(k.clone()),
             };
@@ -291,6 +294,24 @@ mod tests {
             }],
         };
         assert_eq!(set.normalize().unwrap(), vec![kr(b"m", None)]);
+    }
+
+    #[test]
+    fn an_empty_end_key_means_the_end_of_the_table() {
+        let set = RowSet::range(RowRange {
+            start: KeyBound::Closed(b"m".to_vec()),
+            end: KeyBound::Open(Vec::new()),
+        });
+        assert_eq!(set.normalize().unwrap(), vec![kr(b"m", None)]);
+    }
+
+    #[test]
+    fn an_open_start_and_its_successor_closed_hold_one_key() {
+        let set = RowSet::range(RowRange {
+            start: KeyBound::Open(b"b".to_vec()),
+            end: KeyBound::Closed(b"b\0".to_vec()),
+        });
+        assert_eq!(set.normalize().unwrap(), vec![kr(b"b\0", Some(b"b\0\0"))]);
     }
 
     #[test]

@@ -523,6 +523,42 @@ fn mutate_rows_reports_each_entry() {
 }
 
 #[test]
+fn an_entry_without_mutations_refuses_the_whole_mutate_rows() {
+    let mut db = instance();
+    mobile(&mut db, &[]);
+    let entries = vec![
+        MutateRowsEntry {
+            row_key: b"a".as_slice().into(),
+            mutations: vec![Mutation::set_cell("stats_summary", b"q", 1000, b"1")],
+        },
+        MutateRowsEntry {
+            row_key: b"b".as_slice().into(),
+            mutations: Vec::new(),
+        },
+    ];
+    let err = db.mutate_rows("mobile", &entries).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("entry 1"), "{err}");
+    assert!(
+        read(&mut db, &ReadRowsRequest::default()).is_empty(),
+        "nothing applied"
+    );
+}
+
+#[test]
+fn mutate_row_takes_at_most_100_000_mutations() {
+    let mut db = instance();
+    mobile(&mut db, &[]);
+    let mut muts = vec![Mutation::DeleteFromRow; 100_000];
+    db.mutate_row("mobile", b"r", &muts).unwrap();
+    muts.push(Mutation::DeleteFromRow);
+    assert_eq!(
+        db.mutate_row("mobile", b"r", &muts).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+}
+
+#[test]
 fn gc_is_lazy_eligible_cells_stay_visible_until_compaction() {
     let mut db = instance();
     mobile(&mut db, &[]);
@@ -764,4 +800,50 @@ fn aggregate_sum_min_max_accumulate() {
         &[Mutation::set_cell("sum", b"views", 0, b"x")],
     );
     assert!(e.unwrap_err().message().contains("aggregate"));
+}
+
+/// A row too wide to split used to be compacted again on every write to
+/// its tablet (quadratic: 60,000 writes did not finish in minutes). The
+/// engine now retries a blocked split only once the tablet has doubled, so
+/// the number of compactions grows with the logarithm of the writes.
+#[test]
+fn a_row_too_wide_to_split_is_not_compacted_on_every_write() {
+    let mut db = Instance::new(InstanceConfig {
+        engine: EngineConfig {
+            split_bytes: 4096,
+            ..EngineConfig::default()
+        },
+        ..InstanceConfig::default()
+    });
+    db.set_now(T0);
+    mobile(&mut db, &[]);
+    let mut compactions = 0;
+    for i in 0..4000 {
+        let q = format!("q{i:05}");
+        db.mutate_row(
+            "mobile",
+            b"one-wide-row",
+            &[Mutation::set_cell(
+                "stats_summary",
+                q.as_bytes(),
+                1000,
+                b"v",
+            )],
+        )
+        .unwrap();
+        compactions += db
+            .tick(T0)
+            .iter()
+            .filter(|e| matches!(e, EngineEvent::Compaction { .. }))
+            .count();
+    }
+    // 4,000 cells of about 30 bytes are some 30 doublings of nothing past
+    // 4 KiB at most; a compaction per write would be thousands.
+    assert!(
+        compactions <= 40,
+        "{compactions} compactions for 4,000 writes"
+    );
+    let rows = read(&mut db, &ReadRowsRequest::default());
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].cells.len(), 4000);
 }

@@ -366,7 +366,7 @@ fn column_range_with_every_bound_kind() {
 }
 
 #[test]
-fn timestamp_range_is_half_open_with_millisecond_bounds() {
+fn timestamp_range_is_half_open_with_microsecond_bounds() {
     let mut db = sample();
     let ts = |start_micros, end_micros| {
         RowFilter::TimestampRange(TimestampRange {
@@ -387,11 +387,14 @@ fn timestamp_range_is_half_open_with_millisecond_bounds() {
         "end 0: no upper bound"
     );
     assert!(read(&mut db, ts(4000, 4000)).is_empty());
-    let msg = invalid(&mut db, ts(1500, 0));
-    assert!(
-        msg.starts_with("Error in field 'timestamp_range_filter'. Maximum precision"),
-        "{msg}"
+    // Microsecond bounds are accepted, as production does (only the
+    // emulator refuses them): `[t, t + 1)` is the cell at exactly `t`.
+    assert_eq!(
+        lines(&read(&mut db, ts(2000, 2001))),
+        ["r1 cf1:a@2=v2", "\\xff\\x00 cf2:z@2=zz"],
+        "an exact timestamp"
     );
+    assert_eq!(lines(&read(&mut db, ts(1999, 2000))), Vec::<String>::new());
     assert!(invalid(&mut db, ts(-1000, 0)).contains("timestamp_range_filter"));
 }
 

@@ -176,3 +176,71 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn a_snapshot_with_an_id_no_command_line_accepts_is_refused() {
+    let mut db = Instance::new(InstanceConfig {
+        project: "x\ntouch pwned #".into(),
+        ..InstanceConfig::default()
+    });
+    let err = Instance::restore(&db.snapshot()).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("project id"), "{err}");
+    assert!(validate_resource_id("instance", "my-instance.1:x").is_ok());
+    assert!(validate_resource_id("instance", "a/b").is_err());
+    assert!(validate_resource_id("instance", &"i".repeat(65)).is_err());
+}
+
+/// FNV-1a 64, the snapshot's checksum (see the module docs).
+fn fnv64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[test]
+fn a_snapshot_edited_by_hand_gets_no_more_than_a_write_would() {
+    let mut db = Instance::default();
+    let mut schema = TableSchema::default();
+    schema
+        .families
+        .insert("cf".into(), ColumnFamily::with_gc(None));
+    db.create_table(CreateTableRequest {
+        table_id: "t".into(),
+        schema,
+        initial_splits: vec![],
+    })
+    .unwrap();
+    let key = vec![b'k'; MAX_ROW_KEY_BYTES];
+    db.mutate_row("t", &key, &[Mutation::set_cell("cf", b"q", 1000, b"v")])
+        .unwrap();
+    let bytes = db.snapshot();
+    Instance::restore(&bytes).expect("the largest key a write takes loads");
+    // Grow the key by one byte: its length (a varint) and the key itself
+    // change, and the checksum is made again, as a hand edit would.
+    let mut len = Vec::new();
+    let mut v = MAX_ROW_KEY_BYTES as u64;
+    while v >= 0x80 {
+        len.push((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    len.push(v as u8);
+    let mut needle = len.clone();
+    needle.extend_from_slice(&key);
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle.as_slice())
+        .expect("the key is in the snapshot");
+    let mut edited = bytes[..at].to_vec();
+    edited.extend_from_slice(&[len[0] + 1, len[1]]);
+    edited.extend_from_slice(&key);
+    edited.push(b'k');
+    edited.extend_from_slice(&bytes[at + needle.len()..bytes.len() - 8]);
+    let sum = fnv64(&edited);
+    edited.extend_from_slice(&sum.to_le_bytes());
+    let e = Instance::restore(&edited).unwrap_err();
+    assert!(e.message().contains("row key over 4 KiB"), "{e}");
+}

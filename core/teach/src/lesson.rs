@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 pub use builtin::{builtin, lesson_files, scenario_files};
 pub use check::{Check, CheckResult, State};
-pub use record::{RECORD_OPTIONS, ReadRecord, record, request_from_cbt, request_from_json};
+pub use record::{RECORD_OPTIONS, ReadRecord};
 pub use setup::{RowsSpec, Setup, expand};
 pub use tabletop_store::shape_of;
 
@@ -589,10 +589,11 @@ impl Session {
         Ok((rows.rows, stats))
     }
 
-    /// Records a read the host made itself.
-    pub fn record_read(&mut self, table: &str, req: &ReadRowsRequest, source: &str) -> Result<()> {
-        self.last_read = Some(record(&mut self.instance, table, req, source)?);
-        Ok(())
+    /// Makes `read` the last read: a read the host ran itself, recorded
+    /// from its own trace ([`ReadRecord::from_trace`], traced with
+    /// [`RECORD_OPTIONS`]), as a console does for the learner's commands.
+    pub fn set_last_read(&mut self, read: ReadRecord) {
+        self.last_read = Some(read);
     }
 
     /// The last read.

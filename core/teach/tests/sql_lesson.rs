@@ -2,15 +2,16 @@
 //! parses, fails on its starting state, and passes after its solution
 //! (`tests/lesson_solutions/sql-secondary-index.toml`), both through the
 //! JSON and cbt consoles and through the SQL console path a host takes
-//! (`sql::plan_read` + `Session::record_read`).
+//! (`sql::execute_traced` + `Session::set_last_read`).
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use serde::Deserialize;
 use tabletop_sql::sql;
+use tabletop_store::Traces;
 use tabletop_teach::advisor::ReadShape;
-use tabletop_teach::lesson::{Catalog, Session};
+use tabletop_teach::lesson::{Catalog, RECORD_OPTIONS, ReadRecord, Session};
 
 const LESSON: &str = include_str!("../../../static/lessons/25_sql_secondary_index.toml");
 const SOLUTION: &str = include_str!("../../tests/lesson_solutions/sql-secondary-index.toml");
@@ -72,13 +73,21 @@ fn the_sql_console_path_passes_too_and_the_source_query_is_a_full_scan() {
     )
     .unwrap();
     let q = "SELECT order_id, total FROM orders_by_customer WHERE customer = 'ana@example.com'";
-    let r = sql::query(db, q).unwrap();
+    let mut traces = Traces::new(RECORD_OPTIONS);
+    let r = match sql::execute_traced(db, q, &mut traces).unwrap() {
+        sql::Outcome::Rows(r) => r,
+        other => panic!("not rows: {other:?}"),
+    };
     assert_eq!(r.rows.len(), 200);
     assert_eq!(r.explain.access.shape(), ReadShape::SingleRange);
     assert_eq!(r.explain.stats.rows_seen, 200);
-    // A host records a console query as the lesson's last read.
-    let (table, req) = sql::plan_read(s.instance(), q).unwrap();
-    s.record_read(&table, &req, q).unwrap();
+    // A host records a console query from its trace as the lesson's last
+    // read.
+    let read = ReadRecord::from_trace(q, traces.last_read().unwrap());
+    assert_eq!((read.rows_scanned, read.rows_returned), (200, 200));
+    assert_eq!(read.keys_returned.len(), 200);
+    assert!(read.keys_complete);
+    s.set_last_read(read);
     let verdict = s.check();
     assert!(verdict.passed, "{verdict:#?}");
 }

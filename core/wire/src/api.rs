@@ -74,10 +74,15 @@
 //!   (`{"sink": false}`, `{"drop": false}`): leave the field out instead.
 //! - Errors name the field path, as in
 //!   `request.rows.rowRanges[0].startKeyClosed: invalid base64: ...`.
-//! - Default values are left out, as proto3 JSON does, also in the
-//!   playground's wrappers: a read that finds nothing answers `{}`, the
-//!   first `mutateRows` entry has no `index` (it is 0) and a success
-//!   status is `{}`. Object keys come in sorted order, not field order.
+//! - Default values are left out of proto3 messages, as proto3 JSON
+//!   does, but the playground's own wrappers always have their fixed
+//!   form: `readRows` answers `{"rows": [...]}` (`[]` when nothing
+//!   matched), `sampleRowKeys` `{"samples": [...]}`, and `mutateRows`
+//!   `{"entries": [{"index": 0, "status": {"code": 0}}, ...]}`: one entry
+//!   per request entry, in order, `index` a JSON number and `code` always
+//!   there (with a `message` when it is not 0). Object keys come in sorted
+//!   order, not field order. The CLI, the JS API and the console answer
+//!   the same text.
 
 mod admin;
 mod data;

@@ -378,6 +378,21 @@ mod tests {
     }
 
     #[test]
+    fn set_truncates_timestamps_to_milliseconds_as_cbt_does() {
+        let mut db = Instance::default();
+        run_line(&mut db, "createtable t families=cf").unwrap();
+        run_line(&mut db, "set t r cf:a=1@1999 cf:b=2@1001").unwrap();
+        let out = run_line(&mut db, "read t").unwrap();
+        assert_eq!(
+            out.matches("1970/01/01-00:00:00.001000").count(),
+            2,
+            "{out}"
+        );
+        run_line(&mut db, "set t r cf:c=3@-1").unwrap();
+        assert!(run_line(&mut db, "read t").unwrap().contains("cf:c"));
+    }
+
+    #[test]
     fn arguments_may_be_any_bytes() {
         let mut db = Instance::default();
         run_args(&mut db, &["createtable", "t", "families=cf"]).unwrap();

@@ -66,13 +66,14 @@ fn requests() -> Vec<String> {
         rows(&[
             entry("cjQ=", &[r#"{"setCell":{"familyName":"nope","value":"eA=="}}"#.to_string()]),
             entry("cjU=", &[set("", "cQ==", "\"1001\"", "eA==")]),
-            entry("cjY=", &[]),
             entry("cjc=", &[set("", "cQ==", "\"5000\"", "eA==")]),
         ]),
         format!(r#"{{"method":"mutateRows","request":{{"tableName":"projects/p/instances/i/tables/missing","entries":[{}]}}}}"#, entry("cjg=", &[set("", "", "0", "")])),
         rows(&[]),
         row("cjk=", &[]),
-        // Decoder-level errors: the general path reports them.
+        // Decoder-level errors: the general path reports them (an entry
+        // without mutations refuses the whole request).
+        rows(&[entry("cjY=", &[]), entry("cjc=", &[set("", "cQ==", "\"6000\"", "eA==")])]),
         row("", &[set("", "", "0", "")]),
         row("not base64!", &[set("", "", "0", "")]),
         rows(&[entry("cjE=", &[set("", "%%%", "0", "")])]),

@@ -647,7 +647,11 @@ fn read_rows_by_keys_ranges_limit_and_direction() {
         "readRows",
         json!({"tableName": TABLE, "rows": {"rowKeys": [k("zz")]}, "appProfileId": "default"}),
     );
-    assert_eq!(resp, json!({}), "no rows: the empty answer");
+    assert_eq!(
+        resp,
+        json!({"rows": []}),
+        "no rows: the documented form, with an empty list"
+    );
 }
 
 #[test]
@@ -937,10 +941,10 @@ fn mutate_rows_reports_each_entry() {
     assert_eq!(entries.len(), 4);
     assert_eq!(
         entries[0],
-        json!({"status": {}}),
-        "index 0 and an OK status are all defaults"
+        json!({"index": 0, "status": {"code": 0}}),
+        "the documented form: a numeric index and a code, also for OK"
     );
-    assert_eq!(entries[1]["index"], "1");
+    assert_eq!(entries[1]["index"], 1);
     assert_eq!(entries[1]["status"]["code"], 5);
     assert!(
         entries[1]["status"]["message"]
@@ -949,7 +953,7 @@ fn mutate_rows_reports_each_entry() {
             .contains("nope")
     );
     assert_eq!(entries[2]["status"]["code"], 3);
-    assert_eq!(entries[3], json!({"index": "3", "status": {}}));
+    assert_eq!(entries[3], json!({"index": 3, "status": {"code": 0}}));
     assert_eq!(
         keys(&read(&mut db, json!({}))),
         vec![b"a".to_vec(), b"d".to_vec()]
@@ -1866,14 +1870,27 @@ mod never_panics {
                 &json!({"method": method, "request": request}).to_string(),
             ))
             .unwrap();
-            if let Some(e) = out.get("error") {
-                // Conditional methods may not be wired yet.
-                assert_eq!(e["status"], "UNIMPLEMENTED", "{method}: {out}");
-                assert!(
-                    matches!(method, "checkAndMutateRow" | "readModifyWriteRow"),
-                    "{method}: {out}"
-                );
-            }
+            // Every method is wired: a valid request answers, never an
+            // error of any kind.
+            assert!(out.get("error").is_none(), "{method}: {out}");
+            assert!(out.get("response").is_some(), "{method}: {out}");
         }
     }
+}
+
+#[test]
+fn huge_names_are_malformed_and_never_echoed_whole() {
+    let mut db = setup();
+    let long_id = format!("projects/p/instances/i/tables/{}", "x".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": long_id}));
+    assert_eq!(status, "INVALID_ARGUMENT", "{message}");
+    assert!(message.contains("the limit is 50"), "{message}");
+    let garbage = format!("projects/{}", "y".repeat(1 << 20));
+    let (status, message) = err(&mut db, "readRows", json!({"tableName": garbage}));
+    assert_eq!(status, "INVALID_ARGUMENT");
+    assert!(
+        message.len() < 1000,
+        "the echo is cut: {} bytes",
+        message.len()
+    );
 }

@@ -47,12 +47,80 @@ pub struct AppHeaderProps {
 /// The top bar.
 #[component(AppHeader)]
 pub fn app_header(props: &AppHeaderProps) -> Html {
+    // The share link made last, shown while the share box is open.
     let link = use_state(|| None::<String>);
     let file_input = use_node_ref();
-
+    let notice = props
+        .notice
+        .as_ref()
+        .map(|n| notice_html(n, &props.on_dismiss));
+    if props.embed {
+        return slim_header(notice);
+    }
     let tables = match props.table_count {
         1 => "1 table".to_string(),
         n => format!("{n} tables"),
+    };
+    html! {
+        <header class="app-header">
+            <h1 class="brand">{ "Tabletop" }</h1>
+            <p class="tagline">{ "Bigtable schema-design playground" }</p>
+            <p class="core-status" id="core-status">
+                <span class={classes!("dot", (!props.booted).then_some("loading"))} aria-hidden="true"></span>
+                { "Core running in your browser (WebAssembly) · " }
+                <span class="mono" title="Instance">{ &props.instance_name }</span>
+                { format!(" · {tables}") }
+            </p>
+            { header_actions(props, &link, &file_input) }
+            if let Some(text) = (*link).clone() {
+                { share_box(text) }
+            }
+            <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
+        </header>
+    }
+}
+
+/// The message in the status line, with its dismiss button.
+fn notice_html(n: &Notice, on_dismiss: &Callback<()>) -> Html {
+    let on_dismiss = {
+        let cb = on_dismiss.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    html! {
+        <div class={classes!("notice", n.error.then_some("notice-error"))}>
+            <span class="notice-text" title={n.text.clone()}>{ inline(&n.text) }</span>
+            <button type="button" class="link-button" onclick={on_dismiss} aria-label="Dismiss the message">{ "×" }</button>
+        </div>
+    }
+}
+
+/// An embed's bar: the name, a link to the full playground (the same state
+/// without the embed parameters) and the status line.
+fn slim_header(notice: Option<Html>) -> Html {
+    let href = browser::href();
+    let (before, fragment) = href.split_once('#').unwrap_or((&href, ""));
+    let path = before.split('?').next().unwrap_or_default();
+    let full = format!("{path}#{fragment}");
+    html! {
+        <header class="app-header slim">
+            <h1 class="brand">{ "Tabletop" }</h1>
+            <p class="tagline">{ "Bigtable schema-design playground" }</p>
+            <a class="open-full" href={full} target="_blank" rel="noopener">{ "Open the full playground ↗" }</a>
+            <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
+        </header>
+    }
+}
+
+/// The playground's buttons: share, snapshot out and in (through the
+/// hidden `file_input`), Export…, Import…, reset layout.
+fn header_actions(
+    props: &AppHeaderProps,
+    link: &UseStateHandle<Option<String>>,
+    file_input: &NodeRef,
+) -> Html {
+    let click = |cb: &Callback<()>| {
+        let cb = cb.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let on_share = {
         let link = link.clone();
@@ -66,10 +134,6 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
                 link.set(Some(text));
             }
         })
-    };
-    let on_export = {
-        let cb = props.on_export.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let on_pick = {
         let input = file_input.clone();
@@ -89,22 +153,21 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
             Callback::from(move |text| on_notify.emit(Notice { error: true, text })),
         )
     };
-    let on_open_export = {
-        let cb = props.on_open_export.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let on_open_import = {
-        let cb = props.on_open_import.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let on_reset = {
-        let cb = props.on_reset_layout.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let on_dismiss = {
-        let cb = props.on_dismiss.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
+    html! {
+        <nav class="header-actions" aria-label="Playground">
+            <button type="button" class="button" onclick={on_share} aria-expanded={link.is_some().to_string()}>{ "Share link" }</button>
+            <button type="button" class="button" onclick={click(&props.on_export)} title="Download the whole instance as a snapshot file (the format of the CLI's --state file)">{ "Export snapshot" }</button>
+            <button type="button" class="button" onclick={on_pick} title="Replace everything with a snapshot file">{ "Import snapshot" }</button>
+            <input ref={file_input.clone()} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
+            <button type="button" class="button" onclick={click(&props.on_open_export)} aria-haspopup="dialog" title="The cbt script, gcloud commands, Terraform file and CSV rows for a real Bigtable instance">{ "Export…" }</button>
+            <button type="button" class="button" onclick={click(&props.on_open_import)} aria-haspopup="dialog" title="A DynamoDB model, an Oracle NoSQL DDL or a cbt CSV file into the playground">{ "Import…" }</button>
+            <button type="button" class="button subtle" onclick={click(&props.on_reset_layout)}>{ "Reset layout" }</button>
+        </nav>
+    }
+}
+
+/// The share link just made (and copied), selected whole on focus.
+fn share_box(text: String) -> Html {
     let on_select_all = Callback::from(|e: FocusEvent| {
         if let Some(input) = e
             .target()
@@ -113,59 +176,11 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
             input.select();
         }
     });
-
-    let notice = props.notice.as_ref().map(|n| {
-        html! {
-            <div class={classes!("notice", n.error.then_some("notice-error"))}>
-                <span class="notice-text" title={n.text.clone()}>{ inline(&n.text) }</span>
-                <button type="button" class="link-button" onclick={on_dismiss.clone()} aria-label="Dismiss the message">{ "×" }</button>
-            </div>
-        }
-    });
-
-    if props.embed {
-        // The same state without the embed parameters.
-        let href = browser::href();
-        let (before, fragment) = href.split_once('#').unwrap_or((&href, ""));
-        let path = before.split('?').next().unwrap_or_default();
-        let full = format!("{path}#{fragment}");
-        return html! {
-            <header class="app-header slim">
-                <h1 class="brand">{ "Tabletop" }</h1>
-                <p class="tagline">{ "Bigtable schema-design playground" }</p>
-                <a class="open-full" href={full} target="_blank" rel="noopener">{ "Open the full playground ↗" }</a>
-                <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
-            </header>
-        };
-    }
-
     html! {
-        <header class="app-header">
-            <h1 class="brand">{ "Tabletop" }</h1>
-            <p class="tagline">{ "Bigtable schema-design playground" }</p>
-            <p class="core-status" id="core-status">
-                <span class={classes!("dot", (!props.booted).then_some("loading"))} aria-hidden="true"></span>
-                { "Core running in your browser (WebAssembly) · " }
-                <span class="mono" title="Instance">{ &props.instance_name }</span>
-                { format!(" · {tables}") }
-            </p>
-            <nav class="header-actions" aria-label="Playground">
-                <button type="button" class="button" onclick={on_share} aria-expanded={link.is_some().to_string()}>{ "Share link" }</button>
-                <button type="button" class="button" onclick={on_export} title="Download the whole instance as a snapshot file (the format of the CLI's --state file)">{ "Export snapshot" }</button>
-                <button type="button" class="button" onclick={on_pick} title="Replace everything with a snapshot file">{ "Import snapshot" }</button>
-                <input ref={file_input} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
-                <button type="button" class="button" onclick={on_open_export} aria-haspopup="dialog" title="The cbt script, gcloud commands, Terraform file and CSV rows for a real Bigtable instance">{ "Export…" }</button>
-                <button type="button" class="button" onclick={on_open_import} aria-haspopup="dialog" title="A DynamoDB model, an Oracle NoSQL DDL or a cbt CSV file into the playground">{ "Import…" }</button>
-                <button type="button" class="button subtle" onclick={on_reset}>{ "Reset layout" }</button>
-            </nav>
-            if let Some(text) = (*link).clone() {
-                <div class="share-box">
-                    <label for="share-link">{ "Link to this schema, data settings and layout (copied to the clipboard):" }</label>
-                    <input id="share-link" class="mono" readonly=true value={text} onfocus={on_select_all} />
-                    <p class="hint">{ "Rows typed by hand travel in the link only while the tables are small; export a snapshot to share everything." }</p>
-                </div>
-            }
-            <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
-        </header>
+        <div class="share-box">
+            <label for="share-link">{ "Link to this schema, data settings and layout (copied to the clipboard):" }</label>
+            <input id="share-link" class="mono" readonly=true value={text} onfocus={on_select_all} />
+            <p class="hint">{ "Rows typed by hand travel in the link only while the tables are small; export a snapshot to share everything." }</p>
+        </div>
     }
 }

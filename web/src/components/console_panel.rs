@@ -90,23 +90,6 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
         });
     }
 
-    let tab_button = |t: Tab| {
-        let on_tab = props.on_tab.clone();
-        let input_ref = input_ref.clone();
-        let onclick = Callback::from(move |_: MouseEvent| {
-            on_tab.emit(t);
-            if let Some(input) = input_ref.cast::<web_sys::HtmlElement>() {
-                let _ = input.focus();
-            }
-        });
-        html! {
-            <button type="button" role="tab" id={format!("console-tab-{}", t.slug())}
-                aria-selected={(t == tab).to_string()} aria-controls="console-io"
-                class={classes!("tab", (t == tab).then_some("active"))} {onclick}>
-                { t.label() }
-            </button>
-        }
-    };
     let on_builder = {
         let builder_open = builder_open.clone();
         Callback::from(move |_: MouseEvent| builder_open.set(!*builder_open))
@@ -115,6 +98,100 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
         let cb = props.on_clear.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
+    let tall = props.height > Layout::default().bottom;
+    html! {
+        <section class={classes!("panel", "console-panel", tall.then_some("tall"))} aria-label="Console" style="grid-area: console">
+            <header class="panel-head">
+                <h2 class="panel-title">{ "Console" }</h2>
+                <div class="tabs" role="tablist" aria-label="Language">
+                    { tab_button(Tab::Cbt, tab, &props.on_tab, &input_ref) }
+                    { tab_button(Tab::Json, tab, &props.on_tab, &input_ref) }
+                    { tab_button(Tab::Sql, tab, &props.on_tab, &input_ref) }
+                </div>
+                <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
+                <span class="spacer"></span>
+                <button type="button" class="button small" onclick={on_builder} aria-expanded={builder_open.to_string()}>{ "Filter builder" }</button>
+                <button type="button" class="button small subtle" onclick={on_clear}>{ "Clear" }</button>
+                if props.resizable {
+                    { taller_button(tall, &props.on_resize) }
+                }
+                { props.maximize.clone() }
+            </header>
+            <div class={classes!("console-body", builder_open.then_some("with-builder"))}>
+                <div class="transcript" ref={transcript} role="log" aria-label="Console output" tabindex="0">
+                    if console.entries.is_empty() {
+                        <div class="welcome">
+                            <p>{ "Type a command below, or pick one of the suggestions under this box. The cbt tab prints exactly what the cbt tool prints; JSON takes Bigtable's REST requests in proto3 JSON, one per line; SQL runs GoogleSQL for Bigtable (EXPLAIN shows the plan). Every read also reports the rows and cells it saw against those it returned, and the tablets it visited." }</p>
+                        </div>
+                    } else {
+                        { for console.entries.iter().map(entry_html) }
+                    }
+                </div>
+                if *builder_open {
+                    <FilterBuilder tables={Rc::clone(&props.tables)} selected={props.selected.clone()}
+                        instance_name={props.instance_name.clone()} on_insert={props.on_insert.clone()} />
+                }
+            </div>
+            { console_io(props, &input_ref) }
+        </section>
+    }
+}
+
+/// A language tab; choosing it puts the caret in the Command box.
+fn tab_button(t: Tab, shown: Tab, on_tab: &Callback<Tab>, input_ref: &NodeRef) -> Html {
+    let on_tab = on_tab.clone();
+    let input_ref = input_ref.clone();
+    let onclick = Callback::from(move |_: MouseEvent| {
+        on_tab.emit(t);
+        if let Some(input) = input_ref.cast::<web_sys::HtmlElement>() {
+            let _ = input.focus();
+        }
+    });
+    html! {
+        <button type="button" role="tab" id={format!("console-tab-{}", t.slug())}
+            aria-selected={(t == shown).to_string()} aria-controls="console-io"
+            class={classes!("tab", (t == shown).then_some("active"))} {onclick}>
+            { t.label() }
+        </button>
+    }
+}
+
+/// Taller: the console takes most of the window (so an EXPLAIN or a read
+/// fits), through the same resize its drag handle makes; pressed again
+/// (`tall`), it goes back to its default height.
+fn taller_button(tall: bool, on_resize: &Callback<(Splitter, i64)>) -> Html {
+    let default_height = Layout::default().bottom;
+    let on_tall = {
+        let on_resize = on_resize.clone();
+        Callback::from(move |_: MouseEvent| {
+            let px = if tall {
+                i64::from(default_height)
+            } else {
+                let window = gloo::utils::window()
+                    .inner_height()
+                    .ok()
+                    .and_then(|h| h.as_f64())
+                    .unwrap_or(900.0);
+                #[allow(clippy::cast_possible_truncation)]
+                let px = (window * TALL_SHARE).round() as i64;
+                px.max(i64::from(default_height) + 1)
+            };
+            on_resize.emit((Splitter::Bottom, px));
+        })
+    };
+    html! {
+        <button type="button" class="button small tall-toggle" onclick={on_tall} aria-pressed={tall.to_string()}
+            title={if tall { "Back to the console's usual height" } else { "Give the console most of the window's height" }}>
+            <span aria-hidden="true">{ "↕ " }</span>{ "Taller" }
+        </button>
+    }
+}
+
+/// What changes with the language tab: the suggestions, the Command box
+/// and its keys (the transcript keeps every language).
+fn console_io(props: &ConsolePanelProps, input_ref: &NodeRef) -> Html {
+    let console = &props.console;
+    let tab = console.tab;
     let oninput = {
         let cb = props.on_input.clone();
         Callback::from(move |e: InputEvent| {
@@ -124,40 +201,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
             );
         })
     };
-    let onkeydown = {
-        let on_run = props.on_run.clone();
-        let on_history = props.on_history.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            let value = area.value();
-            let key = e.key();
-            if key == "Enter"
-                && (e.ctrl_key()
-                    || e.meta_key()
-                    || (!e.shift_key()
-                        && (tab == Tab::Cbt
-                            || (tab == Tab::Sql && crate::state::tools::sql_ready(&value)))))
-            {
-                e.prevent_default();
-                on_run.emit(());
-                return;
-            }
-            let caret = area.selection_start().ok().flatten().unwrap_or(0) as usize;
-            let caret_end = area.selection_end().ok().flatten().unwrap_or(0) as usize;
-            // Positions are UTF-16 units; compare against byte offsets only
-            // through line breaks, which are one unit in both.
-            let units: Vec<u16> = value.encode_utf16().collect();
-            let first_break = units.iter().position(|&u| u == u16::from(b'\n'));
-            let last_break = units.iter().rposition(|&u| u == u16::from(b'\n'));
-            if key == "ArrowUp" && first_break.is_none_or(|b| caret <= b) {
-                e.prevent_default();
-                on_history.emit(true);
-            } else if key == "ArrowDown" && last_break.is_none_or(|b| caret_end > b) {
-                e.prevent_default();
-                on_history.emit(false);
-            }
-        })
-    };
+    let onkeydown = command_keys(tab, &props.on_run, &props.on_history);
     let onsubmit = {
         let on_run = props.on_run.clone();
         Callback::from(move |e: SubmitEvent| {
@@ -184,96 +228,75 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| on_insert.emit((t, text.clone())));
         html! { <button type="button" class="chip mono" {title} {onclick}>{ chip.label }</button> }
     });
-    // Taller: the console takes most of the window (so an EXPLAIN or a
-    // read fits), through the same resize its drag handle makes; pressed
-    // again, it goes back to its default height.
-    let default_height = Layout::default().bottom;
-    let tall = props.height > default_height;
-    let on_tall = {
-        let on_resize = props.on_resize.clone();
-        Callback::from(move |_: MouseEvent| {
-            let px = if tall {
-                i64::from(default_height)
-            } else {
-                let window = gloo::utils::window()
-                    .inner_height()
-                    .ok()
-                    .and_then(|h| h.as_f64())
-                    .unwrap_or(900.0);
-                #[allow(clippy::cast_possible_truncation)]
-                let px = (window * TALL_SHARE).round() as i64;
-                px.max(i64::from(default_height) + 1)
-            };
-            on_resize.emit((Splitter::Bottom, px));
-        })
-    };
     let rows = if tab != Tab::Cbt || console.input().contains('\n') {
         "3"
     } else {
         "1"
     };
-
     html! {
-        <section class={classes!("panel", "console-panel", tall.then_some("tall"))} aria-label="Console" style="grid-area: console">
-            <header class="panel-head">
-                <h2 class="panel-title">{ "Console" }</h2>
-                <div class="tabs" role="tablist" aria-label="Language">
-                    { tab_button(Tab::Cbt) }
-                    { tab_button(Tab::Json) }
-                    { tab_button(Tab::Sql) }
-                </div>
-                <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
-                <span class="spacer"></span>
-                <button type="button" class="button small" onclick={on_builder} aria-expanded={builder_open.to_string()}>{ "Filter builder" }</button>
-                <button type="button" class="button small subtle" onclick={on_clear}>{ "Clear" }</button>
-                if props.resizable {
-                    <button type="button" class="button small tall-toggle" onclick={on_tall} aria-pressed={tall.to_string()}
-                        title={if tall { "Back to the console's usual height" } else { "Give the console most of the window's height" }}>
-                        <span aria-hidden="true">{ "↕ " }</span>{ "Taller" }
-                    </button>
-                }
-                { props.maximize.clone() }
-            </header>
-            <div class={classes!("console-body", builder_open.then_some("with-builder"))}>
-                <div class="transcript" ref={transcript} role="log" aria-label="Console output" tabindex="0">
-                    if console.entries.is_empty() {
-                        <div class="welcome">
-                            <p>{ "Type a command below, or pick one of the suggestions under this box. The cbt tab prints exactly what the cbt tool prints; JSON takes Bigtable's REST requests in proto3 JSON, one per line; SQL runs GoogleSQL for Bigtable (EXPLAIN shows the plan). Every read also reports the rows and cells it saw against those it returned, and the tablets it visited." }</p>
-                        </div>
-                    } else {
-                        { for console.entries.iter().map(entry_html) }
-                    }
-                </div>
-                if *builder_open {
-                    <FilterBuilder tables={Rc::clone(&props.tables)} selected={props.selected.clone()}
-                        instance_name={props.instance_name.clone()} on_insert={props.on_insert.clone()} />
-                }
-            </div>
-            // What changes with the language tab: the suggestions, the
-            // input and its keys (the transcript keeps every language).
-            <div class="console-io" id="console-io" role="tabpanel" aria-labelledby={format!("console-tab-{}", tab.slug())}>
-            <div class="console-suggestions chips" role="group" aria-label="Suggested commands">
-                <span class="suggestions-label" aria-hidden="true">{ "Try" }</span>
-                { for chips }
-            </div>
-            <form class="console-input" {onsubmit}>
-                <span class="prompt mono" aria-hidden="true">{ format!("{}>", tab.slug()) }</span>
-                <textarea ref={input_ref} class="mono" aria-label="Command" rows={rows} spellcheck="false" autocomplete="off"
-                    value={console.input().to_string()} {oninput} {onkeydown} placeholder={suggested.placeholder} />
-                <button type="submit" class="button primary">{ "Run" }</button>
-            </form>
-            <p class="console-hint hint">
-                { match tab {
-                    Tab::Cbt => "Enter runs · Shift+Enter new line · ",
-                    Tab::Json => "Ctrl/⌘+Enter runs · ",
-                    Tab::Sql => "Enter runs a complete statement · Shift+Enter new line · Ctrl/⌘+Enter runs · ",
-                } }
-                { "↑ ↓ history" }
-                { format!(" · {} in history", format_count(console.history.iter().filter(|(t, _)| *t == tab).count() as u64)) }
-            </p>
-            </div>
-        </section>
+        <div class="console-io" id="console-io" role="tabpanel" aria-labelledby={format!("console-tab-{}", tab.slug())}>
+        <div class="console-suggestions chips" role="group" aria-label="Suggested commands">
+            <span class="suggestions-label" aria-hidden="true">{ "Try" }</span>
+            { for chips }
+        </div>
+        <form class="console-input" {onsubmit}>
+            <span class="prompt mono" aria-hidden="true">{ format!("{}>", tab.slug()) }</span>
+            <textarea ref={input_ref.clone()} class="mono" aria-label="Command" rows={rows} spellcheck="false" autocomplete="off"
+                value={console.input().to_string()} {oninput} {onkeydown} placeholder={suggested.placeholder} />
+            <button type="submit" class="button primary">{ "Run" }</button>
+        </form>
+        <p class="console-hint hint">
+            { match tab {
+                Tab::Cbt => "Enter runs · Shift+Enter new line · ",
+                Tab::Json => "Ctrl/⌘+Enter runs · ",
+                Tab::Sql => "Enter runs a complete statement · Shift+Enter new line · Ctrl/⌘+Enter runs · ",
+            } }
+            { "↑ ↓ history" }
+            { format!(" · {} in history", format_count(console.history.iter().filter(|(t, _)| *t == tab).count() as u64)) }
+        </p>
+        </div>
     }
+}
+
+/// The Command box's keys in `tab`: Enter (or Ctrl/Cmd+Enter) runs, Up and
+/// Down at the first or last line browse history.
+fn command_keys(
+    tab: Tab,
+    on_run: &Callback<()>,
+    on_history: &Callback<bool>,
+) -> Callback<KeyboardEvent> {
+    let on_run = on_run.clone();
+    let on_history = on_history.clone();
+    Callback::from(move |e: KeyboardEvent| {
+        let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+        let value = area.value();
+        let key = e.key();
+        if key == "Enter"
+            && (e.ctrl_key()
+                || e.meta_key()
+                || (!e.shift_key()
+                    && (tab == Tab::Cbt
+                        || (tab == Tab::Sql && crate::state::tools::sql_ready(&value)))))
+        {
+            e.prevent_default();
+            on_run.emit(());
+            return;
+        }
+        let caret = area.selection_start().ok().flatten().unwrap_or(0) as usize;
+        let caret_end = area.selection_end().ok().flatten().unwrap_or(0) as usize;
+        // Positions are UTF-16 units; compare against byte offsets only
+        // through line breaks, which are one unit in both.
+        let units: Vec<u16> = value.encode_utf16().collect();
+        let first_break = units.iter().position(|&u| u == u16::from(b'\n'));
+        let last_break = units.iter().rposition(|&u| u == u16::from(b'\n'));
+        if key == "ArrowUp" && first_break.is_none_or(|b| caret <= b) {
+            e.prevent_default();
+            on_history.emit(true);
+        } else if key == "ArrowDown" && last_break.is_none_or(|b| caret_end > b) {
+            e.prevent_default();
+            on_history.emit(false);
+        }
+    })
 }
 
 fn entry_html(entry: &Rc<Entry>) -> Html {

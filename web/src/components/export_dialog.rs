@@ -20,7 +20,7 @@ use crate::browser;
 use crate::state::Notice;
 use crate::state::tools::{ExportDialog as ExportState, ToolsAction};
 use crate::view_model::schema::TableSummary;
-use crate::view_model::tools::ExportKind;
+use crate::view_model::tools::{ExportChoice, ExportKind, ExportedFile};
 
 /// The longest preview drawn (the download always has everything): a
 /// million-row script would make the page crawl.
@@ -123,15 +123,38 @@ fn select_value(e: &Event) -> String {
         .value()
 }
 
-/// The dialog.
+/// The dialog: what to export above the tabs of its files, and the file
+/// shown.
 #[component(ExportDialog)]
 pub fn export_dialog(props: &ExportDialogProps) -> Html {
-    let bundle = &props.state.bundle;
-    let choice = &bundle.choice;
+    let choice = &props.state.bundle.choice;
     let kind = props.state.kind;
-    let file = bundle.file(kind);
-    let act = |f: fn(String) -> Option<ToolsAction>| {
+    let copied = use_state(|| None::<ExportKind>);
+    let on_close = {
         let cb = props.on_action.clone();
+        Callback::from(move |()| cb.emit(ToolsAction::CloseExport))
+    };
+    html! {
+        <Modal id="export-dialog" title="Export for production" {on_close}>
+            <p class="hint">{ "The files tabletop export writes, for a real Bigtable instance or its emulator. Each preview is the exact file." }</p>
+            { export_options(choice, &props.tables, &props.on_action) }
+            { file_tabs(kind, &props.on_action) }
+            <div class="export-file" id="export-file" role="tabpanel" aria-labelledby={format!("export-tab-{}", kind.slug())}>
+                <p class="export-command mono" title="The same file from the command line">{ format!("$ {}", choice.command_line(kind)) }</p>
+                { file_view(props.state.bundle.file(kind), kind, &copied, &props.on_notify) }
+            </div>
+        </Modal>
+    }
+}
+
+/// The tables to export, the data in the cbt script and the split points.
+fn export_options(
+    choice: &ExportChoice,
+    tables: &[TableSummary],
+    on_action: &Callback<ToolsAction>,
+) -> Html {
+    let act = |f: fn(String) -> Option<ToolsAction>| {
+        let cb = on_action.clone();
         Callback::from(move |e: Event| {
             if let Some(a) = f(select_value(&e)) {
                 cb.emit(a);
@@ -151,12 +174,43 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
             SplitSource::Initial
         }))
     });
-    let on_close = {
-        let cb = props.on_action.clone();
-        Callback::from(move |()| cb.emit(ToolsAction::CloseExport))
-    };
+    let table_value = choice
+        .table
+        .as_ref()
+        .map(|t| format!("t:{t}"))
+        .unwrap_or_default();
+    html! {
+        <div class="tool-options">
+            <label>{ "Tables " }
+                <select onchange={on_table} aria-label="Tables to export">
+                    <option value="" selected={choice.table.is_none()}>{ "Every table" }</option>
+                    { for tables.iter().map(|t| {
+                        let v = format!("t:{}", t.name);
+                        html! { <option value={v.clone()} selected={v == table_value}>{ t.name.clone() }</option> }
+                    }) }
+                </select>
+            </label>
+            <label>{ "Data in the cbt script " }
+                <select onchange={on_data} aria-label="Data in the cbt script">
+                    { for [(DataFormat::Set, "set lines"), (DataFormat::Csv, "CSV files for cbt import"), (DataFormat::None, "none (schema only)")].into_iter().map(|(d, label)| html! {
+                        <option value={d.name()} selected={choice.data == d}>{ label }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ "Split points " }
+                <select onchange={on_splits} aria-label="Split points">
+                    <option value="initial" selected={choice.splits == SplitSource::Initial}>{ "as created" }</option>
+                    <option value="tablets" selected={choice.splits == SplitSource::Tablets}>{ "current tablets" }</option>
+                </select>
+            </label>
+        </div>
+    }
+}
+
+/// A tab per file; arrow keys move between them, as a tablist should.
+fn file_tabs(kind: ExportKind, on_action: &Callback<ToolsAction>) -> Html {
     let tab = |k: ExportKind| {
-        let cb = props.on_action.clone();
+        let cb = on_action.clone();
         let onclick = Callback::from(move |_: MouseEvent| cb.emit(ToolsAction::ExportShow(k)));
         let selected = k == kind;
         html! {
@@ -168,9 +222,8 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
             </button>
         }
     };
-    // Arrow keys move between the tabs, as a tablist should.
     let on_tab_key = {
-        let cb = props.on_action.clone();
+        let cb = on_action.clone();
         Callback::from(move |e: KeyboardEvent| {
             let i = ExportKind::ALL
                 .iter()
@@ -195,10 +248,28 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
             }
         })
     };
+    html! {
+        <div class="tabs export-tabs" role="tablist" aria-label="File" onkeydown={on_tab_key}>
+            { for ExportKind::ALL.into_iter().map(tab) }
+        </div>
+    }
+}
+
+/// The file of `kind`: Download and Copy (`copied` remembers which file
+/// was copied last), its warnings and a preview; or why there is none.
+fn file_view(
+    file: &ExportedFile,
+    kind: ExportKind,
+    copied: &UseStateHandle<Option<ExportKind>>,
+    on_notify: &Callback<Notice>,
+) -> Html {
+    if let Some(why) = &file.unavailable {
+        return html! { <p class="empty" role="status">{ why.clone() }</p> };
+    }
     let on_download = {
         let bytes = Rc::clone(&file.bytes);
         let name = file.file_name.clone();
-        let notify = props.on_notify.clone();
+        let notify = on_notify.clone();
         Callback::from(move |_: MouseEvent| {
             let notice = match browser::download(&bytes, &name) {
                 Ok(()) => Notice {
@@ -213,7 +284,6 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
             notify.emit(notice);
         })
     };
-    let copied = use_state(|| None::<ExportKind>);
     let on_copy = {
         let text = file.text();
         let copied = copied.clone();
@@ -232,63 +302,22 @@ pub fn export_dialog(props: &ExportDialogProps) -> Html {
     } else {
         (text, false)
     };
-    let table_value = choice
-        .table
-        .as_ref()
-        .map(|t| format!("t:{t}"))
-        .unwrap_or_default();
-
     html! {
-        <Modal id="export-dialog" title="Export for production" {on_close}>
-            <p class="hint">{ "The files tabletop export writes, for a real Bigtable instance or its emulator. Each preview is the exact file." }</p>
-            <div class="tool-options">
-                <label>{ "Tables " }
-                    <select onchange={on_table} aria-label="Tables to export">
-                        <option value="" selected={choice.table.is_none()}>{ "Every table" }</option>
-                        { for props.tables.iter().map(|t| {
-                            let v = format!("t:{}", t.name);
-                            html! { <option value={v.clone()} selected={v == table_value}>{ t.name.clone() }</option> }
-                        }) }
-                    </select>
-                </label>
-                <label>{ "Data in the cbt script " }
-                    <select onchange={on_data} aria-label="Data in the cbt script">
-                        { for [(DataFormat::Set, "set lines"), (DataFormat::Csv, "CSV files for cbt import"), (DataFormat::None, "none (schema only)")].into_iter().map(|(d, label)| html! {
-                            <option value={d.name()} selected={choice.data == d}>{ label }</option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ "Split points " }
-                    <select onchange={on_splits} aria-label="Split points">
-                        <option value="initial" selected={choice.splits == SplitSource::Initial}>{ "as created" }</option>
-                        <option value="tablets" selected={choice.splits == SplitSource::Tablets}>{ "current tablets" }</option>
-                    </select>
-                </label>
+        <>
+            <div class="export-actions">
+                <button type="button" class="button primary" onclick={on_download}>{ format!("Download {}", file.file_name) }</button>
+                <button type="button" class="button" onclick={on_copy}>{ if **copied == Some(kind) { "Copied" } else { "Copy" } }</button>
+                <span class="hint">{ human_bytes(file.bytes.len() as f64) }</span>
             </div>
-            <div class="tabs export-tabs" role="tablist" aria-label="File" onkeydown={on_tab_key}>
-                { for ExportKind::ALL.into_iter().map(tab) }
-            </div>
-            <div class="export-file" id="export-file" role="tabpanel" aria-labelledby={format!("export-tab-{}", kind.slug())}>
-                <p class="export-command mono" title="The same file from the command line">{ format!("$ {}", choice.command_line(kind)) }</p>
-                if let Some(why) = &file.unavailable {
-                    <p class="empty" role="status">{ why.clone() }</p>
-                } else {
-                    <div class="export-actions">
-                        <button type="button" class="button primary" onclick={on_download}>{ format!("Download {}", file.file_name) }</button>
-                        <button type="button" class="button" onclick={on_copy}>{ if *copied == Some(kind) { "Copied" } else { "Copy" } }</button>
-                        <span class="hint">{ human_bytes(file.bytes.len() as f64) }</span>
-                    </div>
-                    if !file.warnings.is_empty() {
-                        <ul class="export-warnings">
-                            { for file.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
-                        </ul>
-                    }
-                    <pre class="export-preview mono" tabindex="0" aria-label={format!("Preview of {}", file.file_name)}>{ shown }</pre>
-                    if cut {
-                        <p class="hint">{ format!("Preview cut at {} characters; the download holds all {}.", PREVIEW_CHARS, human_bytes(file.bytes.len() as f64)) }</p>
-                    }
-                }
-            </div>
-        </Modal>
+            if !file.warnings.is_empty() {
+                <ul class="export-warnings">
+                    { for file.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
+                </ul>
+            }
+            <pre class="export-preview mono" tabindex="0" aria-label={format!("Preview of {}", file.file_name)}>{ shown }</pre>
+            if cut {
+                <p class="hint">{ format!("Preview cut at {} characters; the download holds all {}.", PREVIEW_CHARS, human_bytes(file.bytes.len() as f64)) }</p>
+            }
+        </>
     }
 }

@@ -65,95 +65,9 @@ pub fn gc_rule_editor(props: &GcRuleEditorProps) -> Html {
                 </label>
             }
         }
-        GcDraft::MaxAge { amount, unit } => {
-            let unit = *unit;
-            let on_amount = {
-                let on_change = props.on_change.clone();
-                Callback::from(move |e: InputEvent| {
-                    on_change.emit(GcDraft::MaxAge {
-                        amount: input_value(&e),
-                        unit,
-                    });
-                })
-            };
-            let on_unit = {
-                let on_change = props.on_change.clone();
-                let amount = amount.clone();
-                Callback::from(move |e: Event| {
-                    let value = select_value(&e);
-                    let unit = AgeUnit::ALL
-                        .into_iter()
-                        .find(|u| u.label() == value)
-                        .unwrap_or_default();
-                    on_change.emit(GcDraft::MaxAge {
-                        amount: amount.clone(),
-                        unit,
-                    });
-                })
-            };
-            html! {
-                <span class="inline">
-                    { "delete versions older than " }
-                    <input class="num" type="number" min="1" value={amount.clone()} oninput={on_amount} aria-label="Maximum age" />
-                    <select onchange={on_unit} aria-label="Unit of the maximum age">
-                        { for AgeUnit::ALL.iter().map(|u| html! {
-                            <option value={u.label()} selected={*u == unit}>{ u.label() }</option>
-                        }) }
-                    </select>
-                </span>
-            }
-        }
+        GcDraft::MaxAge { amount, unit } => max_age_fields(amount, *unit, &props.on_change),
         GcDraft::Union(rules) | GcDraft::Intersection(rules) => {
-            let union = matches!(draft, GcDraft::Union(_));
-            let wrap = move |rules: Vec<GcDraft>| {
-                if union {
-                    GcDraft::Union(rules)
-                } else {
-                    GcDraft::Intersection(rules)
-                }
-            };
-            let items = rules.iter().enumerate().map(|(i, rule)| {
-                let on_change = {
-                    let rules = rules.clone();
-                    let on_change = props.on_change.clone();
-                    Callback::from(move |edited: GcDraft| {
-                        let mut rules = rules.clone();
-                        rules[i] = edited;
-                        on_change.emit(wrap(rules));
-                    })
-                };
-                let on_remove = {
-                    let rules = rules.clone();
-                    let on_change = props.on_change.clone();
-                    Callback::from(move |_: MouseEvent| {
-                        let mut rules = rules.clone();
-                        rules.remove(i);
-                        on_change.emit(wrap(rules));
-                    })
-                };
-                html! {
-                    <li class="gc-nested">
-                        <GcRuleEditor draft={rule.clone()} {on_change} id={format!("{}-{i}", props.id)} depth={props.depth + 1} />
-                        <button type="button" class="link-button" onclick={on_remove} aria-label={format!("Remove rule {}", i + 1)}>{ "remove" }</button>
-                    </li>
-                }
-            });
-            let on_add = {
-                let rules = rules.clone();
-                let on_change = props.on_change.clone();
-                Callback::from(move |_: MouseEvent| {
-                    let mut rules = rules.clone();
-                    rules.push(GcDraft::MaxVersions("1".into()));
-                    on_change.emit(wrap(rules));
-                })
-            };
-            html! {
-                <div class="gc-group">
-                    <span class="hint">{ if union { "a version goes when any of these would delete it:" } else { "a version goes only when all of these would delete it:" } }</span>
-                    <ol>{ for items }</ol>
-                    <button type="button" class="link-button" onclick={on_add}>{ "+ add a rule" }</button>
-                </div>
-            }
+            rule_group(rules, matches!(draft, GcDraft::Union(_)), props)
         }
     };
     html! {
@@ -164,6 +78,103 @@ pub fn gc_rule_editor(props: &GcRuleEditorProps) -> Html {
                 }) }
             </select>
             { body }
+        </div>
+    }
+}
+
+/// A maximum age: the amount and its unit.
+fn max_age_fields(amount: &str, unit: AgeUnit, on_change: &Callback<GcDraft>) -> Html {
+    let on_amount = {
+        let on_change = on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            on_change.emit(GcDraft::MaxAge {
+                amount: input_value(&e),
+                unit,
+            });
+        })
+    };
+    let on_unit = {
+        let on_change = on_change.clone();
+        let amount = amount.to_string();
+        Callback::from(move |e: Event| {
+            let value = select_value(&e);
+            let unit = AgeUnit::ALL
+                .into_iter()
+                .find(|u| u.label() == value)
+                .unwrap_or_default();
+            on_change.emit(GcDraft::MaxAge {
+                amount: amount.clone(),
+                unit,
+            });
+        })
+    };
+    html! {
+        <span class="inline">
+            { "delete versions older than " }
+            <input class="num" type="number" min="1" value={amount.to_string()} oninput={on_amount} aria-label="Maximum age" />
+            <select onchange={on_unit} aria-label="Unit of the maximum age">
+                { for AgeUnit::ALL.iter().map(|u| html! {
+                    <option value={u.label()} selected={*u == unit}>{ u.label() }</option>
+                }) }
+            </select>
+        </span>
+    }
+}
+
+/// A union (`union`) or an intersection of nested rules, each with its own
+/// editor and remove, and a rule to add.
+fn rule_group(rules: &[GcDraft], union: bool, props: &GcRuleEditorProps) -> Html {
+    // Hands the group, with its rules changed, to the parent.
+    let emit = {
+        let on_change = props.on_change.clone();
+        move |rules: Vec<GcDraft>| {
+            on_change.emit(if union {
+                GcDraft::Union(rules)
+            } else {
+                GcDraft::Intersection(rules)
+            });
+        }
+    };
+    let items = rules.iter().enumerate().map(|(i, rule)| {
+        let on_change = {
+            let rules = rules.to_vec();
+            let emit = emit.clone();
+            Callback::from(move |edited: GcDraft| {
+                let mut rules = rules.clone();
+                rules[i] = edited;
+                emit(rules);
+            })
+        };
+        let on_remove = {
+            let rules = rules.to_vec();
+            let emit = emit.clone();
+            Callback::from(move |_: MouseEvent| {
+                let mut rules = rules.clone();
+                rules.remove(i);
+                emit(rules);
+            })
+        };
+        html! {
+            <li class="gc-nested">
+                <GcRuleEditor draft={rule.clone()} {on_change} id={format!("{}-{i}", props.id)} depth={props.depth + 1} />
+                <button type="button" class="link-button" onclick={on_remove} aria-label={format!("Remove rule {}", i + 1)}>{ "remove" }</button>
+            </li>
+        }
+    });
+    let on_add = {
+        let rules = rules.to_vec();
+        let emit = emit.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut rules = rules.clone();
+            rules.push(GcDraft::MaxVersions("1".into()));
+            emit(rules);
+        })
+    };
+    html! {
+        <div class="gc-group">
+            <span class="hint">{ if union { "a version goes when any of these would delete it:" } else { "a version goes only when all of these would delete it:" } }</span>
+            <ol>{ for items }</ol>
+            <button type="button" class="link-button" onclick={on_add}>{ "+ add a rule" }</button>
         </div>
     }
 }

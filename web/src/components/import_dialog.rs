@@ -313,84 +313,255 @@ fn preview_html(p: &TranslationPreview) -> Html {
 /// How long typing must pause before a large design is translated.
 const TRANSLATE_PAUSE_MS: u32 = 300;
 
-/// The dialog.
+/// The dialog: the source picker above the body for the chosen source.
 #[component(ImportDialog)]
 pub fn import_dialog(props: &ImportDialogProps) -> Html {
     let state = &props.state;
-    let on = |f: fn(String) -> Option<ToolsAction>| {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            if let Some(a) = f(target_value(&e)) {
-                cb.emit(a);
-            }
-        })
-    };
+    // Why a picked file could not be read; kept across a change of source.
     let file_error = use_state(|| None::<String>);
-    // A large design is translated when typing pauses for a moment.
-    {
-        let cb = props.on_action.clone();
-        let key = (state.stale, state.text.len(), state.rows.len());
-        use_effect_with(key, move |&(stale, _, _)| {
-            let timer = stale.then(|| {
-                gloo::timers::callback::Timeout::new(TRANSLATE_PAUSE_MS, move || {
-                    cb.emit(ToolsAction::ImportRefresh);
-                })
-            });
-            // Dropping the timer (a new keystroke) cancels it.
-            move || drop(timer)
-        });
-    }
+    use_translate_on_pause(state, &props.on_action);
     let on_close = {
         let cb = props.on_action.clone();
         Callback::from(move |()| cb.emit(ToolsAction::CloseImport))
     };
-    let on_source = on(|v| ImportSource::from_slug(&v).map(ToolsAction::ImportSource));
-    let on_text = props.on_action.reform(ToolsAction::ImportText);
-    let on_rows = props.on_action.reform(ToolsAction::ImportRows);
-    let on_layout = on(|v| {
-        Some(ToolsAction::ImportLayout(match v.as_str() {
-            "composite" => DynamoLayout::Composite,
-            "wide" => DynamoLayout::WideRows,
-            _ => DynamoLayout::Auto,
-        }))
+    let body = if state.source == ImportSource::CbtCsv {
+        csv_import(props, &file_error)
+    } else {
+        design_import(props, &file_error)
+    };
+    html! {
+        <Modal id="import-dialog" title="Import a design or data" {on_close}>
+            { source_picker(state.source, &props.on_action) }
+            { body }
+        </Modal>
+    }
+}
+
+/// Translates a large design when typing pauses for a moment.
+fn use_translate_on_pause(
+    state: &ImportState,
+    on_action: &Callback<ToolsAction>,
+) -> impl Hook<Output = ()> {
+    let cb = on_action.clone();
+    let key = (state.stale, state.text.len(), state.rows.len());
+    use_effect_with(key, move |&(stale, _, _)| {
+        let timer = stale.then(|| {
+            gloo::timers::callback::Timeout::new(TRANSLATE_PAUSE_MS, move || {
+                cb.emit(ToolsAction::ImportRefresh);
+            })
+        });
+        // Dropping the timer (a new keystroke) cancels it.
+        move || drop(timer)
+    })
+}
+
+/// A change of a text field, select or input, turned into an action (or
+/// none).
+fn on_value(
+    on_action: &Callback<ToolsAction>,
+    f: fn(String) -> Option<ToolsAction>,
+) -> Callback<Event> {
+    let cb = on_action.clone();
+    Callback::from(move |e: Event| {
+        if let Some(a) = f(target_value(&e)) {
+            cb.emit(a);
+        }
+    })
+}
+
+/// Whether a checkbox was checked, from its change event.
+fn checked(e: &Event) -> bool {
+    e.target_unchecked_into::<web_sys::HtmlInputElement>()
+        .checked()
+}
+
+/// A picked file's text handed to `on_text`, or why it is not text
+/// (`not_text` ends that sentence) kept in `file_error`.
+fn picked_text(
+    file_error: &UseStateHandle<Option<String>>,
+    on_text: Callback<String>,
+    not_text: &'static str,
+) -> Callback<(String, Vec<u8>)> {
+    let file_error = file_error.clone();
+    Callback::from(
+        move |(name, bytes): (String, Vec<u8>)| match String::from_utf8(bytes) {
+            Ok(text) => {
+                file_error.set(None);
+                on_text.emit(text);
+            }
+            Err(_) => file_error.set(Some(format!("{name} is not UTF-8 text{not_text}"))),
+        },
+    )
+}
+
+/// Keeps why a file could not be read.
+fn file_failed(file_error: &UseStateHandle<Option<String>>) -> Callback<String> {
+    let file_error = file_error.clone();
+    Callback::from(move |e: String| file_error.set(Some(e)))
+}
+
+/// Why a picked file could not be read, if it could not.
+fn file_error_html(file_error: &UseStateHandle<Option<String>>) -> Option<Html> {
+    (**file_error).clone().map(|e| {
+        html! { <p class="field-error" role="alert">{ inline(&e) }</p> }
+    })
+}
+
+/// The radio buttons choosing what to import.
+fn source_picker(source: ImportSource, on_action: &Callback<ToolsAction>) -> Html {
+    let on_source = on_value(on_action, |v| {
+        ImportSource::from_slug(&v).map(ToolsAction::ImportSource)
     });
-    let on_encoding = on(|v| {
-        Some(ToolsAction::ImportKeyEncoding(if v == "binary" {
-            KeyEncoding::Binary
-        } else {
-            KeyEncoding::Text
-        }))
-    });
-    let on_reverse = {
+    html! {
+        <fieldset class="source-picker">
+            <legend>{ "Import" }</legend>
+            { for ImportSource::ALL.into_iter().map(|s| html! {
+                <label class="radio">
+                    <input type="radio" name="import-source" value={s.slug()} checked={source == s} onchange={on_source.clone()} />
+                    { s.label() }
+                </label>
+            }) }
+        </fieldset>
+    }
+}
+
+/// The body for a CSV file in `cbt import`'s format: the file, the table
+/// and family it goes into, Import CSV and what came of it.
+fn csv_import(props: &ImportDialogProps, file_error: &UseStateHandle<Option<String>>) -> Html {
+    let state = &props.state;
+    let on_csv_file = {
         let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            let checked = e
-                .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .checked();
-            cb.emit(ToolsAction::ImportReverseIdentity(checked));
-        })
-    };
-    let fail = {
-        let file_error = file_error.clone();
-        Callback::from(move |e: String| file_error.set(Some(e)))
-    };
-    // A picked file's text, or why it is not text.
-    let picked_text = |on_text: Callback<String>, not_text: &'static str| {
-        let file_error = file_error.clone();
-        Callback::from(
-            move |(name, bytes): (String, Vec<u8>)| match String::from_utf8(bytes) {
-                Ok(text) => {
-                    file_error.set(None);
-                    on_text.emit(text);
-                }
-                Err(_) => file_error.set(Some(format!("{name} is not UTF-8 text{not_text}"))),
-            },
+        browser::on_file_picked(
+            Callback::from(move |(name, bytes): (String, Vec<u8>)| {
+                cb.emit(ToolsAction::CsvFile(name, Rc::new(bytes)));
+            }),
+            file_failed(file_error),
         )
     };
+    let csv_change = |f: fn(&mut CsvChoice, &Event)| {
+        let cb = props.on_action.clone();
+        let choice = state.csv.clone();
+        Callback::from(move |e: Event| {
+            let mut c = choice.clone();
+            f(&mut c, &e);
+            cb.emit(ToolsAction::CsvChoice(c));
+        })
+    };
+    let on_csv_table = csv_change(|c, e| c.table = target_value(e));
+    let on_csv_family = csv_change(|c, e| c.family = target_value(e).trim().to_string());
+    let on_csv_encoded = csv_change(|c, e| c.value_encoded = checked(e));
+    let on_csv_import = {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(ToolsAction::CsvImport))
+    };
+    html! {
+        <div class="csv-import">
+            <p class="hint">{ "A CSV file in cbt import's format: an optional family row and a qualifier row (first field empty), then a row key and values per line. The whole file is checked first; a bad line writes nothing." }</p>
+            <div class="tool-options">
+                <label class="button">{ "Choose CSV file…" }
+                    <input type="file" accept=".csv,text/csv" class="visually-hidden" aria-label="CSV file" onchange={on_csv_file} />
+                </label>
+                <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", human_bytes(b.len() as f64))).unwrap_or_else(|| "no file chosen".into()) }</span>
+            </div>
+            <div class="tool-options">
+                <label>{ "Table " }
+                    <input type="text" class="mono" list="import-csv-tables" aria-label="Table" value={state.csv.table.clone()} onchange={on_csv_table} />
+                    <datalist id="import-csv-tables">
+                        { for props.tables.iter().map(|t| html! { <option value={t.name.clone()} /> }) }
+                    </datalist>
+                </label>
+                <label>{ "Family " }
+                    <input type="text" class="mono" aria-label="Family" placeholder="from the file's family row" value={state.csv.family.clone()} onchange={on_csv_family} />
+                </label>
+                <label class="check">
+                    <input type="checkbox" checked={state.csv.value_encoded} onchange={on_csv_encoded} />
+                    { " values carry @timestamp (timestamp=value-encoded)" }
+                </label>
+            </div>
+            <p class="hint">{ "A missing table is created with the chosen family, or the families of the file's first row. With a family, the file has no family row (cbt import's column-family=)." }</p>
+            { file_error_html(file_error) }
+            <div class="modal-actions">
+                <button type="button" class="button primary" onclick={on_csv_import} disabled={state.csv_file.is_none() || state.csv.table.is_empty()}>{ "Import CSV" }</button>
+            </div>
+            { csv_outcome(state) }
+        </div>
+    }
+}
+
+/// What the last CSV import wrote, or why it wrote nothing, and its log.
+fn csv_outcome(state: &ImportState) -> Html {
+    let result = match &state.csv_result {
+        None => html! {},
+        Some(Ok(o)) => html! {
+            <p class="import-result" role="status">
+                { format!("Wrote {} and {} into {}{}.", count_noun(o.rows, "row"), count_noun(o.cells, "cell"), o.table, if o.created_table { " (table created)" } else { "" }) }
+            </p>
+        },
+        Some(Err(e)) => html! {
+            <div class="import-error" role="alert"><p>{ "Nothing was written: " }{ inline(e) }</p></div>
+        },
+    };
+    let log = match &state.csv_result {
+        Some(Ok(o)) if !o.log.is_empty() => html! {
+            <details class="report"><summary>{ "cbt import's log" }</summary><pre class="mono">{ o.log.clone() }</pre></details>
+        },
+        _ => html! {},
+    };
+    html! {
+        <>
+            { result }
+            { log }
+        </>
+    }
+}
+
+/// The body for a design (DynamoDB or Oracle NoSQL): the input on the
+/// left, the translation on the right, Apply below.
+fn design_import(props: &ImportDialogProps, file_error: &UseStateHandle<Option<String>>) -> Html {
+    let state = &props.state;
+    let can_apply = matches!(&state.preview, Some(Ok(p)) if p.clashes().is_empty());
+    let on_apply = {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(ToolsAction::ApplyImport))
+    };
+    html! {
+      <>
+        <div class="import-columns">
+            <div class="import-input">
+                { design_input(props, file_error) }
+                { design_options(state, &props.on_action) }
+                { file_error_html(file_error) }
+            </div>
+            <section class={classes!("import-preview", state.stale.then_some("stale"))} aria-label="Translation" aria-live="polite" aria-busy={state.stale.to_string()}>
+                if state.stale {
+                    <p class="hint">{ "A large design: the translation follows when you pause typing." }</p>
+                }
+                { translation(state) }
+            </section>
+        </div>
+        <div class="modal-actions">
+            if let Some(e) = &state.apply_error {
+                <p class="field-error" role="alert">{ inline(e) }</p>
+            }
+            <span class="spacer"></span>
+            <button type="button" class="button primary" onclick={on_apply} disabled={!can_apply}>{ "Apply" }</button>
+        </div>
+      </>
+    }
+}
+
+/// The design's text (and an Oracle DDL's records), each with Open file…,
+/// the example and the error's line marked.
+fn design_input(props: &ImportDialogProps, file_error: &UseStateHandle<Option<String>>) -> Html {
+    let state = &props.state;
+    let oracle = state.source == ImportSource::OracleDdl;
+    let on_text = props.on_action.reform(ToolsAction::ImportText);
+    let on_rows = props.on_action.reform(ToolsAction::ImportRows);
     let on_design_file = {
         let cb = props.on_action.clone();
         browser::on_file_picked(
             picked_text(
+                file_error,
                 Callback::from(move |text: String| {
                     if let Some(source) = crate::view_model::tools::guess_source(&text) {
                         cb.emit(ToolsAction::ImportSource(source));
@@ -399,22 +570,17 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                 }),
                 "; a DynamoDB model or an Oracle DDL is.",
             ),
-            fail.clone(),
+            file_failed(file_error),
         )
     };
     let on_rows_file = browser::on_file_picked(
-        picked_text(props.on_action.reform(ToolsAction::ImportRows), "."),
-        fail.clone(),
+        picked_text(
+            file_error,
+            props.on_action.reform(ToolsAction::ImportRows),
+            ".",
+        ),
+        file_failed(file_error),
     );
-    let on_csv_file = {
-        let cb = props.on_action.clone();
-        browser::on_file_picked(
-            Callback::from(move |(name, bytes): (String, Vec<u8>)| {
-                cb.emit(ToolsAction::CsvFile(name, Rc::new(bytes)));
-            }),
-            fail,
-        )
-    };
     let on_example = {
         let cb = props.on_action.clone();
         let source = state.source;
@@ -427,217 +593,117 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
             }
         })
     };
-    let on_apply = {
-        let cb = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(ToolsAction::ApplyImport))
-    };
-    let csv_change = |f: fn(&mut CsvChoice, String)| {
-        let cb = props.on_action.clone();
-        let choice = state.csv.clone();
-        Callback::from(move |e: Event| {
-            let mut c = choice.clone();
-            f(&mut c, target_value(&e));
-            cb.emit(ToolsAction::CsvChoice(c));
-        })
-    };
-    let on_csv_table = csv_change(|c, v| c.table = v);
-    let on_csv_family = csv_change(|c, v| c.family = v.trim().to_string());
-    let on_csv_encoded = {
-        let cb = props.on_action.clone();
-        let choice = state.csv.clone();
-        Callback::from(move |e: Event| {
-            let mut c = choice.clone();
-            c.value_encoded = e
-                .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .checked();
-            cb.emit(ToolsAction::CsvChoice(c));
-        })
-    };
-    let on_csv_import = {
-        let cb = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(ToolsAction::CsvImport))
-    };
-
-    let source_picker = html! {
-        <fieldset class="source-picker">
-            <legend>{ "Import" }</legend>
-            { for ImportSource::ALL.into_iter().map(|s| html! {
-                <label class="radio">
-                    <input type="radio" name="import-source" value={s.slug()} checked={state.source == s} onchange={on_source.clone()} />
-                    { s.label() }
-                </label>
-            }) }
-        </fieldset>
-    };
-    let file_error_html = (*file_error).clone().map(|e| {
-        html! { <p class="field-error" role="alert">{ inline(&e) }</p> }
-    });
-
-    let body = if state.source == ImportSource::CbtCsv {
-        let result = match &state.csv_result {
-            None => html! {},
-            Some(Ok(o)) => html! {
-                <p class="import-result" role="status">
-                    { format!("Wrote {} and {} into {}{}.", count_noun(o.rows, "row"), count_noun(o.cells, "cell"), o.table, if o.created_table { " (table created)" } else { "" }) }
-                </p>
-            },
-            Some(Err(e)) => html! {
-                <div class="import-error" role="alert"><p>{ "Nothing was written: " }{ inline(e) }</p></div>
-            },
-        };
-        let log = match &state.csv_result {
-            Some(Ok(o)) if !o.log.is_empty() => html! {
-                <details class="report"><summary>{ "cbt import's log" }</summary><pre class="mono">{ o.log.clone() }</pre></details>
-            },
-            _ => html! {},
-        };
-        html! {
-            <div class="csv-import">
-                <p class="hint">{ "A CSV file in cbt import's format: an optional family row and a qualifier row (first field empty), then a row key and values per line. The whole file is checked first; a bad line writes nothing." }</p>
-                <div class="tool-options">
-                    <label class="button">{ "Choose CSV file…" }
-                        <input type="file" accept=".csv,text/csv" class="visually-hidden" aria-label="CSV file" onchange={on_csv_file} />
-                    </label>
-                    <span class="mono">{ state.csv_file.as_ref().map(|(n, b)| format!("{n} ({})", human_bytes(b.len() as f64))).unwrap_or_else(|| "no file chosen".into()) }</span>
-                </div>
-                <div class="tool-options">
-                    <label>{ "Table " }
-                        <input type="text" class="mono" list="import-csv-tables" aria-label="Table" value={state.csv.table.clone()} onchange={on_csv_table} />
-                        <datalist id="import-csv-tables">
-                            { for props.tables.iter().map(|t| html! { <option value={t.name.clone()} /> }) }
-                        </datalist>
-                    </label>
-                    <label>{ "Family " }
-                        <input type="text" class="mono" aria-label="Family" placeholder="from the file's family row" value={state.csv.family.clone()} onchange={on_csv_family} />
-                    </label>
-                    <label class="check">
-                        <input type="checkbox" checked={state.csv.value_encoded} onchange={on_csv_encoded} />
-                        { " values carry @timestamp (timestamp=value-encoded)" }
-                    </label>
-                </div>
-                <p class="hint">{ "A missing table is created with the chosen family, or the families of the file's first row. With a family, the file has no family row (cbt import's column-family=)." }</p>
-                { file_error_html }
-                <div class="modal-actions">
-                    <button type="button" class="button primary" onclick={on_csv_import} disabled={state.csv_file.is_none() || state.csv.table.is_empty()}>{ "Import CSV" }</button>
-                </div>
-                { result }
-                { log }
-            </div>
+    // The error's line, marked in the text it is in.
+    let error_at = |in_rows: bool| match &state.preview {
+        Some(Err(e)) if e.in_rows == in_rows => {
+            Some((e.line, e.column, "import-error".to_string()))
         }
+        _ => None,
+    };
+    let (label, placeholder) = if oracle {
+        (
+            "Oracle NoSQL DDL",
+            "CREATE TABLE users (id INTEGER, name STRING, PRIMARY KEY(id)) USING TTL 30 DAYS",
+        )
     } else {
-        let oracle = state.source == ImportSource::OracleDdl;
-        let (error, error_in_rows) = match &state.preview {
-            Some(Err(e)) => (Some(e.clone()), e.in_rows),
-            _ => (None, false),
-        };
-        let design_error = error
-            .as_ref()
-            .filter(|_| !error_in_rows)
-            .map(|e| (e.line, e.column, "import-error".to_string()));
-        let rows_error = error
-            .as_ref()
-            .filter(|_| error_in_rows)
-            .map(|e| (e.line, e.column, "import-error".to_string()));
-        let preview = match &state.preview {
-            None => html! {
-                <p class="empty">{ "Paste or type a design on the left, open a file, or start from the example; the Bigtable design appears here as you type." }</p>
-            },
-            Some(Err(e)) => {
-                let (id, text) = if e.in_rows {
-                    ("import-rows", state.rows.clone())
-                } else {
-                    ("import-text", state.text.clone())
-                };
-                html! {
-                    <>
-                        { error_box(e, id, text) }
-                        <p class="hint">{ "Nothing is created while the input has an error." }</p>
-                    </>
-                }
-            }
-            Some(Ok(p)) => preview_html(p),
-        };
-        let can_apply = matches!(&state.preview, Some(Ok(p)) if p.clashes().is_empty());
-        let (label, placeholder) = if oracle {
-            (
-                "Oracle NoSQL DDL",
-                "CREATE TABLE users (id INTEGER, name STRING, PRIMARY KEY(id)) USING TTL 30 DAYS",
-            )
-        } else {
-            (
-                "DynamoDB model",
-                "A NoSQL Workbench model {\"DataModel\": [...]}, or aws dynamodb describe-table output {\"Table\": ...} (with a scan's \"Items\" merged in for sample rows)",
-            )
-        };
-        let lines = state.text.lines().count();
-        html! {
-          <>
-            <div class="import-columns">
-                <div class="import-input">
-                    <div class="tool-options">
-                        <label class="button small">{ "Open file…" }
-                            <input type="file" accept=".json,.ddl,.sql,.txt,application/json,text/plain" class="visually-hidden" aria-label="Design file" onchange={on_design_file} />
-                        </label>
-                        <button type="button" class="button small subtle" onclick={on_example}>{ if oracle { "Example: online shop" } else { "Example: product catalog" } }</button>
-                        <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), human_bytes(state.text.len() as f64)) }</span>
-                    </div>
-                    <CodeArea id="import-text" label={label} value={state.text.clone()} placeholder={placeholder}
-                        error={design_error} on_input={on_text} rows={16} autofocus=true />
-                    if oracle {
-                        <div class="tool-options">
-                            <label for="import-rows">{ "Records (JSON, optional)" }</label>
-                            <label class="button small">{ "Open file…" }
-                                <input type="file" accept=".json,.jsonl,application/json" class="visually-hidden" aria-label="Records file" onchange={on_rows_file} />
-                            </label>
-                        </div>
-                        <CodeArea id="import-rows" label="Records (JSON)" value={state.rows.clone()} placeholder="{\"id\": 1, \"name\": \"Ada\"} — one object per line, or an array"
-                            error={rows_error} on_input={on_rows} rows={5} />
-                    }
-                    <div class="tool-options">
-                        if oracle {
-                            <label class="check">
-                                <input type="checkbox" checked={state.choice.reverse_identity} onchange={on_reverse} />
-                                { " reverse a leading IDENTITY key" }
-                            </label>
-                        } else {
-                            <label>{ "Layout " }
-                                <select aria-label="Layout" onchange={on_layout}>
-                                    <option value="auto" selected={state.choice.layout == DynamoLayout::Auto}>{ "decide from the data" }</option>
-                                    <option value="composite" selected={state.choice.layout == DynamoLayout::Composite}>{ "one row per item" }</option>
-                                    <option value="wide" selected={state.choice.layout == DynamoLayout::WideRows}>{ "one row per partition" }</option>
-                                </select>
-                            </label>
-                        }
-                        <label>{ "Key encoding " }
-                            <select aria-label="Key encoding" onchange={on_encoding}>
-                                <option value="text" selected={state.choice.key_encoding == KeyEncoding::Text}>{ "text (readable)" }</option>
-                                <option value="binary" selected={state.choice.key_encoding == KeyEncoding::Binary}>{ "binary (compact)" }</option>
-                            </select>
-                        </label>
-                    </div>
-                    { file_error_html }
+        (
+            "DynamoDB model",
+            "A NoSQL Workbench model {\"DataModel\": [...]}, or aws dynamodb describe-table output {\"Table\": ...} (with a scan's \"Items\" merged in for sample rows)",
+        )
+    };
+    let lines = state.text.lines().count();
+    html! {
+        <>
+            <div class="tool-options">
+                <label class="button small">{ "Open file…" }
+                    <input type="file" accept=".json,.ddl,.sql,.txt,application/json,text/plain" class="visually-hidden" aria-label="Design file" onchange={on_design_file} />
+                </label>
+                <button type="button" class="button small subtle" onclick={on_example}>{ if oracle { "Example: online shop" } else { "Example: product catalog" } }</button>
+                <span class="hint">{ format!("{} · {}", count_noun(lines as u64, "line"), human_bytes(state.text.len() as f64)) }</span>
+            </div>
+            <CodeArea id="import-text" label={label} value={state.text.clone()} placeholder={placeholder}
+                error={error_at(false)} on_input={on_text} rows={16} autofocus=true />
+            if oracle {
+                <div class="tool-options">
+                    <label for="import-rows">{ "Records (JSON, optional)" }</label>
+                    <label class="button small">{ "Open file…" }
+                        <input type="file" accept=".json,.jsonl,application/json" class="visually-hidden" aria-label="Records file" onchange={on_rows_file} />
+                    </label>
                 </div>
-                <section class={classes!("import-preview", state.stale.then_some("stale"))} aria-label="Translation" aria-live="polite" aria-busy={state.stale.to_string()}>
-                    if state.stale {
-                        <p class="hint">{ "A large design: the translation follows when you pause typing." }</p>
-                    }
-                    { preview }
-                </section>
-            </div>
-            <div class="modal-actions">
-                if let Some(e) = &state.apply_error {
-                    <p class="field-error" role="alert">{ inline(e) }</p>
-                }
-                <span class="spacer"></span>
-                <button type="button" class="button primary" onclick={on_apply} disabled={!can_apply}>{ "Apply" }</button>
-            </div>
-          </>
-        }
+                <CodeArea id="import-rows" label="Records (JSON)" value={state.rows.clone()} placeholder="{\"id\": 1, \"name\": \"Ada\"} — one object per line, or an array"
+                    error={error_at(true)} on_input={on_rows} rows={5} />
+            }
+        </>
+    }
+}
+
+/// The translation's choices: an Oracle key's reversal, or a DynamoDB
+/// model's layout; the key encoding for both.
+fn design_options(state: &ImportState, on_action: &Callback<ToolsAction>) -> Html {
+    let oracle = state.source == ImportSource::OracleDdl;
+    let on_layout = on_value(on_action, |v| {
+        Some(ToolsAction::ImportLayout(match v.as_str() {
+            "composite" => DynamoLayout::Composite,
+            "wide" => DynamoLayout::WideRows,
+            _ => DynamoLayout::Auto,
+        }))
+    });
+    let on_encoding = on_value(on_action, |v| {
+        Some(ToolsAction::ImportKeyEncoding(if v == "binary" {
+            KeyEncoding::Binary
+        } else {
+            KeyEncoding::Text
+        }))
+    });
+    let on_reverse = {
+        let cb = on_action.clone();
+        Callback::from(move |e: Event| cb.emit(ToolsAction::ImportReverseIdentity(checked(&e))))
     };
     html! {
-        <Modal id="import-dialog" title="Import a design or data" {on_close}>
-            { source_picker }
-            { body }
-        </Modal>
+        <div class="tool-options">
+            if oracle {
+                <label class="check">
+                    <input type="checkbox" checked={state.choice.reverse_identity} onchange={on_reverse} />
+                    { " reverse a leading IDENTITY key" }
+                </label>
+            } else {
+                <label>{ "Layout " }
+                    <select aria-label="Layout" onchange={on_layout}>
+                        <option value="auto" selected={state.choice.layout == DynamoLayout::Auto}>{ "decide from the data" }</option>
+                        <option value="composite" selected={state.choice.layout == DynamoLayout::Composite}>{ "one row per item" }</option>
+                        <option value="wide" selected={state.choice.layout == DynamoLayout::WideRows}>{ "one row per partition" }</option>
+                    </select>
+                </label>
+            }
+            <label>{ "Key encoding " }
+                <select aria-label="Key encoding" onchange={on_encoding}>
+                    <option value="text" selected={state.choice.key_encoding == KeyEncoding::Text}>{ "text (readable)" }</option>
+                    <option value="binary" selected={state.choice.key_encoding == KeyEncoding::Binary}>{ "binary (compact)" }</option>
+                </select>
+            </label>
+        </div>
+    }
+}
+
+/// The translated design, the input's error, or what to do first.
+fn translation(state: &ImportState) -> Html {
+    match &state.preview {
+        None => html! {
+            <p class="empty">{ "Paste or type a design on the left, open a file, or start from the example; the Bigtable design appears here as you type." }</p>
+        },
+        Some(Err(e)) => {
+            let (id, text) = if e.in_rows {
+                ("import-rows", state.rows.clone())
+            } else {
+                ("import-text", state.text.clone())
+            };
+            html! {
+                <>
+                    { error_box(e, id, text) }
+                    <p class="hint">{ "Nothing is created while the input has an error." }</p>
+                </>
+            }
+        }
+        Some(Ok(p)) => preview_html(p),
     }
 }

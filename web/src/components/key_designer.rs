@@ -17,7 +17,7 @@ use crate::state::{Action, AppContext};
 use crate::view_model::DisplayKey;
 use crate::view_model::KeyPart;
 use crate::view_model::keydesign::{DraftEdit, KeyDraft, SegField, example_keys, fields_for};
-use crate::view_model::learn::{FixView, advisor_view, preview_keys, scenario_choices};
+use crate::view_model::learn::{FixView, preview_keys, scenario_choices};
 
 /// Example keys the designer shows.
 const EXAMPLES: usize = 5;
@@ -129,6 +129,57 @@ fn param_field(
     }
 }
 
+/// Segment `i` of a key of `names.len()` segments: its number, name and
+/// kind, the buttons that move or remove it, and its parameters.
+fn segment_item(
+    i: usize,
+    seg: &crate::view_model::keydesign::SegmentDraft,
+    names: &[String],
+    on_edit: &Callback<DraftEdit>,
+) -> Html {
+    let n = names.len();
+    let others: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, s)| s.clone())
+        .collect();
+    let edit = |edit: DraftEdit| {
+        let on_edit = on_edit.clone();
+        Callback::from(move |_: MouseEvent| on_edit.emit(edit.clone()))
+    };
+    let on_name = {
+        let on_edit = on_edit.clone();
+        Callback::from(move |e: InputEvent| {
+            on_edit.emit(DraftEdit::Field(i, SegField::Name, input_value(&e)));
+        })
+    };
+    html! {
+        <li class="kd-segment" key={i}>
+            <div class="kd-row">
+                <span class={classes!("kd-num", KeyPart::tint_class(i))} aria-hidden="true">{ i + 1 }</span>
+                <input
+                    type="text"
+                    class="input mono kd-name"
+                    aria-label={format!("Segment {} name", i + 1)}
+                    value={seg.name().to_string()}
+                    spellcheck="false"
+                    oninput={on_name}
+                />
+                { param_field(i, SegField::Kind, seg.kind(), &others, on_edit) }
+                <span class="kd-moves">
+                    <button type="button" class="icon-button" aria-label={format!("Move segment {} up", i + 1)} disabled={i == 0} onclick={edit(DraftEdit::Move(i, true))}>{ "↑" }</button>
+                    <button type="button" class="icon-button" aria-label={format!("Move segment {} down", i + 1)} disabled={i + 1 == n} onclick={edit(DraftEdit::Move(i, false))}>{ "↓" }</button>
+                    <button type="button" class="icon-button" aria-label={format!("Remove segment {}", i + 1)} disabled={n == 1} onclick={edit(DraftEdit::Remove(i))}>{ "✕" }</button>
+                </span>
+            </div>
+            <div class="kd-params">
+                { for fields_for(seg.kind()).iter().map(|f| param_field(i, *f, seg.get(*f), &others, on_edit)) }
+            </div>
+        </li>
+    }
+}
+
 /// The key template editor with live example keys.
 #[component(KeyDesigner)]
 pub fn key_designer(props: &KeyDesignerProps) -> Html {
@@ -196,41 +247,7 @@ pub fn key_designer(props: &KeyDesignerProps) -> Html {
                 />
             </label>
             <ol class="kd-segments">
-                { for draft.segments.iter().enumerate().map(|(i, seg)| {
-                    let others: Vec<String> = names.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, s)| s.clone()).collect();
-                    let edit = |edit: DraftEdit| {
-                        let on_edit = props.on_edit.clone();
-                        Callback::from(move |_: MouseEvent| on_edit.emit(edit.clone()))
-                    };
-                    let on_name = {
-                        let on_edit = props.on_edit.clone();
-                        Callback::from(move |e: InputEvent| on_edit.emit(DraftEdit::Field(i, SegField::Name, input_value(&e))))
-                    };
-                    html! {
-                        <li class="kd-segment" key={i}>
-                            <div class="kd-row">
-                                <span class={classes!("kd-num", KeyPart::tint_class(i))} aria-hidden="true">{ i + 1 }</span>
-                                <input
-                                    type="text"
-                                    class="input mono kd-name"
-                                    aria-label={format!("Segment {} name", i + 1)}
-                                    value={seg.name().to_string()}
-                                    spellcheck="false"
-                                    oninput={on_name}
-                                />
-                                { param_field(i, SegField::Kind, seg.kind(), &others, &props.on_edit) }
-                                <span class="kd-moves">
-                                    <button type="button" class="icon-button" aria-label={format!("Move segment {} up", i + 1)} disabled={i == 0} onclick={edit(DraftEdit::Move(i, true))}>{ "↑" }</button>
-                                    <button type="button" class="icon-button" aria-label={format!("Move segment {} down", i + 1)} disabled={i + 1 == n} onclick={edit(DraftEdit::Move(i, false))}>{ "↓" }</button>
-                                    <button type="button" class="icon-button" aria-label={format!("Remove segment {}", i + 1)} disabled={n == 1} onclick={edit(DraftEdit::Remove(i))}>{ "✕" }</button>
-                                </span>
-                            </div>
-                            <div class="kd-params">
-                                { for fields_for(seg.kind()).iter().map(|f| param_field(i, *f, seg.get(*f), &others, &props.on_edit)) }
-                            </div>
-                        </li>
-                    }
-                }) }
+                { for draft.segments.iter().enumerate().map(|(i, seg)| segment_item(i, seg, &names, &props.on_edit)) }
             </ol>
             <button type="button" class="button small" onclick={on_add} disabled={n >= tabletop_core::keydesign::MAX_SEGMENTS}>{ "Add segment" }</button>
             if let Some(error) = &draft.error {
@@ -249,28 +266,8 @@ pub fn design_section() -> Html {
     let app = use_context::<AppContext>()
         .expect("DesignSection is rendered inside App's ContextProvider");
     let preview = use_state(|| None::<FixView>);
-    let design = Rc::clone(&app.design);
-    // The advisor reads the design and the tables' schema (not their
-    // rows), so it runs again only when one of those changed.
-    let schema: Vec<(String, Vec<crate::view_model::schema::FamilySummary>)> = app
-        .tables
-        .iter()
-        .map(|t| (t.name.clone(), t.families.clone()))
-        .collect();
-    // Once a simulation of this design has run to its end, its report is
-    // evidence too (hot rows, sequential writes).
-    let finished = app.sim_finished();
-    let view = {
-        let app = app.clone();
-        use_memo((design.rev, schema, finished), move |_| {
-            let report = app.finished_sim_report();
-            advisor_view(
-                design_scenario(&app).as_deref(),
-                &app.instance(),
-                report.as_ref(),
-            )
-        })
-    };
+    // The advisor's findings are kept up to date by the state.
+    let view = Rc::clone(&app.advisor.view);
     let examples = {
         let design = Rc::clone(&app.design);
         use_memo(design.rev, move |_| {
@@ -362,8 +359,4 @@ struct DesignCallbacks {
     on_undo: Callback<()>,
     on_lesson: Callback<String>,
     on_preview: Callback<Option<FixView>>,
-}
-
-fn design_scenario(app: &AppContext) -> Option<Rc<tabletop_core::sim::Scenario>> {
-    app.design.scenario.clone()
 }

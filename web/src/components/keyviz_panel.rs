@@ -25,8 +25,9 @@ use super::sim_controls::SimControls;
 use crate::state::sim::{SimAction, SimState};
 use crate::view_model::keys::{DisplayKey, key_parts};
 use crate::view_model::keyviz::{
-    Banner, MapData, Painter, banners, cell_info, data_table, findings_summary, hit, label_boxes,
-    label_widths, legend, metric_label, time_ticks, zoom_in, zoom_out, zoom_to_rows,
+    Banner, KeyVizSettings, MapData, Painter, banners, cell_info, data_table, findings_summary,
+    hit, label_boxes, label_widths, legend, metric_label, time_ticks, zoom_in, zoom_out,
+    zoom_to_rows,
 };
 use crate::view_model::sim::scenario_choices;
 
@@ -61,132 +62,8 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
     };
     let body = match (&sim.map, &sim.error) {
         (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
-        (None, None) => {
-            // The two designs to compare first, one click each.
-            let try_button = |file: &'static str| {
-                let title = scenario_choices()
-                    .iter()
-                    .find(|c| c.file == file)
-                    .map_or_else(|| file.to_string(), |c| c.title.clone());
-                let on_sim = on_sim.clone();
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    on_sim.emit(SimAction::PickScenario(file.to_string()));
-                });
-                html! { <button type="button" class="link-button" {onclick}>{ title }</button> }
-            };
-            html! {
-                <div class="kv-intro">
-                    <p class="placeholder">
-                        { "Pick a scenario to simulate it: the heatmap shows reads and writes over time and key space, and a row-key design that makes a hotspot lights up." }
-                    </p>
-                    <p class="hint">
-                        { "Try " }{ try_button("mobile_timestamp_first.toml") }{ ", then " }
-                        { try_button("mobile_device_first.toml") }{ " to compare." }
-                    </p>
-                </div>
-            }
-        }
-        (Some(map), None) => {
-            let settings = sim.keyviz;
-            let on_metric = {
-                let on_sim = on_sim.clone();
-                Callback::from(move |e: Event| {
-                    if let Some(m) = select_value(&e).and_then(|v| Metric::from_name(&v)) {
-                        on_sim.emit(SimAction::Metric(m));
-                    }
-                })
-            };
-            let on_scale = {
-                let on_sim = on_sim.clone();
-                Callback::from(move |e: Event| {
-                    let scale = match select_value(&e).as_deref() {
-                        Some("absolute") => ColorScale::Absolute,
-                        _ => ColorScale::Relative,
-                    };
-                    on_sim.emit(SimAction::Scale(scale));
-                })
-            };
-            let on_mode = {
-                let on_sim = on_sim.clone();
-                Callback::from(move |e: Event| {
-                    let mode = match select_value(&e).as_deref() {
-                        Some("traffic") => BucketMode::TrafficWeighted,
-                        _ => BucketMode::EqualKeys,
-                    };
-                    on_sim.emit(SimAction::Mode(mode));
-                })
-            };
-            let zoom_button = |text: &'static str,
-                               zoom: Option<Option<[u32; 2]>>,
-                               title: &'static str| {
-                let on_sim = on_sim.clone();
-                let disabled = zoom.is_none();
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    if let Some(z) = zoom {
-                        on_sim.emit(SimAction::Zoom(z));
-                    }
-                });
-                html! { <button type="button" class="button small" {onclick} {disabled} {title}>{ text }</button> }
-            };
-            let table_toggle = {
-                let on_sim = on_sim.clone();
-                let on = settings.table;
-                Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowTable(!on)))
-            };
-            let legend = legend(map, settings.scale);
-            let findings = banners(&sim.diagnostics);
-            html! {
-                <>
-                    if !findings.is_empty() {
-                        <Findings banners={Rc::new(findings)} open={sim.findings_open} on_sim={on_sim.clone()} />
-                    }
-                    <div class="kv-toolbar">
-                        <label class="inline">
-                            <span>{ "Metric" }</span>
-                            <select onchange={on_metric} aria-label="Metric">
-                                { for Metric::ALL.into_iter().map(|m| html! {
-                                    <option value={m.name()} selected={m == settings.metric}>{ metric_label(m) }</option>
-                                }) }
-                            </select>
-                        </label>
-                        <label class="inline">
-                            <span>{ "Scale" }</span>
-                            <select onchange={on_scale} aria-label="Scale">
-                                <option value="relative" selected={settings.scale == ColorScale::Relative}>{ "Relative" }</option>
-                                <option value="absolute" selected={settings.scale == ColorScale::Absolute}>{ "Absolute" }</option>
-                            </select>
-                        </label>
-                        <label class="inline">
-                            <span>{ "Buckets" }</span>
-                            <select onchange={on_mode} aria-label="Key buckets">
-                                <option value="equal" selected={settings.mode == BucketMode::EqualKeys} title="Each bucket holds about the same number of rows, as Bigtable draws it">{ "Equal keys" }</option>
-                                <option value="traffic" selected={settings.mode == BucketMode::TrafficWeighted} title="Busy ranges get narrower buckets">{ "Traffic-weighted" }</option>
-                            </select>
-                        </label>
-                        <button type="button" class="button small" aria-pressed={settings.table.to_string()} onclick={table_toggle}
-                            title="The same numbers as a table, for screen readers">{ "Data table" }</button>
-                    </div>
-                    <div class="kv-legend-row">
-                        <div class="kv-legend">
-                            <span class="kv-legend-low">{ legend.low.clone() }</span>
-                            <span class="kv-gradient" aria-hidden="true"></span>
-                            <span class="kv-legend-high">{ legend.high.clone() }</span>
-                            <span class="kv-legend-caption">{ legend.caption.clone() }</span>
-                        </div>
-                        <span class="kv-zoom" role="group" aria-label="Zoom">
-                            { zoom_button("Zoom in", zoom_in(map).map(Some), "Show the middle half of the key range") }
-                            { zoom_button("Zoom out", map.zoomed().then(|| zoom_out(map)), "Show twice the key range") }
-                            { zoom_button("Reset zoom", map.zoomed().then_some(None), "Show the whole key space") }
-                        </span>
-                    </div>
-                    if settings.table {
-                        <KeyVizTable map={Rc::clone(map)} />
-                    } else {
-                        <Heatmap map={Rc::clone(map)} scale={settings.scale} on_sim={on_sim.clone()} />
-                    }
-                </>
-            }
-        }
+        (None, None) => intro(&on_sim),
+        (Some(map), None) => map_view(sim, map, &on_sim),
     };
     html! {
         <section class="panel keyviz-panel" aria-label="Key Visualizer" style="grid-area: keyviz"
@@ -203,6 +80,142 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                 { body }
             </div>
         </section>
+    }
+}
+
+/// Before any simulation: what the panel shows, and the two designs to
+/// compare first, one click each.
+fn intro(on_sim: &Callback<SimAction>) -> Html {
+    let try_button = |file: &'static str| {
+        let title = scenario_choices()
+            .iter()
+            .find(|c| c.file == file)
+            .map_or_else(|| file.to_string(), |c| c.title.clone());
+        let on_sim = on_sim.clone();
+        let onclick = Callback::from(move |_: MouseEvent| {
+            on_sim.emit(SimAction::PickScenario(file.to_string()));
+        });
+        html! { <button type="button" class="link-button" {onclick}>{ title }</button> }
+    };
+    html! {
+        <div class="kv-intro">
+            <p class="placeholder">
+                { "Pick a scenario to simulate it: the heatmap shows reads and writes over time and key space, and a row-key design that makes a hotspot lights up." }
+            </p>
+            <p class="hint">
+                { "Try " }{ try_button("mobile_timestamp_first.toml") }{ ", then " }
+                { try_button("mobile_device_first.toml") }{ " to compare." }
+            </p>
+        </div>
+    }
+}
+
+/// A simulation's map: the findings, the toolbar, the legend with the
+/// zoom, then the heatmap or its data table.
+fn map_view(sim: &SimState, map: &Rc<MapData>, on_sim: &Callback<SimAction>) -> Html {
+    let settings = sim.keyviz;
+    let findings = banners(&sim.diagnostics);
+    html! {
+        <>
+            if !findings.is_empty() {
+                <Findings banners={Rc::new(findings)} open={sim.findings_open} on_sim={on_sim.clone()} />
+            }
+            { toolbar(settings, on_sim) }
+            { legend_row(map, settings.scale, on_sim) }
+            if settings.table {
+                <KeyVizTable map={Rc::clone(map)} />
+            } else {
+                <Heatmap map={Rc::clone(map)} scale={settings.scale} on_sim={on_sim.clone()} />
+            }
+        </>
+    }
+}
+
+/// The metric, scale and bucket choices, and the Data table toggle.
+fn toolbar(settings: KeyVizSettings, on_sim: &Callback<SimAction>) -> Html {
+    let on_select = |f: fn(Option<String>) -> Option<SimAction>| {
+        let on_sim = on_sim.clone();
+        Callback::from(move |e: Event| {
+            if let Some(a) = f(select_value(&e)) {
+                on_sim.emit(a);
+            }
+        })
+    };
+    let on_metric = on_select(|v| v.and_then(|v| Metric::from_name(&v)).map(SimAction::Metric));
+    let on_scale = on_select(|v| {
+        Some(SimAction::Scale(match v.as_deref() {
+            Some("absolute") => ColorScale::Absolute,
+            _ => ColorScale::Relative,
+        }))
+    });
+    let on_mode = on_select(|v| {
+        Some(SimAction::Mode(match v.as_deref() {
+            Some("traffic") => BucketMode::TrafficWeighted,
+            _ => BucketMode::EqualKeys,
+        }))
+    });
+    let table_toggle = {
+        let on_sim = on_sim.clone();
+        let on = settings.table;
+        Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowTable(!on)))
+    };
+    html! {
+        <div class="kv-toolbar">
+            <label class="inline">
+                <span>{ "Metric" }</span>
+                <select onchange={on_metric} aria-label="Metric">
+                    { for Metric::ALL.into_iter().map(|m| html! {
+                        <option value={m.name()} selected={m == settings.metric}>{ metric_label(m) }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="inline">
+                <span>{ "Scale" }</span>
+                <select onchange={on_scale} aria-label="Scale">
+                    <option value="relative" selected={settings.scale == ColorScale::Relative}>{ "Relative" }</option>
+                    <option value="absolute" selected={settings.scale == ColorScale::Absolute}>{ "Absolute" }</option>
+                </select>
+            </label>
+            <label class="inline">
+                <span>{ "Buckets" }</span>
+                <select onchange={on_mode} aria-label="Key buckets">
+                    <option value="equal" selected={settings.mode == BucketMode::EqualKeys} title="Each bucket holds about the same number of rows, as Bigtable draws it">{ "Equal keys" }</option>
+                    <option value="traffic" selected={settings.mode == BucketMode::TrafficWeighted} title="Busy ranges get narrower buckets">{ "Traffic-weighted" }</option>
+                </select>
+            </label>
+            <button type="button" class="button small" aria-pressed={settings.table.to_string()} onclick={table_toggle}
+                title="The same numbers as a table, for screen readers">{ "Data table" }</button>
+        </div>
+    }
+}
+
+/// The colour legend, and the zoom buttons beside it.
+fn legend_row(map: &MapData, scale: ColorScale, on_sim: &Callback<SimAction>) -> Html {
+    let zoom_button = |text: &'static str, zoom: Option<Option<[u32; 2]>>, title: &'static str| {
+        let on_sim = on_sim.clone();
+        let disabled = zoom.is_none();
+        let onclick = Callback::from(move |_: MouseEvent| {
+            if let Some(z) = zoom {
+                on_sim.emit(SimAction::Zoom(z));
+            }
+        });
+        html! { <button type="button" class="button small" {onclick} {disabled} {title}>{ text }</button> }
+    };
+    let legend = legend(map, scale);
+    html! {
+        <div class="kv-legend-row">
+            <div class="kv-legend">
+                <span class="kv-legend-low">{ legend.low.clone() }</span>
+                <span class="kv-gradient" aria-hidden="true"></span>
+                <span class="kv-legend-high">{ legend.high.clone() }</span>
+                <span class="kv-legend-caption">{ legend.caption.clone() }</span>
+            </div>
+            <span class="kv-zoom" role="group" aria-label="Zoom">
+                { zoom_button("Zoom in", zoom_in(map).map(Some), "Show the middle half of the key range") }
+                { zoom_button("Zoom out", map.zoomed().then(|| zoom_out(map)), "Show twice the key range") }
+                { zoom_button("Reset zoom", map.zoomed().then_some(None), "Show the whole key space") }
+            </span>
+        </div>
     }
 }
 
@@ -292,6 +305,10 @@ const LABEL_CHARS: usize = 14;
 const TICK_CHAR_PX: f64 = 7.0;
 const TICK_GAP_PX: f64 = 10.0;
 
+/// A cell of the map under the pointer or pinned: its row and column, and
+/// the point (CSS pixels in the canvas) the tooltip is placed from.
+type Cell = (usize, usize, f64, f64);
+
 /// The canvas, its labels, tooltip and drag selection.
 #[component(Heatmap)]
 fn heatmap(props: &HeatmapProps) -> Html {
@@ -300,107 +317,173 @@ fn heatmap(props: &HeatmapProps) -> Html {
     let painter = use_mut_ref(Painter::default);
     // The canvas's size in CSS pixels, and the device pixel ratio.
     let size = use_state(|| (0u32, 0u32, 1.0f64));
-    let hover = use_state(|| None::<(usize, usize, f64, f64)>);
-    let pinned = use_state(|| None::<(usize, usize, f64, f64)>);
+    use_frame_size(&frame, &size);
+    use_paint(&canvas, &painter, &props.map, props.scale, *size);
+    let hover = use_state(|| None::<Cell>);
+    let pinned = use_state(|| None::<Cell>);
     let drag = use_state(|| None::<Drag>);
     let pressed: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
 
-    // Follow the frame's size.
-    {
-        let frame = frame.clone();
-        let size = size.clone();
-        use_effect_with((), move |()| {
-            let watch = frame.cast::<web_sys::HtmlElement>().and_then(|element| {
-                let watched = element.clone();
-                crate::browser::watch_size(&watched, move || {
-                    let w = element.client_width().max(0) as u32;
-                    let h = element.client_height().max(0) as u32;
-                    let dpr = gloo::utils::window().device_pixel_ratio().clamp(1.0, 2.0);
-                    if w > 0 && h > 0 && *size != (w, h, dpr) {
-                        size.set((w, h, dpr));
-                    }
-                })
-            });
-            move || drop(watch)
-        });
-    }
-
-    // Redraw when the map, the scale or the size change.
-    {
-        let canvas = canvas.clone();
-        let painter = Rc::clone(&painter);
-        let map = Rc::clone(&props.map);
-        let key = (Rc::as_ptr(&props.map) as usize, props.scale, *size);
-        use_effect_with(key, move |&(_, scale, (w, h, dpr))| {
-            if let Some(element) = canvas.cast::<web_sys::HtmlCanvasElement>() {
-                let started = gloo::utils::window().performance().map(|p| p.now());
-                let pw = ((f64::from(w) * dpr).round() as u32).max(1);
-                let ph = ((f64::from(h) * dpr).round() as u32).max(1);
-                if element.width() != pw {
-                    element.set_width(pw);
-                }
-                if element.height() != ph {
-                    element.set_height(ph);
-                }
-                let context = element
-                    .get_context("2d")
-                    .ok()
-                    .flatten()
-                    .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
-                if let Some(context) = context {
-                    let mut painter = painter.borrow_mut();
-                    let pixels = painter.paint(&map, scale, pw as usize, ph as usize);
-                    if let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-                        Clamped(pixels),
-                        pw,
-                        ph,
-                    ) {
-                        let _ = context.put_image_data(&image, 0.0, 0.0);
-                    }
-                }
-                if let (Some(started), Some(perf)) = (started, gloo::utils::window().performance())
-                {
-                    let _ = element
-                        .set_attribute("data-redraw-ms", &format!("{:.2}", perf.now() - started));
-                }
-            }
-        });
-    }
-
     let (w, h, _) = *size;
     let map = &props.map;
-    let locate = {
-        let canvas = canvas.clone();
-        move |e: &MouseEvent| -> Option<(f64, f64, f64, f64)> {
-            let element = canvas.cast::<web_sys::Element>()?;
-            let rect = element.get_bounding_client_rect();
-            Some((
-                f64::from(e.client_x()) - rect.left(),
-                f64::from(e.client_y()) - rect.top(),
-                rect.width(),
-                rect.height(),
-            ))
-        }
+    let pointer = Pointer {
+        canvas: canvas.clone(),
+        map: Rc::clone(map),
+        pressed,
+        hover: hover.clone(),
+        pinned: pinned.clone(),
+        drag: drag.clone(),
     };
-    let onmousedown = {
-        let locate = locate.clone();
-        let pressed = Rc::clone(&pressed);
+    let onmousedown = pointer.on_down();
+    let onmousemove = pointer.on_move();
+    let onmouseup = pointer.on_up(props.on_sim.clone());
+    let onmouseleave = pointer.on_leave();
+    let onkeydown = keyboard_cursor(Rc::clone(map), pinned.clone(), (w, h));
+    let (labels, gutter) = prefix_labels(map, h);
+    let selection = drag.map(|d| {
+        let (a, b) = (d.from.min(d.to), d.from.max(d.to));
+        html! { <div class="kv-selection" style={format!("top: {a:.0}px; height: {:.0}px", b - a)}></div> }
+    });
+    let tooltip = pinned
+        .or(*hover)
+        .and_then(|cell| tooltip_html(map, cell, pinned.is_some(), (w, h)));
+    html! {
+        <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")}>
+            { labels }
+            <div class="kv-frame" ref={frame}>
+                <canvas ref={canvas} class="kv-canvas" role="img" aria-label="Key Visualizer heatmap" tabindex="0"
+                    aria-describedby="kv-canvas-help"
+                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onkeydown}></canvas>
+                { selection.unwrap_or_default() }
+                { tooltip.unwrap_or_default() }
+            </div>
+            // Present from the start (a live region that appears with its
+            // text is often not read out), filled as the cursor moves.
+            <p class="visually-hidden kv-cursor-live" aria-live="polite" aria-atomic="true">{ cursor_text(map, *pinned) }</p>
+            <p id="kv-canvas-help" class="visually-hidden">
+                { format!("{} over time (left to right, {} columns) and key space (top to bottom, {} key buckets). Arrow keys move a cursor over the cells; the Data table button shows the numbers.",
+                    metric_label(map.metric), map.time_total, map.rows()) }
+            </p>
+            { time_axis(map, w) }
+        </div>
+    }
+}
+
+/// Keeps `size` at the frame's size in CSS pixels and the device pixel
+/// ratio, as the frame is resized.
+fn use_frame_size(
+    frame: &NodeRef,
+    size: &UseStateHandle<(u32, u32, f64)>,
+) -> impl Hook<Output = ()> {
+    let frame = frame.clone();
+    let size = size.clone();
+    use_effect_with((), move |()| {
+        let watch = frame.cast::<web_sys::HtmlElement>().and_then(|element| {
+            let watched = element.clone();
+            crate::browser::watch_size(&watched, move || {
+                let w = element.client_width().max(0) as u32;
+                let h = element.client_height().max(0) as u32;
+                let dpr = gloo::utils::window().device_pixel_ratio().clamp(1.0, 2.0);
+                if w > 0 && h > 0 && *size != (w, h, dpr) {
+                    size.set((w, h, dpr));
+                }
+            })
+        });
+        move || drop(watch)
+    })
+}
+
+/// Paints the map into the canvas with `painter` when the map, the scale
+/// or the size change, and keeps how long that took in `data-redraw-ms`.
+fn use_paint(
+    canvas: &NodeRef,
+    painter: &Rc<RefCell<Painter>>,
+    map: &Rc<MapData>,
+    scale: ColorScale,
+    size: (u32, u32, f64),
+) -> impl Hook<Output = ()> {
+    let canvas = canvas.clone();
+    let painter = Rc::clone(painter);
+    let map = Rc::clone(map);
+    let key = (Rc::as_ptr(&map) as usize, scale, size);
+    use_effect_with(key, move |&(_, scale, (w, h, dpr))| {
+        if let Some(element) = canvas.cast::<web_sys::HtmlCanvasElement>() {
+            let started = gloo::utils::window().performance().map(|p| p.now());
+            let pw = ((f64::from(w) * dpr).round() as u32).max(1);
+            let ph = ((f64::from(h) * dpr).round() as u32).max(1);
+            if element.width() != pw {
+                element.set_width(pw);
+            }
+            if element.height() != ph {
+                element.set_height(ph);
+            }
+            let context = element
+                .get_context("2d")
+                .ok()
+                .flatten()
+                .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
+            if let Some(context) = context {
+                let mut painter = painter.borrow_mut();
+                let pixels = painter.paint(&map, scale, pw as usize, ph as usize);
+                if let Ok(image) =
+                    web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(pixels), pw, ph)
+                {
+                    let _ = context.put_image_data(&image, 0.0, 0.0);
+                }
+            }
+            if let (Some(started), Some(perf)) = (started, gloo::utils::window().performance()) {
+                let _ = element
+                    .set_attribute("data-redraw-ms", &format!("{:.2}", perf.now() - started));
+            }
+        }
+    })
+}
+
+/// What the mouse does over the canvas: hover shows a cell, a click pins
+/// it (or unpins it), a drag selects a key range to zoom into.
+struct Pointer {
+    canvas: NodeRef,
+    map: Rc<MapData>,
+    /// Where the button went down (CSS pixels from the map's top).
+    pressed: Rc<RefCell<Option<f64>>>,
+    hover: UseStateHandle<Option<Cell>>,
+    pinned: UseStateHandle<Option<Cell>>,
+    drag: UseStateHandle<Option<Drag>>,
+}
+
+impl Pointer {
+    /// The event's point in the canvas, and the canvas's size (CSS pixels).
+    fn locate(canvas: &NodeRef, e: &MouseEvent) -> Option<(f64, f64, f64, f64)> {
+        let element = canvas.cast::<web_sys::Element>()?;
+        let rect = element.get_bounding_client_rect();
+        Some((
+            f64::from(e.client_x()) - rect.left(),
+            f64::from(e.client_y()) - rect.top(),
+            rect.width(),
+            rect.height(),
+        ))
+    }
+
+    fn on_down(&self) -> Callback<MouseEvent> {
+        let canvas = self.canvas.clone();
+        let pressed = Rc::clone(&self.pressed);
         Callback::from(move |e: MouseEvent| {
             if e.button() == 0
-                && let Some((_, y, _, _)) = locate(&e)
+                && let Some((_, y, _, _)) = Self::locate(&canvas, &e)
             {
                 *pressed.borrow_mut() = Some(y);
             }
         })
-    };
-    let onmousemove = {
-        let locate = locate.clone();
-        let pressed = Rc::clone(&pressed);
-        let hover = hover.clone();
-        let drag = drag.clone();
-        let map = Rc::clone(map);
+    }
+
+    fn on_move(&self) -> Callback<MouseEvent> {
+        let canvas = self.canvas.clone();
+        let pressed = Rc::clone(&self.pressed);
+        let hover = self.hover.clone();
+        let drag = self.drag.clone();
+        let map = Rc::clone(&self.map);
         Callback::from(move |e: MouseEvent| {
-            let Some((x, y, cw, ch)) = locate(&e) else {
+            let Some((x, y, cw, ch)) = Self::locate(&canvas, &e) else {
                 return;
             };
             if let Some(from) = *pressed.borrow()
@@ -419,20 +502,20 @@ fn heatmap(props: &HeatmapProps) -> Html {
                 hover.set(cell);
             }
         })
-    };
-    let onmouseup = {
-        let locate = locate.clone();
-        let pressed = Rc::clone(&pressed);
-        let drag = drag.clone();
-        let pinned = pinned.clone();
-        let map = Rc::clone(map);
-        let on_sim = props.on_sim.clone();
+    }
+
+    fn on_up(&self, on_sim: Callback<SimAction>) -> Callback<MouseEvent> {
+        let canvas = self.canvas.clone();
+        let pressed = Rc::clone(&self.pressed);
+        let drag = self.drag.clone();
+        let pinned = self.pinned.clone();
+        let map = Rc::clone(&self.map);
         Callback::from(move |e: MouseEvent| {
             let Some(from) = pressed.borrow_mut().take() else {
                 return;
             };
             drag.set(None);
-            let Some((x, y, cw, ch)) = locate(&e) else {
+            let Some((x, y, cw, ch)) = Self::locate(&canvas, &e) else {
                 return;
             };
             if (y - from).abs() >= DRAG_PX {
@@ -452,55 +535,61 @@ fn heatmap(props: &HeatmapProps) -> Html {
                 }
             }
         })
-    };
-    let onmouseleave = {
-        let hover = hover.clone();
-        let pressed = Rc::clone(&pressed);
-        let drag = drag.clone();
+    }
+
+    fn on_leave(&self) -> Callback<MouseEvent> {
+        let hover = self.hover.clone();
+        let pressed = Rc::clone(&self.pressed);
+        let drag = self.drag.clone();
         Callback::from(move |_: MouseEvent| {
             hover.set(None);
             *pressed.borrow_mut() = None;
             drag.set(None);
         })
-    };
-    // Keyboard: arrows move a pinned cursor over the cells, Escape
-    // unpins it.
-    let onkeydown = {
-        let pinned = pinned.clone();
-        let map = Rc::clone(map);
-        Callback::from(move |e: KeyboardEvent| {
-            let rows = map.rows();
-            let cols = map.time_total.max(1);
-            if rows == 0 || w == 0 || h == 0 {
+    }
+}
+
+/// Keyboard: arrows move a pinned cursor over the cells of a canvas of
+/// `(w, h)` CSS pixels, Escape unpins it.
+fn keyboard_cursor(
+    map: Rc<MapData>,
+    pinned: UseStateHandle<Option<Cell>>,
+    (w, h): (u32, u32),
+) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        let rows = map.rows();
+        let cols = map.time_total.max(1);
+        if rows == 0 || w == 0 || h == 0 {
+            return;
+        }
+        let (r, c) = pinned.map_or((0, map.time_filled.saturating_sub(1)), |p| (p.0, p.1));
+        let (r, c) = match e.key().as_str() {
+            "ArrowUp" => (r.saturating_sub(1), c),
+            "ArrowDown" => ((r + 1).min(rows - 1), c),
+            "ArrowLeft" => (r, c.saturating_sub(1)),
+            "ArrowRight" => (r, (c + 1).min(cols - 1)),
+            "Escape" => {
+                // Releasing a pin is all this Escape does (it does
+                // not also restore a maximized layout).
+                if pinned.is_some() {
+                    e.prevent_default();
+                }
+                pinned.set(None);
                 return;
             }
-            let (r, c) = pinned.map_or((0, map.time_filled.saturating_sub(1)), |p| (p.0, p.1));
-            let (r, c) = match e.key().as_str() {
-                "ArrowUp" => (r.saturating_sub(1), c),
-                "ArrowDown" => ((r + 1).min(rows - 1), c),
-                "ArrowLeft" => (r, c.saturating_sub(1)),
-                "ArrowRight" => (r, (c + 1).min(cols - 1)),
-                "Escape" => {
-                    // Releasing a pin is all this Escape does (it does
-                    // not also restore a maximized layout).
-                    if pinned.is_some() {
-                        e.prevent_default();
-                    }
-                    pinned.set(None);
-                    return;
-                }
-                _ => return,
-            };
-            e.prevent_default();
-            let x = (c as f64 + 0.5) / cols as f64 * f64::from(w);
-            let y = (r as f64 + 0.5) / rows as f64 * f64::from(h);
-            pinned.set(Some((r, c, x, y)));
-        })
-    };
+            _ => return,
+        };
+        e.prevent_default();
+        let x = (c as f64 + 0.5) / cols as f64 * f64::from(w);
+        let y = (r as f64 + 0.5) / rows as f64 * f64::from(h);
+        pinned.set(Some((r, c, x, y)));
+    })
+}
 
-    // What the keyboard cursor (or a pinned cell) points at, in words,
-    // for the live region that screen readers announce.
-    let cursor_text = pinned
+/// What the keyboard cursor (or a pinned cell) points at, in words, for
+/// the live region that screen readers announce.
+fn cursor_text(map: &MapData, pinned: Option<Cell>) -> String {
+    pinned
         .and_then(|(r, c, _, _)| cell_info(map, r, c))
         .map(|info| {
             let start = if info.key_start.is_empty() {
@@ -514,42 +603,62 @@ fn heatmap(props: &HeatmapProps) -> Html {
                 .unwrap_or_else(|| "the end of the table".into());
             format!("Keys {start} to {end}; {}; {}", info.time, info.value)
         })
-        .unwrap_or_default();
-    let shown = pinned.or(*hover);
-    let tooltip = shown.and_then(|(r, c, x, y)| {
-        let info = cell_info(map, r, c)?;
-        let start = DisplayKey {
-            text: info.key_start.clone(),
-            parts: key_parts(&info.key_start),
-        };
-        let end = info.key_end.as_ref().map(|k| DisplayKey {
-            text: k.clone(),
-            parts: key_parts(k),
-        });
-        // Keep the tooltip inside the map: flip it left or up near the
-        // far edges.
-        let left = f64::from(w) > 0.0 && x > f64::from(w) * 0.55;
-        let up = f64::from(h) > 0.0 && y > f64::from(h) * 0.6;
-        let style = format!(
-            "{}: {:.0}px; {}: {:.0}px",
-            if left { "right" } else { "left" },
-            if left { f64::from(w) - x + 10.0 } else { x + 10.0 },
-            if up { "bottom" } else { "top" },
-            if up { f64::from(h) - y + 10.0 } else { y + 10.0 }
-        );
-        Some(html! {
-            <div class={classes!("kv-tooltip", pinned.is_some().then_some("pinned"))} {style}>
-                <div class="kv-tip-keys mono">
-                    { if start.text.is_empty() { html! { "start of table" } } else { key_html(&start) } }
-                    { " to " }
-                    { match &end { Some(e) => key_html(e), None => html! { "end of table" } } }
-                </div>
-                <div class="kv-tip-time">{ info.time }</div>
-                <div class="kv-tip-value">{ info.value }</div>
-                if pinned.is_some() { <div class="kv-tip-hint">{ "Pinned: click again or press Escape to release" }</div> }
-            </div>
-        })
+        .unwrap_or_default()
+}
+
+/// The tooltip of the cell shown (hovered or pinned), kept inside a
+/// canvas of `(w, h)` CSS pixels.
+fn tooltip_html(
+    map: &MapData,
+    (r, c, x, y): Cell,
+    pinned: bool,
+    (w, h): (u32, u32),
+) -> Option<Html> {
+    let info = cell_info(map, r, c)?;
+    let start = DisplayKey {
+        text: info.key_start.clone(),
+        parts: key_parts(&info.key_start),
+    };
+    let end = info.key_end.as_ref().map(|k| DisplayKey {
+        text: k.clone(),
+        parts: key_parts(k),
     });
+    // Keep the tooltip inside the map: flip it left or up near the far
+    // edges.
+    let left = f64::from(w) > 0.0 && x > f64::from(w) * 0.55;
+    let up = f64::from(h) > 0.0 && y > f64::from(h) * 0.6;
+    let style = format!(
+        "{}: {:.0}px; {}: {:.0}px",
+        if left { "right" } else { "left" },
+        if left {
+            f64::from(w) - x + 10.0
+        } else {
+            x + 10.0
+        },
+        if up { "bottom" } else { "top" },
+        if up {
+            f64::from(h) - y + 10.0
+        } else {
+            y + 10.0
+        }
+    );
+    Some(html! {
+        <div class={classes!("kv-tooltip", pinned.then_some("pinned"))} {style}>
+            <div class="kv-tip-keys mono">
+                { if start.text.is_empty() { html! { "start of table" } } else { key_html(&start) } }
+                { " to " }
+                { match &end { Some(e) => key_html(e), None => html! { "end of table" } } }
+            </div>
+            <div class="kv-tip-time">{ info.time }</div>
+            <div class="kv-tip-value">{ info.value }</div>
+            if pinned { <div class="kv-tip-hint">{ "Pinned: click again or press Escape to release" }</div> }
+        </div>
+    })
+}
+
+/// The key-prefix labels beside a map `h` CSS pixels tall, and the width
+/// (in `ch`) of the gutter they take.
+fn prefix_labels(map: &MapData, h: u32) -> (Html, usize) {
     let labels = label_boxes(map, f64::from(h.max(1)), LABEL_MIN_PX, LABEL_DEPTHS);
     let widths = label_widths(&labels, LABEL_CHARS);
     // Each depth's column starts after the ones before it (in `ch`, plus
@@ -563,51 +672,37 @@ fn heatmap(props: &HeatmapProps) -> Html {
         })
         .collect();
     let gutter = widths.iter().map(|w| w + 1).sum::<usize>();
-    // Round ticks under the map, as many as fit its width without their
-    // labels touching.
+    let html = html! {
+        <div class="kv-labels" aria-label="Key prefixes" role="list">
+            { for labels.iter().map(|l| html! {
+                <div class={classes!("kv-label", format!("depth-{}", l.depth))} role="listitem"
+                    style={format!("top: {:.3}%; height: {:.3}%; left: {}ch; width: {}ch",
+                        l.top, l.height,
+                        lefts.get(usize::from(l.depth)).copied().unwrap_or(0),
+                        widths.get(usize::from(l.depth)).copied().unwrap_or(3))}
+                    title={l.prefix.clone()}>
+                    <span class={classes!("kv-label-text", format!("seg-{}", l.depth.min(5)))}>{ l.text.clone() }</span>
+                </div>
+            }) }
+        </div>
+    };
+    (html, gutter)
+}
+
+/// Round ticks under a map `w` CSS pixels wide, as many as fit without
+/// their labels touching.
+fn time_axis(map: &MapData, w: u32) -> Html {
     let ticks = time_ticks(
         map.bucket_seconds * map.time_total as f64,
         f64::from(w),
         TICK_CHAR_PX,
         TICK_GAP_PX,
     );
-    let selection = drag.map(|d| {
-        let (a, b) = (d.from.min(d.to), d.from.max(d.to));
-        html! { <div class="kv-selection" style={format!("top: {a:.0}px; height: {:.0}px", b - a)}></div> }
-    });
     html! {
-        <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")}>
-            <div class="kv-labels" aria-label="Key prefixes" role="list">
-                { for labels.iter().map(|l| html! {
-                    <div class={classes!("kv-label", format!("depth-{}", l.depth))} role="listitem"
-                        style={format!("top: {:.3}%; height: {:.3}%; left: {}ch; width: {}ch",
-                            l.top, l.height,
-                            lefts.get(usize::from(l.depth)).copied().unwrap_or(0),
-                            widths.get(usize::from(l.depth)).copied().unwrap_or(3))}
-                        title={l.prefix.clone()}>
-                        <span class={classes!("kv-label-text", format!("seg-{}", l.depth.min(5)))}>{ l.text.clone() }</span>
-                    </div>
-                }) }
-            </div>
-            <div class="kv-frame" ref={frame}>
-                <canvas ref={canvas} class="kv-canvas" role="img" aria-label="Key Visualizer heatmap" tabindex="0"
-                    aria-describedby="kv-canvas-help"
-                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onkeydown}></canvas>
-                { selection.unwrap_or_default() }
-                { tooltip.unwrap_or_default() }
-            </div>
-            // Present from the start (a live region that appears with its
-            // text is often not read out), filled as the cursor moves.
-            <p class="visually-hidden kv-cursor-live" aria-live="polite" aria-atomic="true">{ cursor_text }</p>
-            <p id="kv-canvas-help" class="visually-hidden">
-                { format!("{} over time (left to right, {} columns) and key space (top to bottom, {} key buckets). Arrow keys move a cursor over the cells; the Data table button shows the numbers.",
-                    metric_label(map.metric), map.time_total, map.rows()) }
-            </p>
-            <div class="kv-axis" aria-hidden="true">
-                { for ticks.iter().map(|t| html! {
-                    <span class={classes!("kv-tick", t.align.class())} style={format!("left: {:.3}%", t.at)}>{ t.label.clone() }</span>
-                }) }
-            </div>
+        <div class="kv-axis" aria-hidden="true">
+            { for ticks.iter().map(|t| html! {
+                <span class={classes!("kv-tick", t.align.class())} style={format!("left: {:.3}%", t.at)}>{ t.label.clone() }</span>
+            }) }
         </div>
     }
 }

@@ -5,6 +5,8 @@
 //! `panels=lessons` shows it alone.
 //!
 //! Progress lives in the browser's localStorage; App reads and writes it.
+//! Both panels get the learning state and its callbacks as props from
+//! [`Workspace`](super::Workspace); neither reads the app context.
 
 use std::rc::Rc;
 
@@ -12,8 +14,8 @@ use yew::prelude::*;
 
 use super::kept_work::ReplacedBar;
 use super::lesson_dock::{LessonDock, StartHere};
-use crate::state::learn::{LearnAction, LeftTab};
-use crate::state::{Action, AppContext};
+use crate::state::aside::SetAside;
+use crate::state::learn::{LearnAction, LearnState, LeftTab};
 use crate::view_model::learn::{
     LessonDetail, LessonItem, TextPiece, VerdictView, lesson_detail, lesson_items,
 };
@@ -177,28 +179,38 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
     }
 }
 
-/// The Lessons panel, from the app context.
 /// Props of [`LessonsPanel`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LessonsPanelProps {
+    /// The learner's progress, the open lesson and its verdict.
+    pub learn: Rc<LearnState>,
+    /// Dispatches a learning action.
+    pub on_action: Callback<LearnAction>,
     /// The header's maximize button (empty where the panel cannot take
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
 }
 
+// The learning state is compared by identity: the reducer makes a new one
+// whenever it changes.
+impl PartialEq for LessonsPanelProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.learn, &other.learn)
+            && self.on_action == other.on_action
+            && self.maximize == other.maximize
+    }
+}
+
+/// The Lessons panel: the list with the progress, or the open lesson.
 #[component(LessonsPanel)]
 pub fn lessons_panel(props: &LessonsPanelProps) -> Html {
-    let app =
-        use_context::<AppContext>().expect("LessonsPanel is rendered inside App's ContextProvider");
-    let d = app.dispatcher();
-    let learn = &app.learn;
+    let learn = &props.learn;
     let total = learn_total();
     let done = learn.completed().len();
-    // This panel reads the context, so it runs on every app update (every
-    // frame while data loads or a simulation plays): what it shows is
-    // rebuilt only when the progress, the open or started lesson or the
-    // verdict changed, and the callbacks are made once.
+    // What it shows is rebuilt only when the progress, the open or
+    // started lesson or the verdict changed (not when, say, the tab
+    // does), and the callbacks are made once.
     let key = (
         learn.saved.current.clone(),
         learn.completed().clone(),
@@ -213,19 +225,14 @@ pub fn lessons_panel(props: &LessonsPanelProps) -> Html {
     let items = use_memo((key.1, key.2), |(completed, active)| {
         lesson_items(completed, active.as_deref())
     });
-    let cbs = {
-        let d = d.clone();
-        use_memo((), move |()| {
-            (
-                d.to_callback().reform(Action::Learn),
-                d.to_callback()
-                    .reform(|id| Action::Learn(LearnAction::Open(id))),
-                d.to_callback()
-                    .reform(|_: MouseEvent| Action::Learn(LearnAction::ResetProgress)),
-            )
-        })
-    };
-    let (on_action, on_open, on_reset) = (*cbs).clone();
+    let cbs = use_memo(props.on_action.clone(), |on_action| {
+        (
+            on_action.reform(LearnAction::Open),
+            on_action.reform(|_: MouseEvent| LearnAction::ResetProgress),
+        )
+    });
+    let (on_open, on_reset) = (*cbs).clone();
+    let on_action = props.on_action.clone();
     html! {
         <section class="panel lessons-panel" aria-label="Lessons" style="grid-area: schema">
             <header class="panel-head">
@@ -258,12 +265,25 @@ fn learn_total() -> usize {
 }
 
 /// Props of [`LeftColumn`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LeftColumnProps {
     /// Whether the Schema panel is shown (it is the children).
     pub schema: bool,
     /// Whether the Lessons panel is shown.
     pub lessons: bool,
+    /// The learner's progress, the open and the running lesson, and the
+    /// tab shown.
+    pub learn: Rc<LearnState>,
+    /// Whether the app is an embed (no "start here" card).
+    pub embed: bool,
+    /// The learner's work set aside (by an import or a lesson), if any.
+    pub replaced: Option<SetAside>,
+    /// Dispatches a learning action.
+    pub on_learn: Callback<LearnAction>,
+    /// Puts the work set aside back.
+    pub on_undo: Callback<()>,
+    /// Forgets the work set aside.
+    pub on_forget: Callback<()>,
     /// The Schema panel.
     #[prop_or_default]
     pub children: Html,
@@ -272,24 +292,33 @@ pub struct LeftColumnProps {
     pub lessons_maximize: Html,
 }
 
+impl PartialEq for LeftColumnProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.learn, &other.learn)
+            && (self.schema, self.lessons, self.embed) == (other.schema, other.lessons, other.embed)
+            && self.replaced == other.replaced
+            && (&self.on_learn, &self.on_undo, &self.on_forget)
+                == (&other.on_learn, &other.on_undo, &other.on_forget)
+            && self.children == other.children
+            && self.lessons_maximize == other.lessons_maximize
+    }
+}
+
 /// The left column: Schema and Lessons as two tabs (both stay mounted so
 /// half-typed forms survive switching), or whichever one is shown.
 #[component(LeftColumn)]
 pub fn left_column(props: &LeftColumnProps) -> Html {
-    let app =
-        use_context::<AppContext>().expect("LeftColumn is rendered inside App's ContextProvider");
     let both = props.schema && props.lessons;
     let tab = if !props.lessons {
         LeftTab::Schema
     } else if !props.schema {
         LeftTab::Lessons
     } else {
-        app.learn.tab
+        props.learn.tab
     };
-    let d = app.dispatcher();
-    let learn = &app.learn;
+    let learn = &props.learn;
     // The running lesson's detail, rebuilt only when it or its verdict
-    // changes (this column reads the context, so it runs every frame).
+    // changes.
     let active = use_memo(
         (
             learn.active_id().map(str::to_string),
@@ -310,23 +339,7 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
             .and_then(|id| lesson_detail(&id, &Default::default(), None, None))
             .map(Rc::new)
     });
-    let on_learn = {
-        let d = d.clone();
-        use_memo((), move |()| d.to_callback().reform(Action::Learn))
-    };
-    let on_undo = {
-        let d = d.clone();
-        use_memo((), move |()| {
-            d.to_callback().reform(|()| Action::UndoReplace)
-        })
-    };
-    let on_forget = {
-        let d = d.clone();
-        use_memo((), move |()| {
-            d.to_callback().reform(|()| Action::ForgetReplaced)
-        })
-    };
-    let replaced = app.replaced.as_ref().map(|aside| {
+    let replaced = props.replaced.as_ref().map(|aside| {
         let what = match &aside.why {
             crate::share::Why::Replaced(what) => what.clone(),
             crate::share::Why::Lesson(_) => "a lesson".into(),
@@ -334,13 +347,53 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
         let (work, verb) = aside.phrase(true);
         (what, crate::state::aside::capital(&work), verb)
     });
-    let select = |t: LeftTab| {
-        let d = d.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Learn(LearnAction::Tab(t))))
-    };
-    // Arrow keys move between the two tabs, as in any tab list.
+    html! {
+        <div class="left-column" style="grid-area: schema">
+            if props.lessons {
+                { lesson_on_top(props, (*active).clone(), (*first).clone()) }
+            }
+            if let Some((what, work, verb)) = replaced {
+                <ReplacedBar {what} {work} {verb} on_undo={props.on_undo.clone()} on_forget={props.on_forget.clone()} />
+            }
+            if both {
+                { left_tabs(tab, &props.on_learn) }
+            }
+            if props.schema {
+                <div class="left-pane" id="left-pane-schema" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-schema")} hidden={tab != LeftTab::Schema}>
+                    { props.children.clone() }
+                </div>
+            }
+            if props.lessons {
+                <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
+                    <LessonsPanel learn={Rc::clone(&props.learn)} on_action={props.on_learn.clone()} maximize={props.lessons_maximize.clone()} />
+                </div>
+            }
+        </div>
+    }
+}
+
+/// Above the tabs: the running lesson's dock (`active`), or (before any
+/// lesson, and not in an embed) the card that starts the `first` one.
+fn lesson_on_top(
+    props: &LeftColumnProps,
+    active: Option<Rc<LessonDetail>>,
+    first: Option<Rc<LessonDetail>>,
+) -> Html {
+    let on_action = props.on_learn.clone();
+    html! {
+        if let Some(lesson) = active {
+            <LessonDock {lesson} total={learn_total()} {on_action} />
+        } else if !props.embed && props.learn.show_start_here() && let Some(lesson) = first {
+            <StartHere {lesson} {on_action} />
+        }
+    }
+}
+
+/// The Schema and Lessons tabs; arrow keys move between the two, as in
+/// any tab list.
+fn left_tabs(tab: LeftTab, on_learn: &Callback<LearnAction>) -> Html {
     let onkeydown = {
-        let d = d.clone();
+        let on_learn = on_learn.clone();
         Callback::from(move |e: KeyboardEvent| {
             let to = match e.key().as_str() {
                 "ArrowLeft" | "Home" => LeftTab::Schema,
@@ -348,7 +401,7 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
                 _ => return,
             };
             e.prevent_default();
-            d.dispatch(Action::Learn(LearnAction::Tab(to)));
+            on_learn.emit(LearnAction::Tab(to));
             let id = match to {
                 LeftTab::Schema => "left-tab-schema",
                 LeftTab::Lessons => "left-tab-lessons",
@@ -362,6 +415,7 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
     };
     let tab_button = |t: LeftTab, id: &'static str, pane: &'static str, label: &'static str| {
         let selected = tab == t;
+        let onclick = on_learn.reform(move |_: MouseEvent| LearnAction::Tab(t));
         html! {
             <button
                 type="button"
@@ -371,40 +425,16 @@ pub fn left_column(props: &LeftColumnProps) -> Html {
                 aria-selected={selected.to_string()}
                 aria-controls={pane}
                 tabindex={if selected { "0" } else { "-1" }}
-                onclick={select(t)}
+                {onclick}
             >
                 { label }
             </button>
         }
     };
     html! {
-        <div class="left-column" style="grid-area: schema">
-            if props.lessons {
-                if let Some(lesson) = (*active).clone() {
-                    <LessonDock {lesson} total={learn_total()} on_action={(*on_learn).clone()} />
-                } else if !app.embed && learn.show_start_here() && let Some(lesson) = (*first).clone() {
-                    <StartHere {lesson} on_action={(*on_learn).clone()} />
-                }
-            }
-            if let Some((what, work, verb)) = replaced {
-                <ReplacedBar {what} {work} {verb} on_undo={(*on_undo).clone()} on_forget={(*on_forget).clone()} />
-            }
-            if both {
-                <div class="left-tabs" role="tablist" aria-label="Left column" onkeydown={onkeydown}>
-                    { tab_button(LeftTab::Schema, "left-tab-schema", "left-pane-schema", "Schema") }
-                    { tab_button(LeftTab::Lessons, "left-tab-lessons", "left-pane-lessons", "Lessons") }
-                </div>
-            }
-            if props.schema {
-                <div class="left-pane" id="left-pane-schema" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-schema")} hidden={tab != LeftTab::Schema}>
-                    { props.children.clone() }
-                </div>
-            }
-            if props.lessons {
-                <div class="left-pane" id="left-pane-lessons" role={both.then_some("tabpanel")} aria-labelledby={both.then_some("left-tab-lessons")} hidden={tab != LeftTab::Lessons}>
-                    <LessonsPanel maximize={props.lessons_maximize.clone()} />
-                </div>
-            }
+        <div class="left-tabs" role="tablist" aria-label="Left column" onkeydown={onkeydown}>
+            { tab_button(LeftTab::Schema, "left-tab-schema", "left-pane-schema", "Schema") }
+            { tab_button(LeftTab::Lessons, "left-tab-lessons", "left-pane-lessons", "Lessons") }
         </div>
     }
 }

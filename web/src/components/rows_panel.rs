@@ -10,6 +10,7 @@
 //! The toolbar holds "go to key", "compact now" (GC-eligible versions fade
 //! out as they are collected) and the sample-data generator.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -111,66 +112,9 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
     let rows = &props.rows;
     let max_top = rows.max_top();
 
-    // Report the visible size now and whenever the panel is resized. The
-    // style sheet sizes the viewport without regard to its content
-    // (`contain: size`), so the spacer that the reported height resizes
-    // cannot resize the viewport again.
-    {
-        let viewport = viewport.clone();
-        let on_viewport = props.on_viewport.clone();
-        use_effect_with((), move |()| {
-            let watch = viewport.cast::<web_sys::HtmlElement>().and_then(|element| {
-                let watched = element.clone();
-                crate::browser::watch_size(&watched, move || {
-                    let h = element.client_height();
-                    if h > 0 {
-                        on_viewport.emit(Viewport {
-                            height_px: u32::try_from(h).unwrap_or(0),
-                            width_px: u32::try_from(element.offset_width()).unwrap_or(0),
-                        });
-                    }
-                })
-            });
-            move || drop(watch)
-        });
-    }
-
-    // Keep the scrollbar where the state says (after "go to key", a jump
-    // from the Tablets bar, or a new table).
-    {
-        let viewport = viewport.clone();
-        let programmatic = programmatic.clone();
-        let scrolled_to = scrolled_to.clone();
-        use_effect_with(
-            (rows.top, max_top, rows.table.clone()),
-            move |(top, max_top, _)| {
-                if scrolled_to.borrow_mut().take() == Some(*top) {
-                    return;
-                }
-                if let Some(element) = viewport.cast::<web_sys::Element>() {
-                    let current = f64::from(element.scroll_top());
-                    if top_for_scroll(current, *max_top) != *top {
-                        // Whole pixels: scrollTop takes an integer here.
-                        #[allow(clippy::cast_possible_truncation)]
-                        element.set_scroll_top(scroll_for_top(*top, *max_top).round() as i32);
-                        *programmatic.borrow_mut() = Some(element.scroll_top());
-                    }
-                }
-            },
-        );
-    }
-
-    // End the fade-out after a compaction.
-    {
-        let ghost = rows.ghost.as_ref().map(|(id, _)| *id);
-        let on_ghost_done = props.on_ghost_done.clone();
-        use_effect_with(ghost, move |ghost| {
-            let timer = ghost.map(|id| {
-                gloo::timers::callback::Timeout::new(FADE_MS, move || on_ghost_done.emit(id))
-            });
-            move || drop(timer)
-        });
-    }
+    use_report_viewport(&viewport, &props.on_viewport);
+    use_keep_scroll(&viewport, rows, &programmatic, &scrolled_to);
+    use_end_fade(rows, &props.on_ghost_done);
 
     let onscroll = {
         let on_scroll = props.on_scroll.clone();
@@ -241,6 +185,76 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
             </footer>
         </section>
     }
+}
+
+/// Reports the visible size now and whenever the panel is resized. The
+/// style sheet sizes the viewport without regard to its content
+/// (`contain: size`), so the spacer that the reported height resizes
+/// cannot resize the viewport again.
+fn use_report_viewport(
+    viewport: &NodeRef,
+    on_viewport: &Callback<Viewport>,
+) -> impl Hook<Output = ()> {
+    let viewport = viewport.clone();
+    let on_viewport = on_viewport.clone();
+    use_effect_with((), move |()| {
+        let watch = viewport.cast::<web_sys::HtmlElement>().and_then(|element| {
+            let watched = element.clone();
+            crate::browser::watch_size(&watched, move || {
+                let h = element.client_height();
+                if h > 0 {
+                    on_viewport.emit(Viewport {
+                        height_px: u32::try_from(h).unwrap_or(0),
+                        width_px: u32::try_from(element.offset_width()).unwrap_or(0),
+                    });
+                }
+            })
+        });
+        move || drop(watch)
+    })
+}
+
+/// Keeps the scrollbar where the state says (after "go to key", a jump
+/// from the Tablets bar, or a new table). `programmatic` is the offset set
+/// here last; `scrolled_to`, the position the last scroll event asked for.
+fn use_keep_scroll(
+    viewport: &NodeRef,
+    rows: &RowsState,
+    programmatic: &Rc<RefCell<Option<i32>>>,
+    scrolled_to: &Rc<RefCell<Option<u64>>>,
+) -> impl Hook<Output = ()> {
+    let viewport = viewport.clone();
+    let programmatic = Rc::clone(programmatic);
+    let scrolled_to = Rc::clone(scrolled_to);
+    use_effect_with(
+        (rows.top, rows.max_top(), rows.table.clone()),
+        move |(top, max_top, _)| {
+            if scrolled_to.borrow_mut().take() == Some(*top) {
+                return;
+            }
+            if let Some(element) = viewport.cast::<web_sys::Element>() {
+                let current = f64::from(element.scroll_top());
+                if top_for_scroll(current, *max_top) != *top {
+                    // Whole pixels: scrollTop takes an integer here.
+                    #[allow(clippy::cast_possible_truncation)]
+                    element.set_scroll_top(scroll_for_top(*top, *max_top).round() as i32);
+                    *programmatic.borrow_mut() = Some(element.scroll_top());
+                }
+            }
+        },
+    )
+}
+
+/// Ends the fade-out after a compaction.
+fn use_end_fade(rows: &RowsState, on_ghost_done: &Callback<u64>) -> impl Hook<Output = ()> {
+    let ghost = rows.ghost.as_ref().map(|(id, _)| *id);
+    let on_ghost_done = on_ghost_done.clone();
+    use_effect_with(ghost, move |ghost| {
+        let timer = ghost.map(|id| {
+            gloo::timers::callback::Timeout::new(FADE_MS, move || on_ghost_done.emit(id))
+        });
+        move || drop(timer)
+    })
 }
 
 fn body_html(props: &RowsPanelProps, window: &RowsWindow, fading: bool) -> Html {
@@ -425,6 +439,31 @@ struct ToolbarProps {
 fn toolbar(props: &ToolbarProps) -> Html {
     let key_text = use_state(String::new);
     let key_error = use_state(|| None::<String>);
+    let details = use_node_ref();
+    let on_compact = {
+        let cb = props.on_compact.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    html! {
+        <div class="toolbar">
+            { go_to_key(props.has_table, &props.on_go_to, &key_text, &key_error) }
+            <button type="button" class="button small" onclick={on_compact} disabled={!props.has_table || props.job.is_some()}
+                title="Flush and compact every tablet of the table now: versions the GC rules allow deleting are collected">
+                { "Compact now" }
+            </button>
+            { sample_data(props, &details) }
+        </div>
+    }
+}
+
+/// The go-to-key form, its key (`key_text`) checked as it is typed
+/// (`key_error`).
+fn go_to_key(
+    has_table: bool,
+    on_go_to: &Callback<Vec<u8>>,
+    key_text: &UseStateHandle<String>,
+    key_error: &UseStateHandle<Option<String>>,
+) -> Html {
     let on_key = {
         let key_text = key_text.clone();
         let key_error = key_error.clone();
@@ -438,7 +477,7 @@ fn toolbar(props: &ToolbarProps) -> Html {
     };
     let on_go = {
         let key_text = key_text.clone();
-        let on_go_to = props.on_go_to.clone();
+        let on_go_to = on_go_to.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if let Ok(key) = parse_key_text(&key_text) {
@@ -446,55 +485,53 @@ fn toolbar(props: &ToolbarProps) -> Html {
             }
         })
     };
-    let on_compact = {
-        let cb = props.on_compact.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
+    html! {
+        <form class="go-to" onsubmit={on_go} aria-label="Go to a row key">
+            <input class="mono" type="search" placeholder="go to key…" value={(**key_text).clone()} oninput={on_key}
+                aria-label="Go to row key" aria-invalid={key_error.is_some().to_string()} disabled={!has_table} />
+            <button type="submit" class="button small" disabled={!has_table || key_error.is_some()}>{ "Go" }</button>
+        </form>
+    }
+}
+
+/// Load sample data: the generator's table, rows and seed, behind a
+/// disclosure (`details`) that closes when it starts.
+fn sample_data(props: &ToolbarProps, details: &NodeRef) -> Html {
     let spec = props.generator.clone();
-    let on_table = {
+    // A change of one field, made into the whole spec.
+    let set = |f: fn(&mut GeneratorSpec, String)| {
         let spec = spec.clone();
         let cb = props.on_generator.clone();
+        move |value: String| {
+            let mut next = spec.clone();
+            f(&mut next, value);
+            cb.emit(next);
+        }
+    };
+    let on_table = {
+        let set = set(|s, v| s.table = v);
         Callback::from(move |e: InputEvent| {
-            let table = e
+            set(e
                 .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value();
-            cb.emit(GeneratorSpec {
-                table,
-                ..spec.clone()
-            });
+                .value());
         })
     };
     let on_rows = {
-        let spec = spec.clone();
-        let cb = props.on_generator.clone();
+        let set = set(|s, v| s.rows = v.parse().unwrap_or(s.rows));
         Callback::from(move |e: Event| {
-            let rows = e
+            set(e
                 .target_unchecked_into::<web_sys::HtmlSelectElement>()
-                .value()
-                .parse()
-                .unwrap_or(spec.rows);
-            cb.emit(GeneratorSpec {
-                rows,
-                ..spec.clone()
-            });
+                .value());
         })
     };
     let on_seed = {
-        let spec = spec.clone();
-        let cb = props.on_generator.clone();
+        let set = set(|s, v| s.seed = v.parse().unwrap_or(s.seed));
         Callback::from(move |e: InputEvent| {
-            let seed = e
+            set(e
                 .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value()
-                .parse()
-                .unwrap_or(spec.seed);
-            cb.emit(GeneratorSpec {
-                seed,
-                ..spec.clone()
-            });
+                .value());
         })
     };
-    let details = use_node_ref();
     let on_start = {
         let cb = props.on_start.clone();
         let details = details.clone();
@@ -510,43 +547,32 @@ fn toolbar(props: &ToolbarProps) -> Html {
     let table_ok =
         tabletop_core::validate_table_id(&spec.table).map_err(|e| e.message().to_string());
     html! {
-        <div class="toolbar">
-            <form class="go-to" onsubmit={on_go} aria-label="Go to a row key">
-                <input class="mono" type="search" placeholder="go to key…" value={(*key_text).clone()} oninput={on_key}
-                    aria-label="Go to row key" aria-invalid={key_error.is_some().to_string()} disabled={!props.has_table} />
-                <button type="submit" class="button small" disabled={!props.has_table || key_error.is_some()}>{ "Go" }</button>
+        <details class="generator" ref={details.clone()}>
+            <summary class="button small">{ "Load sample data" }</summary>
+            <form class="generator-form" onsubmit={on_start} aria-label="Sample data">
+                <p class="hint">{ "The phone and tablet time series of Bigtable's schema guide: " }<span class="mono">{ "phone#4c410523#20200501" }</span>{ ", three or four cells per row, generated in your browser a slice per frame." }</p>
+                <label class="field">
+                    <span>{ "Table" }</span>
+                    <input class="mono" type="text" value={spec.table.clone()} oninput={on_table} aria-label="Table to load into" />
+                </label>
+                if let Err(message) = &table_ok {
+                    <p class="field-error" role="alert">{ message.clone() }</p>
+                }
+                <label class="field">
+                    <span>{ "Rows" }</span>
+                    <select onchange={on_rows} aria-label="Rows to generate">
+                        { for SIZES.iter().map(|n| html! {
+                            <option value={n.to_string()} selected={*n == spec.rows}>{ format_count(*n) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="field">
+                    <span>{ "Seed" }</span>
+                    <input class="num" type="number" min="0" value={spec.seed.to_string()} oninput={on_seed} aria-label="Seed" />
+                </label>
+                <button type="submit" class="button primary small" disabled={props.job.is_some() || table_ok.is_err()}>{ "Generate" }</button>
             </form>
-            <button type="button" class="button small" onclick={on_compact} disabled={!props.has_table || props.job.is_some()}
-                title="Flush and compact every tablet of the table now: versions the GC rules allow deleting are collected">
-                { "Compact now" }
-            </button>
-            <details class="generator" ref={details}>
-                <summary class="button small">{ "Load sample data" }</summary>
-                <form class="generator-form" onsubmit={on_start} aria-label="Sample data">
-                    <p class="hint">{ "The phone and tablet time series of Bigtable's schema guide: " }<span class="mono">{ "phone#4c410523#20200501" }</span>{ ", three or four cells per row, generated in your browser a slice per frame." }</p>
-                    <label class="field">
-                        <span>{ "Table" }</span>
-                        <input class="mono" type="text" value={spec.table.clone()} oninput={on_table} aria-label="Table to load into" />
-                    </label>
-                    if let Err(message) = &table_ok {
-                        <p class="field-error" role="alert">{ message.clone() }</p>
-                    }
-                    <label class="field">
-                        <span>{ "Rows" }</span>
-                        <select onchange={on_rows} aria-label="Rows to generate">
-                            { for SIZES.iter().map(|n| html! {
-                                <option value={n.to_string()} selected={*n == spec.rows}>{ format_count(*n) }</option>
-                            }) }
-                        </select>
-                    </label>
-                    <label class="field">
-                        <span>{ "Seed" }</span>
-                        <input class="num" type="number" min="0" value={spec.seed.to_string()} oninput={on_seed} aria-label="Seed" />
-                    </label>
-                    <button type="submit" class="button primary small" disabled={props.job.is_some() || table_ok.is_err()}>{ "Generate" }</button>
-                </form>
-            </details>
-        </div>
+        </details>
     }
 }
 

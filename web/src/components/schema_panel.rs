@@ -17,8 +17,8 @@ use super::gc_rule_editor::GcRuleEditor;
 use super::key_view::key_html;
 use crate::view_model::count_noun;
 use crate::view_model::schema::{
-    FamilyDraft, GcDraft, TableSummary, VALUE_TYPES, check_family_name, check_table_id,
-    dry_run_modify, parse_splits, table_request, value_type_text,
+    FamilyDraft, FamilySummary, GcDraft, TableSummary, VALUE_TYPES, check_family_name,
+    check_table_id, dry_run_modify, parse_splits, table_request, value_type_text,
 };
 
 /// Props of [`SchemaPanel`].
@@ -219,61 +219,10 @@ fn new_table_form(props: &NewTableFormProps) -> Html {
             }
         })
     };
-    let family_rows = families.iter().enumerate().map(|(i, draft)| {
-        let update = {
-            let families = families.clone();
-            move |f: Box<dyn Fn(&mut FamilyDraft)>| {
-                let mut list = (*families).clone();
-                f(&mut list[i]);
-                families.set(list);
-            }
-        };
-        let on_name = {
-            let update = update.clone();
-            Callback::from(move |e: InputEvent| {
-                let v = input_value(&e);
-                update(Box::new(move |d| d.name.clone_from(&v)));
-            })
-        };
-        let on_type = {
-            let update = update.clone();
-            Callback::from(move |vt: ValueType| update(Box::new(move |d| d.value_type = vt)))
-        };
-        let on_gc = {
-            let update = update.clone();
-            Callback::from(move |gc: GcDraft| update(Box::new(move |d| d.gc = gc.clone())))
-        };
-        let on_remove = {
-            let families = families.clone();
-            Callback::from(move |_: MouseEvent| {
-                let mut list = (*families).clone();
-                list.remove(i);
-                families.set(list);
-            })
-        };
-        let taken: Vec<&str> = families
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, f)| f.name.as_str())
-            .collect();
-        let name_check = check_family_name(&draft.name, &taken);
-        let gc_check = draft.gc.to_rule().map(|_| ());
-        let msg_id = format!("new-family-{i}-error");
-        html! {
-            <li class="family-draft">
-                <div class="row-fields">
-                    <input class="mono" type="text" placeholder="family name" value={draft.name.clone()} oninput={on_name}
-                        aria-label={format!("Family {} name", i + 1)} aria-invalid={name_check.is_err().to_string()} aria-describedby={msg_id.clone()} />
-                    { value_type_select(draft.value_type, on_type, &format!("Family {} value type", i + 1)) }
-                    <button type="button" class="link-button" onclick={on_remove} aria-label={format!("Remove family {}", i + 1)}>{ "remove" }</button>
-                </div>
-                { field_message(&name_check, &msg_id) }
-                <GcRuleEditor draft={draft.gc.clone()} on_change={on_gc} id={format!("new-family-{i}-gc")} />
-                { field_message(&gc_check, &format!("new-family-{i}-gc-error")) }
-            </li>
-        }
-    });
+    let family_rows = families
+        .iter()
+        .enumerate()
+        .map(|(i, draft)| family_draft_row(&families, i, draft));
     let show_id_error = *touched || !id.is_empty();
     html! {
         <form class="new-table" {onsubmit} aria-label="New table">
@@ -308,6 +257,69 @@ fn new_table_form(props: &NewTableFormProps) -> Html {
     }
 }
 
+/// One family of the new-table form: its name, value type and GC rule,
+/// each checked, and remove; `families` is the form's list, `i` its place
+/// there.
+fn family_draft_row(
+    families: &UseStateHandle<Vec<FamilyDraft>>,
+    i: usize,
+    draft: &FamilyDraft,
+) -> Html {
+    let update = {
+        let families = families.clone();
+        move |f: Box<dyn Fn(&mut FamilyDraft)>| {
+            let mut list = (*families).clone();
+            f(&mut list[i]);
+            families.set(list);
+        }
+    };
+    let on_name = {
+        let update = update.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = input_value(&e);
+            update(Box::new(move |d| d.name.clone_from(&v)));
+        })
+    };
+    let on_type = {
+        let update = update.clone();
+        Callback::from(move |vt: ValueType| update(Box::new(move |d| d.value_type = vt)))
+    };
+    let on_gc = {
+        let update = update.clone();
+        Callback::from(move |gc: GcDraft| update(Box::new(move |d| d.gc = gc.clone())))
+    };
+    let on_remove = {
+        let families = families.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut list = (*families).clone();
+            list.remove(i);
+            families.set(list);
+        })
+    };
+    let taken: Vec<&str> = families
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, f)| f.name.as_str())
+        .collect();
+    let name_check = check_family_name(&draft.name, &taken);
+    let gc_check = draft.gc.to_rule().map(|_| ());
+    let msg_id = format!("new-family-{i}-error");
+    html! {
+        <li class="family-draft">
+            <div class="row-fields">
+                <input class="mono" type="text" placeholder="family name" value={draft.name.clone()} oninput={on_name}
+                    aria-label={format!("Family {} name", i + 1)} aria-invalid={name_check.is_err().to_string()} aria-describedby={msg_id.clone()} />
+                { value_type_select(draft.value_type, on_type, &format!("Family {} value type", i + 1)) }
+                <button type="button" class="link-button" onclick={on_remove} aria-label={format!("Remove family {}", i + 1)}>{ "remove" }</button>
+            </div>
+            { field_message(&name_check, &msg_id) }
+            <GcRuleEditor draft={draft.gc.clone()} on_change={on_gc} id={format!("new-family-{i}-gc")} />
+            { field_message(&gc_check, &format!("new-family-{i}-gc-error")) }
+        </li>
+    }
+}
+
 /// Props of [`TableDetail`].
 #[derive(Properties, PartialEq)]
 struct TableDetailProps {
@@ -320,12 +332,180 @@ struct TableDetailProps {
 #[component(TableDetail)]
 fn table_detail(props: &TableDetailProps) -> Html {
     let table = &props.table;
+    // The family whose GC rule is being edited, with the draft; the
+    // family asked to be dropped.
     let editing = use_state(|| None::<(String, GcDraft)>);
     let dropping = use_state(|| None::<String>);
+    let new_family = NewFamily {
+        name: use_state(String::new),
+        value_type: use_state(|| ValueType::Bytes),
+        gc: use_state(|| GcDraft::MaxVersions("1".into())),
+    };
     let confirm_delete = use_state(|| false);
-    let new_name = use_state(String::new);
-    let new_type = use_state(|| ValueType::Bytes);
-    let new_gc = use_state(|| GcDraft::MaxVersions("1".into()));
+    let family_items = table
+        .families
+        .iter()
+        .map(|family| family_item(&table.name, family, &editing, &dropping, &props.on_modify));
+    html! {
+        <div class="table-detail">
+            <h3 class="section-title">
+                { "Column families of " }<span class="mono">{ &table.name }</span>
+            </h3>
+            if table.families.is_empty() {
+                <p class="empty">{ "No column families: add one below before writing cells." }</p>
+            } else {
+                <ul class="family-list">{ for family_items }</ul>
+            }
+            { add_family_form(table, &props.on_modify, &new_family) }
+            if !table.initial_splits.is_empty() {
+                <p class="splits">
+                    { "Initial splits: " }
+                    { for table.initial_splits.iter().map(|k| html! { <span class="mono split-key">{ key_html(k) }</span> }) }
+                </p>
+            }
+            { delete_table(&table.name, &props.on_delete, &confirm_delete) }
+        </div>
+    }
+}
+
+/// One family of the selected table: its name, type and GC rule, with
+/// edit GC (the rule's editor opens under it) and drop (asked first).
+fn family_item(
+    table: &str,
+    family: &FamilySummary,
+    editing: &UseStateHandle<Option<(String, GcDraft)>>,
+    dropping: &UseStateHandle<Option<String>>,
+    on_modify: &Callback<(String, Vec<FamilyChange>)>,
+) -> Html {
+    let name = family.name.clone();
+    let is_editing = editing.as_ref().is_some_and(|(n, _)| *n == name);
+    let is_dropping = dropping.as_deref() == Some(name.as_str());
+    let on_edit = {
+        let editing = editing.clone();
+        let name = name.clone();
+        let rule = family.gc_rule.clone();
+        Callback::from(move |_: MouseEvent| {
+            editing.set(Some((name.clone(), GcDraft::from_rule(rule.as_ref()))));
+        })
+    };
+    let on_drop = {
+        let dropping = dropping.clone();
+        let name = name.clone();
+        Callback::from(move |_: MouseEvent| dropping.set(Some(name.clone())))
+    };
+    let confirm_drop = {
+        let dropping = dropping.clone();
+        let on_modify = on_modify.clone();
+        let table = table.to_string();
+        let name = name.clone();
+        Callback::from(move |_: MouseEvent| {
+            dropping.set(None);
+            on_modify.emit((table.clone(), vec![FamilyChange::Drop(name.clone())]));
+        })
+    };
+    let cancel_drop = {
+        let dropping = dropping.clone();
+        Callback::from(move |_: MouseEvent| dropping.set(None))
+    };
+    let editor = if is_editing {
+        gc_rule_edit(table, family, editing, on_modify)
+    } else {
+        html! {}
+    };
+    html! {
+        <li class="family" key={name.clone()}>
+            <div class="family-line">
+                <span class="mono family-name">{ &family.name }</span>
+                <span class="family-type">{ value_type_text(family.value_type) }</span>
+                <span class="gc-rule mono" title="Garbage-collection rule, as cbt ls prints it">{ format!("GC: {}", family.gc_text) }</span>
+                <span class="family-actions">
+                    <button type="button" class="link-button" onclick={on_edit} aria-label={format!("edit GC rule of family {name}")}>{ "edit GC" }</button>
+                    <button type="button" class="link-button danger" onclick={on_drop} aria-label={format!("Drop family {name}")}>{ "drop" }</button>
+                </span>
+            </div>
+            if is_dropping {
+                <div class="confirm" role="alertdialog" aria-label={format!("Drop family {name}?")}>
+                    { format!("Drop family {name} and every cell in it?") }
+                    <button type="button" class="button danger small" onclick={confirm_drop}>{ "Drop" }</button>
+                    <button type="button" class="button small" onclick={cancel_drop}>{ "Keep" }</button>
+                </div>
+            }
+            { editor }
+        </li>
+    }
+}
+
+/// The editor of a family's GC rule, with Save rule and Cancel.
+fn gc_rule_edit(
+    table: &str,
+    family: &FamilySummary,
+    editing: &UseStateHandle<Option<(String, GcDraft)>>,
+    on_modify: &Callback<(String, Vec<FamilyChange>)>,
+) -> Html {
+    let name = family.name.clone();
+    let draft = editing.as_ref().map(|(_, d)| d.clone()).unwrap_or_default();
+    let check = draft.to_rule();
+    let on_change = {
+        let editing = editing.clone();
+        let name = name.clone();
+        Callback::from(move |d: GcDraft| editing.set(Some((name.clone(), d))))
+    };
+    let on_save = {
+        let editing = editing.clone();
+        let on_modify = on_modify.clone();
+        let table = table.to_string();
+        let name = name.clone();
+        let value_type = family.value_type;
+        let check = check.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Ok(gc_rule) = &check {
+                let family = ColumnFamily {
+                    gc_rule: gc_rule.clone(),
+                    value_type,
+                };
+                on_modify.emit((
+                    table.clone(),
+                    vec![FamilyChange::Update(name.clone(), family)],
+                ));
+                editing.set(None);
+            }
+        })
+    };
+    let on_cancel = {
+        let editing = editing.clone();
+        Callback::from(move |_: MouseEvent| editing.set(None))
+    };
+    html! {
+        <div class="family-edit">
+            <GcRuleEditor {draft} {on_change} id={format!("edit-{name}")} />
+            { field_message(&check.as_ref().map(|_| ()).map_err(Clone::clone), &format!("edit-{name}-error")) }
+            <div class="form-actions">
+                <button type="button" class="button primary small" onclick={on_save} disabled={check.is_err()}>{ "Save rule" }</button>
+                <button type="button" class="button small" onclick={on_cancel}>{ "Cancel" }</button>
+            </div>
+        </div>
+    }
+}
+
+/// The add-family form's fields, kept by [`TableDetail`].
+struct NewFamily {
+    name: UseStateHandle<String>,
+    value_type: UseStateHandle<ValueType>,
+    gc: UseStateHandle<GcDraft>,
+}
+
+/// The form that adds a family to the selected table, checked as you type
+/// (a dry run of the change).
+fn add_family_form(
+    table: &TableSummary,
+    on_modify: &Callback<(String, Vec<FamilyChange>)>,
+    fields: &NewFamily,
+) -> Html {
+    let (new_name, new_type, new_gc) = (
+        fields.name.clone(),
+        fields.value_type.clone(),
+        fields.gc.clone(),
+    );
 
     let taken: Vec<&str> = table.families.iter().map(|f| f.name.as_str()).collect();
     let name_check = check_family_name(&new_name, &taken).map_err(|e| {
@@ -350,7 +530,7 @@ fn table_detail(props: &TableDetailProps) -> Html {
     });
 
     let on_add = {
-        let on_modify = props.on_modify.clone();
+        let on_modify = on_modify.clone();
         let name = table.name.clone();
         let add_check = add_check.clone();
         let new_name = new_name.clone();
@@ -378,104 +558,33 @@ fn table_detail(props: &TableDetailProps) -> Html {
         let new_gc = new_gc.clone();
         Callback::from(move |gc: GcDraft| new_gc.set(gc))
     };
-
-    let family_items = table.families.iter().map(|family| {
-        let name = family.name.clone();
-        let is_editing = editing.as_ref().is_some_and(|(n, _)| *n == name);
-        let is_dropping = dropping.as_deref() == Some(name.as_str());
-        let on_edit = {
-            let editing = editing.clone();
-            let name = name.clone();
-            let rule = family.gc_rule.clone();
-            Callback::from(move |_: MouseEvent| {
-                editing.set(Some((name.clone(), GcDraft::from_rule(rule.as_ref()))));
-            })
-        };
-        let on_drop = {
-            let dropping = dropping.clone();
-            let name = name.clone();
-            Callback::from(move |_: MouseEvent| dropping.set(Some(name.clone())))
-        };
-        let confirm_drop = {
-            let dropping = dropping.clone();
-            let on_modify = props.on_modify.clone();
-            let table = table.name.clone();
-            let name = name.clone();
-            Callback::from(move |_: MouseEvent| {
-                dropping.set(None);
-                on_modify.emit((table.clone(), vec![FamilyChange::Drop(name.clone())]));
-            })
-        };
-        let cancel_drop = {
-            let dropping = dropping.clone();
-            Callback::from(move |_: MouseEvent| dropping.set(None))
-        };
-        let editor = if is_editing {
-            let draft = editing.as_ref().map(|(_, d)| d.clone()).unwrap_or_default();
-            let check = draft.to_rule();
-            let on_change = {
-                let editing = editing.clone();
-                let name = name.clone();
-                Callback::from(move |d: GcDraft| editing.set(Some((name.clone(), d))))
-            };
-            let on_save = {
-                let editing = editing.clone();
-                let on_modify = props.on_modify.clone();
-                let table = table.name.clone();
-                let name = name.clone();
-                let value_type = family.value_type;
-                let check = check.clone();
-                Callback::from(move |_: MouseEvent| {
-                    if let Ok(gc_rule) = &check {
-                        let family = ColumnFamily {
-                            gc_rule: gc_rule.clone(),
-                            value_type,
-                        };
-                        on_modify.emit((table.clone(), vec![FamilyChange::Update(name.clone(), family)]));
-                        editing.set(None);
-                    }
-                })
-            };
-            let on_cancel = {
-                let editing = editing.clone();
-                Callback::from(move |_: MouseEvent| editing.set(None))
-            };
-            html! {
-                <div class="family-edit">
-                    <GcRuleEditor {draft} {on_change} id={format!("edit-{name}")} />
-                    { field_message(&check.as_ref().map(|_| ()).map_err(Clone::clone), &format!("edit-{name}-error")) }
-                    <div class="form-actions">
-                        <button type="button" class="button primary small" onclick={on_save} disabled={check.is_err()}>{ "Save rule" }</button>
-                        <button type="button" class="button small" onclick={on_cancel}>{ "Cancel" }</button>
-                    </div>
-                </div>
+    let show_name_error = !new_name.is_empty();
+    html! {
+        <form class="add-family" onsubmit={on_add} aria-label="Add a column family">
+            <div class="row-fields">
+                <input class="mono" type="text" placeholder="new family" value={(*new_name).clone()} oninput={on_new_name}
+                    aria-label="New family name" aria-invalid={(show_name_error && name_check.is_err()).to_string()} aria-describedby="add-family-error" autocomplete="off" spellcheck="false" />
+                { value_type_select(*new_type, on_new_type, "New family value type") }
+            </div>
+            <GcRuleEditor draft={(*new_gc).clone()} on_change={on_new_gc} id="add-family-gc" />
+            if show_name_error {
+                { field_message(&add_check.as_ref().map(|_| ()).map_err(Clone::clone), "add-family-error") }
+            } else if let Err(message) = &new_family {
+                <p class="field-error" id="add-family-error" role="alert">{ message.clone() }</p>
             }
-        } else {
-            html! {}
-        };
-        html! {
-            <li class="family" key={name.clone()}>
-                <div class="family-line">
-                    <span class="mono family-name">{ &family.name }</span>
-                    <span class="family-type">{ value_type_text(family.value_type) }</span>
-                    <span class="gc-rule mono" title="Garbage-collection rule, as cbt ls prints it">{ format!("GC: {}", family.gc_text) }</span>
-                    <span class="family-actions">
-                        <button type="button" class="link-button" onclick={on_edit} aria-label={format!("edit GC rule of family {name}")}>{ "edit GC" }</button>
-                        <button type="button" class="link-button danger" onclick={on_drop} aria-label={format!("Drop family {name}")}>{ "drop" }</button>
-                    </span>
-                </div>
-                if is_dropping {
-                    <div class="confirm" role="alertdialog" aria-label={format!("Drop family {name}?")}>
-                        { format!("Drop family {name} and every cell in it?") }
-                        <button type="button" class="button danger small" onclick={confirm_drop}>{ "Drop" }</button>
-                        <button type="button" class="button small" onclick={cancel_drop}>{ "Keep" }</button>
-                    </div>
-                }
-                { editor }
-            </li>
-        }
-    });
+            <div class="form-actions">
+                <button type="submit" class="button small" disabled={add_check.is_err()}>{ "Add family" }</button>
+            </div>
+        </form>
+    }
+}
 
+/// Delete table…, asked first (`confirm_delete`: the question is open).
+fn delete_table(
+    name: &str,
+    on_delete: &Callback<String>,
+    confirm_delete: &UseStateHandle<bool>,
+) -> Html {
     let on_delete_ask = {
         let confirm_delete = confirm_delete.clone();
         Callback::from(move |_: MouseEvent| confirm_delete.set(true))
@@ -485,55 +594,21 @@ fn table_detail(props: &TableDetailProps) -> Html {
         Callback::from(move |_: MouseEvent| confirm_delete.set(false))
     };
     let on_delete_yes = {
-        let on_delete = props.on_delete.clone();
-        let name = table.name.clone();
+        let on_delete = on_delete.clone();
+        let name = name.to_string();
         Callback::from(move |_: MouseEvent| on_delete.emit(name.clone()))
     };
-    let show_name_error = !new_name.is_empty();
-
     html! {
-        <div class="table-detail">
-            <h3 class="section-title">
-                { "Column families of " }<span class="mono">{ &table.name }</span>
-            </h3>
-            if table.families.is_empty() {
-                <p class="empty">{ "No column families: add one below before writing cells." }</p>
+        <div class="danger-zone">
+            if **confirm_delete {
+                <div class="confirm" role="alertdialog" aria-label={format!("Delete table {name}?")}>
+                    { format!("Delete table {name} and all its rows?") }
+                    <button type="button" class="button danger small" onclick={on_delete_yes}>{ "Delete" }</button>
+                    <button type="button" class="button small" onclick={on_delete_no}>{ "Keep" }</button>
+                </div>
             } else {
-                <ul class="family-list">{ for family_items }</ul>
+                <button type="button" class="link-button danger" onclick={on_delete_ask}>{ format!("Delete table {name}…") }</button>
             }
-            <form class="add-family" onsubmit={on_add} aria-label="Add a column family">
-                <div class="row-fields">
-                    <input class="mono" type="text" placeholder="new family" value={(*new_name).clone()} oninput={on_new_name}
-                        aria-label="New family name" aria-invalid={(show_name_error && name_check.is_err()).to_string()} aria-describedby="add-family-error" autocomplete="off" spellcheck="false" />
-                    { value_type_select(*new_type, on_new_type, "New family value type") }
-                </div>
-                <GcRuleEditor draft={(*new_gc).clone()} on_change={on_new_gc} id="add-family-gc" />
-                if show_name_error {
-                    { field_message(&add_check.as_ref().map(|_| ()).map_err(Clone::clone), "add-family-error") }
-                } else if let Err(message) = &new_family {
-                    <p class="field-error" id="add-family-error" role="alert">{ message.clone() }</p>
-                }
-                <div class="form-actions">
-                    <button type="submit" class="button small" disabled={add_check.is_err()}>{ "Add family" }</button>
-                </div>
-            </form>
-            if !table.initial_splits.is_empty() {
-                <p class="splits">
-                    { "Initial splits: " }
-                    { for table.initial_splits.iter().map(|k| html! { <span class="mono split-key">{ key_html(k) }</span> }) }
-                </p>
-            }
-            <div class="danger-zone">
-                if *confirm_delete {
-                    <div class="confirm" role="alertdialog" aria-label={format!("Delete table {}?", table.name)}>
-                        { format!("Delete table {} and all its rows?", table.name) }
-                        <button type="button" class="button danger small" onclick={on_delete_yes}>{ "Delete" }</button>
-                        <button type="button" class="button small" onclick={on_delete_no}>{ "Keep" }</button>
-                    </div>
-                } else {
-                    <button type="button" class="link-button danger" onclick={on_delete_ask}>{ format!("Delete table {}…", table.name) }</button>
-                }
-            </div>
         </div>
     }
 }

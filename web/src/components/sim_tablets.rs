@@ -18,7 +18,7 @@ use super::sim_controls::SimControls;
 use super::tablets_panel::SplitLine;
 use crate::state::sim::{SimAction, SimState, TabletsView};
 use crate::view_model::keys::{DisplayKey, key_parts};
-use crate::view_model::sim::{event_lines, node_bars, node_class, sim_bar};
+use crate::view_model::sim::{SimSnapshot, event_lines, node_bars, node_class, sim_bar};
 use crate::view_model::tablets::labelled_splits;
 use crate::view_model::{count_noun, format_count};
 
@@ -89,91 +89,15 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
         None => html! {
             <p class="empty">{ sim.error.clone().unwrap_or_else(|| "No simulation is loaded.".into()) }</p>
         },
-        Some(snapshot) => {
-            let bar = sim_bar(snapshot);
-            let layout: Vec<_> = bar.iter().map(|t| t.segment.clone()).collect();
-            let labels = labelled_splits(&layout, LABEL_GAP);
-            let nodes = node_bars(&snapshot.nodes);
-            let events = event_lines(&snapshot.recent);
-            // The events' numbers in the whole run (the list is newest
-            // first), to key the list: new events are inserted at the top
-            // instead of every line being rewritten.
-            let total = snapshot.counts.splits + snapshot.counts.merges + snapshot.counts.moves;
-            html! {
-                <div class="sim-tablets-body" tabindex="0" role="group" aria-label="Simulated tablets and nodes">
-                    <div class="bar-area">
-                        <div class="tablet-bar sim-bar" role="img"
-                            aria-label={format!("Simulated key space: {} coloured by node", count_noun(bar.len() as u64, "tablet"))}>
-                            { for bar.iter().map(|t| html! {
-                                // Keyed by the tablet: a split or merge
-                                // adds or drops blocks, the rest stay.
-                                <div key={t.id}
-                                    class={classes!("tablet", node_class(t.node), t.change.map(|c| c.class()))}
-                                    style={format!("left: {:.4}%; width: {:.4}%", t.segment.left, t.segment.width)}
-                                    title={t.title.clone()} data-node={t.node.to_string()}></div>
-                            }) }
-                        </div>
-                        <div class="split-labels" aria-hidden="true">
-                            { for labels.iter().filter_map(|&i| bar.get(i)).map(|t| {
-                                let key = DisplayKey { text: t.start.clone(), parts: key_parts(&t.start) };
-                                html! {
-                                    <span class="split-label mono" style={format!("left: {:.4}%", t.segment.left)} title={t.start.clone()}>
-                                        { key_html(&key) }
-                                    </span>
-                                }
-                            }) }
-                        </div>
-                        <div class="node-bars" role="list" aria-label="Node CPU">
-                            { for nodes.iter().map(|n| html! {
-                                <div class={classes!("node-bar", n.throttled.then_some("throttled"))} role="listitem"
-                                    aria-label={format!("Node {}: {}", n.node, n.label)}>
-                                    <span class={classes!("node-swatch", node_class(n.node))} aria-hidden="true"></span>
-                                    <span class="node-name">{ format!("node {}", n.node) }</span>
-                                    <span class="cpu-track" aria-hidden="true">
-                                        <span class={classes!("cpu-fill", node_class(n.node))} style={format!("width: {:.2}%", n.fill)}></span>
-                                        <span class="cpu-over" style={format!("left: {:.2}%; width: {:.2}%", n.fill, n.over)}></span>
-                                        <span class="cpu-full" style={format!("left: {:.2}%", n.full_mark)} title="100%"></span>
-                                    </span>
-                                    <span class="node-label" title={n.label.clone()}>{ n.short.clone() }</span>
-                                </div>
-                            }) }
-                        </div>
-                    </div>
-                    <div class="sim-side">
-                            if !snapshot.views.is_empty() {
-                                <div class="sim-views">
-                                    <h3 class="section-title">{ "Materialized views" }</h3>
-                                    <ul class="sim-view-list" aria-label="Materialized views">
-                                        { for snapshot.views.iter().map(|v| html! {
-                                            <li class={classes!("sim-view", v.behind.then_some("behind"))} title={v.detail.clone()}>
-                                                <span class="sim-view-name">{ v.name.clone() }</span>
-                                                <span class="sim-view-state">{ v.state.clone() }</span>
-                                            </li>
-                                        }) }
-                                    </ul>
-                                </div>
-                            }
-                        <div class="sim-events">
-                            <h3 class="section-title">{ "Balancer events" }</h3>
-                            <SplitLine note={snapshot.split_note()} />
-                            if events.is_empty() {
-                                <p class="hint">{ "No splits, merges or moves yet." }</p>
-                            } else {
-                                <ol class="event-list" aria-label="Latest balancer events, newest first">
-                                    { for events.iter().enumerate().map(|(i, e)| html! {
-                                        <li key={total.saturating_sub(i)} class={classes!("event", format!("event-{}", e.kind))}>
-                                            <span class="event-at mono">{ e.at.clone() }</span>
-                                            <span class="event-kind">{ e.kind }</span>
-                                            <span class="event-text mono" title={e.text.clone()}>{ e.text.clone() }</span>
-                                        </li>
-                                    }) }
-                                </ol>
-                            }
-                        </div>
-                    </div>
+        Some(snapshot) => html! {
+            <div class="sim-tablets-body" tabindex="0" role="group" aria-label="Simulated tablets and nodes">
+                { bar_area(snapshot) }
+                <div class="sim-side">
+                    { views_list(snapshot) }
+                    { balancer_events(snapshot) }
                 </div>
-            }
-        }
+            </div>
+        },
     };
     html! {
         <section class="panel tablets-panel sim-tablets-panel" aria-label="Tablets">
@@ -191,5 +115,103 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
             }
             { body }
         </section>
+    }
+}
+
+/// The simulated key space as a bar of tablets coloured by node, its
+/// split points labelled, and a CPU bar per node.
+fn bar_area(snapshot: &SimSnapshot) -> Html {
+    let bar = sim_bar(snapshot);
+    let layout: Vec<_> = bar.iter().map(|t| t.segment.clone()).collect();
+    let labels = labelled_splits(&layout, LABEL_GAP);
+    let nodes = node_bars(&snapshot.nodes);
+    html! {
+        <div class="bar-area">
+            <div class="tablet-bar sim-bar" role="img"
+                aria-label={format!("Simulated key space: {} coloured by node", count_noun(bar.len() as u64, "tablet"))}>
+                { for bar.iter().map(|t| html! {
+                    // Keyed by the tablet: a split or merge
+                    // adds or drops blocks, the rest stay.
+                    <div key={t.id}
+                        class={classes!("tablet", node_class(t.node), t.change.map(|c| c.class()))}
+                        style={format!("left: {:.4}%; width: {:.4}%", t.segment.left, t.segment.width)}
+                        title={t.title.clone()} data-node={t.node.to_string()}></div>
+                }) }
+            </div>
+            <div class="split-labels" aria-hidden="true">
+                { for labels.iter().filter_map(|&i| bar.get(i)).map(|t| {
+                    let key = DisplayKey { text: t.start.clone(), parts: key_parts(&t.start) };
+                    html! {
+                        <span class="split-label mono" style={format!("left: {:.4}%", t.segment.left)} title={t.start.clone()}>
+                            { key_html(&key) }
+                        </span>
+                    }
+                }) }
+            </div>
+            <div class="node-bars" role="list" aria-label="Node CPU">
+                { for nodes.iter().map(|n| html! {
+                    <div class={classes!("node-bar", n.throttled.then_some("throttled"))} role="listitem"
+                        aria-label={format!("Node {}: {}", n.node, n.label)}>
+                        <span class={classes!("node-swatch", node_class(n.node))} aria-hidden="true"></span>
+                        <span class="node-name">{ format!("node {}", n.node) }</span>
+                        <span class="cpu-track" aria-hidden="true">
+                            <span class={classes!("cpu-fill", node_class(n.node))} style={format!("width: {:.2}%", n.fill)}></span>
+                            <span class="cpu-over" style={format!("left: {:.2}%; width: {:.2}%", n.fill, n.over)}></span>
+                            <span class="cpu-full" style={format!("left: {:.2}%", n.full_mark)} title="100%"></span>
+                        </span>
+                        <span class="node-label" title={n.label.clone()}>{ n.short.clone() }</span>
+                    </div>
+                }) }
+            </div>
+        </div>
+    }
+}
+
+/// The simulated materialized views and how far behind each is, if there
+/// are any.
+fn views_list(snapshot: &SimSnapshot) -> Html {
+    if snapshot.views.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <div class="sim-views">
+            <h3 class="section-title">{ "Materialized views" }</h3>
+            <ul class="sim-view-list" aria-label="Materialized views">
+                { for snapshot.views.iter().map(|v| html! {
+                    <li class={classes!("sim-view", v.behind.then_some("behind"))} title={v.detail.clone()}>
+                        <span class="sim-view-name">{ v.name.clone() }</span>
+                        <span class="sim-view-state">{ v.state.clone() }</span>
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
+}
+
+/// The balancer's latest splits, merges and moves, newest first.
+fn balancer_events(snapshot: &SimSnapshot) -> Html {
+    let events = event_lines(&snapshot.recent);
+    // The events' numbers in the whole run (the list is newest first), to
+    // key the list: new events are inserted at the top instead of every
+    // line being rewritten.
+    let total = snapshot.counts.splits + snapshot.counts.merges + snapshot.counts.moves;
+    html! {
+        <div class="sim-events">
+            <h3 class="section-title">{ "Balancer events" }</h3>
+            <SplitLine note={snapshot.split_note()} />
+            if events.is_empty() {
+                <p class="hint">{ "No splits, merges or moves yet." }</p>
+            } else {
+                <ol class="event-list" aria-label="Latest balancer events, newest first">
+                    { for events.iter().enumerate().map(|(i, e)| html! {
+                        <li key={total.saturating_sub(i)} class={classes!("event", format!("event-{}", e.kind))}>
+                            <span class="event-at mono">{ e.at.clone() }</span>
+                            <span class="event-kind">{ e.kind }</span>
+                            <span class="event-text mono" title={e.text.clone()}>{ e.text.clone() }</span>
+                        </li>
+                    }) }
+                </ol>
+            }
+        </div>
     }
 }

@@ -66,6 +66,9 @@ pub struct Callbacks {
     pub tools: Callback<crate::state::tools::ToolsAction>,
     pub open_export: Callback<()>,
     pub open_import: Callback<()>,
+    pub learn: Callback<crate::state::learn::LearnAction>,
+    pub undo_replace: Callback<()>,
+    pub forget_replaced: Callback<()>,
 }
 
 fn callbacks(app: &AppContext) -> Callbacks {
@@ -142,6 +145,9 @@ fn callbacks(app: &AppContext) -> Callbacks {
         tools: d.to_callback().reform(Action::Tools),
         open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
         open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
+        learn: d.to_callback().reform(Action::Learn),
+        undo_replace: to(|()| Action::UndoReplace),
+        forget_replaced: to(|()| Action::ForgetReplaced),
     }
 }
 
@@ -158,8 +164,8 @@ const KEYVIZ_LEAVES: &str = "760px";
 const CONSOLE_MAX: &str = "26vh";
 
 fn grid_style(layout: &Layout, panels: Panels, heatmap: bool) -> String {
-    let middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
-    let schema = panels.has(PanelId::Schema) || panels.has(PanelId::Lessons);
+    let middle = has_middle(panels);
+    let schema = has_left(panels);
     let keyviz = panels.has(PanelId::KeyVisualizer);
     let mut columns: Vec<(&str, String)> = Vec::new();
     // Side columns keep their dragged width on wide screens but never take
@@ -264,24 +270,7 @@ pub fn workspace() -> Html {
         let app = app.clone();
         use_memo((), move |()| callbacks(&app))
     };
-    // A maximized panel is laid out as if it were the only one shown; the
-    // others stay mounted, hidden.
-    let all = app.panels;
-    let panels = app.maximized.map_or(all, |p| all.focused(p));
-    let all_middle = all.has(PanelId::Tablets) || all.has(PanelId::Rows);
-    // No drag handles while a panel is maximized.
-    let unsplit = app.maximized.is_some();
-    let layout = app.layout;
-    let maximize = |panel: PanelId| -> Html {
-        let maximized = app
-            .maximized
-            .is_some_and(|m| app.panels.focused(m).has(panel));
-        // Nothing to gain where the panel (or its column) is all there is.
-        if !maximized && app.panels.focused(panel) == app.panels {
-            return Html::default();
-        }
-        html! { <MaximizeButton {panel} {maximized} on_focus={cb.maximize.clone()} /> }
-    };
+    let grid = Grid::new(&app);
     let on_escape = {
         let restore = cb.maximize.clone();
         let maximized = app.maximized.is_some();
@@ -293,28 +282,8 @@ pub fn workspace() -> Html {
             }
         })
     };
+    let (all, panels) = (grid.all, grid.panels);
     let instance_name = app.instance().name();
-    let selected_summary = app
-        .selected
-        .as_ref()
-        .and_then(|s| app.tables.iter().find(|t| &t.name == s).cloned());
-    let top_key = app.rows.window.lines.first().map(|l| l.key_bytes.clone());
-    let last_read = app
-        .console
-        .last_read()
-        .filter(|r| Some(&r.table) == app.selected.as_ref())
-        .map(|r| r.tablets.clone());
-    let has_middle = panels.has(PanelId::Tablets) || panels.has(PanelId::Rows);
-    let both_middle = panels.has(PanelId::Tablets) && panels.has(PanelId::Rows);
-    let middle_style = if both_middle {
-        format!(
-            "grid-area: mid; grid-template-rows: {}px 6px minmax(0, 1fr);",
-            layout.tablets
-        )
-    } else {
-        "grid-area: mid; grid-template-rows: minmax(0, 1fr);".into()
-    };
-
     html! {
         <div class={classes!("shell", app.embed.then_some("embed"))}>
             <AppHeader
@@ -332,6 +301,106 @@ pub fn workspace() -> Html {
                 on_open_export={cb.open_export.clone()}
                 on_open_import={cb.open_import.clone()}
             />
+            { dialogs(&app, &cb) }
+            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&app.layout, panels, app.sim.loaded())} onkeydown={on_escape}>
+                // Every panel the page shows stays mounted while another is
+                // maximized (half-typed forms, the console's input and the
+                // heatmap's pin survive); the hidden ones are `display:
+                // none` slots, the visible ones place themselves in the grid.
+                if has_left(all) {
+                    { left_slot(&app, &cb, &grid) }
+                    if has_middle(all) || all.has(PanelId::KeyVisualizer) {
+                        { grid.handle(Splitter::Left, app.layout.left, &cb, "grid-area: ls") }
+                    }
+                }
+                if has_middle(all) {
+                    { middle_slot(&app, &cb, &grid) }
+                }
+                if all.has(PanelId::KeyVisualizer) {
+                    if has_middle(all) {
+                        { grid.handle(Splitter::Right, app.layout.right, &cb, "grid-area: rs") }
+                    }
+                    <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
+                        <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} />
+                    </div>
+                }
+                if all.has(PanelId::Console) {
+                    if grid.above_console() {
+                        { grid.handle(Splitter::Bottom, app.layout.bottom, &cb, "grid-area: hs") }
+                    }
+                    { console_slot(&app, &cb, &grid, instance_name) }
+                }
+            </main>
+        </div>
+    }
+}
+
+/// Whether `panels` has a panel of the left column.
+fn has_left(panels: Panels) -> bool {
+    panels.has(PanelId::Schema) || panels.has(PanelId::Lessons)
+}
+
+/// Whether `panels` has a panel of the middle column.
+fn has_middle(panels: Panels) -> bool {
+    panels.has(PanelId::Tablets) || panels.has(PanelId::Rows)
+}
+
+/// Which panels the page has and which are laid out now (a maximized panel
+/// is laid out as if it were the only one shown; the others stay mounted,
+/// hidden).
+struct Grid {
+    /// Every panel the page has.
+    all: Panels,
+    /// The panels laid out now.
+    panels: Panels,
+    /// The maximized panel, if one is.
+    maximized: Option<PanelId>,
+}
+
+impl Grid {
+    fn new(app: &AppContext) -> Self {
+        let all = app.panels;
+        Grid {
+            all,
+            panels: app.maximized.map_or(all, |p| all.focused(p)),
+            maximized: app.maximized,
+        }
+    }
+
+    /// Whether the page has a panel above the console (so a handle between
+    /// them).
+    fn above_console(&self) -> bool {
+        has_middle(self.all) || has_left(self.all) || self.all.has(PanelId::KeyVisualizer)
+    }
+
+    /// The maximize (or restore) button of a panel's header: empty where
+    /// the panel (or its column) is all there is.
+    fn maximize(&self, panel: PanelId, cb: &Callbacks) -> Html {
+        let maximized = self
+            .maximized
+            .is_some_and(|m| self.all.focused(m).has(panel));
+        if !maximized && self.all.focused(panel) == self.all {
+            return Html::default();
+        }
+        html! { <MaximizeButton {panel} {maximized} on_focus={cb.maximize.clone()} /> }
+    }
+
+    /// A drag handle between two columns or rows, in a slot hidden (no
+    /// handles) while a panel is maximized.
+    fn handle(&self, splitter: Splitter, size: u32, cb: &Callbacks, style: &'static str) -> Html {
+        html! {
+            <div class="slot" hidden={self.maximized.is_some()}>
+                <SplitHandle {splitter} {size} on_resize={cb.resize.clone()} {style} />
+            </div>
+        }
+    }
+}
+
+/// The dialogs open over the workspace: Export, the confirmation of an
+/// import that replaces work, Import.
+fn dialogs(app: &AppContext, cb: &Callbacks) -> Html {
+    html! {
+        <>
             if let Some(export) = &app.tools.export {
                 <ExportDialog state={export.clone()} tables={Rc::clone(&app.tables)}
                     on_action={cb.tools.clone()} on_notify={cb.notify.clone()} />
@@ -343,119 +412,147 @@ pub fn workspace() -> Html {
             if let Some(import) = &app.tools.import {
                 <ImportDialog state={import.clone()} tables={Rc::clone(&app.tables)} on_action={cb.tools.clone()} />
             }
-            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&layout, panels, app.sim.loaded())} onkeydown={on_escape}>
-                // Every panel the page shows stays mounted while another is
-                // maximized (half-typed forms, the console's input and the
-                // heatmap's pin survive); the hidden ones are `display:
-                // none` slots, the visible ones place themselves in the grid.
-                if all.has(PanelId::Schema) || all.has(PanelId::Lessons) {
-                    <div class="slot" hidden={!(panels.has(PanelId::Schema) || panels.has(PanelId::Lessons))}>
-                        <LeftColumn schema={all.has(PanelId::Schema)} lessons={all.has(PanelId::Lessons)} lessons_maximize={maximize(PanelId::Lessons)}>
-                            if all.has(PanelId::Schema) {
-                                <SchemaPanel
-                                    tables={Rc::clone(&app.tables)}
-                                    selected={app.selected.clone()}
-                                    on_select={cb.select_table.clone()}
-                                    on_create={cb.create_table.clone()}
-                                    on_delete={cb.delete_table.clone()}
-                                    on_modify={cb.modify_families.clone()}
-                                    maximize={maximize(PanelId::Schema)}
-                                >
-                                    <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
-                                </SchemaPanel>
-                            }
-                        </LeftColumn>
-                    </div>
-                    if all_middle || all.has(PanelId::KeyVisualizer) {
-                        <div class="slot" hidden={unsplit}>
-                            <SplitHandle splitter={Splitter::Left} size={layout.left} on_resize={cb.resize.clone()} style="grid-area: ls" />
-                        </div>
-                    }
+        </>
+    }
+}
+
+/// The left column's slot: Schema and Lessons.
+fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+    let all = grid.all;
+    html! {
+        <div class="slot" hidden={!has_left(grid.panels)}>
+            <LeftColumn schema={all.has(PanelId::Schema)} lessons={all.has(PanelId::Lessons)}
+                learn={Rc::clone(&app.learn)} embed={app.embed} replaced={app.replaced.clone()}
+                on_learn={cb.learn.clone()} on_undo={cb.undo_replace.clone()} on_forget={cb.forget_replaced.clone()}
+                lessons_maximize={grid.maximize(PanelId::Lessons, cb)}>
+                if all.has(PanelId::Schema) {
+                    <SchemaPanel
+                        tables={Rc::clone(&app.tables)}
+                        selected={app.selected.clone()}
+                        on_select={cb.select_table.clone()}
+                        on_create={cb.create_table.clone()}
+                        on_delete={cb.delete_table.clone()}
+                        on_modify={cb.modify_families.clone()}
+                        maximize={grid.maximize(PanelId::Schema, cb)}
+                    >
+                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
+                    </SchemaPanel>
                 }
-                if all_middle {
-                    <div class="slot" hidden={!has_middle}>
-                        <div class="middle" style={middle_style}>
-                            if all.has(PanelId::Tablets) {
-                                <div class="slot" hidden={!panels.has(PanelId::Tablets)}>
-                                    if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
-                                        <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::Tablets)} />
-                                    } else {
-                                        <TabletsPanel
-                                            view={app.tablets.clone()}
-                                            top_key={top_key}
-                                            read_tablets={last_read}
-                                            on_go_to={cb.go_to_key.clone()}
-                                            switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
-                                            maximize={maximize(PanelId::Tablets)}
-                                        />
-                                    }
-                                </div>
-                            }
-                            if all.has(PanelId::Tablets) && all.has(PanelId::Rows) {
-                                <div class="slot" hidden={!both_middle}>
-                                    <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
-                                </div>
-                            }
-                            if all.has(PanelId::Rows) {
-                                <div class="slot" hidden={!panels.has(PanelId::Rows)}>
-                                    <RowsPanel
-                                        rows={Rc::clone(&app.rows)}
-                                        table={selected_summary}
-                                        job={app.job.clone()}
-                                        generator={app.generator.clone()}
-                                        on_viewport={cb.viewport.clone()}
-                                        on_scroll={cb.scroll.clone()}
-                                        on_go_to={cb.go_to_key.clone()}
-                                        on_toggle={cb.toggle_row.clone()}
-                                        on_compact={cb.compact.clone()}
-                                        on_ghost_done={cb.ghost_done.clone()}
-                                        on_generator={cb.generator.clone()}
-                                        on_start={cb.start_generator.clone()}
-                                        on_cancel={cb.cancel_job.clone()}
-                                        maximize={maximize(PanelId::Rows)}
-                                    />
-                                </div>
-                            }
-                        </div>
+            </LeftColumn>
+        </div>
+    }
+}
+
+/// The middle column's slot: the Tablets bar (the live one or the
+/// simulation's) above the Rows, with a handle between them.
+fn middle_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+    let (all, panels) = (grid.all, grid.panels);
+    let layout = app.layout;
+    let both_middle = panels.has(PanelId::Tablets) && panels.has(PanelId::Rows);
+    let middle_style = if both_middle {
+        format!(
+            "grid-area: mid; grid-template-rows: {}px 6px minmax(0, 1fr);",
+            layout.tablets
+        )
+    } else {
+        "grid-area: mid; grid-template-rows: minmax(0, 1fr);".into()
+    };
+    html! {
+        <div class="slot" hidden={!has_middle(panels)}>
+            <div class="middle" style={middle_style}>
+                if all.has(PanelId::Tablets) {
+                    <div class="slot" hidden={!panels.has(PanelId::Tablets)}>
+                        { tablets_panel(app, cb, grid) }
                     </div>
                 }
-                if all.has(PanelId::KeyVisualizer) {
-                    if all_middle {
-                        <div class="slot" hidden={unsplit}>
-                            <SplitHandle splitter={Splitter::Right} size={layout.right} on_resize={cb.resize.clone()} style="grid-area: rs" />
-                        </div>
-                    }
-                    <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
-                        <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={maximize(PanelId::KeyVisualizer)} />
+                if all.has(PanelId::Tablets) && all.has(PanelId::Rows) {
+                    <div class="slot" hidden={!both_middle}>
+                        <SplitHandle splitter={Splitter::Tablets} size={layout.tablets} on_resize={cb.resize.clone()} />
                     </div>
                 }
-                if all.has(PanelId::Console) {
-                    if all_middle || all.has(PanelId::Schema) || all.has(PanelId::Lessons) || all.has(PanelId::KeyVisualizer) {
-                        <div class="slot" hidden={unsplit}>
-                            <SplitHandle splitter={Splitter::Bottom} size={layout.bottom} on_resize={cb.resize.clone()} style="grid-area: hs" />
-                        </div>
-                    }
-                    <div class="slot" hidden={!panels.has(PanelId::Console)}>
-                        <ConsolePanel
-                            console={Rc::clone(&app.console)}
-                            tables={Rc::clone(&app.tables)}
-                            selected={app.selected.clone()}
-                            sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
-                            instance_name={instance_name}
-                            height={layout.bottom}
-                            resizable={!unsplit && (all_middle || all.has(PanelId::Schema) || all.has(PanelId::Lessons) || all.has(PanelId::KeyVisualizer))}
-                            on_resize={cb.resize.clone()}
-                            on_tab={cb.console_tab.clone()}
-                            on_input={cb.console_input.clone()}
-                            on_run={cb.console_run.clone()}
-                            on_history={cb.console_history.clone()}
-                            on_clear={cb.console_clear.clone()}
-                            on_insert={cb.console_insert.clone()}
-                            maximize={maximize(PanelId::Console)}
-                        />
+                if all.has(PanelId::Rows) {
+                    <div class="slot" hidden={!panels.has(PanelId::Rows)}>
+                        { rows_panel(app, cb, grid) }
                     </div>
                 }
-            </main>
+            </div>
+        </div>
+    }
+}
+
+/// The Tablets bar: the simulation's tablets while one is loaded and
+/// chosen, else the live table's.
+fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+    if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
+        return html! {
+            <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!grid.panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::Tablets, cb)} />
+        };
+    }
+    let top_key = app.rows.window.lines.first().map(|l| l.key_bytes.clone());
+    let last_read = app
+        .console
+        .last_read()
+        .filter(|r| Some(&r.table) == app.selected.as_ref())
+        .map(|r| r.tablets.clone());
+    html! {
+        <TabletsPanel
+            view={app.tablets.clone()}
+            top_key={top_key}
+            read_tablets={last_read}
+            on_go_to={cb.go_to_key.clone()}
+            switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
+            maximize={grid.maximize(PanelId::Tablets, cb)}
+        />
+    }
+}
+
+/// The Rows panel of the selected table.
+fn rows_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+    let selected_summary = app
+        .selected
+        .as_ref()
+        .and_then(|s| app.tables.iter().find(|t| &t.name == s).cloned());
+    html! {
+        <RowsPanel
+            rows={Rc::clone(&app.rows)}
+            table={selected_summary}
+            job={app.job.clone()}
+            generator={app.generator.clone()}
+            on_viewport={cb.viewport.clone()}
+            on_scroll={cb.scroll.clone()}
+            on_go_to={cb.go_to_key.clone()}
+            on_toggle={cb.toggle_row.clone()}
+            on_compact={cb.compact.clone()}
+            on_ghost_done={cb.ghost_done.clone()}
+            on_generator={cb.generator.clone()}
+            on_start={cb.start_generator.clone()}
+            on_cancel={cb.cancel_job.clone()}
+            maximize={grid.maximize(PanelId::Rows, cb)}
+        />
+    }
+}
+
+/// The Console's slot, along the bottom.
+fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: String) -> Html {
+    html! {
+        <div class="slot" hidden={!grid.panels.has(PanelId::Console)}>
+            <ConsolePanel
+                console={Rc::clone(&app.console)}
+                tables={Rc::clone(&app.tables)}
+                selected={app.selected.clone()}
+                sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
+                instance_name={instance_name}
+                height={app.layout.bottom}
+                resizable={grid.maximized.is_none() && grid.above_console()}
+                on_resize={cb.resize.clone()}
+                on_tab={cb.console_tab.clone()}
+                on_input={cb.console_input.clone()}
+                on_run={cb.console_run.clone()}
+                on_history={cb.console_history.clone()}
+                on_clear={cb.console_clear.clone()}
+                on_insert={cb.console_insert.clone()}
+                maximize={grid.maximize(PanelId::Console, cb)}
+            />
         </div>
     }
 }

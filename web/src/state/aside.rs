@@ -158,7 +158,7 @@ impl AppState {
             },
             loads: loads.iter().chain(queue.iter().rev()).cloned().collect(),
             selected: selected.clone(),
-            sim: self.sim_shared(),
+            sim: self.sim.shared(&self.design),
             ..SharedState::default()
         };
         // Dependants compare revisions: the empty design is a new one.
@@ -243,84 +243,20 @@ impl fmt::Debug for PendingImport {
     }
 }
 
-impl AppState {
-    /// A snapshot file was picked: a file that is not a snapshot is refused
-    /// and changes nothing; one that is replaces the playground's work at
-    /// once when there is none, else after the user confirms. Returns
-    /// whether data changed.
-    pub(crate) fn import_snapshot(&mut self, name: String, bytes: &[u8]) -> bool {
-        let instance = match Instance::restore(bytes) {
-            Ok(instance) => instance,
-            Err(e) => {
-                self.notice = Some(super::Notice {
-                    error: true,
-                    text: format!("{name} is not a snapshot Tabletop can read: {e}"),
-                });
-                return false;
-            }
-        };
-        self.pending_import = Some(PendingImport {
+impl PendingImport {
+    /// A snapshot file of `bytes` bytes read into `instance`.
+    pub(crate) fn new(name: String, bytes: usize, instance: Instance) -> PendingImport {
+        PendingImport {
             name,
-            bytes: bytes.len(),
+            bytes,
             tables: instance.list_tables().len(),
             instance: Rc::new(RefCell::new(Some(instance))),
-        });
-        if self.has_work_to_keep() || self.home.is_some() {
-            return false;
         }
-        self.confirm_import(true)
     }
 
-    /// Replaces the playground's work with the pending snapshot (`yes`),
-    /// setting that work aside for an undo, or drops the snapshot.
-    pub(crate) fn confirm_import(&mut self, yes: bool) -> bool {
-        let Some(pending) = self.pending_import.take().filter(|_| yes) else {
-            return false;
-        };
-        let Some(instance) = pending.instance.borrow_mut().take() else {
-            return false;
-        };
-        // A lesson's tables are scratch: the lesson ends and the user's own
-        // work is what the snapshot replaces.
-        self.leave_lesson();
-        let keep = self.has_work_to_keep();
-        let aside = self.set_aside(Why::Replaced(format!("the snapshot {}", pending.name)));
-        *self.instance.borrow_mut() = instance;
-        let undo = if keep {
-            let text = format!(
-                " {} can come back with Undo.",
-                capital(&aside.phrase(true).0)
-            );
-            self.replaced = Some(aside);
-            text
-        } else {
-            String::new()
-        };
-        self.notice = Some(super::Notice {
-            error: false,
-            text: format!(
-                "Imported {} ({}): {}.{undo}",
-                pending.name,
-                tabletop_core::human_bytes(pending.bytes as f64),
-                tables_text(pending.tables)
-            ),
-        });
-        true
-    }
-
-    /// Puts back the work the last snapshot import or link replaced; what
-    /// the playground holds now is dropped. Returns whether data changed.
-    pub(crate) fn undo_replace(&mut self) -> bool {
-        let Some(aside) = self.replaced.take() else {
-            return false;
-        };
-        self.leave_lesson();
-        let (what, verb) = aside.phrase(true);
-        self.put_back(aside);
-        self.notice = Some(super::Notice {
-            error: false,
-            text: format!("{} {verb} back.", capital(&what)),
-        });
-        true
+    /// The instance it holds (once: every revision of the state shares
+    /// it).
+    pub(crate) fn take_instance(&self) -> Option<Instance> {
+        self.instance.borrow_mut().take()
     }
 }

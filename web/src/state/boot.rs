@@ -23,7 +23,8 @@ use tabletop_core::Instance;
 use super::aside::{SetAside, holds_work};
 use super::console::Tab;
 use super::layout::Layout;
-use super::{AppState, Notice};
+use super::sim::SimShared;
+use super::{Action, AppState, Notice};
 use crate::demo;
 use crate::share::{self, SharedAside, SharedState, Why};
 
@@ -157,20 +158,6 @@ impl AppState {
         self.sync_clock();
     }
 
-    /// Opens a link pasted into the address bar of the running page: the
-    /// work on the playground is set aside first, so it can come back.
-    pub(super) fn open_link(&mut self, link: SharedState) {
-        // A lesson's tables are scratch: the lesson ends, and the link
-        // replaces the user's own work.
-        self.leave_lesson();
-        let earlier = self.replaced.take();
-        let replaced = self
-            .has_work_to_keep()
-            .then(|| self.set_aside(Why::Replaced("a shared link".into())));
-        self.boot(Boot::Shared(Box::new(link)));
-        self.replaced = replaced.or(earlier);
-    }
-
     /// The screen part of a saved state: panel sizes, the generator form,
     /// the console's tab, inputs and history.
     fn restore_screen(&mut self, shared: &SharedState) {
@@ -186,6 +173,32 @@ impl AppState {
             .iter()
             .map(|(tab, text)| (Tab::from_slug(tab), text.clone()))
             .collect();
+    }
+
+    /// Restores the simulation of a share link or autosave (or, with
+    /// `None`, unloads it: booting replaces everything). The design is set
+    /// through the shared design action, so every slice that follows the
+    /// design hears of it; the run then goes to the link's position in
+    /// frames of work, and pauses there.
+    fn restore_sim(&mut self, shared: Option<&SimShared>) {
+        let Some(shared) = shared else {
+            self.sim = Rc::new(self.sim.unloaded(self.design.rev));
+            return;
+        };
+        match shared.design() {
+            None => {}
+            Some(Ok((source, scenario))) => {
+                self.reduce_in_place(Action::SetDesign(source, Box::new(scenario)));
+                self.follow_design();
+                Rc::make_mut(&mut self.sim).take_shared(shared);
+            }
+            Some(Err(e)) => {
+                self.notice = Some(Notice {
+                    error: true,
+                    text: format!("The link's simulation could not be loaded: {e}"),
+                });
+            }
+        }
     }
 
     /// The work part of a saved state, replacing the playground's: the

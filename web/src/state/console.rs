@@ -6,8 +6,14 @@
 //! json` print. Every read also reports what it cost: rows and cells seen
 //! against returned, and the tablets it visited, from the trace the core
 //! hands back with the output ([`cbt::exec_line_traced`],
-//! [`api::handle_traced`]): nothing is added to the request, parsed from
-//! the output or read again.
+//! [`api::handle_traced`], [`sql::execute_traced`](tabletop_core::sql::execute_traced)):
+//! nothing is added to the request, parsed from the output or read again.
+//! Each entry keeps that trace, so a lesson's check judges the read the
+//! learner made, as it ran (see [`ConsoleState::trace_options`]).
+//!
+//! The SQL tab's runner is in [`sql`].
+
+pub mod sql;
 
 use std::rc::Rc;
 
@@ -25,7 +31,7 @@ pub enum Tab {
     Cbt,
     /// Bigtable's REST requests in proto3 JSON.
     Json,
-    /// GoogleSQL for Bigtable (see [`crate::state::tools::run_sql`]).
+    /// GoogleSQL for Bigtable (see [`sql::run_sql`]).
     Sql,
 }
 
@@ -169,6 +175,9 @@ pub struct Entry {
     pub ok: bool,
     /// For reads: what they cost.
     pub read: Option<ReadReport>,
+    /// For reads: the core's trace of the read (the report's source; with
+    /// the returned keys when [`ConsoleState::trace_options`] asked).
+    pub trace: Option<Rc<Trace>>,
     /// Whether it may have changed data or schema.
     pub writes: bool,
 }
@@ -204,6 +213,10 @@ pub struct ConsoleState {
     /// While browsing history: the position in `history`, and what was
     /// typed before browsing started.
     pub browsing: Option<(usize, String)>,
+    /// What the traces of reads record beyond their counts: nothing extra
+    /// normally; a lesson asks for the returned keys while it runs, so its
+    /// check can judge the reads from their entries.
+    pub trace_options: TraceOptions,
     next_id: u64,
 }
 
@@ -255,6 +268,25 @@ impl ConsoleState {
         }
     }
 
+    /// Applies one of the console's own actions: the tab, the input, the
+    /// history, clearing, a command put in by another panel. (Running the
+    /// input needs the instance: see [`ConsoleState::run_input`].)
+    pub(crate) fn reduce(&mut self, action: super::Action) {
+        use super::Action;
+        match action {
+            Action::ConsoleTab(tab) => self.set_tab(tab),
+            Action::ConsoleInput(text) => self.set_input(text),
+            Action::ConsoleHistory(true) => self.history_back(),
+            Action::ConsoleHistory(false) => self.history_forward(),
+            Action::ConsoleClear => self.clear(),
+            Action::ConsoleInsert(tab, text) => {
+                self.set_tab(tab);
+                self.set_input(text);
+            }
+            _ => {}
+        }
+    }
+
     /// Forgets the transcript (history stays).
     pub fn clear(&mut self) {
         self.entries.clear();
@@ -292,11 +324,12 @@ impl ConsoleState {
         source: Source,
     ) -> bool {
         let mut writes = false;
+        let options = self.trace_options;
         for command in split_commands(tab, text) {
             let mut entry = match tab {
-                Tab::Cbt => run_cbt(instance, host, &command),
-                Tab::Json => run_json(instance, &command),
-                Tab::Sql => crate::state::tools::run_sql(instance, &command),
+                Tab::Cbt => run_cbt(instance, host, &command, options),
+                Tab::Json => run_json(instance, &command, options),
+                Tab::Sql => sql::run_sql(instance, &command, options),
             };
             entry.source = source;
             entry.input_cut_from = cap_echo(&mut entry.input);
@@ -316,6 +349,17 @@ impl ConsoleState {
     pub fn last_read(&self) -> Option<&ReadReport> {
         self.entries.last().and_then(|e| e.read.as_ref())
     }
+
+    /// The newest entry that read successfully, among those numbered
+    /// `from` or later, with the trace of its read.
+    pub fn last_traced_read(&self, from: u64) -> Option<(&Entry, &Trace)> {
+        self.entries
+            .iter()
+            .rev()
+            .take_while(|e| e.id >= from)
+            .filter(|e| e.ok)
+            .find_map(|e| e.trace.as_deref().map(|t| (e.as_ref(), t)))
+    }
 }
 
 /// Splits console text into commands: lines for `cbt`; for JSON, the whole
@@ -323,7 +367,7 @@ impl ConsoleState {
 /// at `;`.
 pub fn split_commands(tab: Tab, text: &str) -> Vec<String> {
     if tab == Tab::Sql {
-        return crate::state::tools::split_sql(text);
+        return sql::split_sql(text);
     }
     if tab == Tab::Json
         && text.contains('\n')
@@ -389,17 +433,28 @@ fn cbt_writes(args: &[Vec<u8>]) -> bool {
     }
 }
 
-/// Runs one `cbt` line.
-pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entry {
+/// Whether a `cbt` line only reads (or only prints), so running it again
+/// changes nothing.
+pub fn cbt_reads_only(line: &str) -> bool {
+    cbt::tokenize(line).is_ok_and(|args| !cbt_writes(&args))
+}
+
+/// Runs one `cbt` line, tracing its read with `options`.
+pub fn run_cbt(
+    instance: &mut Instance,
+    host: &mut dyn Host,
+    line: &str,
+    options: TraceOptions,
+) -> Entry {
     let args = cbt::tokenize(line).unwrap_or_default();
-    let mut traces = Traces::new(TraceOptions::default());
+    let mut traces = Traces::new(options);
     let outcome = cbt::exec_line_traced(instance, line, host, &mut traces);
     let ok = outcome.status.is_ok();
     // `count` prints a number of rows only; its report leaves cells out.
     let counts_only = command_start(&args).is_some_and(|at| args[at] == b"count");
-    let report = traces
-        .last_read()
-        .filter(|_| ok)
+    let trace = traces.last_read().filter(|_| ok).cloned();
+    let report = trace
+        .as_ref()
         .map(|t| ReadReport::from_trace(t, !counts_only));
     let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
@@ -415,6 +470,7 @@ pub fn run_cbt(instance: &mut Instance, host: &mut dyn Host, line: &str) -> Entr
         rows_not_printed: outcome.rows_not_printed,
         ok,
         read: report,
+        trace: trace.map(Rc::new),
         writes: cbt_writes(&args),
     }
 }
@@ -428,20 +484,18 @@ const JSON_READS: &[&str] = &[
     "listTablets",
 ];
 
-/// Runs one JSON request line.
-pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
+/// Runs one JSON request line, tracing its read with `options`.
+pub fn run_json(instance: &mut Instance, line: &str, options: TraceOptions) -> Entry {
     let method = serde_json::from_str::<Value>(line)
         .ok()
         .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_default();
-    let mut traces = Traces::new(TraceOptions::default());
+    let mut traces = Traces::new(options);
     let output = api::handle_traced(instance, line, &mut traces);
     // A request that failed leaves no trace.
     let ok = output.starts_with("{\"response\"");
-    let report = traces
-        .last_read()
-        .filter(|_| method == "readRows")
-        .map(|t| ReadReport::from_trace(t, true));
+    let trace = traces.last_read().filter(|_| method == "readRows").cloned();
+    let report = trace.as_ref().map(|t| ReadReport::from_trace(t, true));
     let (output, cut_from) = cut(output);
     Entry {
         id: 0,
@@ -454,6 +508,7 @@ pub fn run_json(instance: &mut Instance, line: &str) -> Entry {
         rows_not_printed: 0,
         ok,
         read: report,
+        trace: trace.map(Rc::new),
         writes: !method.is_empty() && !JSON_READS.contains(&method.as_str()),
     }
 }
@@ -487,7 +542,7 @@ mod tests {
             stdout_limit: Some(PRINT_LIMIT),
             ..MemFiles::default()
         };
-        let entry = run_cbt(&mut db, &mut screen, "read big");
+        let entry = run_cbt(&mut db, &mut screen, "read big", TraceOptions::default());
         assert!(entry.ok);
         assert!(entry.output.len() <= MAX_OUTPUT_CHARS && entry.cut_from.is_none());
         assert!(
@@ -504,7 +559,12 @@ mod tests {
     fn cbt_output_is_what_the_cli_prints_and_reads_report_stats() {
         let mut db = instance();
         let mut twin = instance();
-        let entry = run_cbt(&mut db, &mut NoHost, "read t count=2");
+        let entry = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "read t count=2",
+            TraceOptions::default(),
+        );
         assert_eq!(
             entry.output,
             cbt::run_line(&mut twin, "read t count=2").unwrap()
@@ -520,7 +580,12 @@ mod tests {
         assert_eq!(report.tablets.len(), 1, "two rows from the first tablet");
         assert_eq!(report.tablet_count, 2);
 
-        let entry = run_cbt(&mut db, &mut NoHost, "read t regex=[ao]");
+        let entry = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "read t regex=[ao]",
+            TraceOptions::default(),
+        );
         let report = entry.read.unwrap();
         assert_eq!((report.rows_seen, report.rows_returned), (5, 2));
         assert_eq!(report.tablets.len(), 2);
@@ -558,7 +623,12 @@ mod tests {
     #[test]
     fn stats_asked_for_stay_in_the_output() {
         let mut db = instance();
-        let entry = run_cbt(&mut db, &mut NoHost, "read t prefix=n include-stats=full");
+        let entry = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "read t prefix=n include-stats=full",
+            TraceOptions::default(),
+        );
         assert!(entry.output.contains("Summary Stats"), "{}", entry.output);
         let report = entry.read.unwrap();
         assert_eq!(report.rows_returned, 1);
@@ -569,19 +639,24 @@ mod tests {
     fn count_zero_and_lookups_keep_their_cbt_behaviour() {
         let mut db = instance();
         let mut twin = instance();
-        let zero = run_cbt(&mut db, &mut NoHost, "read t count=0");
+        let zero = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "read t count=0",
+            TraceOptions::default(),
+        );
         assert!(zero.ok, "{}", zero.output);
         assert_eq!(
             zero.output,
             cbt::run_line(&mut twin, "read t count=0").unwrap()
         );
-        let lookup = run_cbt(&mut db, &mut NoHost, "lookup t n");
+        let lookup = run_cbt(&mut db, &mut NoHost, "lookup t n", TraceOptions::default());
         assert_eq!(
             lookup.output,
             cbt::run_line(&mut twin, "lookup t n").unwrap()
         );
         assert_eq!(lookup.read.unwrap().rows_returned, 1);
-        let count = run_cbt(&mut db, &mut NoHost, "count t");
+        let count = run_cbt(&mut db, &mut NoHost, "count t", TraceOptions::default());
         assert_eq!(count.output, "5\n");
         let report = count.read.unwrap();
         assert_eq!(report.rows_seen, 5);
@@ -591,12 +666,22 @@ mod tests {
     #[test]
     fn failures_and_writes_are_flagged() {
         let mut db = instance();
-        let entry = run_cbt(&mut db, &mut NoHost, "read nope");
+        let entry = run_cbt(&mut db, &mut NoHost, "read nope", TraceOptions::default());
         assert!(!entry.ok && entry.read.is_none() && !entry.writes);
         assert!(entry.output.contains("NotFound"), "{}", entry.output);
-        let entry = run_cbt(&mut db, &mut NoHost, "set t z cf:q=1");
+        let entry = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "set t z cf:q=1",
+            TraceOptions::default(),
+        );
         assert!(entry.ok && entry.writes);
-        let entry = run_cbt(&mut db, &mut NoHost, "read t 'open");
+        let entry = run_cbt(
+            &mut db,
+            &mut NoHost,
+            "read t 'open",
+            TraceOptions::default(),
+        );
         assert!(!entry.ok);
     }
 
@@ -605,7 +690,7 @@ mod tests {
         let mut db = instance();
         let mut twin = instance();
         let line = r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "Yg==", "endKeyOpen": "bw=="}]}, "rowsLimit": "2"}}"#;
-        let entry = run_json(&mut db, line);
+        let entry = run_json(&mut db, line, TraceOptions::default());
         assert_eq!(entry.output, api::handle(&mut twin, line));
         assert!(!entry.output.contains("requestStats"));
         let report = entry.read.unwrap();
@@ -614,14 +699,14 @@ mod tests {
         assert!(!entry.writes);
 
         let asked = r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t", "requestStatsView": "REQUEST_STATS_FULL"}}"#;
-        let entry = run_json(&mut db, asked);
+        let entry = run_json(&mut db, asked, TraceOptions::default());
         assert_eq!(entry.output, api::handle(&mut twin, asked));
         assert!(entry.output.contains("requestStats"));
         assert_eq!(entry.read.unwrap().tablets.len(), 2);
 
         let write = r#"{"method": "mutateRow", "request": {"tableName": "projects/p/instances/i/tables/t", "rowKey": "eg==", "mutations": [{"deleteFromRow": {}}]}}"#;
-        assert!(run_json(&mut db, write).writes);
-        let bad = run_json(&mut db, "{");
+        assert!(run_json(&mut db, write, TraceOptions::default()).writes);
+        let bad = run_json(&mut db, "{", TraceOptions::default());
         assert!(!bad.ok && bad.output.contains("not valid JSON"));
     }
 

@@ -273,6 +273,26 @@ impl Layout {
     }
 }
 
+/// Applies a layout action: a resize, back to the defaults, or a panel
+/// given the whole workspace (only one the page shows).
+pub(crate) fn reduce(
+    layout: &mut Layout,
+    maximized: &mut Option<PanelId>,
+    panels: Panels,
+    action: super::Action,
+) {
+    use super::Action;
+    match action {
+        Action::Resize(splitter, px) => layout.resize(splitter, px),
+        Action::ResetLayout => {
+            *layout = Layout::default();
+            *maximized = None;
+        }
+        Action::Maximize(panel) => *maximized = panel.filter(|p| panels.has(*p)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,9 +14,13 @@
 //! out, so nothing is copied.
 //!
 //! Reads the learner makes in the console are found in the transcript
-//! when the check runs: the newest successful `read`/`lookup`/`count` (or
-//! JSON `readRows`) since the lesson started is recorded with the session
-//! and the check judges it.
+//! when the check runs: the newest successful read (a cbt `read`,
+//! `lookup` or `count`, a JSON `readRows`, a SQL query) since the lesson
+//! started is handed to the session as recorded by its own trace (while a
+//! lesson runs, the console traces reads with the lesson's
+//! [`RECORD_OPTIONS`](tabletop_core::lesson::RECORD_OPTIONS), keys and
+//! all), and the check judges it. Nothing is
+//! parsed from the transcript's text, and nothing is read again.
 //!
 //! # Designer drafts
 //!
@@ -34,12 +38,12 @@ use std::rc::Rc;
 
 use tabletop_core::Instance;
 use tabletop_core::advisor::{self, Edit, Fix};
-use tabletop_core::lesson::{Check, Session, Verdict, request_from_cbt, request_from_json};
+use tabletop_core::lesson::{Check, ReadRecord, Session, Verdict};
 use tabletop_core::sim::Scenario;
 
-use super::console::{Source, Tab};
-use super::{Action, AppState, Notice};
-use crate::share::Why;
+use super::console::cbt_reads_only;
+use super::design::DesignState;
+use super::{Action, Cx, Effects, Notice};
 use crate::view_model::keydesign::{DraftEdit, KeyDraft};
 use crate::view_model::learn::{SavedProgress, catalog, load_scenario};
 
@@ -109,9 +113,9 @@ pub struct Undo {
     /// The fix undone, for the button.
     pub title: String,
     /// The design before.
-    scenario: Option<Rc<Scenario>>,
+    pub(crate) scenario: Option<Rc<Scenario>>,
     /// The instance before, when the fix changed tables of the instance.
-    instance: Option<Rc<Instance>>,
+    pub(crate) instance: Option<Rc<Instance>>,
 }
 
 /// What this slice holds.
@@ -155,7 +159,7 @@ impl LearnState {
         self.undo.last().map(|u| (u.title.clone(), self.undo.len()))
     }
 
-    fn push_undo(&mut self, undo: Undo) {
+    pub(crate) fn push_undo(&mut self, undo: Undo) {
         self.undo.push(undo);
         // The oldest go first: an undo is only right on top of the ones
         // after it, so the stack is cut from the bottom.
@@ -257,285 +261,121 @@ fn edits_instance(scenario: Option<&Scenario>, e: &Edit) -> bool {
     }
 }
 
-impl AppState {
-    /// Applies an action of this slice; returns whether data or schema
-    /// changed.
-    pub(crate) fn reduce_learn(&mut self, action: LearnAction) -> bool {
+impl LearnState {
+    /// Applies an action of this slice. The actions that move work
+    /// between rooms (starting, resuming, leaving and checking a lesson,
+    /// editing the design, fixes and their undo) are coordinated in
+    /// [`flows`](super::flows) instead, and change nothing here.
+    pub(crate) fn reduce(&mut self, action: LearnAction) -> Effects {
         match action {
-            LearnAction::Tab(tab) => {
-                Rc::make_mut(&mut self.learn).tab = tab;
-                false
-            }
+            LearnAction::Tab(tab) => self.tab = tab,
             LearnAction::LoadProgress(text) => {
-                let learn = Rc::make_mut(&mut self.learn);
                 if let Some(text) = text {
-                    learn.saved = SavedProgress::from_json(&text);
+                    self.saved = SavedProgress::from_json(&text);
                 }
-                learn.loaded = true;
-                false
+                self.loaded = true;
             }
             LearnAction::Open(id) => {
-                let learn = Rc::make_mut(&mut self.learn);
-                learn.tab = LeftTab::Lessons;
-                learn.saved.current = Some(id);
-                false
+                self.tab = LeftTab::Lessons;
+                self.saved.current = Some(id);
             }
-            LearnAction::CloseLesson => {
-                Rc::make_mut(&mut self.learn).saved.current = None;
-                false
-            }
-            LearnAction::Start(id) => self.start_lesson(&id, true),
-            LearnAction::Resume(id) => self.start_lesson(&id, false),
-            LearnAction::Stop => self.leave_lesson(),
-            LearnAction::Check => self.check_lesson(),
+            LearnAction::CloseLesson => self.saved.current = None,
             LearnAction::HintSeen(id) => {
-                Rc::make_mut(&mut self.learn)
-                    .saved
-                    .progress
-                    .hints_seen
-                    .insert(id);
-                false
+                self.saved.progress.hints_seen.insert(id);
             }
-            LearnAction::DismissStart => {
-                Rc::make_mut(&mut self.learn).saved.welcomed = true;
-                false
-            }
+            LearnAction::DismissStart => self.saved.welcomed = true,
             LearnAction::ResetProgress => {
-                let learn = Rc::make_mut(&mut self.learn);
-                learn.saved.progress = Default::default();
-                learn.verdict = None;
-                false
+                self.saved.progress = Default::default();
+                self.verdict = None;
             }
             LearnAction::PickScenario(file) => {
-                match load_scenario(&file) {
+                return match load_scenario(&file) {
                     Ok(s) => {
                         let source = file.trim_end_matches(".toml").to_string();
-                        self.reduce_in_place(Action::SetDesign(source, Box::new(s)));
+                        Effects::then(Action::SetDesign(source, Box::new(s)))
                     }
-                    Err(e) => self.learn_error(e),
-                }
-                false
+                    Err(e) => Effects::error(e),
+                };
             }
-            LearnAction::Draft(edit) => {
-                self.edit_draft(edit);
-                false
-            }
-            LearnAction::ApplyFix(fix) => self.apply_fix(&fix),
-            LearnAction::Undo => self.undo_fix(),
+            LearnAction::Start(_)
+            | LearnAction::Resume(_)
+            | LearnAction::Stop
+            | LearnAction::Check
+            | LearnAction::Draft(_)
+            | LearnAction::ApplyFix(_)
+            | LearnAction::Undo => {}
         }
+        Effects::default()
     }
 
     /// After the design changed (any source): a started lesson gets the
-    /// new design, and rewrites its sample rows if it keeps them. Returns
-    /// whether data changed. Called from the `SetDesign` arm.
-    pub(crate) fn learn_design_changed(&mut self) -> bool {
-        let Some(active) = self.learn.active.clone() else {
-            return false;
+    /// new design, and rewrites its sample rows if it keeps them (then
+    /// data changed). Called from the `SetDesign` arm.
+    pub(crate) fn follow_design(&self, cx: &Cx<'_>) -> Effects {
+        let Some(active) = &self.active else {
+            return Effects::default();
         };
-        let Some(design) = self.design.scenario.clone() else {
-            return false;
+        let Some(design) = cx.design.scenario.clone() else {
+            return Effects::default();
         };
         let mut session = active.session.borrow_mut();
         if session.scenario().is_none() || session.scenario() == Some(&*design) {
-            return false;
+            return Effects::default();
         }
         let rewrites = session.lesson().setup.materialize.is_some();
-        let result =
-            self.with_session_instance(&mut session, |s| s.set_scenario((*design).clone()));
-        drop(session);
-        if let Err(e) = result {
-            self.learn_error(format!("The lesson could not take the new design: {e}"));
-            return false;
-        }
-        rewrites
-    }
-
-    fn learn_error(&mut self, text: String) {
-        self.notice = Some(Notice { error: true, text });
-    }
-
-    /// Runs `f` on the session with the playground's instance swapped in.
-    fn with_session_instance<T>(
-        &self,
-        session: &mut Session,
-        f: impl FnOnce(&mut Session) -> T,
-    ) -> T {
-        let mut instance = self.instance.borrow_mut();
-        std::mem::swap(session.instance_mut(), &mut *instance);
-        let out = f(session);
-        std::mem::swap(session.instance_mut(), &mut *instance);
-        out
-    }
-
-    /// Ends the started lesson: the lesson's tables go and the user's own
-    /// work, set aside when it started, comes back. Returns whether the
-    /// tables changed.
-    pub(crate) fn leave_lesson(&mut self) -> bool {
-        let was_running = self.learn.active.is_some();
-        self.stop_lesson_session();
-        let Some(home) = self.home.take() else {
-            return false;
-        };
-        let (what, verb) = home.phrase(false);
-        self.put_back(home);
-        self.notice = Some(Notice {
-            error: false,
-            text: if was_running {
-                format!("You left the lesson; {what} {verb} back.")
-            } else {
-                format!("{} {verb} back.", super::aside::capital(&what))
-            },
+        let result = with_instance(&mut session, cx.instance, |s| {
+            s.set_scenario((*design).clone())
         });
-        true
-    }
-
-    /// Forgets the lesson session (the tables stay as they are).
-    pub(crate) fn stop_lesson_session(&mut self) {
-        if self.learn.active.is_some() || self.learn.verdict.is_some() {
-            let learn = Rc::make_mut(&mut self.learn);
-            learn.active = None;
-            learn.verdict = None;
+        match result {
+            Ok(()) => Effects {
+                data_changed: rewrites,
+                ..Effects::default()
+            },
+            Err(e) => Effects::error(format!("The lesson could not take the new design: {e}")),
         }
     }
 
-    /// Goes on with a lesson on the tables the playground holds (after a
-    /// reload, autosave brought them back).
-    pub(crate) fn resume_lesson(&mut self, id: &str) {
-        self.start_lesson(id, false);
+    /// Makes `session` the started lesson; the console's entries from
+    /// `console_mark` on are the learner's.
+    pub(crate) fn begin(&mut self, id: &str, session: Session, console_mark: u64) {
+        self.active = Some(ActiveLesson {
+            id: id.to_string(),
+            session: Rc::new(RefCell::new(session)),
+            console_mark,
+        });
+        self.verdict = None;
+        self.undo.clear();
+        self.saved.current = Some(id.to_string());
+        self.saved.welcomed = true;
+        // The task is pinned above both tabs; below it, the Schema tab
+        // holds the tables and the row-key designer.
+        self.tab = LeftTab::Schema;
     }
 
-    fn start_lesson(&mut self, id: &str, fresh: bool) -> bool {
-        let catalog = match catalog() {
-            Ok(c) => c,
-            Err(e) => {
-                self.learn_error(format!("The lessons could not be loaded: {e}"));
-                return false;
-            }
+    /// Whether a lesson runs or its verdict shows.
+    pub(crate) fn in_lesson(&self) -> bool {
+        self.active.is_some() || self.verdict.is_some()
+    }
+
+    /// Forgets the lesson session and its verdict.
+    pub(crate) fn end(&mut self) {
+        self.active = None;
+        self.verdict = None;
+    }
+
+    /// Runs the started lesson's checks on the design and instance `cx`
+    /// lends, with `read` the newest read the learner ran since the
+    /// lesson started. Data changed when the session rewrote its sample
+    /// rows for a new design.
+    pub(crate) fn check(&mut self, read: Option<ReadRecord>, cx: &Cx<'_>) -> Effects {
+        let Some(active) = self.active.clone() else {
+            return Effects::error("Start the lesson before checking it.".into());
         };
-        let mut session = match catalog.start(id) {
-            Ok(s) => s,
-            Err(e) => {
-                self.learn_error(format!("The lesson could not start: {e}"));
-                return false;
-            }
-        };
-        let title = session.lesson().title.clone();
-        let setup_reads: Vec<String> = session
-            .lesson()
-            .setup
-            .then
-            .iter()
-            .filter(|l| request_from_cbt(l).is_some())
-            .cloned()
-            .collect();
-        let scenario = session.scenario().cloned();
-        // The session's instance becomes the playground's; the session
-        // keeps an empty placeholder.
-        let lesson_instance = std::mem::take(session.instance_mut());
-        if fresh {
-            // The user's own work is set aside (once: a second lesson
-            // replaces only the first one's tables) and comes back when
-            // they leave the lesson.
-            match &mut self.home {
-                Some(home) => home.why = Why::Lesson(id.to_string()),
-                None => self.home = Some(self.set_aside(Why::Lesson(id.to_string()))),
-            }
-            *self.instance.borrow_mut() = lesson_instance;
-            self.job = None;
-            self.queue.clear();
-            self.loads.clear();
-            self.selected = None;
-        }
-        let console_mark = self.console.entries.last().map_or(0, |e| e.id + 1);
-        {
-            let learn = Rc::make_mut(&mut self.learn);
-            learn.active = Some(ActiveLesson {
-                id: id.to_string(),
-                session: Rc::new(RefCell::new(session)),
-                console_mark,
-            });
-            learn.verdict = None;
-            learn.undo.clear();
-            learn.saved.current = Some(id.to_string());
-            learn.saved.welcomed = true;
-            // The task is pinned above both tabs; below it, the Schema
-            // tab holds the tables and the row-key designer.
-            learn.tab = LeftTab::Schema;
-        }
-        match scenario {
-            Some(s) if fresh || self.design.scenario.is_none() => {
-                self.reduce_in_place(Action::SetDesign(format!("lesson {id}"), Box::new(s)));
-            }
-            Some(_) => {
-                // Resuming with a design already there (the learner's
-                // edits): the session takes it.
-                self.learn_design_changed();
-            }
-            None if fresh => {
-                let design = Rc::make_mut(&mut self.design);
-                design.scenario = None;
-                design.source.clear();
-                design.rev += 1;
-            }
-            None => {}
-        }
-        if fresh {
-            // The setup's reads (the slow read the lesson starts from) go
-            // through the console, so the learner sees what they cost.
-            let mut host = self.host();
-            let console = Rc::make_mut(&mut self.console);
-            for line in &setup_reads {
-                console.run(
-                    &mut self.instance.borrow_mut(),
-                    &mut host,
-                    Tab::Cbt,
-                    line,
-                    Source::Panel("Lessons"),
-                );
-            }
-            self.notice = Some(Notice {
-                error: false,
-                text: format!(
-                    "Lesson started: {title}. Your own tables are kept aside and come back when you leave the lesson."
-                ),
-            });
-        }
-        fresh
-    }
-
-    /// The newest read the learner ran in the console since the lesson
-    /// started: table, request and the line.
-    fn last_console_read(
-        &self,
-        mark: u64,
-    ) -> Option<(String, tabletop_core::ReadRowsRequest, String)> {
-        self.console
-            .entries
-            .iter()
-            .rev()
-            .take_while(|e| e.id >= mark)
-            .filter(|e| e.ok)
-            .find_map(|e| {
-                let parsed = match e.tab {
-                    Tab::Cbt => request_from_cbt(&e.input),
-                    Tab::Json => request_from_json(&e.input),
-                    _ => None,
-                };
-                parsed.map(|(table, req)| (table, req, e.input.trim().to_string()))
-            })
-    }
-
-    fn check_lesson(&mut self) -> bool {
-        let Some(active) = self.learn.active.clone() else {
-            self.learn_error("Start the lesson before checking it.".into());
-            return false;
-        };
-        let read = self.last_console_read(active.console_mark);
-        let design = self.design.scenario.clone();
+        let design = cx.design.scenario.as_deref();
         let mut session = active.session.borrow_mut();
         let mut rewrote = false;
-        let verdict = self.with_session_instance(&mut session, |s| {
-            if let Some(d) = design.as_deref()
+        let verdict = with_instance(&mut session, cx.instance, |s| {
+            if let Some(d) = design
                 && s.scenario().is_some()
                 && s.scenario() != Some(d)
             {
@@ -554,70 +394,76 @@ impl AppState {
             {
                 return Err(format!("The design could not be simulated: {e}"));
             }
-            if let Some((table, req, line)) = &read {
-                // The read is run again on the current tables to record
-                // what it scans and returns.
-                if let Err(e) = s.record_read(table, req, line) {
-                    return Err(format!("The last read `{line}` could not be judged: {e}"));
-                }
+            if let Some(read) = read {
+                s.set_last_read(read);
             }
             Ok(s.check())
         });
-        drop(session);
+        let mut effects = Effects {
+            data_changed: rewrote,
+            ..Effects::default()
+        };
         match verdict {
             Ok(v) => {
-                let learn = Rc::make_mut(&mut self.learn);
                 if v.passed {
-                    learn.saved.progress.complete(&active.id);
+                    self.saved.progress.complete(&active.id);
                 }
-                learn.verdict = Some(Rc::new(v));
+                self.verdict = Some(Rc::new(v));
             }
-            Err(e) => self.learn_error(e),
+            Err(e) => {
+                effects.notice = Some(Notice {
+                    error: true,
+                    text: e,
+                })
+            }
         }
-        rewrote
+        effects
     }
 
-    fn edit_draft(&mut self, edit: DraftEdit) {
-        let Some(scenario) = self.design.scenario.clone() else {
-            return;
-        };
-        let rev = self.design.rev;
-        let mut draft = self.learn.draft_for(&scenario.key, rev);
+    /// The designer's draft after `edit`, for the design as it is now, and
+    /// the design it makes when that differs (`None` when there is no
+    /// design to edit).
+    pub(crate) fn edit_draft(
+        &self,
+        edit: DraftEdit,
+        design: &DesignState,
+    ) -> Option<(KeyDraft, Option<Scenario>)> {
+        let scenario = design.scenario.as_deref()?;
+        let mut draft = self.draft_for(&scenario.key, design.rev);
         draft.edit(edit);
         let next = draft.to_template().and_then(|key| {
-            let mut s = (*scenario).clone();
+            let mut s = scenario.clone();
             s.key = key;
             s.validate().map_err(|e| e.message().to_string())?;
             Ok(s)
         });
-        match next {
-            Ok(s) if s == *scenario => draft.error = None,
+        let changed = match next {
             Ok(s) => {
                 draft.error = None;
-                self.reduce_in_place(Action::SetDesign("edited".into(), Box::new(s)));
-                // The draft keeps the text as typed, for the new revision.
-                draft.rev = self.design.rev;
+                (s != *scenario).then_some(s)
             }
-            Err(e) => draft.error = Some(e),
-        }
-        Rc::make_mut(&mut self.learn).draft = draft;
+            Err(e) => {
+                draft.error = Some(e);
+                None
+            }
+        };
+        Some((draft, changed))
     }
 
-    fn apply_fix(&mut self, fix: &Fix) -> bool {
-        let before = self.design.scenario.clone();
-        let touches_instance = fix
-            .edits
-            .iter()
-            .any(|e| edits_instance(before.as_deref(), e));
-        let undo = Undo {
-            title: fix.title.clone(),
-            scenario: before.clone(),
-            instance: touches_instance.then(|| Rc::new(self.instance.borrow().clone())),
-        };
-        let result: Result<Option<Scenario>, String> = match self.learn.active.clone() {
+    /// Applies an advisor fix to the design before (`before`) and the
+    /// instance: through the lesson's session when one runs and the fix
+    /// concerns it, else directly. Returns the design after.
+    pub(crate) fn fix(
+        &self,
+        fix: &Fix,
+        before: Option<&Scenario>,
+        instance: &RefCell<Instance>,
+        touches_instance: bool,
+    ) -> Result<Option<Scenario>, String> {
+        match &self.active {
             Some(active) if active.session.borrow().scenario().is_some() || touches_instance => {
                 let mut session = active.session.borrow_mut();
-                self.with_session_instance(&mut session, |s| {
+                with_instance(&mut session, instance, |s| {
                     s.apply_fix(fix).map_err(|e| e.to_string())?;
                     Ok(s.scenario().cloned())
                 })
@@ -627,8 +473,8 @@ impl AppState {
                     .edits
                     .iter()
                     .cloned()
-                    .partition(|e| edits_instance(before.as_deref(), e));
-                let mut next = before.as_deref().cloned();
+                    .partition(|e| edits_instance(before, e));
+                let mut next = before.cloned();
                 let mut out = Ok(());
                 if !design.is_empty() {
                     out = match next.as_mut() {
@@ -639,65 +485,85 @@ impl AppState {
                     };
                 }
                 if out.is_ok() && !inst.is_empty() {
-                    out = advisor::apply_to_instance(&mut self.instance.borrow_mut(), &inst)
+                    out = advisor::apply_to_instance(&mut instance.borrow_mut(), &inst)
                         .map_err(|e| e.to_string());
                 }
                 out.map(|()| next)
             }
-        };
-        match result {
-            Ok(next) => {
-                if let Some(s) = next
-                    && Some(&s) != before.as_deref()
-                {
-                    self.reduce_in_place(Action::SetDesign("edited".into(), Box::new(s)));
-                }
-                self.notice = Some(Notice {
-                    error: false,
-                    text: format!("Applied: {}", fix.title),
-                });
-                Rc::make_mut(&mut self.learn).push_undo(undo);
-                true
-            }
-            Err(e) => {
-                // An instance copy made for the undo is restored if a
-                // partial instance change happened before the error.
-                if let Some(i) = undo.instance {
-                    *self.instance.borrow_mut() = (*i).clone();
-                }
-                self.learn_error(format!("The fix could not be applied: {e}"));
-                touches_instance
-            }
+        }
+    }
+}
+
+impl ActiveLesson {
+    /// Transcript entries with an id below this were there before the
+    /// lesson started.
+    pub(crate) fn console_mark(&self) -> u64 {
+        self.console_mark
+    }
+}
+
+impl Undo {
+    /// What undoing `fix` will put back: the design `before`, and a copy
+    /// of the instance when the fix changes its tables.
+    pub(crate) fn before(fix: &Fix, before: Option<Rc<Scenario>>, instance: &Instance) -> Undo {
+        let touches_instance = fix
+            .edits
+            .iter()
+            .any(|e| edits_instance(before.as_deref(), e));
+        Undo {
+            title: fix.title.clone(),
+            scenario: before,
+            instance: touches_instance.then(|| Rc::new(instance.clone())),
         }
     }
 
-    fn undo_fix(&mut self) -> bool {
-        let Some(undo) = Rc::make_mut(&mut self.learn).undo.pop() else {
-            return false;
-        };
-        let mut data = false;
-        if let Some(i) = undo.instance {
-            *self.instance.borrow_mut() = Rc::unwrap_or_clone(i);
-            data = true;
-        }
-        match undo.scenario {
-            Some(s) if self.design.scenario.as_ref() != Some(&s) => {
-                self.reduce_in_place(Action::SetDesign("edited".into(), Box::new((*s).clone())));
-                data = true;
-            }
-            _ => {}
-        }
-        self.notice = Some(Notice {
-            error: false,
-            text: format!("Undone: {}", undo.title),
-        });
-        data
+    /// Whether the fix changes tables of the instance (then the undo holds
+    /// a copy of it).
+    pub(crate) fn touches_instance(&self) -> bool {
+        self.instance.is_some()
     }
+}
+
+/// Starts the lesson `id` of the shipped catalog, or says why not.
+pub(crate) fn start_session(id: &str) -> Result<Session, String> {
+    let catalog = catalog()
+        .as_ref()
+        .map_err(|e| format!("The lessons could not be loaded: {e}"))?;
+    catalog
+        .start(id)
+        .map_err(|e| format!("The lesson could not start: {e}"))
+}
+
+/// The reads of a lesson's setup (the slow read the lesson starts from).
+pub(crate) fn setup_reads(session: &Session) -> Vec<String> {
+    session
+        .lesson()
+        .setup
+        .then
+        .iter()
+        .filter(|l| cbt_reads_only(l))
+        .cloned()
+        .collect()
+}
+
+/// Runs `f` on the session with the playground's instance swapped in.
+fn with_instance<T>(
+    session: &mut Session,
+    instance: &RefCell<Instance>,
+    f: impl FnOnce(&mut Session) -> T,
+) -> T {
+    let mut instance = instance.borrow_mut();
+    std::mem::swap(session.instance_mut(), &mut *instance);
+    let out = f(session);
+    std::mem::swap(session.instance_mut(), &mut *instance);
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
+    use crate::state::console::Tab;
     use crate::view_model::learn::advisor_view;
     use serde::Deserialize;
 
@@ -833,6 +699,136 @@ mod tests {
         let done = learn(&solved, LearnAction::Check);
         assert!(done.learn.verdict.as_ref().unwrap().passed);
         assert!(done.learn.completed().contains("row-ranges"));
+    }
+
+    /// The read the started lesson's session would judge.
+    fn judged(state: &AppState) -> ReadRecord {
+        let active = state.learn.active.clone().expect("a lesson runs");
+        let session = active.session.borrow();
+        session.last_read().cloned().expect("a read was recorded")
+    }
+
+    /// Runs `text` in `tab` of the console.
+    fn console(state: &AppState, tab: Tab, text: &str) -> AppState {
+        let next = state
+            .apply(Action::ConsoleTab(tab))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun);
+        let entry = next.console.entries.last().unwrap();
+        assert!(entry.ok, "{text}: {}", entry.output);
+        next
+    }
+
+    #[test]
+    fn checks_judge_cbt_json_and_sql_reads_from_their_traces() {
+        use crate::state::console::ReadReport;
+        use tabletop_core::{Traces, api, cbt::NoHost, sql};
+        let started = learn(&app(), LearnAction::Start("row-ranges".into()));
+        // The learner's table, split so reads visit several tablets.
+        let mut state = console(
+            &started,
+            Tab::Cbt,
+            "createtable split families=stats splits=phone#5,phone#9",
+        );
+        for key in ["phone#1", "phone#4", "phone#6", "phone#8", "tablet#2"] {
+            state = console(&state, Tab::Cbt, &format!("set split {key} stats:cpu=1"));
+        }
+        // "phone#" to "phone#~" in base64: every phone row, across tablets.
+        let json = r#"{"method":"readRows","request":{"tableName":"projects/p/instances/i/tables/split","rows":{"rowRanges":[{"startKeyClosed":"cGhvbmUj","endKeyOpen":"cGhvbmUjfg=="}]}}}"#;
+        let query = "SELECT _key FROM split WHERE STARTS_WITH(_key, 'phone#')";
+        for (tab, text) in [
+            (Tab::Cbt, "read split prefix=phone#"),
+            (Tab::Json, json),
+            (Tab::Sql, query),
+        ] {
+            // The core's own trace of the same read, on a copy of the tables.
+            let mut twin = state.instance().clone();
+            let mut traces = Traces::new(tabletop_core::lesson::RECORD_OPTIONS);
+            match tab {
+                Tab::Cbt => {
+                    let out = tabletop_core::cbt::exec_line_traced(
+                        &mut twin,
+                        text,
+                        &mut NoHost,
+                        &mut traces,
+                    );
+                    assert!(out.status.is_ok());
+                }
+                Tab::Json => {
+                    api::handle_traced(&mut twin, text, &mut traces);
+                }
+                Tab::Sql => {
+                    sql::execute_traced(&mut twin, text, &mut traces).unwrap();
+                }
+            }
+            let core = traces.last_read().expect("the core traced a read").clone();
+            assert_eq!(
+                core.distinct_tablets().len(),
+                3,
+                "{tab:?}: three phone tablets"
+            );
+
+            let ran = console(&state, tab, text);
+            // The console's report is the trace's.
+            let report = ran.console.last_read().unwrap();
+            assert_eq!(*report, ReadReport::from_trace(&core, true), "{tab:?}");
+            assert_eq!(report.tablets, core.read.tablets, "{tab:?}");
+            // The check judges the same read, keys and tablets visited.
+            let checked = learn(&ran, LearnAction::Check);
+            let record = judged(&checked);
+            assert_eq!(record, ReadRecord::from_trace(text, &core), "{tab:?}");
+            assert_eq!(record.tablets_visited, 3, "{tab:?}");
+            assert_eq!(record.rows_returned, 4, "{tab:?}");
+            assert_eq!(record.keys_returned.len(), 4, "{tab:?}");
+            assert!(record.keys_complete, "{tab:?}");
+        }
+    }
+
+    #[test]
+    fn a_read_longer_than_its_echo_is_judged_as_it_ran() {
+        use crate::state::console::MAX_ECHO_CHARS;
+        let started = learn(&app(), LearnAction::Start("row-ranges".into()));
+        // The May rows of the device, through a regular expression padded
+        // with days that do not exist: a command far longer than its echo.
+        let never: Vec<String> = (0..400).map(|i| format!("x{i:04}")).collect();
+        let line = format!(
+            "read mobile prefix=phone#4c410523#202005 'regex=phone#4c410523#202005(..|{})'",
+            never.join("|")
+        );
+        assert!(line.chars().count() > MAX_ECHO_CHARS);
+        let ran = cbt(&started, &line);
+        let entry = ran.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert!(entry.input_cut_from.is_some(), "the echo is cut");
+        let checked = learn(&ran, LearnAction::Check);
+        let verdict = checked.learn.verdict.clone().unwrap();
+        assert!(verdict.passed, "{verdict:#?}");
+        let record = judged(&checked);
+        assert_eq!((record.rows_scanned, record.rows_returned), (30, 30));
+    }
+
+    #[test]
+    fn only_a_running_lesson_traces_the_keys_a_read_returned() {
+        let before = cbt(&app(), "read mobile-time-series");
+        let trace = before
+            .console
+            .entries
+            .last()
+            .unwrap()
+            .trace
+            .clone()
+            .unwrap();
+        assert!(
+            trace.returned_keys.is_empty(),
+            "ordinary reads keep no keys"
+        );
+        let started = learn(&before, LearnAction::Start("row-ranges".into()));
+        let read = cbt(&started, "read mobile prefix=phone#4c410523#202005");
+        let trace = read.console.entries.last().unwrap().trace.clone().unwrap();
+        assert_eq!(trace.returned_keys.len(), 30);
+        let left = cbt(&learn(&read, LearnAction::Stop), "read mobile-time-series");
+        let trace = left.console.entries.last().unwrap().trace.clone().unwrap();
+        assert!(trace.returned_keys.is_empty(), "and none after it");
     }
 
     #[test]
@@ -1103,6 +1099,7 @@ mod tests {
 mod share_tests {
     use super::*;
     use crate::share;
+    use crate::state::AppState;
     use crate::state::layout::Panels;
     use crate::state::{Boot, TestClock};
 
@@ -1127,6 +1124,8 @@ mod share_tests {
 mod home_tests {
     use super::*;
     use crate::share;
+    use crate::state::AppState;
+    use crate::state::console::Tab;
     use crate::state::layout::Panels;
     use crate::state::{Boot, TestClock};
 

@@ -15,6 +15,8 @@ use std::rc::Rc;
 use tabletop_core::inspect::{DEFAULT_STRIDE, RowIndex, read_window};
 use tabletop_core::{CollectRows, Instance, ReadRowsRequest};
 
+use super::Action;
+
 use crate::view_model::rows::{
     CELL_LINE_PX, FamilyTypes, KEY_LINE_PX, ROW_PAD_PX, RowLine, fit_rows, max_rows_visible,
     row_line, stacked_at,
@@ -397,6 +399,38 @@ impl RowsState {
                 ..RowsWindow::default()
             },
         }
+    }
+
+    /// Applies one of the rows panel's actions (the viewport, scrolling,
+    /// going to a key, expanding a row, the end of a fade-out) and reads
+    /// the window again when it moved. An error is for the status line.
+    pub(crate) fn reduce(
+        &mut self,
+        action: Action,
+        instance: &mut Instance,
+        indexer: &RowIndexer,
+    ) -> Result<(), String> {
+        let mut result = Ok(());
+        match action {
+            Action::RowsViewport(viewport) => {
+                if !self.viewport_differs(viewport) {
+                    return Ok(());
+                }
+                self.set_viewport(viewport);
+            }
+            Action::ScrollRows(top) => self.scroll_to(top),
+            Action::GoToKey(key) => result = self.go_to_key(instance, indexer, &key).map(|_| ()),
+            Action::ToggleRow(key) => self.toggle_expanded(key),
+            Action::GhostDone(id) => {
+                if self.ghost.as_ref().is_some_and(|(g, _)| *g == id) {
+                    self.ghost = None;
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        }
+        self.read(instance, indexer);
+        result
     }
 
     /// Moves to the row at position `top` (clamped).

@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use tabletop_core::keyviz::{BucketMode, ColorScale, Diagnostic, Metric};
 use tabletop_core::sim::{Scenario, Simulation, Step};
 
-use super::{Action, AppState, Notice};
+use super::design::DesignState;
+use super::{Action, Cx, Effects};
 use crate::view_model::keyviz::{KeyVizSettings, MapData, build_map, clamp_zoom};
 use crate::view_model::sim::{SimSnapshot, Speed, scenario_text};
 
@@ -155,6 +156,23 @@ impl SimState {
         self.rev = self.rev.max(current.rev) + 1;
     }
 
+    /// Whether a run of the design at `design_rev` has reached its end.
+    pub fn finished(&self, design_rev: u64) -> bool {
+        self.design_rev == design_rev
+            && self
+                .engine
+                .as_ref()
+                .is_some_and(|e| e.borrow().is_finished())
+    }
+
+    /// The report of a finished run of the design at `design_rev`.
+    pub fn finished_report(&self, design_rev: u64) -> Option<tabletop_core::sim::Report> {
+        if !self.finished(design_rev) {
+            return None;
+        }
+        self.engine.as_ref().map(|e| e.borrow().report())
+    }
+
     /// Whether a simulation is loaded.
     pub fn loaded(&self) -> bool {
         self.engine.is_some()
@@ -254,7 +272,7 @@ impl SimState {
     /// Runs the simulation for at most `budget_ms` of this frame (by
     /// `now_ms`): to the seek target, or as far as the speed asks for the
     /// time since the last frame.
-    fn work(&mut self, now_ms: &dyn Fn() -> f64, budget_ms: f64) {
+    pub(crate) fn work(&mut self, now_ms: &dyn Fn() -> f64, budget_ms: f64) {
         let Some(engine) = self.engine.clone() else {
             self.playing = false;
             self.seek_to = None;
@@ -404,209 +422,147 @@ pub enum SimAction {
     ShowFindings(bool),
 }
 
-impl AppState {
-    /// Whether a run of the current design has reached its end (then its
-    /// report is evidence for the advisor).
-    pub fn sim_finished(&self) -> bool {
-        self.sim.design_rev == self.design.rev
-            && self
-                .sim
-                .engine
-                .as_ref()
-                .is_some_and(|e| e.borrow().is_finished())
-    }
-
-    /// The report of a finished run of the current design.
-    pub fn finished_sim_report(&self) -> Option<tabletop_core::sim::Report> {
-        if !self.sim_finished() {
-            return None;
-        }
-        self.sim.engine.as_ref().map(|e| e.borrow().report())
-    }
-
-    /// Applies an action of this slice; returns whether data or schema
-    /// changed (never: the simulation has its own cluster).
-    pub(crate) fn reduce_sim(&mut self, action: SimAction) -> bool {
+impl SimState {
+    /// Applies an action of this slice, with only what `cx` lends (the
+    /// design, read-only: picking a scenario asks for a new one).
+    pub(crate) fn reduce(&mut self, action: SimAction, cx: &Cx<'_>) -> Effects {
         match action {
-            SimAction::PickScenario(file) => match scenario_text(&file).map(Scenario::from_toml) {
-                Some(Ok(scenario)) => {
-                    Rc::make_mut(&mut self.sim).tablets_view = TabletsView::Simulation;
-                    self.reduce_in_place(Action::SetDesign(file, Box::new(scenario)));
-                }
-                Some(Err(e)) => {
-                    self.notice = Some(Notice {
-                        error: true,
-                        text: format!("The scenario {file} could not be read: {e}"),
-                    });
-                }
-                None => {
-                    self.notice = Some(Notice {
-                        error: true,
-                        text: format!("There is no scenario named {file}"),
-                    });
-                }
-            },
+            SimAction::PickScenario(file) => return self.pick_scenario(file),
             SimAction::Play => {
-                let sim = Rc::make_mut(&mut self.sim);
-                if sim.engine.is_none() {
-                    return false;
+                if self.engine.is_none() {
+                    return Effects::default();
                 }
-                if sim.snapshot.as_ref().is_some_and(|s| s.finished) {
-                    let scenario = self.design.scenario.clone();
-                    sim.load(scenario.as_deref());
+                if self.snapshot.as_ref().is_some_and(|s| s.finished) {
+                    self.load(cx.design.scenario.as_deref());
                 }
-                sim.playing = true;
-                sim.seek_to = None;
-                sim.play_seconds = sim.now_seconds();
-                sim.last_frame_ms = None;
-                sim.rev += 1;
+                self.playing = true;
+                self.seek_to = None;
+                self.play_seconds = self.now_seconds();
+                self.last_frame_ms = None;
+                self.rev += 1;
             }
             SimAction::Pause => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.playing = false;
-                sim.seek_to = None;
-                sim.last_frame_ms = None;
-                sim.refresh(true, true, None);
+                self.playing = false;
+                self.seek_to = None;
+                self.last_frame_ms = None;
+                self.refresh(true, true, None);
             }
             SimAction::Step => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.playing = false;
-                sim.seek_to = None;
-                if let Some(engine) = &sim.engine {
+                self.playing = false;
+                self.seek_to = None;
+                if let Some(engine) = &self.engine {
                     engine.borrow_mut().step(Step::TimeBuckets(1));
                 }
-                sim.refresh(true, true, None);
+                self.refresh(true, true, None);
             }
             SimAction::Reset => {
-                let scenario = self.design.scenario.clone();
-                let sim = Rc::make_mut(&mut self.sim);
-                let keep = sim.keyviz.zoom;
-                sim.load(scenario.as_deref());
+                let keep = self.keyviz.zoom;
+                self.load(cx.design.scenario.as_deref());
                 // The key space is the same design's: keep the zoom.
-                sim.keyviz.zoom = keep;
-                sim.rebuild_map();
+                self.keyviz.zoom = keep;
+                self.rebuild_map();
             }
             SimAction::Speed(speed) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.speed = speed;
-                sim.play_seconds = sim.now_seconds();
-                sim.rev += 1;
+                self.speed = speed;
+                self.play_seconds = self.now_seconds();
+                self.rev += 1;
             }
             SimAction::Metric(metric) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.keyviz.metric = metric;
-                sim.rebuild_map();
+                self.keyviz.metric = metric;
+                self.rebuild_map();
             }
             SimAction::Scale(scale) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.keyviz.scale = scale;
-                sim.rev += 1;
+                self.keyviz.scale = scale;
+                self.rev += 1;
             }
             SimAction::Mode(mode) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.keyviz.mode = mode;
-                sim.rebuild_map();
+                self.keyviz.mode = mode;
+                self.rebuild_map();
             }
             SimAction::Zoom(zoom) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.keyviz.zoom = zoom;
-                sim.rebuild_map();
+                self.keyviz.zoom = zoom;
+                self.rebuild_map();
             }
             SimAction::ShowTable(on) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.keyviz.table = on;
-                sim.rev += 1;
+                self.keyviz.table = on;
+                self.rev += 1;
             }
             SimAction::TabletsView(view) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.tablets_view = view;
-                sim.rev += 1;
+                self.tablets_view = view;
+                self.rev += 1;
             }
             SimAction::ShowFindings(open) => {
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.findings_open = open;
-                sim.rev += 1;
+                self.findings_open = open;
+                self.rev += 1;
             }
         }
-        false
+        Effects::default()
     }
 
-    /// Rebuilds the simulation when the shared design changed since it
-    /// was built (run after every action).
-    pub(crate) fn follow_design(&mut self) {
-        if self.design.rev == self.sim.design_rev {
-            return;
+    /// A shipped scenario file becomes the design (through
+    /// [`Action::SetDesign`], so every slice that follows the design
+    /// hears of it), shown on the simulated cluster.
+    fn pick_scenario(&mut self, file: String) -> Effects {
+        match scenario_text(&file).map(Scenario::from_toml) {
+            Some(Ok(scenario)) => {
+                self.tablets_view = TabletsView::Simulation;
+                Effects::then(Action::SetDesign(file, Box::new(scenario)))
+            }
+            Some(Err(e)) => Effects::error(format!("The scenario {file} could not be read: {e}")),
+            None => Effects::error(format!("There is no scenario named {file}")),
         }
-        let scenario = self.design.scenario.clone();
-        let source = self.design.source.clone();
-        let sim = Rc::make_mut(&mut self.sim);
-        sim.design_rev = self.design.rev;
-        sim.source = source;
-        sim.load(scenario.as_deref());
     }
 
-    /// Whether the data generator or the rows index wants frames.
-    pub(crate) fn data_work_pending(&self) -> bool {
-        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+    /// Whether the simulation was built from `design` as it is now.
+    pub(crate) fn follows(&self, design: &DesignState) -> bool {
+        self.design_rev == design.rev
     }
 
-    /// One slice of simulation within `budget_ms`.
-    pub(crate) fn sim_work(&mut self, budget_ms: f64) {
-        let clock = Rc::clone(&self.clock);
-        let now_ms = move || clock.now_ms();
-        Rc::make_mut(&mut self.sim).work(&now_ms, budget_ms);
+    /// Rebuilds the simulation on `design`, paused at the start (run after
+    /// every action that changed the design; see [`SimState::follows`]).
+    pub(crate) fn follow(&mut self, design: &DesignState) {
+        self.design_rev = design.rev;
+        self.source.clone_from(&design.source);
+        self.load(design.scenario.as_deref());
     }
 
-    /// The simulation part of a share link or autosave.
-    pub(crate) fn sim_shared(&self) -> Option<SimShared> {
-        self.sim
-            .to_shared(&self.design.source, self.design.scenario.as_deref())
+    /// The simulation part of a share link or autosave, for `design`.
+    pub(crate) fn shared(&self, design: &DesignState) -> Option<SimShared> {
+        self.to_shared(&design.source, design.scenario.as_deref())
     }
 
-    /// Restores the simulation of a share link or autosave (or, with
-    /// `None`, unloads it: booting replaces everything). The design is set
-    /// through the shared design slice; the run then goes to the link's
+    /// Takes a share link's or autosave's settings and position, once the
+    /// simulation follows the link's design: the run then goes to that
     /// position in frames of work, and pauses there.
-    pub(crate) fn restore_sim(&mut self, shared: Option<&SimShared>) {
-        let Some(shared) = shared else {
-            self.sim = Rc::new(self.sim.unloaded(self.design.rev));
-            return;
-        };
-        let scenario = match (&shared.scenario, &shared.design) {
+    pub(crate) fn take_shared(&mut self, shared: &SimShared) {
+        self.speed = shared.speed;
+        self.tablets_view = shared.tablets;
+        self.keyviz = shared.keyviz;
+        self.rebuild_map();
+        if shared.seconds.is_finite() && shared.seconds > 0.0 {
+            self.seek_to = Some(shared.seconds);
+        }
+    }
+}
+
+impl SimShared {
+    /// The design a share link or autosave carries, with where it came
+    /// from (`None` when it carries none).
+    pub(crate) fn design(&self) -> Option<Result<(String, Scenario), String>> {
+        let scenario = match (&self.scenario, &self.design) {
             (Some(file), _) => match scenario_text(file) {
                 Some(text) => Scenario::from_toml(text).map_err(|e| e.to_string()),
                 None => Err(format!("there is no scenario named {file}")),
             },
             (None, Some(toml)) => Scenario::from_toml(toml).map_err(|e| e.to_string()),
-            (None, None) => return,
+            (None, None) => return None,
         };
-        match scenario {
-            Ok(scenario) => {
-                let source = if shared.source.is_empty() {
-                    shared.scenario.clone().unwrap_or_else(|| "link".into())
-                } else {
-                    shared.source.clone()
-                };
-                // Through the shared design action, so every slice that
-                // follows the design hears of it.
-                self.reduce_in_place(Action::SetDesign(source, Box::new(scenario)));
-                self.follow_design();
-                let sim = Rc::make_mut(&mut self.sim);
-                sim.speed = shared.speed;
-                sim.tablets_view = shared.tablets;
-                sim.keyviz = shared.keyviz;
-                sim.rebuild_map();
-                if shared.seconds.is_finite() && shared.seconds > 0.0 {
-                    sim.seek_to = Some(shared.seconds);
-                }
-            }
-            Err(e) => {
-                self.notice = Some(Notice {
-                    error: true,
-                    text: format!("The link's simulation could not be loaded: {e}"),
-                });
-            }
-        }
+        let source = if self.source.is_empty() {
+            self.scenario.clone().unwrap_or_else(|| "link".into())
+        } else {
+            self.source.clone()
+        };
+        Some(scenario.map(|s| (source, s)))
     }
 }
 
@@ -617,7 +573,7 @@ mod tests {
     use super::*;
     use crate::share;
     use crate::state::layout::Panels;
-    use crate::state::{Boot, TestClock};
+    use crate::state::{AppState, Boot, TestClock};
 
     const NOW: i64 = 1_700_000_000_000_000;
 
@@ -694,6 +650,7 @@ mod tests {
         assert!(!state.sim_finished());
         assert!(state.finished_sim_report().is_none());
         let before = advisor_view(state.design.scenario.as_deref(), &state.instance(), None);
+        assert_eq!(*state.advisor.view, before, "the state keeps the findings");
         let mut frames = 0;
         while state.has_work() && frames < 1000 {
             state = state.apply(Action::Work);
@@ -709,6 +666,7 @@ mod tests {
             Some(&report),
         );
         assert!(after.with_report && !before.with_report);
+        assert_eq!(*state.advisor.view, after, "with the report, once finished");
         let evidence = |v: &crate::view_model::learn::AdvisorView| -> Vec<String> {
             v.findings.iter().flat_map(|f| f.evidence.clone()).collect()
         };
@@ -728,6 +686,10 @@ mod tests {
         let other = pick(&state, "mobile_device_first.toml");
         assert!(!other.sim_finished());
         assert!(other.finished_sim_report().is_none());
+        assert_eq!(
+            *other.advisor.view,
+            advisor_view(other.design.scenario.as_deref(), &other.instance(), None)
+        );
     }
 
     #[test]

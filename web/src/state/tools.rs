@@ -1,5 +1,5 @@
-//! The tools slice: the Export and Import dialogs, the console's SQL tab
-//! and the upkeep of materialized views.
+//! The tools slice: the Export and Import dialogs and the upkeep of
+//! materialized views.
 //!
 //! The dialogs' state lives here while they are open and is transient: it
 //! never goes into share links or autosave (the SQL tab's input and
@@ -9,17 +9,18 @@
 //! (a design is a few kilobytes) so the preview follows the typing.
 //!
 //! Views are maintained by the instance's clock ([`Instance::tick`]): while
-//! one is behind, [`AppState::tools_has_work`] asks for animation frames
-//! and [`AppState::tools_work`] moves the clock on in the `Work` arm, so
+//! one is behind, [`views_have_work`] asks for animation frames and
+//! [`views_work`] moves the clock on in the `Work` arm, so
 //! the lag shown in the views list counts down as the core applies it.
 
 use std::rc::Rc;
 
+pub use super::console::sql::{sql_name, sql_ready};
 use tabletop_core::translate::{DataFormat, DynamoLayout, KeyEncoding, SplitSource};
-use tabletop_core::{Instance, sql};
 
-use super::console::{Entry, ReadReport, Source, Tab};
-use super::{AppState, Notice};
+use tabletop_core::Instance;
+
+use super::{Cx, Effects, Notice};
 use crate::view_model::tools::{
     self as vm, CsvChoice, CsvOutcome, ExportBundle, ExportChoice, ExportKind, ImportError,
     ImportSource, TranslateChoice, TranslationPreview,
@@ -119,19 +120,18 @@ pub enum ToolsAction {
     CloseImport,
 }
 
-impl AppState {
-    /// Applies an action of this slice; returns whether data or schema
-    /// changed.
-    pub(crate) fn reduce_tools(&mut self, action: ToolsAction) -> bool {
+impl ToolsState {
+    /// Applies an action of this slice, with only what `cx` lends.
+    pub(crate) fn reduce(&mut self, action: ToolsAction, cx: &Cx<'_>) -> Effects {
         match action {
             ToolsAction::OpenExport(table) => {
                 // The whole instance, with the selected table's rows for
                 // the CSV file (or the table asked for).
-                let table = table.filter(|t| self.tables.iter().any(|s| &s.name == t));
+                let table = table.filter(|t| cx.tables.iter().any(|s| &s.name == t));
                 // Much data: a schema-only script first, the data on request.
-                let bytes = vm::logical_bytes(&self.instance.borrow(), table.as_deref());
+                let bytes = vm::logical_bytes(&cx.instance.borrow(), table.as_deref());
                 let choice = ExportChoice {
-                    rows_table: table.clone().or_else(|| self.selected.clone()),
+                    rows_table: table.clone().or_else(|| cx.selected.map(str::to_string)),
                     table,
                     data: if bytes > vm::DEFAULT_DATA_BYTES {
                         DataFormat::None
@@ -140,30 +140,25 @@ impl AppState {
                     },
                     ..ExportChoice::default()
                 };
-                self.open_export(choice, ExportKind::Cbt);
-                false
+                self.open_export(choice, ExportKind::Cbt, cx);
             }
-            ToolsAction::ExportTable(table) => self.change_export(|c| {
+            ToolsAction::ExportTable(table) => self.change_export(cx, |c| {
                 if table.is_some() {
                     c.rows_table.clone_from(&table);
                 }
                 c.table = table;
             }),
-            ToolsAction::ExportData(data) => self.change_export(|c| c.data = data),
-            ToolsAction::ExportSplits(splits) => self.change_export(|c| c.splits = splits),
+            ToolsAction::ExportData(data) => self.change_export(cx, |c| c.data = data),
+            ToolsAction::ExportSplits(splits) => self.change_export(cx, |c| c.splits = splits),
             ToolsAction::ExportShow(kind) => {
-                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).export {
+                if let Some(dialog) = &mut self.export {
                     dialog.kind = kind;
                 }
-                false
             }
-            ToolsAction::CloseExport => {
-                Rc::make_mut(&mut self.tools).export = None;
-                false
-            }
+            ToolsAction::CloseExport => self.export = None,
             ToolsAction::OpenImport => {
-                let table = self.selected.clone().unwrap_or_default();
-                Rc::make_mut(&mut self.tools).import = Some(ImportDialog {
+                let table = cx.selected.unwrap_or_default().to_string();
+                self.import = Some(ImportDialog {
                     csv: CsvChoice {
                         table,
                         family: String::new(),
@@ -171,10 +166,9 @@ impl AppState {
                     },
                     ..ImportDialog::default()
                 });
-                false
             }
-            ToolsAction::ImportSource(source) => self.change_import(|d| d.source = source),
-            ToolsAction::ImportText(text) => self.change_import_text(|d| {
+            ToolsAction::ImportSource(source) => self.change_import(cx, |d| d.source = source),
+            ToolsAction::ImportText(text) => self.change_import_text(cx, |d| {
                 // A pasted design of the other kind switches the source.
                 if d.text.is_empty()
                     && let Some(guess) = vm::guess_source(&text)
@@ -184,68 +178,66 @@ impl AppState {
                 }
                 d.text = text;
             }),
-            ToolsAction::ImportRows(rows) => self.change_import_text(|d| d.rows = rows),
-            ToolsAction::ImportRefresh => match &self.tools.import {
-                Some(d) if d.stale => self.change_import(|_| {}),
-                _ => false,
-            },
-            ToolsAction::ImportKeyEncoding(e) => self.change_import(|d| d.choice.key_encoding = e),
-            ToolsAction::ImportReverseIdentity(r) => {
-                self.change_import(|d| d.choice.reverse_identity = r)
+            ToolsAction::ImportRows(rows) => self.change_import_text(cx, |d| d.rows = rows),
+            ToolsAction::ImportRefresh => {
+                if self.import.as_ref().is_some_and(|d| d.stale) {
+                    self.change_import(cx, |_| {});
+                }
             }
-            ToolsAction::ImportLayout(l) => self.change_import(|d| d.choice.layout = l),
-            ToolsAction::ApplyImport => self.apply_import(),
+            ToolsAction::ImportKeyEncoding(e) => {
+                self.change_import(cx, |d| d.choice.key_encoding = e);
+            }
+            ToolsAction::ImportReverseIdentity(r) => {
+                self.change_import(cx, |d| d.choice.reverse_identity = r);
+            }
+            ToolsAction::ImportLayout(l) => self.change_import(cx, |d| d.choice.layout = l),
+            ToolsAction::ApplyImport => return self.apply_import(cx),
             ToolsAction::CsvFile(name, bytes) => {
-                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import {
+                if let Some(dialog) = &mut self.import {
                     if dialog.csv.table.is_empty() {
                         dialog.csv.table = csv_table_name(&name);
                     }
                     dialog.csv_file = Some((name, bytes));
                     dialog.csv_result = None;
                 }
-                false
             }
             ToolsAction::CsvChoice(choice) => {
-                if let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import {
+                if let Some(dialog) = &mut self.import {
                     dialog.csv = choice;
                 }
-                false
             }
-            ToolsAction::CsvImport => self.csv_import(),
-            ToolsAction::CloseImport => {
-                Rc::make_mut(&mut self.tools).import = None;
-                false
-            }
+            ToolsAction::CsvImport => return self.csv_import(cx),
+            ToolsAction::CloseImport => self.import = None,
         }
+        Effects::default()
     }
 
-    fn open_export(&mut self, choice: ExportChoice, kind: ExportKind) {
-        self.sync_clock();
-        let bundle = vm::export_bundle(&mut self.instance.borrow_mut(), &choice);
-        Rc::make_mut(&mut self.tools).export = Some(ExportDialog {
+    fn open_export(&mut self, choice: ExportChoice, kind: ExportKind, cx: &Cx<'_>) {
+        cx.sync_clock();
+        let bundle = vm::export_bundle(&mut cx.instance.borrow_mut(), &choice);
+        self.export = Some(ExportDialog {
             kind,
             bundle: Rc::new(bundle),
         });
     }
 
-    fn change_export(&mut self, change: impl FnOnce(&mut ExportChoice)) -> bool {
-        let Some(dialog) = &self.tools.export else {
-            return false;
+    fn change_export(&mut self, cx: &Cx<'_>, change: impl FnOnce(&mut ExportChoice)) {
+        let Some(dialog) = &self.export else {
+            return;
         };
         let mut choice = dialog.bundle.choice.clone();
         let kind = dialog.kind;
         change(&mut choice);
         if choice != dialog.bundle.choice {
-            self.open_export(choice, kind);
+            self.open_export(choice, kind, cx);
         }
-        false
     }
 
     /// A change of the typed text: translated at once while the design is
     /// small, marked stale (for [`ToolsAction::ImportRefresh`]) once large.
-    fn change_import_text(&mut self, change: impl FnOnce(&mut ImportDialog)) -> bool {
-        let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import else {
-            return false;
+    fn change_import_text(&mut self, cx: &Cx<'_>, change: impl FnOnce(&mut ImportDialog)) {
+        let Some(dialog) = &mut self.import else {
+            return;
         };
         change(dialog);
         if dialog.text.len() + dialog.rows.len() > LARGE_DESIGN
@@ -253,16 +245,16 @@ impl AppState {
         {
             dialog.stale = true;
             dialog.apply_error = None;
-            false
         } else {
-            self.change_import(|_| {})
+            self.change_import(cx, |_| {});
         }
     }
 
-    fn change_import(&mut self, change: impl FnOnce(&mut ImportDialog)) -> bool {
-        let now = self.instance.borrow().now_micros();
-        let Some(dialog) = &mut Rc::make_mut(&mut self.tools).import else {
-            return false;
+    fn change_import(&mut self, cx: &Cx<'_>, change: impl FnOnce(&mut ImportDialog)) {
+        let instance = cx.instance.borrow();
+        let now = instance.now_micros();
+        let Some(dialog) = &mut self.import else {
+            return;
         };
         change(dialog);
         dialog.apply_error = None;
@@ -278,21 +270,20 @@ impl AppState {
                     dialog.choice,
                     now,
                 )
-                .map(|t| Rc::new(vm::preview(&t, &self.instance.borrow()))),
+                .map(|t| Rc::new(vm::preview(&t, &instance))),
             )
         };
-        false
     }
 
-    fn apply_import(&mut self) -> bool {
-        let Some(dialog) = self.tools.import.clone() else {
-            return false;
+    fn apply_import(&mut self, cx: &Cx<'_>) -> Effects {
+        let Some(dialog) = &mut self.import else {
+            return Effects::default();
         };
         if dialog.source == ImportSource::CbtCsv || dialog.text.trim().is_empty() {
-            return false;
+            return Effects::default();
         }
-        self.sync_clock();
-        let now = self.instance.borrow().now_micros();
+        cx.sync_clock();
+        let now = cx.instance.borrow().now_micros();
         // Translate again at the time of applying, so the cells get the
         // clock of now rather than of the last keystroke.
         let translated = vm::translate_input(
@@ -305,73 +296,67 @@ impl AppState {
         let result = match translated {
             Err(e) => Err(format!("Nothing was created: {}", e.text())),
             Ok(t) => t
-                .apply(&mut self.instance.borrow_mut())
+                .apply(&mut cx.instance.borrow_mut())
                 .map(|()| t)
                 .map_err(|e| format!("Nothing was created: {}", e.message())),
         };
-        match result {
-            Ok(t) => {
-                let rows: usize = t.tables.iter().map(|t| t.rows.len()).sum();
-                let ids: Vec<&str> = t.tables.iter().map(|t| t.id.as_str()).collect();
-                self.notice = Some(Notice {
-                    error: false,
-                    text: format!(
-                        "Created {} {} from {}: {} ({})",
-                        ids.len(),
-                        if ids.len() == 1 { "table" } else { "tables" },
-                        dialog.source.label(),
-                        ids.join(", "),
-                        crate::view_model::count_noun(rows as u64, "row"),
-                    ),
-                });
-                self.selected = ids
-                    .first()
-                    .map(|s| (*s).to_string())
-                    .or(self.selected.take());
-                Rc::make_mut(&mut self.tools).import = None;
-                true
-            }
+        let t = match result {
+            Ok(t) => t,
             Err(text) => {
-                if let Some(d) = &mut Rc::make_mut(&mut self.tools).import {
-                    d.apply_error = Some(text);
-                }
-                false
+                dialog.apply_error = Some(text);
+                return Effects::default();
             }
+        };
+        let rows: usize = t.tables.iter().map(|t| t.rows.len()).sum();
+        let ids: Vec<&str> = t.tables.iter().map(|t| t.id.as_str()).collect();
+        let text = format!(
+            "Created {} {} from {}: {} ({})",
+            ids.len(),
+            if ids.len() == 1 { "table" } else { "tables" },
+            dialog.source.label(),
+            ids.join(", "),
+            crate::view_model::count_noun(rows as u64, "row"),
+        );
+        let select = ids.first().map(|s| (*s).to_string());
+        self.import = None;
+        Effects {
+            data_changed: true,
+            notice: Some(Notice { error: false, text }),
+            select,
+            then: None,
         }
     }
 
-    fn csv_import(&mut self) -> bool {
-        let Some(dialog) = self.tools.import.clone() else {
-            return false;
+    fn csv_import(&mut self, cx: &Cx<'_>) -> Effects {
+        let Some(dialog) = &mut self.import else {
+            return Effects::default();
         };
         let Some((_, bytes)) = &dialog.csv_file else {
-            return false;
+            return Effects::default();
         };
-        self.sync_clock();
-        let result = vm::import_csv(&mut self.instance.borrow_mut(), &dialog.csv, bytes);
-        let ok = result.is_ok();
-        if let Ok(outcome) = &result {
-            self.selected = Some(outcome.table.clone());
-        }
-        if let Some(d) = &mut Rc::make_mut(&mut self.tools).import {
-            d.csv_result = Some(result);
-        }
-        ok
+        cx.sync_clock();
+        let result = vm::import_csv(&mut cx.instance.borrow_mut(), &dialog.csv, bytes);
+        let effects = Effects {
+            data_changed: result.is_ok(),
+            select: result.as_ref().ok().map(|outcome| outcome.table.clone()),
+            ..Effects::default()
+        };
+        dialog.csv_result = Some(result);
+        effects
     }
+}
 
-    /// Whether a materialized view is catching up with its source (and the
-    /// clock, kept at wall time, will get it there).
-    pub fn tools_has_work(&self) -> bool {
-        let instance = self.instance.borrow();
-        !instance.clock_is_simulated() && vm::views_catching_up(&instance)
-    }
+/// Whether a materialized view is catching up with its source (and the
+/// clock, kept at wall time, will get it there).
+pub fn views_have_work(instance: &Instance) -> bool {
+    !instance.clock_is_simulated() && vm::views_catching_up(instance)
+}
 
-    /// One frame's upkeep for views: moves the instance clock to now, which
-    /// applies the view changes that are due. Cheap when no view waits.
-    pub(crate) fn tools_work(&mut self) {
-        if self.tools_has_work() {
-            self.sync_clock();
-        }
+/// One frame's upkeep for views: moves the instance clock to now, which
+/// applies the view changes that are due. Cheap when no view waits.
+pub(crate) fn views_work(cx: &Cx<'_>) {
+    if views_have_work(&cx.instance.borrow()) {
+        cx.sync_clock();
     }
 }
 
@@ -391,95 +376,13 @@ fn csv_table_name(file_name: &str) -> String {
     if id.is_empty() { "imported".into() } else { id }
 }
 
-/// The SQL tab's statements: the text split at `;` (outside literals and
-/// comments), or the whole text as one statement when it has none, as
-/// `tabletop sql STATEMENT` splits its argument.
-pub fn split_sql(text: &str) -> Vec<String> {
-    let parts = sql::split_statements(text);
-    if parts.len() <= 1 {
-        let whole = text.trim();
-        return if whole.is_empty() {
-            Vec::new()
-        } else {
-            vec![whole.to_string()]
-        };
-    }
-    parts
-        .into_iter()
-        .map(|(_, s)| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// Whether Enter should run the SQL tab's text: every statement in it is
-/// whole (no open literal, nothing cut short), as the core's
-/// [`sql::is_complete`] decides for a console reading line by line.
-pub fn sql_ready(text: &str) -> bool {
-    let parts = split_sql(text);
-    !parts.is_empty() && parts.iter().all(|p| sql::is_complete(p))
-}
-
-/// A table id as a GoogleSQL name: backquoted unless it is a plain
-/// identifier.
-pub fn sql_name(id: &str) -> String {
-    let plain = id
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
-        id.to_string()
-    } else {
-        format!("`{}`", id.replace('\\', "\\\\").replace('`', "\\`"))
-    }
-}
-
-/// Runs one SQL statement through [`sql::execute`], printing what `tabletop
-/// sql` prints: the outcome's text, or the error. Reads (SELECT and
-/// EXPLAIN) report what they cost from the plan's own statistics.
-pub fn run_sql(instance: &mut Instance, statement: &str) -> Entry {
-    let result = sql::execute(instance, statement);
-    let (output, ok, read, writes) = match result {
-        Ok(outcome) => {
-            let explain = match &outcome {
-                sql::Outcome::Rows(r) => Some(&r.explain),
-                sql::Outcome::Explain(e) => Some(e),
-                _ => None,
-            };
-            let read = explain.filter(|e| e.read_ran).map(|e| ReadReport {
-                table: e.source.clone(),
-                rows_seen: e.stats.rows_seen,
-                rows_returned: e.stats.rows_returned,
-                cells_seen: Some(e.stats.cells_seen),
-                cells_returned: Some(e.stats.cells_returned),
-                tablets: e.tablets_touched.clone(),
-                tablet_count: e.tablets_total,
-            });
-            (outcome.to_text(), true, read, outcome.changes_state())
-        }
-        Err(e) => (format!("{e}\n"), false, None, false),
-    };
-    let (output, cut_from) = super::console::cut(output);
-    Entry {
-        id: 0,
-        tab: Tab::Sql,
-        source: Source::Typed,
-        input: statement.to_string(),
-        input_cut_from: None,
-        output,
-        cut_from,
-        rows_not_printed: 0,
-        ok,
-        read,
-        writes,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::console::Tab;
     use crate::state::layout::Panels;
-    use crate::state::{Action, Boot, TestClock};
+    use crate::state::{Action, AppState, Boot};
+    use tabletop_core::Instance;
 
     const NOW: i64 = 1_700_000_000_000_000;
     const CATALOG: &str =
@@ -818,80 +721,6 @@ mod tests {
         assert_eq!(failed.rows.total_rows(), 2);
         assert_eq!(csv_table_name("orders (2).csv"), "orders__2_");
         assert_eq!(csv_table_name(".csv"), "imported");
-    }
-
-    #[test]
-    fn the_sql_tab_prints_what_tabletop_sql_prints() {
-        let state = app();
-        // The same history as the app's instance (a restored snapshot
-        // would number its tablets afresh).
-        let mut twin = Instance::default();
-        twin.set_now(NOW);
-        crate::demo::load(&mut twin, NOW).unwrap();
-        let query = "SELECT _key, stats_summary['os_build'] AS build FROM `mobile-time-series` WHERE STARTS_WITH(_key, 'phone#')";
-        let ran = sql(&state, query);
-        let entry = ran.console.entries.last().unwrap();
-        assert_eq!(entry.tab, Tab::Sql);
-        assert!(entry.ok, "{}", entry.output);
-        assert_eq!(
-            entry.output,
-            sql::execute(&mut twin, query).unwrap().to_text()
-        );
-        assert!(
-            entry.output.contains("phone#4c410523#20200501"),
-            "{}",
-            entry.output
-        );
-        let report = entry.read.clone().unwrap();
-        assert_eq!(report.rows_returned, 3);
-        assert_eq!(report.tablets.len(), 1);
-
-        let explain = format!("EXPLAIN {query}");
-        let ran = sql(&ran, &explain);
-        let entry = ran.console.entries.last().unwrap();
-        assert_eq!(
-            entry.output,
-            sql::execute(&mut twin, &explain).unwrap().to_text()
-        );
-        assert!(entry.output.contains("phone#"), "{}", entry.output);
-
-        // Several statements run one after another; errors are flagged.
-        let ran = sql(&ran, "SELECT 1 AS one;\nSELEKT 2;");
-        let last: Vec<&Entry> = ran
-            .console
-            .entries
-            .iter()
-            .rev()
-            .take(2)
-            .map(|e| e.as_ref())
-            .collect();
-        assert!(
-            !last[0].ok && last[0].output.contains("Syntax error"),
-            "{}",
-            last[0].output
-        );
-        assert!(last[1].ok && last[1].input == "SELECT 1 AS one");
-        assert_eq!(ran.console.history.last().unwrap().0, Tab::Sql);
-
-        // The tab travels in share links with its input.
-        let typed = ran.apply(Action::ConsoleInput("SELECT 2".into()));
-        let shared = typed.to_shared(true);
-        assert_eq!(shared.tab, "sql");
-        let back = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
-            .apply(Action::Boot(Boot::Shared(Box::new(shared))));
-        assert_eq!(back.console.tab, Tab::Sql);
-        assert_eq!(back.console.input(), "SELECT 2");
-    }
-
-    #[test]
-    fn statements_split_like_the_cli() {
-        assert_eq!(split_sql("SELECT 1"), ["SELECT 1"]);
-        assert_eq!(split_sql("SELECT\n  1\n"), ["SELECT\n  1"]);
-        assert_eq!(
-            split_sql("SELECT 1; SELECT ';'; "),
-            ["SELECT 1", "SELECT ';'"]
-        );
-        assert!(split_sql("  ").is_empty());
     }
 
     #[test]

@@ -545,6 +545,7 @@ mod tests {
             rows_not_printed: 0,
             ok,
             read: None,
+            trace: None,
             writes: true,
         }
     }

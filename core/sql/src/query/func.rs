@@ -430,8 +430,59 @@ fn hex_digit(c: u8) -> Option<u8> {
     }
 }
 
-/// Evaluates `f` on already evaluated arguments.
+/// The longest STRING or BYTES value an expression may make (16 MiB): a
+/// few nested REPLACE or CONCAT calls in a short query could otherwise ask
+/// for gigabytes and abort the process.
+pub(crate) const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// The error for a value over [`MAX_VALUE_BYTES`].
+fn too_long(f: Func, bytes: usize) -> Error {
+    Error::new(
+        tabletop_store::Code::ResourceExhausted,
+        format!(
+            "{f:?}() would make a value of {bytes} bytes; a value may have at most {MAX_VALUE_BYTES} bytes (16 MiB)"
+        ),
+    )
+}
+
+/// Refuses, before it is built, a result longer than [`MAX_VALUE_BYTES`].
+fn fits(f: Func, bytes: usize) -> Result<(), Error> {
+    if bytes > MAX_VALUE_BYTES {
+        Err(too_long(f, bytes))
+    } else {
+        Ok(())
+    }
+}
+
+/// How many times `from` (not empty) occurs in `s`, without overlaps.
+fn occurrences(s: &[u8], from: &[u8]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i + from.len() <= s.len() {
+        if s[i..].starts_with(from) {
+            n += 1;
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// Evaluates `f` on already evaluated arguments; no STRING or BYTES result
+/// is longer than [`MAX_VALUE_BYTES`].
 pub(crate) fn call(f: Func, args: Vec<Value>, now_micros: i64) -> Result<Value, Error> {
+    let value = call_unchecked(f, args, now_micros)?;
+    // Functions that grow their input by a bounded factor (TO_HEX doubles
+    // it) are caught here, one step past the limit at most.
+    match &value {
+        Value::String(s) => fits(f, s.len())?,
+        Value::Bytes(b) => fits(f, b.len())?,
+        _ => {}
+    }
+    Ok(value)
+}
+
+fn call_unchecked(f: Func, args: Vec<Value>, now_micros: i64) -> Result<Value, Error> {
     if !f.handles_null() && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }
@@ -447,7 +498,9 @@ pub(crate) fn call(f: Func, args: Vec<Value>, now_micros: i64) -> Result<Value, 
             if args.iter().any(Value::is_null) {
                 return Ok(Value::Null);
             }
-            let mut out = Vec::new();
+            let total = args.iter().map(|v| text_bytes(v).len()).sum();
+            fits(f, total)?;
+            let mut out = Vec::with_capacity(total);
             for v in &args {
                 out.extend_from_slice(text_bytes(v));
             }
@@ -497,7 +550,10 @@ pub(crate) fn call(f: Func, args: Vec<Value>, now_micros: i64) -> Result<Value, 
             if from.is_empty() {
                 return Ok(a(0).clone());
             }
-            let mut out = Vec::with_capacity(s.len());
+            let n = occurrences(s, from);
+            let len = (s.len() - n * from.len()).saturating_add(n.saturating_mul(to.len()));
+            fits(f, len)?;
+            let mut out = Vec::with_capacity(len);
             let mut i = 0;
             while i < s.len() {
                 if s[i..].starts_with(from) {

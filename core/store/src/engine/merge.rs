@@ -10,7 +10,8 @@
 //! cells of dropped families are skipped. Nothing here allocates: callers
 //! own the buffers.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 use super::family::{Families, FamilyId};
 use super::memtable::{Group, MemView};
@@ -301,6 +302,12 @@ pub(crate) struct MergedCell<'t> {
     pub(crate) gc_eligible: bool,
 }
 
+/// Pieces above which a row's merge keeps the pieces' heads in a heap:
+/// below it, scanning every head per cell is cheaper; above it (a row
+/// written by thousands of separate calls, each its own memtable group),
+/// the scan would make the merge quadratic in the row's width.
+const HEAP_PIECES: usize = 8;
+
 /// Merges the pieces of one row into its visible cells, in cell order,
 /// appending to `out`. Marks GC eligibility as of `now_micros`.
 /// Returns the number of raw cells examined.
@@ -311,15 +318,31 @@ pub(crate) fn assemble_row<'t>(
     now_micros: i64,
     out: &mut Vec<MergedCell<'t>>,
 ) -> usize {
-    let ranks = fams.ranks();
-    let mut examined = 0;
-    // The last coordinates taken (dedups older copies) and the version
-    // number within the current column (for GC eligibility).
-    let mut last: Option<(FamilyId, &'t [u8], i64)> = None;
-    let mut column: Option<(FamilyId, &'t [u8])> = None;
-    let mut version = 0usize;
+    let mut taker = Taker {
+        fams,
+        now_micros,
+        last: None,
+        column: None,
+        version: 0,
+        examined: 0,
+    };
+    if pieces.len() > HEAP_PIECES {
+        merge_with_heap(merger, pieces, fams.ranks(), |c| taker.take(c, out));
+    } else {
+        merge_by_scan(merger, pieces, fams.ranks(), |c| taker.take(c, out));
+    }
+    taker.examined
+}
+
+/// The k-way merge for a few pieces: the smallest head is found by looking
+/// at every one (ties go to the lower, newer, piece).
+fn merge_by_scan<'t>(
+    merger: &RowMerger<'t>,
+    pieces: &mut [Piece],
+    ranks: &[u16],
+    mut take: impl FnMut(RawCell<'t>),
+) {
     loop {
-        // Find the smallest head; ties go to the lower (newer) source.
         let mut best: Option<(usize, RawCell<'t>)> = None;
         if let [p] = &*pieces {
             if p.pos < p.end {
@@ -342,27 +365,111 @@ pub(crate) fn assemble_row<'t>(
         }
         let Some((pi, c)) = best else { break };
         pieces[pi].pos += 1;
-        examined += 1;
-        if let Some((fid, qual, ts)) = last
+        take(c);
+    }
+}
+
+/// The k-way merge for many pieces, in O(cells · log pieces): the heads
+/// wait in a min-heap ordered as [`merge_by_scan`] picks them.
+fn merge_with_heap<'t>(
+    merger: &RowMerger<'t>,
+    pieces: &mut [Piece],
+    ranks: &[u16],
+    mut take: impl FnMut(RawCell<'t>),
+) {
+    let head = |pi: usize, p: &Piece| Head {
+        rank: ranks[usize::from(merger.source(p.src).cell(p.pos).fid)],
+        cell: merger.source(p.src).cell(p.pos),
+        piece: pi,
+    };
+    let mut heap = BinaryHeap::with_capacity(pieces.len());
+    for (pi, p) in pieces.iter().enumerate() {
+        if p.pos < p.end {
+            heap.push(Reverse(head(pi, p)));
+        }
+    }
+    while let Some(Reverse(h)) = heap.pop() {
+        let p = &mut pieces[h.piece];
+        p.pos += 1;
+        if p.pos < p.end {
+            heap.push(Reverse(head(h.piece, p)));
+        }
+        take(h.cell);
+    }
+}
+
+/// A piece's next cell in the heap of [`merge_with_heap`].
+struct Head<'t> {
+    rank: u16,
+    cell: RawCell<'t>,
+    piece: usize,
+}
+
+impl Ord for Head<'_> {
+    /// Cell order ([`cmp_cells`]), then the newer piece first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank
+            .cmp(&other.rank)
+            .then_with(|| crate::bytes::cmp(self.cell.qual, other.cell.qual))
+            .then_with(|| other.cell.ts.cmp(&self.cell.ts))
+            .then_with(|| self.piece.cmp(&other.piece))
+    }
+}
+
+impl PartialOrd for Head<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Head<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head<'_> {}
+
+/// Takes merged cells in cell order: drops older copies of a cell and
+/// deleted cells, and marks GC eligibility.
+struct Taker<'f, 't> {
+    fams: &'f Families,
+    now_micros: i64,
+    /// The last coordinates taken (dedups older copies).
+    last: Option<(FamilyId, &'t [u8], i64)>,
+    /// The current column, and the version number within it (for GC).
+    column: Option<(FamilyId, &'t [u8])>,
+    version: usize,
+    examined: usize,
+}
+
+impl<'t> Taker<'_, 't> {
+    fn take(&mut self, c: RawCell<'t>, out: &mut Vec<MergedCell<'t>>) {
+        self.examined += 1;
+        if let Some((fid, qual, ts)) = self.last
             && fid == c.fid
             && ts == c.ts
             && qual == c.qual
         {
-            continue; // an older copy of a cell already taken
+            return; // an older copy of a cell already taken
         }
-        last = Some((c.fid, c.qual, c.ts));
-        if c.dead || !fams.is_alive(c.fid) {
-            continue;
+        self.last = Some((c.fid, c.qual, c.ts));
+        if c.dead || !self.fams.is_alive(c.fid) {
+            return;
         }
-        if column.is_some_and(|(fid, qual)| fid == c.fid && qual == c.qual) {
-            version += 1;
+        if self
+            .column
+            .is_some_and(|(fid, qual)| fid == c.fid && qual == c.qual)
+        {
+            self.version += 1;
         } else {
-            column = Some((c.fid, c.qual));
-            version = 0;
+            self.column = Some((c.fid, c.qual));
+            self.version = 0;
         }
-        let gc_eligible = fams
+        let gc_eligible = self
+            .fams
             .gc_rule(c.fid)
-            .is_some_and(|rule| rule.erases(version, c.ts, now_micros));
+            .is_some_and(|rule| rule.erases(self.version, c.ts, self.now_micros));
         out.push(MergedCell {
             fid: c.fid,
             qual: c.qual,
@@ -371,7 +478,6 @@ pub(crate) fn assemble_row<'t>(
             gc_eligible,
         });
     }
-    examined
 }
 
 /// Cell order within a row: family rank, qualifier, timestamp newest first.

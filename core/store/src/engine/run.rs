@@ -394,7 +394,13 @@ impl QualDict {
         let rest = chunks.remainder();
         w[..rest.len()].copy_from_slice(rest);
         h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        h ^ (h >> 29)
+        // A multiplication carries a difference only upwards: without a
+        // full mix, qualifiers that differ in their last bytes (`q000001`,
+        // `q000002`, ...) shared slots and a wide row's run took quadratic
+        // time to build. SplitMix64's finalizer spreads every bit.
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^ (h >> 31)
     }
 
     fn intern(&mut self, q: &[u8], quals: &mut Vec<(u32, u32)>, bytes: &mut Vec<u8>) -> u32 {

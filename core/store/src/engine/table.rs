@@ -364,7 +364,7 @@ impl Table {
         // A tablet far past the split threshold (the host has not ticked
         // for a long time) is split right away, without GC, to keep runs
         // within their 32-bit offsets and reads fast.
-        if cfg.split_bytes > 0 && self.tablets[ti].bytes() > cfg.split_bytes.saturating_mul(4) {
+        if cfg.split_bytes > 0 && self.tablets[ti].wants_split(cfg.split_bytes.saturating_mul(4)) {
             self.tablets[ti].compact(&self.fams, None);
             let mut events = std::mem::take(&mut self.pending);
             self.split_one(ti, cfg, &mut events);
@@ -692,7 +692,7 @@ impl Table {
                 && (t.runs.len() > cfg.max_runs
                     || due
                     || mostly_deleted
-                    || t.bytes() > cfg.split_bytes)
+                    || t.wants_split(cfg.split_bytes))
             {
                 let o = t.compact(&self.fams, Some(now));
                 events.push(compaction_event(&self.id, t, o));
@@ -713,7 +713,7 @@ impl Table {
     /// returns how many tablets now stand in its place.
     fn split_one(&mut self, i: usize, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) -> usize {
         let bytes = self.tablets[i].bytes();
-        if bytes <= cfg.split_bytes || cfg.split_bytes == 0 {
+        if cfg.split_bytes == 0 || !self.tablets[i].wants_split(cfg.split_bytes) {
             return 1;
         }
         // Pieces of about three quarters of the threshold, at least two.
@@ -721,7 +721,10 @@ impl Table {
         let parts = usize::try_from(bytes.div_ceil(target)).unwrap_or(2).max(2);
         let points = self.tablets[i].split_points(parts);
         if points.is_empty() {
-            return 1; // a single huge row cannot be split
+            // A single huge row cannot be split: try again when it has
+            // doubled, not on every tick.
+            self.tablets[i].split_blocked_at = bytes;
+            return 1;
         }
         let old = self.tablets.remove(i);
         let old_id = old.id;

@@ -22,6 +22,10 @@ pub(crate) struct Tablet {
     pub(crate) runs: Vec<Run>,
     /// Instance time of the last compaction that applied GC.
     pub(crate) last_gc_micros: i64,
+    /// The size at which a split found no point to cut at (one huge row),
+    /// 0 if none: the tablet is not compacted for a split again until it
+    /// has doubled, so writes to a wide row cost amortized linear time.
+    pub(crate) split_blocked_at: u64,
 }
 
 /// What a compaction did.
@@ -44,7 +48,16 @@ impl Tablet {
             mem: Memtable::default(),
             runs: Vec::new(),
             last_gc_micros: 0,
+            split_blocked_at: 0,
         }
+    }
+
+    /// Whether the tablet is past `split_bytes` and worth compacting to
+    /// split: not while it is less than twice the size at which the last
+    /// attempt found no split point.
+    pub(crate) fn wants_split(&self, split_bytes: u64) -> bool {
+        let bytes = self.bytes();
+        bytes > split_bytes && bytes >= self.split_blocked_at.saturating_mul(2)
     }
 
     /// Logical bytes held (deleted and shadowed cells included until a

@@ -10,8 +10,8 @@
 //! - `sink` is not allowed anywhere inside a condition;
 //! - regexes must be valid RE2; `row_key_regex_filter` must not be empty,
 //!   `family_name_regex_filter` must not contain `:`;
-//! - a column range names a valid family; timestamp bounds have millisecond
-//!   granularity and are not negative;
+//! - a column range names a valid family; timestamp bounds are not
+//!   negative (any microsecond is a bound, as in production);
 //! - `cells_per_row_offset_filter` is ≥ 0, the two limit filters are > 0;
 //! - `row_sample_filter` lies strictly between 0 and 1;
 //! - labels are 1 to 15 characters of `[a-z0-9-]`.
@@ -405,13 +405,9 @@ impl Builder {
                 })
             }
             RowFilter::TimestampRange(r) => {
-                if r.start_micros % 1000 != 0 || r.end_micros % 1000 != 0 {
-                    return Err(Error::invalid(format!(
-                        "Error in field 'timestamp_range_filter'. Maximum precision allowed in \
-                         filter is millisecond.\nGot:\nStart: {}\nEnd: {}",
-                        r.start_micros, r.end_micros
-                    )));
-                }
+                // Bounds may have microsecond precision: production accepts
+                // them (client libraries send `[t, t + 1)` to match the cell
+                // at exactly `t`); only the emulator refuses them.
                 if r.start_micros < 0 || r.end_micros < 0 {
                     return Err(field_error(
                         "timestamp_range_filter",

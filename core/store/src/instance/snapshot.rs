@@ -197,6 +197,10 @@ impl Instance {
         }
         let project = r.string()?;
         let instance = r.string()?;
+        // A snapshot edited by hand must not smuggle in a name no command
+        // line would accept.
+        super::validate_resource_id("project", &project)?;
+        super::validate_resource_id("instance", &instance)?;
         let seed = r.uint()?;
         let simulated_clock = match r.uint()? {
             0 => false,
@@ -524,6 +528,10 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
         if key.is_empty() || last_key.is_some_and(|l| l >= key) {
             return Err(r.bad("rows out of order"));
         }
+        // A snapshot edited by hand gets no more than a write would.
+        if key.len() > crate::MAX_ROW_KEY_BYTES {
+            return Err(r.bad("a row key over 4 KiB"));
+        }
         last_key = Some(key);
         cells.clear();
         let n = r.count()?;
@@ -535,6 +543,15 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
             let qual = r.bytes()?;
             let ts = r.int()?;
             let value = r.bytes()?;
+            if qual.len() > crate::MAX_QUALIFIER_BYTES {
+                return Err(r.bad("a column qualifier over 16 KiB"));
+            }
+            if ts < 0 {
+                return Err(r.bad("a negative cell timestamp"));
+            }
+            if value.len() > crate::MAX_VALUE_BYTES {
+                return Err(r.bad("a cell value over 100 MiB"));
+            }
             cells.push((fid, qual, ts, value));
         }
         table.load_row(key, &cells, cfg);

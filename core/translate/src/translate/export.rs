@@ -333,6 +333,31 @@ pub(crate) fn shell_word(bytes: &[u8]) -> Option<String> {
     Some(s)
 }
 
+/// Text for a `#` comment: control characters (a line break would end the
+/// comment and start a command) are escaped, as Rust's debug form does.
+fn comment_text(s: &str) -> String {
+    s.escape_debug().to_string()
+}
+
+/// A file name part: anything but letters, digits and `-_.` becomes `_`
+/// (no path separator, no hidden file).
+fn file_stem(s: &str) -> String {
+    let stem: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match stem.trim_start_matches('.') {
+        "" => "instance".to_string(),
+        t => t.to_string(),
+    }
+}
+
 fn shell_text(s: &str) -> String {
     shell_word(s.as_bytes()).unwrap_or_else(|| "''".into())
 }
@@ -403,8 +428,8 @@ fn cbt_export(db: &mut Instance, ctx: &Ctx, data: DataFormat) -> Result<Export> 
     let names: Vec<&str> = ctx.tables.iter().map(|t| t.id.as_str()).collect();
     out.push_str(&format!(
         "# Tabletop export of projects/{}/instances/{}: {} (cbt 1.23 syntax).\n",
-        ctx.project,
-        ctx.instance,
+        comment_text(&ctx.project),
+        comment_text(&ctx.instance),
         if names.is_empty() {
             "no tables".to_string()
         } else {
@@ -595,7 +620,7 @@ fn cbt_export(db: &mut Instance, ctx: &Ctx, data: DataFormat) -> Result<Export> 
     }
     Ok(Export {
         main: Script {
-            name: format!("{}.cbt", ctx.instance),
+            name: format!("{}.cbt", file_stem(&ctx.instance)),
             text: out,
             media_type: "text/x-shellscript",
         },
@@ -697,7 +722,8 @@ fn gcloud_export(ctx: &Ctx) -> Export {
          # What --column-families cannot say (nested GC rules, aggregate types) is\n\
          # added with cbt.\n\
          set -euo pipefail\n",
-        ctx.project, ctx.instance
+        comment_text(&ctx.project),
+        comment_text(&ctx.instance)
     ));
     let cbt = format!(
         "cbt -project {} -instance {}",
@@ -807,7 +833,7 @@ fn gcloud_export(ctx: &Ctx) -> Export {
     }
     Export {
         main: Script {
-            name: format!("{}.gcloud.sh", ctx.instance),
+            name: format!("{}.gcloud.sh", file_stem(&ctx.instance)),
             text: out,
             media_type: "text/x-shellscript",
         },
@@ -898,7 +924,8 @@ fn terraform_export(ctx: &Ctx) -> Export {
         "# Tabletop export of projects/{}/instances/{} for Terraform (hashicorp/google):\n\
          # tables, column families, split keys and GC policies. Terraform creates no\n\
          # rows: load the data with `tabletop export --format cbt`.\n\n",
-        ctx.project, ctx.instance
+        comment_text(&ctx.project),
+        comment_text(&ctx.instance)
     ));
     out.push_str(&format!(
         "variable \"project\" {{\n  type    = string\n  default = {}\n}}\n\n\
@@ -972,7 +999,7 @@ fn terraform_export(ctx: &Ctx) -> Export {
     }
     Export {
         main: Script {
-            name: format!("{}.tf", ctx.instance),
+            name: format!("{}.tf", file_stem(&ctx.instance)),
             text: out,
             media_type: "text/plain",
         },
@@ -1024,6 +1051,33 @@ mod tests {
             tf_rule(&GcRule::MaxNumVersions(2), true),
             "{ rules = [{ max_version = 2 }] }"
         );
+    }
+
+    #[test]
+    fn names_cannot_inject_commands_or_paths() {
+        let mut db = Instance::default();
+        tabletop_wire::cbt::run_line(&mut db, "createtable t families=cf").unwrap();
+        for format in [
+            ExportFormat::Cbt,
+            ExportFormat::Gcloud,
+            ExportFormat::Terraform,
+        ] {
+            let options = ExportOptions {
+                format,
+                project: Some("x\ntouch pwned #".into()),
+                instance: Some("../i\nrm -rf x".into()),
+                ..ExportOptions::default()
+            };
+            let out = export(&mut db, &options).unwrap();
+            for line in out.main.text.lines() {
+                assert!(
+                    !line.starts_with("touch") && !line.starts_with("rm "),
+                    "{format:?}: {line}"
+                );
+            }
+            assert!(!out.main.name.contains('/'), "{}", out.main.name);
+            assert!(!out.main.name.starts_with('.'), "{}", out.main.name);
+        }
     }
 
     #[test]

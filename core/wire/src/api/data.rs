@@ -612,7 +612,7 @@ pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) ->
     let (table, r, full_stats) = read_rows_request(req)?;
     let mut sink = JsonRows::default();
     let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
-    let mut out = Out::new().list("rows", sink.rows);
+    let mut out = Out::new().set("rows", Value::Array(sink.rows));
     if full_stats {
         out = out.set("requestStats", request_stats(&stats));
     }
@@ -636,16 +636,11 @@ pub(crate) fn read_rows_line(
     if full_stats {
         line.push_str("\"requestStats\":");
         line.push_str(&request_stats(&stats).to_string());
-        if sink.rows > 0 {
-            line.push(',');
-        }
+        line.push(',');
     }
-    if sink.rows > 0 {
-        line.push_str("\"rows\":[");
-        line.push_str(&sink.text);
-        line.push(']');
-    }
-    line.push_str("}}");
+    line.push_str("\"rows\":[");
+    line.push_str(&sink.text);
+    line.push_str("]}}");
     Ok(line)
 }
 
@@ -691,7 +686,7 @@ pub(crate) fn sample_row_keys(
                 .build()
         })
         .collect();
-    Ok(Out::new().list("samples", samples).build())
+    Ok(Out::new().set("samples", Value::Array(samples)).build())
 }
 
 fn row_key(f: &mut Fields<'_>) -> Result<Vec<u8>> {
@@ -724,6 +719,10 @@ pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) 
             let mut e = item.object("MutateRowsRequest.Entry")?;
             let key = row_key(&mut e)?;
             let muts = mutations(e.get("mutations")?)?;
+            if muts.is_empty() {
+                // The whole request is refused, as production does.
+                return Err(item.invalid("an entry needs at least one mutation"));
+            }
             e.unsupported("idempotency", "idempotency tokens are not supported")?;
             e.finish()?;
             entries.push(MutateRowsEntry {
@@ -744,7 +743,7 @@ pub(crate) fn mutate_rows_answer(results: &[Result<()>]) -> Value {
         .enumerate()
         .map(|(i, r)| {
             let status = match r {
-                Ok(()) => Out::new().build(),
+                Ok(()) => Out::new().set("code", Value::from(0)).build(),
                 Err(e) => {
                     // google.rpc.Status: the code number and message; the
                     // name is not part of it.
@@ -759,7 +758,7 @@ pub(crate) fn mutate_rows_answer(results: &[Result<()>]) -> Value {
                 }
             };
             Out::new()
-                .int64("index", i64::try_from(i).unwrap_or(i64::MAX))
+                .set("index", Value::from(i))
                 .set("status", status)
                 .build()
         })

@@ -279,7 +279,9 @@ fn mutate_rows(instance: &mut Instance, request: &str, traces: &mut Traces) -> O
     let mut planned = Vec::with_capacity(req.entries.len());
     for e in &req.entries {
         let key = decoded.add(Some(e.row_key))?;
-        if !row_key_ok(&decoded.buf[key.clone()]) {
+        // An entry without mutations is refused by the general decoder,
+        // which names its field.
+        if !row_key_ok(&decoded.buf[key.clone()]) || e.mutations.is_empty() {
             return None;
         }
         let muts = e

@@ -10,7 +10,7 @@
 //! instances apart, while here every instance name reaches the same tables.
 
 use super::proto_json::At;
-use tabletop_store::Result;
+use tabletop_store::{MAX_TABLE_ID_LEN, Result};
 
 /// A parsed instance name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +40,18 @@ fn segment_ok(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/')
 }
 
+/// At most this much of a name is echoed in an error.
+const SHOWN_CHARS: usize = 200;
+
+/// A name as an error echoes it: cut after [`SHOWN_CHARS`] characters, so
+/// a huge input never makes a huge answer.
+fn shown(s: &str) -> String {
+    match s.char_indices().nth(SHOWN_CHARS) {
+        Some((end, _)) => format!("{}… ({} bytes in all)", &s[..end], s.len()),
+        None => s.to_string(),
+    }
+}
+
 const INSTANCE_FORM: &str = "projects/{project}/instances/{instance}";
 const TABLE_FORM: &str = "projects/{project}/instances/{instance}/tables/{table}";
 
@@ -52,7 +64,8 @@ pub(crate) fn instance_name(at: &At<'_>) -> Result<InstanceName> {
             name: s.to_string(),
         }),
         _ => Err(at.invalid(format!(
-            "\"{s}\" is not an instance name of the form {INSTANCE_FORM}"
+            "\"{}\" is not an instance name of the form {INSTANCE_FORM}",
+            shown(s)
         ))),
     }
 }
@@ -62,6 +75,13 @@ pub(crate) fn table_name(at: &At<'_>) -> Result<TableName> {
     let s = at.string()?;
     let parts: Vec<&str> = s.split('/').collect();
     match parts.as_slice() {
+        // An id longer than any table can have is a malformed name, not a
+        // missing table (a 200 MB name must not be echoed as NOT_FOUND).
+        ["projects", _, "instances", _, "tables", t] if t.len() > MAX_TABLE_ID_LEN => Err(at
+            .invalid(format!(
+                "the table id is {} characters long; the limit is {MAX_TABLE_ID_LEN}",
+                t.len()
+            ))),
         ["projects", p, "instances", i, "tables", t]
             if segment_ok(p) && segment_ok(i) && segment_ok(t) =>
         {
@@ -73,7 +93,8 @@ pub(crate) fn table_name(at: &At<'_>) -> Result<TableName> {
             })
         }
         _ => Err(at.invalid(format!(
-            "\"{s}\" is not a table name of the form {TABLE_FORM}"
+            "\"{}\" is not a table name of the form {TABLE_FORM}",
+            shown(s)
         ))),
     }
 }

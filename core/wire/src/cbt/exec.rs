@@ -390,7 +390,7 @@ fn do_set(ctx: &mut Ctx<'_>, args: &[&[u8]], add: bool) -> CmdResult {
             && let Ok(n) = parse_int(&value[i + 1..], 0)
         {
             value = &value[..i];
-            ts = n;
+            ts = truncate_to_millis(n);
         }
         let family_name = Cow::Owned(text(family).into_owned());
         if add {
@@ -417,6 +417,17 @@ fn do_set(ctx: &mut Ctx<'_>, args: &[&[u8]], add: bool) -> CmdResult {
     }
     ctx.mutate_row(&table, row, &muts)
         .map_err(|e| ctx.rpc("Applying mutation", &e))
+}
+
+/// A cell timestamp as `cbt` sends it: the Go client truncates every
+/// timestamp but the server's (-1) to milliseconds before the request
+/// leaves, so `@1999` writes at 1000 on any server.
+fn truncate_to_millis(micros: i64) -> i64 {
+    if micros == -1 {
+        micros
+    } else {
+        micros - micros % 1000
+    }
 }
 
 /// What the playground answers for `authorized-view=`, worded as the
