@@ -155,9 +155,17 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
 
 /// Writes the instance to `path` atomically (see the module docs).
 pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
-    let bytes = instance.snapshot();
     let (dir, name) = dir_and_name(path)?;
     let target = dir.join(&name);
+    // A rename would replace a file its owner made read-only: refuse, as
+    // writing into it would be refused.
+    if fs::metadata(&target).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the state file is read-only; nothing was written",
+        ));
+    }
+    let bytes = instance.snapshot();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = write_synced(&tmp, &bytes, &target).and_then(|()| fs::rename(&tmp, &target));
     if result.is_err() {

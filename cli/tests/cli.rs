@@ -776,3 +776,20 @@ fn a_script_keeps_the_batches_a_failed_import_wrote() {
     let out = expect(0, run_in(&dir, &["cbt", "count", "t"], b""));
     assert_eq!(stdout(&out).trim(), "1200");
 }
+
+#[test]
+fn a_read_only_state_file_is_not_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("read-only");
+    expect(
+        0,
+        run_in(&dir, &["cbt", "createtable", "t", "families=cf"], b""),
+    );
+    let state = dir.join("tabletop.state");
+    let before = fs::read(&state).unwrap();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o444)).unwrap();
+    let out = expect(1, run_in(&dir, &["cbt", "set", "t", "r", "cf:q=v"], b""));
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert_eq!(fs::read(&state).unwrap(), before, "the file is as it was");
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o644)).unwrap();
+}
