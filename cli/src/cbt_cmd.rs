@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use tabletop_core::cbt::{self, Outcome};
-use tabletop_core::{Error, Instance, TraceOptions, Traces};
+use tabletop_core::{Error, Instances, TraceOptions, Traces};
 
 use crate::args::{Options, Progress, cbt_changes_state};
 use crate::host::{FsHost, WallClock};
@@ -25,7 +25,7 @@ fn progress_every(options: &Options) -> Option<usize> {
     }
 }
 
-fn load(options: &Options) -> Result<(std::path::PathBuf, Instance), u8> {
+fn load(options: &Options) -> Result<(std::path::PathBuf, Instances), u8> {
     let path = state::path(options.state.as_deref());
     let names = state::Names {
         project: options.project.as_deref(),
@@ -40,7 +40,7 @@ fn load(options: &Options) -> Result<(std::path::PathBuf, Instance), u8> {
     }
 }
 
-fn save(path: &std::path::Path, db: &mut Instance) -> Result<(), u8> {
+fn save(path: &std::path::Path, db: &mut Instances) -> Result<(), u8> {
     state::save(path, db).map_err(|e| {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
@@ -48,6 +48,12 @@ fn save(path: &std::path::Path, db: &mut Instance) -> Result<(), u8> {
         );
         FAILED
     })
+}
+
+/// The instance `-project` / `-instance` select, for the commands that do
+/// not name one themselves.
+fn names(options: &Options) -> (Option<&str>, Option<&str>) {
+    (options.project.as_deref(), options.instance.as_deref())
 }
 
 /// The exit status `cbt` gives for an outcome.
@@ -87,7 +93,7 @@ pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
     WallClock::default().sync(&mut db);
     let mut host = FsHost::new(progress_every(options));
     host.start_command();
-    let outcome = cbt::exec_args(&mut db, args, &mut host);
+    let outcome = cbt::exec_args_in(&mut db, names(options), args, &mut host, &mut Traces::off());
     // Save before printing: what the command reports has then happened.
     if outcome.status.is_ok()
         && cbt_changes_state(args)
@@ -195,7 +201,7 @@ pub fn run_script(options: &Options) -> u8 {
         clock.sync(&mut db);
         host.start_command();
         let mut traces = Traces::new(TraceOptions::default());
-        let outcome = cbt::exec_args_traced(&mut db, &args, &mut host, &mut traces);
+        let outcome = cbt::exec_args_in(&mut db, names(options), &args, &mut host, &mut traces);
         emit(&mut out, &outcome.stdout);
         let mut err = io::stderr().lock();
         match &outcome.status {

@@ -255,14 +255,34 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
+    let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return FAILED;
         }
     };
-    match translate::export(&mut db, &parsed.export) {
+    // The instance named, when the file holds it; else the file's first
+    // (the names then only go into the commands, for another instance).
+    let named = {
+        let first = all.primary().config();
+        let project = names.project.unwrap_or(&first.project).to_string();
+        let instance = names.instance.unwrap_or(&first.instance).to_string();
+        all.get(&project, &instance)
+            .is_some()
+            .then_some((project, instance))
+    };
+    let db = match &named {
+        Some((p, i)) => match all.select(p, i) {
+            Ok(db) => db,
+            Err(e) => {
+                eprintln!("tabletop: {}", e.message());
+                return FAILED;
+            }
+        },
+        None => all.primary_mut(),
+    };
+    match translate::export(db, &parsed.export) {
         Ok(export) => emit(&export, parsed.out.as_deref()),
         Err(e) => {
             eprintln!("tabletop: {}", e.message());

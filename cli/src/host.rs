@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tabletop_core::Instance;
 use tabletop_core::cbt::{self, Host};
+use tabletop_core::{Instance, Instances};
 
 /// The wall clock in microseconds since the Unix epoch (0 if the system
 /// clock is before 1970).
@@ -33,7 +33,21 @@ pub struct WallClock {
 }
 
 impl WallClock {
-    pub fn sync(&mut self, db: &mut Instance) {
+    /// [`WallClock::sync_one`] for every instance.
+    pub fn sync(&mut self, all: &mut Instances) {
+        let wall = wall_micros();
+        if self
+            .last_work
+            .is_none_or(|t| t.elapsed() >= ENGINE_WORK_EVERY)
+        {
+            all.sync_wall_clock(wall);
+            self.last_work = Some(Instant::now());
+        } else {
+            all.follow_wall_clock(wall);
+        }
+    }
+
+    pub fn sync_one(&mut self, db: &mut Instance) {
         if db.clock_is_simulated() {
             return;
         }

@@ -76,7 +76,7 @@ pub fn run(options: &Options) -> u8 {
         let answer = match std::str::from_utf8(&raw) {
             Ok(line) => {
                 clock.sync(&mut db);
-                let answer = api::handle(&mut db, line);
+                let answer = api::handle_in(&mut db, line);
                 if !dirty && answer.starts_with("{\"response\"") && is_write(line) {
                     dirty = true;
                 }

@@ -1,5 +1,5 @@
-//! The state file: one instance, kept between runs as the bytes of
-//! [`Instance::snapshot`] (versioned, checksummed, lossless).
+//! The state file: every instance, kept between runs as the bytes of
+//! [`Instances::snapshot`] (versioned, checksummed, lossless).
 //!
 //! - A missing file is an empty instance; the file is created by the first
 //!   command that changes something.
@@ -15,10 +15,11 @@
 //!   [`LOCK_WAIT`], then says so and changes nothing).
 //! - Only a regular file is a state file: a pipe or a device is refused.
 //!
-//! The project and instance ids live in the snapshot. `-project` and
-//! `-instance` rename the instance for this run (and in the file, when the
-//! run saves); without them the stored names are used, and a new file
-//! starts with Tabletop's defaults.
+//! The file keeps every instance (each a separate namespace of tables).
+//! `-project` and `-instance` select the instance a command works on
+//! ([`select`]); without them it is the file's first instance. A new file's
+//! first instance takes the names given (else Tabletop's defaults); older
+//! files of one instance load as that one instance.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tabletop_core::{Instance, InstanceConfig};
+use tabletop_core::{Instance, InstanceConfig, Instances};
 
 /// The file used when neither `--state` nor `TABLETOP_STATE` names one.
 pub const DEFAULT_FILE: &str = "tabletop.state";
@@ -46,7 +47,7 @@ pub fn path(option: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Names to give the instance, from `-project` / `-instance`.
+/// The instance to work on, from `-project` / `-instance`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Names<'a> {
     pub project: Option<&'a str>,
@@ -110,10 +111,10 @@ fn lock(path: &Path) -> Result<(), String> {
     }
 }
 
-/// Loads the instance kept in `path` (an empty one if there is no such
-/// file), after taking the state file's lock ([`lock`]). The error is a
-/// sentence for the user.
-pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
+/// Loads the instances kept in `path` (one empty instance if there is no
+/// such file, named by `names`), after taking the state file's lock
+/// ([`lock`]). The error is a sentence for the user.
+pub fn load(path: &Path, names: Names<'_>) -> Result<Instances, String> {
     lock(path)?;
     // A pipe would block the command forever and a device never end.
     if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
@@ -133,7 +134,7 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
             if let Some(i) = names.instance {
                 config.instance = i.to_string();
             }
-            return Ok(Instance::new(config));
+            return Ok(Instances::new(Instance::new(config)));
         }
         Err(e) => {
             return Err(format!(
@@ -142,8 +143,7 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
             ));
         }
     };
-    let bytes = rename(bytes, names);
-    Instance::restore(&bytes).map_err(|e| {
+    Instances::restore(&bytes).map_err(|e| {
         format!(
             "the state file {} cannot be used: {}. It was left as it is; move it away or \
              choose another file with --state",
@@ -153,8 +153,19 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
     })
 }
 
-/// Writes the instance to `path` atomically (see the module docs).
-pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
+/// The instance `names` select (made if it does not exist yet; the first
+/// instance's ids fill in what is not given). The error is a sentence for
+/// the user.
+pub fn select<'a>(all: &'a mut Instances, names: Names<'_>) -> Result<&'a mut Instance, String> {
+    let primary = all.primary().config();
+    let project = names.project.unwrap_or(&primary.project).to_string();
+    let instance = names.instance.unwrap_or(&primary.instance).to_string();
+    all.select(&project, &instance)
+        .map_err(|e| e.message().to_string())
+}
+
+/// Writes the instances to `path` atomically (see the module docs).
+pub fn save(path: &Path, instance: &mut Instances) -> io::Result<()> {
     let (dir, name) = dir_and_name(path)?;
     let target = dir.join(&name);
     // A rename would replace a file its owner made read-only: refuse, as
@@ -210,198 +221,34 @@ fn write_synced(tmp: &Path, bytes: &[u8], old: &Path) -> io::Result<()> {
     f.sync_all()
 }
 
-/// Snapshot format constants (see `tabletop_core`'s snapshot module).
-const MAGIC: &[u8; 8] = b"TBLTOPSN";
-const VERSION: u64 = 1;
-const VERSION_WITH_CATALOG: u64 = 2;
-const VERSION_WITH_TRAFFIC: u64 = 3;
-
-/// Gives snapshot bytes new project and instance ids. The core has no
-/// setter for them, so the header is rewritten and the checksum computed
-/// again; bytes that are not an intact version-1, -2 or -3 snapshot are returned as
-/// they are, for [`Instance::restore`] to refuse with its own message (a
-/// corrupt file must never get a fresh, valid checksum here).
-fn rename(bytes: Vec<u8>, names: Names<'_>) -> Vec<u8> {
-    if names.project.is_none() && names.instance.is_none() {
-        return bytes;
-    }
-    let Some(header) = Header::read(&bytes) else {
-        return bytes;
-    };
-    let project = names
-        .project
-        .map_or(&bytes[header.project.clone()], str::as_bytes);
-    let instance = names
-        .instance
-        .map_or(&bytes[header.instance.clone()], str::as_bytes);
-    if project == &bytes[header.project.clone()] && instance == &bytes[header.instance.clone()] {
-        return bytes;
-    }
-    let mut out = Vec::with_capacity(bytes.len() + project.len() + instance.len());
-    out.extend_from_slice(&bytes[..header.names_start]);
-    put_uint(&mut out, project.len() as u64);
-    out.extend_from_slice(project);
-    put_uint(&mut out, instance.len() as u64);
-    out.extend_from_slice(instance);
-    out.extend_from_slice(&bytes[header.instance.end..bytes.len() - 8]);
-    let sum = fnv64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
-
-/// Where the names are in an intact snapshot.
-struct Header {
-    names_start: usize,
-    project: std::ops::Range<usize>,
-    instance: std::ops::Range<usize>,
-}
-
-impl Header {
-    fn read(bytes: &[u8]) -> Option<Header> {
-        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return None;
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let mut expect = [0u8; 8];
-        expect.copy_from_slice(sum);
-        if fnv64(body) != u64::from_le_bytes(expect) {
-            return None;
-        }
-        let mut pos = MAGIC.len();
-        // Versions 2 (with a SQL catalog after the tables) and 3 (with
-        // traffic after that) have the same header.
-        if !matches!(
-            get_uint(body, &mut pos)?,
-            VERSION | VERSION_WITH_CATALOG | VERSION_WITH_TRAFFIC
-        ) {
-            return None;
-        }
-        let names_start = pos;
-        let project = get_bytes(body, &mut pos)?;
-        let instance = get_bytes(body, &mut pos)?;
-        Some(Header {
-            names_start,
-            project,
-            instance,
-        })
-    }
-}
-
-fn get_uint(buf: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut v: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let b = *buf.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-fn get_bytes(buf: &[u8], pos: &mut usize) -> Option<std::ops::Range<usize>> {
-    let len = usize::try_from(get_uint(buf, pos)?).ok()?;
-    let start = *pos;
-    let end = start.checked_add(len).filter(|&e| e <= buf.len())?;
-    *pos = end;
-    Some(start..end)
-}
-
-fn put_uint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// FNV-1a 64, the snapshot checksum.
-fn fnv64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use tabletop_core::cbt;
 
-    fn sample() -> Instance {
-        let mut db = Instance::default();
-        cbt::run_line(&mut db, "createtable t families=cf").unwrap();
-        cbt::run_line(&mut db, "set t r cf:q=v@1000").unwrap();
-        db
-    }
-
     #[test]
-    fn renaming_keeps_everything_else() {
-        let mut db = sample();
-        let bytes = db.snapshot();
-        let renamed = rename(
-            bytes.clone(),
-            Names {
-                project: Some("p"),
-                instance: Some("a-much-longer-instance-name"),
-            },
-        );
-        let mut back = Instance::restore(&renamed).unwrap();
-        assert_eq!(back.config().project, "p");
-        assert_eq!(back.config().instance, "a-much-longer-instance-name");
-        assert_eq!(
-            cbt::run_line(&mut back, "read t").unwrap(),
-            cbt::run_line(&mut db, "read t").unwrap()
-        );
-        // Only one name given: the other stays.
-        let only = rename(
-            bytes.clone(),
-            Names {
-                project: Some("q"),
-                instance: None,
-            },
-        );
-        let back = Instance::restore(&only).unwrap();
-        assert_eq!(back.config().project, "q");
-        assert_eq!(back.config().instance, db.config().instance);
-        // Same names: the very same bytes.
-        let same = rename(
-            bytes.clone(),
-            Names {
-                project: Some(&db.config().project.clone()),
-                instance: None,
-            },
-        );
-        assert_eq!(same, bytes);
-    }
-
-    #[test]
-    fn corrupt_bytes_are_not_given_a_new_checksum() {
-        let mut bytes = sample().snapshot();
-        let n = bytes.len();
-        bytes[n / 2] ^= 0x40;
-        let out = rename(
-            bytes.clone(),
-            Names {
-                project: Some("p"),
-                instance: Some("i"),
-            },
-        );
-        assert_eq!(out, bytes);
-        assert!(Instance::restore(&out).is_err());
-        assert_eq!(rename(b"junk".to_vec(), Names::default()), b"junk");
-        assert_eq!(
-            rename(
-                b"TBLTOPSN".to_vec(),
-                Names {
-                    project: Some("p"),
-                    instance: None
-                }
-            ),
-            b"TBLTOPSN"
-        );
+    fn names_select_an_instance_and_make_it_when_new() {
+        let mut all = Instances::default();
+        cbt::run_line(all.primary_mut(), "createtable t families=cf").unwrap();
+        let names = Names {
+            project: Some("p"),
+            instance: Some("other"),
+        };
+        let other = select(&mut all, names).unwrap();
+        assert_eq!(other.config().instance, "other");
+        assert!(other.list_tables().is_empty());
+        cbt::run_line(other, "createtable e").unwrap();
+        // Only the instance given changes; the other id is the first's.
+        let first = select(&mut all, Names::default()).unwrap();
+        assert_eq!(first.list_tables()[0].id, "t");
+        let bad = Names {
+            project: None,
+            instance: Some("a b"),
+        };
+        assert!(select(&mut all, bad).is_err());
+        assert_eq!(all.len(), 2);
+        let back = Instances::restore(&all.snapshot()).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back.get("p", "other").unwrap().list_tables()[0].id, "e");
     }
 }

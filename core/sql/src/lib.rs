@@ -24,13 +24,17 @@
 // query machinery, then the instance with its catalog (row-key schemas and
 // materialized views). Each uses only those listed before it.
 mod instance;
+mod instances;
 mod key_schema;
 mod query;
 mod view_info;
 // The public rooms, re-exporting the ones above with the calls hosts make
 // on an instance: row-key schemas, views, and SQL statements.
+pub mod authorized_view;
 pub mod rowkey_schema;
 pub mod sql;
 pub mod views;
 
+pub use authorized_view::{AuthorizedView, FamilySubset};
 pub use instance::Instance;
+pub use instances::Instances;

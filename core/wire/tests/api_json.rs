@@ -741,12 +741,12 @@ fn read_rows_errors() {
         json!({"tableName": TABLE, "table_name": TABLE}),
         "request: field tableName is given twice",
     );
-    let (status, _) = err(
+    invalid(
         &mut db,
         "readRows",
         json!({"tableName": TABLE, "authorizedViewName": "v"}),
+        "request.authorizedViewName: set either tableName or authorizedViewName",
     );
-    assert_eq!(status, "UNIMPLEMENTED");
     let (status, _) = err(
         &mut db,
         "readRows",
