@@ -57,8 +57,11 @@ Options:
                          files
       --state FILE       The state file [default: $TABLETOP_STATE, else
                          ./tabletop.state]
-  -project ID            Project id in the commands [default: the state's]
-  -instance ID           Instance id in the commands [default: the state's]
+  -project ID            Project id of the instance to export, and in the
+                         commands [default: the state's first instance's]
+  -instance ID           Instance id, likewise; when the state file has no
+                         such instance, its first instance is exported under
+                         these names
   -h, --help             Print help
 
 Cells a tool cannot carry (a NUL byte in a cbt argument, a HyperLogLog
@@ -282,7 +285,14 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         },
         None => all.primary_mut(),
     };
-    match translate::export(db, &parsed.export) {
+    let mut export = parsed.export.clone();
+    if export.project.is_none() {
+        export.project = options.project.clone();
+    }
+    if export.instance.is_none() {
+        export.instance = options.instance.clone();
+    }
+    match translate::export(db, &export) {
         Ok(export) => emit(&export, parsed.out.as_deref()),
         Err(e) => {
             eprintln!("tabletop: {}", e.message());

@@ -547,7 +547,7 @@ fn project_and_instance_name_the_instance() {
         "{}",
         stderr(&out)
     );
-    // Kept in the state file when it is saved...
+    // A new file's first instance takes the names given...
     expect(
         0,
         run_in(
@@ -564,24 +564,69 @@ fn project_and_instance_name_the_instance() {
             b"",
         ),
     );
+    // ...and is the one used without names.
     let out = expect(1, run_in(&dir, &["cbt", "read", "u"], b""));
     assert!(
         stderr(&out).contains("\"projects/p1/instances/i1/tables/u\" not found"),
         "{}",
         stderr(&out)
     );
-    // ...and a run may rename it; the data stays.
-    let out = expect(
-        1,
-        run_in(&dir, &["cbt", "-project", "p2", "read", "u"], b""),
+    let out = expect(0, run_in(&dir, &["cbt", "ls"], b""));
+    assert_eq!(stdout(&out), "t\n");
+}
+
+#[test]
+fn instances_are_kept_apart_in_the_state_file() {
+    let dir = scratch("instances");
+    let cbt = |args: &[&str]| {
+        let mut all = vec!["cbt", "-project", "p", "-instance", "i"];
+        all.extend_from_slice(args);
+        run_in(&dir, &all, b"")
+    };
+    expect(0, cbt(&["createtable", "t"]));
+    // A command's own -instance wins, as with cbt.
+    expect(
+        0,
+        cbt(&["-instance", "other", "createtable", "e", "families=cf"]),
     );
+    expect(0, cbt(&["-instance=other", "set", "e", "r", "cf:q=v@1000"]));
+    assert_eq!(stdout(&expect(0, cbt(&["ls"]))), "t\n");
+    assert_eq!(
+        stdout(&expect(0, cbt(&["-instance", "other", "ls"]))),
+        "e\n"
+    );
+    let out = expect(1, cbt(&["read", "e"]));
     assert!(
-        stderr(&out).contains("\"projects/p2/instances/i1/tables/u\" not found"),
+        stderr(&out).contains("\"projects/p/instances/i/tables/e\" not found"),
         "{}",
         stderr(&out)
     );
-    let out = expect(0, run_in(&dir, &["cbt", "-project", "p2", "ls"], b""));
-    assert_eq!(stdout(&out), "t\n");
+    // The JSON protocol reaches both through the names of its requests.
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &["json"],
+            b"{\"method\": \"listTables\", \"request\": {\"parent\": \"projects/p/instances/other\"}}\n\
+              {\"method\": \"listTables\", \"request\": {\"parent\": \"projects/p/instances/i\"}}\n",
+        ),
+    );
+    assert_eq!(
+        stdout(&out),
+        "{\"response\":{\"tables\":[{\"name\":\"projects/p/instances/other/tables/e\"}]}}\n\
+         {\"response\":{\"tables\":[{\"name\":\"projects/p/instances/i/tables/t\"}]}}\n"
+    );
+    // A script selects per line.
+    let out = expect(
+        0,
+        run_in(
+            &dir,
+            &["cbt"],
+            b"-instance other read e\nls\n-project p -instance other count e\n",
+        ),
+    );
+    assert!(stdout(&out).contains("cf:q"), "{}", stdout(&out));
+    assert!(stdout(&out).ends_with("t\n1\n"), "{}", stdout(&out));
 }
 
 #[test]

@@ -7,7 +7,10 @@
 //! through its instance admin API, which the playground does not offer),
 //! and only instances holding something (a table) are kept: naming an
 //! instance to read from it leaves nothing behind. The first instance, the
-//! primary, is always kept; hosts that know only one instance use it.
+//! primary, is the one used when a request names none (a host's default);
+//! while it holds nothing it gives way to the first instance that does, so
+//! a fresh host whose first table goes to `projects/p/instances/i` uses
+//! that instance by default from then on.
 //!
 //! All instances share one clock: after any of them moves on (a `clock`
 //! command, `advanceClock`), [`Instances::sync_clocks`] brings the others
@@ -115,12 +118,19 @@ impl Instances {
         Ok(&mut self.list[last])
     }
 
-    /// Forgets the instances other than the primary that hold nothing (no
-    /// table), so naming an instance leaves no trace.
+    /// Forgets the instances that hold nothing (no table), so naming an
+    /// instance leaves no trace; the primary stays unless another instance
+    /// holds something and it does not (then that one becomes the primary).
     pub fn prune(&mut self) {
+        fn holds(db: &Instance) -> bool {
+            !db.list_tables().is_empty() || !db.catalog().is_empty()
+        }
+        if !holds(&self.list[0]) && self.list.iter().any(holds) {
+            self.list.remove(0);
+        }
         let mut first = true;
         self.list.retain(|db| {
-            let keep = first || !db.list_tables().is_empty() || !db.catalog().is_empty();
+            let keep = first || holds(db);
             first = false;
             keep
         });

@@ -1350,7 +1350,7 @@ fn every_method_is_documented_and_reachable() {
             assert!(!msg.contains("unknown field"), "{}: {msg}", m.name);
         }
     }
-    assert_eq!(bigtable, 12);
+    assert_eq!(bigtable, 17);
 }
 
 // ---------------------------------------------------------- properties
