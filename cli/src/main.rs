@@ -41,10 +41,10 @@ fn version_line() -> String {
 const OPTIONS_HELP: &str = "\
 Options (before or right after the subcommand; one or two dashes; a value
 as the next word or after '='):
-      --state FILE       The state file holding the instance
+      --state FILE       The state file holding the instances
                          [default: $TABLETOP_STATE, else ./tabletop.state]
-  -project ID            Project id in resource names and messages
-  -instance ID           Instance id in resource names and messages
+  -project ID            Project id of the instance to use
+  -instance ID           Instance id of the instance to use
       --progress[=ROWS]  Report import progress on stderr every ROWS rows
                          (default 100000); on by default when stderr is a
                          terminal
@@ -54,16 +54,19 @@ as the next word or after '='):
 
 const STATE_HELP: &str = "\
 The state file:
-  One instance (its tables, data, clock and settings) kept between runs as
-  a Tabletop snapshot: versioned, checksummed and lossless (binary keys and
-  values survive). A missing file is an empty instance; the first command
+  Every instance (its tables, data, clock and settings) kept between runs
+  as a Tabletop snapshot: versioned, checksummed and lossless (binary keys
+  and values survive). A missing file is an empty instance; the first command
   that changes something creates it. Saving is atomic (a temporary file in
   the same directory, flushed to disk, then renamed), and only happens
   after a successful change, so a failed command leaves the file untouched.
   A file that is not an intact snapshot is refused with the reason and
-  never written over. -project and -instance rename the instance (the
-  names are kept in the file when it is saved); a new file starts as
-  projects/tabletop/instances/playground. One writer at a time: two runs
+  never written over. Instances are separate namespaces of tables, as in
+  Bigtable: -project and -instance select the one a command uses (made
+  when first named, kept once it holds a table); JSON requests reach the
+  instance their names spell. Without them a command uses the file's first
+  instance, which a new file names after the -project and -instance given
+  (else projects/tabletop/instances/playground). One writer at a time: two runs
   saving the same file at once keep only the later one's changes.
 ";
 
@@ -126,8 +129,9 @@ after a command that changed something; a failed command leaves it
 untouched (a failed import's earlier batches are not kept either).
 
 cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
-the command, as with cbt; -project and -instance name the instance, the
-others are accepted and ignored. Tabletop's options go there too, never
+the command, as with cbt; -project and -instance select the instance (the
+last one given counts, also on a script's lines), the others are accepted
+and ignored. Tabletop's options go there too, never
 after the command word (there they are arguments of the command).
 
 Without a command, reads commands from stdin, one per line, split as bash
