@@ -576,6 +576,46 @@ fn project_and_instance_name_the_instance() {
 }
 
 #[test]
+fn authorized_views_are_kept_in_the_state_file() {
+    let dir = scratch("views");
+    let requests = concat!(
+        r#"{"method": "createTable", "request": {"parent": "projects/p/instances/i", "tableId": "t", "table": {"columnFamilies": {"cf": {}}}}}"#,
+        "\n",
+        r#"{"method": "createAuthorizedView", "request": {"parent": "projects/p/instances/i/tables/t", "authorizedViewId": "v", "authorizedView": {"subsetView": {"rowPrefixes": ["YQ=="], "familySubsets": {"cf": {"qualifierPrefixes": [""]}}}}}}"#,
+        "\n",
+    );
+    expect(0, run_in(&dir, &["json"], requests.as_bytes()));
+    let cbt = |args: &[&str]| {
+        let mut all = vec!["cbt", "-project", "p", "-instance", "i"];
+        all.extend_from_slice(args);
+        run_in(&dir, &all, b"")
+    };
+    expect(
+        0,
+        cbt(&["set", "t", "a1", "authorized-view=v", "cf:q=in@1000"]),
+    );
+    let out = expect(
+        1,
+        cbt(&["set", "t", "b1", "authorized-view=v", "cf:q=out@1000"]),
+    );
+    assert!(
+        stderr(&out)
+            .contains("code = PermissionDenied desc = row \"b1\" is outside the Authorized View"),
+        "{}",
+        stderr(&out)
+    );
+    expect(0, cbt(&["set", "t", "b2", "cf:q=direct@1000"]));
+    let out = expect(0, cbt(&["read", "t", "authorized-view=v"]));
+    assert!(
+        stdout(&out).contains("a1") && !stdout(&out).contains("b2"),
+        "{}",
+        stdout(&out)
+    );
+    let out = expect(0, cbt(&["count", "t"]));
+    assert_eq!(stdout(&out), "2\n");
+}
+
+#[test]
 fn instances_are_kept_apart_in_the_state_file() {
     let dir = scratch("instances");
     let cbt = |args: &[&str]| {
