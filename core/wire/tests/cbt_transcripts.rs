@@ -361,7 +361,7 @@ fn run(name: &str, text: &str) -> (Vec<String>, Vec<Vec<String>>) {
         let out = match tokenize(&cmd.text) {
             Ok(args) if !args.is_empty() => exec_args_in(
                 &mut db,
-                (None, None),
+                (Some("p"), Some("i")),
                 &args,
                 &mut t.files,
                 &mut Traces::off(),
