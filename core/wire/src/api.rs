@@ -73,6 +73,12 @@
 //!   (no `stateType`, no encoding); on input, `stateType` and the
 //!   big-endian int64 encoding are accepted, and the output-only
 //!   `Table.name` of createTable is ignored (AIP-203).
+//! - Through an authorized view, `sampleRowKeys` answers the table's
+//!   samples that fall in the view's rows (and the last one); a
+//!   `deleteFromRow` or `deleteFromFamily` is refused when the row holds
+//!   cells it would delete outside the view; a `mutateRows` entry that
+//!   leaves the view gets `PERMISSION_DENIED` as its own status. An
+//!   authorized view may only name families the table has.
 //! - Instances exist as soon as they are named (see above); production
 //!   creates them through its instance admin API and answers `NOT_FOUND`
 //!   for one that was never created.
