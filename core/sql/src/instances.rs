@@ -123,7 +123,7 @@ impl Instances {
     /// holds something and it does not (then that one becomes the primary).
     pub fn prune(&mut self) {
         fn holds(db: &Instance) -> bool {
-            !db.list_tables().is_empty() || !db.catalog().is_empty()
+            db.table_count() > 0 || !db.catalog().is_empty()
         }
         if !holds(&self.list[0]) && self.list.iter().any(holds) {
             self.list.remove(0);
