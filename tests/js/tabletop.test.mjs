@@ -149,7 +149,8 @@ test('instances are independent and methods are listed', () => {
   assert.equal(ok(a, 'listTables', { parent: 'projects/p/instances/i' }).tables.length, 1);
   const methods = JSON.parse(Tabletop.methods());
   const bigtable = methods.filter((m) => m.service !== 'playground').map((m) => m.name);
-  assert.equal(bigtable.length, 12);
+  assert.equal(bigtable.length, 17);
+  assert.ok(bigtable.includes('createAuthorizedView'));
   assert.ok(bigtable.includes('readRows'));
   assert.ok(methods.some((m) => m.name === 'advanceClock' && m.service === 'playground'));
   assert.ok(JSON.parse(Tabletop.cbtCommands()).includes('createtable'));
