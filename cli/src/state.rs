@@ -176,6 +176,8 @@ pub fn save(path: &Path, instance: &mut Instances) -> io::Result<()> {
             "the state file is read-only; nothing was written",
         ));
     }
+    // An instance only named (selected, never given a table) is not kept.
+    instance.prune();
     let bytes = instance.snapshot();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = write_synced(&tmp, &bytes, &target).and_then(|()| fs::rename(&tmp, &target));

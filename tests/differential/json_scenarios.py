@@ -981,7 +981,7 @@ scenario("instances: two instances keep their tables apart", [
 # client's system tests check). Tabletop's own behaviour in detail is
 # tested natively in core/wire/tests/instances_views.rs.
 NO_VIEWS = ("the emulator does not implement authorized views (UNIMPLEMENTED); production and "
-            "Tabletop keep them")
+            "Tabletop keep them (the etag's form is Tabletop's; production's is opaque)")
 NO_VIEW_DATA = ("the emulator does not implement authorized views and reads the request's empty "
                 "tableName (NOT_FOUND); production and Tabletop read through the view")
 VIEW = table("t") + "/authorizedViews/v"
