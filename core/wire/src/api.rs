@@ -432,9 +432,16 @@ pub fn handle_in_traced(instances: &mut Instances, line: &str, traces: &mut Trac
     answer
 }
 
-/// The project and instance ids of the resource a request line names, if
-/// it names one (read without building the request's JSON tree, so bulk
-/// writes stay cheap).
+/// The project and instance ids of the resource a request line names
+/// (`parent`, `name`, `tableName`, `authorizedViewName`, `instanceName`, or
+/// an `authorizedView`'s `name`), if it names one: the instance
+/// [`handle_in`] sends it to. Read without building the request's JSON
+/// tree, so bulk writes stay cheap.
+#[must_use]
+pub fn instance_of_line(line: &str) -> Option<(String, String)> {
+    routed_instance(line)
+}
+
 fn routed_instance(line: &str) -> Option<(String, String)> {
     #[derive(serde::Deserialize)]
     struct Envelope<'a> {

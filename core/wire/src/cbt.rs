@@ -276,6 +276,16 @@ pub fn exec_args_traced<A: AsRef<[u8]>>(
     exec::run(instance, host, &args, traces)
 }
 
+/// The `-project` and `-instance` global flags of a command's arguments
+/// (before the command word; the last of each counts, as with Go's flag
+/// package): the instance [`exec_args_in`] runs the command on, where
+/// given.
+#[must_use]
+pub fn instance_flags<A: AsRef<[u8]>>(args: &[A]) -> (Option<String>, Option<String>) {
+    let words: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+    exec::global_names(&words)
+}
+
 /// [`exec_args_traced`] for a host that keeps several instances: the
 /// command runs on the instance its `-project` / `-instance` flags name
 /// (each defaulting to `defaults`, then to the primary instance's id),

@@ -200,6 +200,18 @@ fn cbt_flags_select_the_instance() {
         "Reading rows: rpc error: code = NotFound desc = table \"projects/p/instances/i/tables/e\" not found\n"
     );
     assert!(run("-instance=a/b ls").status.is_err());
+    let args = cbt::tokenize("cbt -project p -instance i --instance=j -timeout 5s read t").unwrap();
+    assert_eq!(
+        cbt::instance_flags(&args),
+        (Some("p".to_string()), Some("j".to_string()))
+    );
+    assert_eq!(cbt::instance_flags(&["ls"]), (None, None));
+    let line = json!({"method": "readRows", "request": {"authorizedViewName": V}}).to_string();
+    assert_eq!(
+        api::instance_of_line(&line),
+        Some(("p".to_string(), "i".to_string()))
+    );
+    assert_eq!(api::instance_of_line(r#"{"method": "advanceClock"}"#), None);
 }
 
 // ---------------------------------------------------------- authorized views
