@@ -188,6 +188,30 @@ impl PrefixTree {
     }
 }
 
+/// The hierarchy as indented text lines: the prefix, then its shares of
+/// rows and operations.
+#[must_use]
+pub fn prefixes_text(prefixes: &[PrefixShare], indent: &str) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "{indent}{:<40} {:>7} {:>7}", "prefix", "rows", "ops");
+    for p in prefixes {
+        let name = format!("{}{}", "  ".repeat(p.depth as usize), p.prefix);
+        let name = if name.chars().count() > 40 {
+            let cut: String = name.chars().take(39).collect();
+            format!("{cut}…")
+        } else {
+            name
+        };
+        let _ = writeln!(
+            s,
+            "{indent}{name:<40} {:>6.1}% {:>6.1}%",
+            p.rows_pct, p.ops_pct
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -257,28 +281,4 @@ mod tests {
         let empty = PrefixTree::build(&[], split_hash, 3);
         assert!(empty.nodes.is_empty());
     }
-}
-
-/// The hierarchy as indented text lines: the prefix, then its shares of
-/// rows and operations.
-#[must_use]
-pub fn prefixes_text(prefixes: &[PrefixShare], indent: &str) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let _ = writeln!(s, "{indent}{:<40} {:>7} {:>7}", "prefix", "rows", "ops");
-    for p in prefixes {
-        let name = format!("{}{}", "  ".repeat(p.depth as usize), p.prefix);
-        let name = if name.chars().count() > 40 {
-            let cut: String = name.chars().take(39).collect();
-            format!("{cut}…")
-        } else {
-            name
-        };
-        let _ = writeln!(
-            s,
-            "{indent}{name:<40} {:>6.1}% {:>6.1}%",
-            p.rows_pct, p.ops_pct
-        );
-    }
-    s
 }
