@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use tabletop_core::Instance;
-use tabletop_core::keyviz::{BucketMode, Heatmap, LiveKeyViz, LiveOptions, LiveReport, Metric};
+use tabletop_core::keyviz::{
+    BucketMode, Heatmap, LiveKeyViz, LiveOptions, LiveReport, MAX_KEY_BUCKETS, Metric,
+};
 
 use crate::args::{Options, Shared, parse_words};
 use crate::export_cmd::Parsed;
@@ -18,7 +20,7 @@ use crate::state;
 /// Exit status when the report could not be made or written.
 const FAILED: u8 = 1;
 /// Key buckets of the heatmap an HTML page or PNG shows.
-const KEY_BUCKETS: usize = 200;
+const KEY_BUCKETS: usize = MAX_KEY_BUCKETS;
 
 pub fn help_text() -> String {
     "\
@@ -30,18 +32,24 @@ Usage: tabletop keyviz [OPTIONS] [--table TABLE] [--metric METRIC] [--json]
 Every operation on a table (cbt, json, sql, imports) is counted on the
 instance clock, in 10-second buckets of time by ranges of keys. This
 command lays that traffic over the table's real key space and tablets and
-reports what the simulator reports: totals, and findings such as
-sequential_writes, hot_key_range, full_scans, each with a remedy.
+reports what the simulator reports: totals, findings such as
+sequential_writes, hot_key_range, full_scans, each with a remedy, Google's
+messages (high read or write pressure, large rows, no data scanned, key
+space not to scale) and the key space by prefix.
 
 Options:
       --table TABLE      The table (default: every table that has traffic)
       --metric METRIC    What the heatmap of --out shows: ops (default),
                          read_rows, write_rows, read_bytes, write_bytes,
-                         rows_scanned, data_stored, rows, scan_ratio
+                         rows_scanned, data_stored, rows, scan_ratio,
+                         read_cpu, write_cpu, latency, read_pressure,
+                         write_pressure
       --json             The report as JSON (with --table one object, else
                          {\"tables\": [...]})
-      --out FILE         Write a heatmap: FILE.html (a self-contained page
-                         with the findings) or FILE.png; needs one table
+      --out FILE         Write a heatmap of up to 1000 key buckets:
+                         FILE.html (a self-contained page, the key axis
+                         labelled by prefix, with the findings) or
+                         FILE.png; needs one table
       --state FILE       The state file [default: $TABLETOP_STATE, else
                          ./tabletop.state]
   -h, --help             Print help

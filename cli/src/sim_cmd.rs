@@ -137,7 +137,8 @@ fn ab_page(ab: &AbRun) -> String {
     }
     format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\">\
-<title>A/B: {a} vs {b}</title>\n<style>{STYLE}</style></head><body>\n\
+<title>A/B: {a} vs {b}</title>\n<style>{STYLE}.pair .hm{{width:540px}}figure{{margin:0}}</style>\
+</head><body>\n\
 <h1>A/B: {a} vs {b}</h1>\n<p><strong>{verdict}</strong></p>\n<p>Time runs left to right; \
 the key space from the top (start) to the bottom (end), labelled by key prefix.</p>\n\
 {body}\n<pre>{text}</pre>\n</body></html>\n",

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pressure::pressure_index;
+use super::pressure::{CPU_AT_POOR, POOR_PRESSURE, SLOWDOWN_AT_POOR};
 use super::{KeyAxis, Metric, Recorder};
 use tabletop_store::escape_bytes;
 
@@ -350,6 +350,13 @@ pub(super) fn pressure_max(recorder: &Recorder, group_of: &[u32], metric: Metric
         return;
     };
     let lw = recorder.latency_work();
+    // The index is 100 * sqrt(q) with q the product of the two ratios (see
+    // `pressure_index`): the worst fine bucket of a group has the largest
+    // q, so each cell needs only q, and each group one square root.
+    let cpu_scale = 1.0 / (secs * CPU_AT_POOR);
+    let slow_scale = 1.0 / (SLOWDOWN_AT_POOR - 1.0);
+    let k_n = out.len() / t_n.max(1);
+    let mut row_max = vec![0.0f64; k_n];
     for t in 0..t_n {
         let row = t * fine..(t + 1) * fine;
         let (Some(own), Some(other), Some(lw)) =
@@ -357,16 +364,24 @@ pub(super) fn pressure_max(recorder: &Recorder, group_of: &[u32], metric: Metric
         else {
             continue;
         };
+        row_max.iter_mut().for_each(|q| *q = 0.0);
         for (((&g, &c), &o), &l) in group_of.iter().zip(own).zip(other).zip(lw) {
             if c <= 0.0 {
                 continue;
             }
-            let latency = f64::from(l) / f64::from(c + o);
-            let index = pressure_index(f64::from(c) / secs, latency, base) as f32;
-            if let Some(cell) = out.get_mut(g as usize * t_n + t)
-                && index > *cell
+            let slowdown = f64::from(l) / (f64::from(c + o) * base) - 1.0;
+            let q = f64::from(c) * cpu_scale * slowdown.max(0.0) * slow_scale;
+            if let Some(m) = row_max.get_mut(g as usize)
+                && q > *m
             {
-                *cell = index;
+                *m = q;
+            }
+        }
+        for (g, &q) in row_max.iter().enumerate() {
+            if q > 0.0
+                && let Some(cell) = out.get_mut(g * t_n + t)
+            {
+                *cell = (POOR_PRESSURE * q.sqrt()) as f32;
             }
         }
     }
