@@ -173,7 +173,10 @@ pub fn run(ops: u64, now_ms: &dyn Fn() -> f64) -> SimBenchReport {
     phase(
         "heatmap 1000 x 300 (write pressure, worst fine bucket)",
         now_ms() - t,
-        format!("{} x {} cells, peak {:.0}", p.key_buckets, p.time_buckets, p.max),
+        format!(
+            "{} x {} cells, peak {:.0}",
+            p.key_buckets, p.time_buckets, p.max
+        ),
     );
 
     let t = now_ms();
