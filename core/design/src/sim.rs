@@ -268,7 +268,7 @@ pub struct Simulation {
     tick_cost: Vec<f64>,
     /// The part of `tick_cost` spent on writes.
     tick_write_cost: Vec<f64>,
-    /// The node serving each fine bucket in this tick.
+    /// The node serving each fine bucket (updated when tablets change).
     fine_node: Vec<u32>,
     bucket_cost: Vec<f64>,
     /// Difference arrays of this tick's scans (length fine + 1).
@@ -570,7 +570,7 @@ impl Simulation {
         };
         let cluster = Cluster::new(c.nodes as usize, fine, &bytes, th);
         let nodes = c.nodes as usize;
-        Ok(Simulation {
+        let mut sim = Simulation {
             rec: {
                 let mut rec = Recorder::new(t_n, fine, bucket_seconds);
                 rec.set_base_latency_ms(c.base_latency_ms);
@@ -620,7 +620,9 @@ impl Simulation {
             bytes,
             axis,
             scenario,
-        })
+        };
+        sim.refresh_fine_node();
+        Ok(sim)
     }
 
     /// The scenario.
@@ -727,6 +729,7 @@ impl Simulation {
             let key_at = |f: u32| escape_bytes(axis.start(f as usize));
             self.cluster
                 .rebalance(now, &self.bytes, &self.load, &key_at, &mut self.events);
+            self.refresh_fine_node();
         }
         if self.tick.is_multiple_of(self.ticks_per_bucket) {
             self.close_bucket((self.tick / self.ticks_per_bucket - 1) as usize);
@@ -924,10 +927,19 @@ impl Simulation {
     /// Counts `cost` node-seconds of `d`'s work on the node serving fine
     /// bucket `f` (for its latency and throttling).
     fn charge(&self, d: &mut Driver, f: usize, cost: f64) {
-        let ti = self.cluster.tablet_index(f);
-        let node = self.cluster.tablets.get(ti).map_or(0, |t| t.node as usize);
+        let node = self.fine_node.get(f).copied().unwrap_or(0) as usize;
         if let Some(w) = d.node_work.get_mut(node) {
             *w += cost;
+        }
+    }
+
+    /// Notes the node serving every fine bucket (after the tablets were
+    /// laid out or rebalanced).
+    fn refresh_fine_node(&mut self) {
+        for t in &self.cluster.tablets {
+            if let Some(slots) = self.fine_node.get_mut(t.lo as usize..t.hi as usize) {
+                slots.iter_mut().for_each(|n| *n = t.node);
+            }
         }
     }
 
@@ -1062,13 +1074,8 @@ impl Simulation {
         let dt = self.tick_seconds;
         let nodes = self.cluster.nodes;
         let mut demand = vec![0.0; nodes];
-        for (f, cost) in self.tick_cost.iter().enumerate() {
-            let ti = self.cluster.tablet_index(f);
-            let node = self.cluster.tablets.get(ti).map_or(0, |t| t.node as usize);
-            if let Some(slot) = self.fine_node.get_mut(f) {
-                *slot = node as u32;
-            }
-            if let Some(d) = demand.get_mut(node) {
+        for (cost, &node) in self.tick_cost.iter().zip(&self.fine_node) {
+            if let Some(d) = demand.get_mut(node as usize) {
                 *d += cost;
             }
         }
