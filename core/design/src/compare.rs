@@ -221,25 +221,23 @@ pub fn compare(
     let (sim_b, cases_b) = run(b, &access).map_err(|e| side_error(Side::B, &e))?;
     let (ra, rb) = (sim_a.report(), sim_b.report());
     let mut patterns = Vec::new();
+    let own = a.workloads.len();
     for (i, (wa, wb)) in ra.workloads.iter().zip(&rb.workloads).enumerate() {
-        let own = a.workloads.len();
-        let (how_a, how_b) = match (
-            cases_a.get(i.wrapping_sub(own)),
-            cases_b.get(i.wrapping_sub(own)),
-        ) {
-            (Some(ca), Some(cb)) if i >= own => (ca.how.as_str(), cb.how.as_str()),
-            _ => ("", ""),
-        };
-        let name = match cases_a.get(i.wrapping_sub(own)) {
-            Some(c) if i >= own => c.name.clone(),
-            _ => wa.name.clone(),
+        // The scenario's own workloads come first, then one per access
+        // pattern (the same patterns, in the same order, for both).
+        let case = i
+            .checked_sub(own)
+            .and_then(|j| Some((cases_a.get(j)?, cases_b.get(j)?)));
+        let (name, how_a, how_b) = match case {
+            Some((ca, cb)) => (ca.name.clone(), ca.how.as_str(), cb.how.as_str()),
+            None => (wa.name.clone(), "", ""),
         };
         let fa = PatternFigures::of(wa, how_a);
         let fb = PatternFigures::of(wb, how_b);
         let (winner, why) = judge(&fa, &fb, &ra, &rb);
         patterns.push(PatternVerdict {
             name,
-            access: i >= own,
+            access: case.is_some(),
             a: fa,
             b: fb,
             winner,
