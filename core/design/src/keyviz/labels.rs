@@ -116,7 +116,10 @@ impl PrefixTree {
     /// of the first level (by operations, then rows), under each at most
     /// `limits[1]` of the next, and so on; listed depth first in key
     /// order, parents before their children. `rows` and `ops` are per
-    /// labelled bucket.
+    /// labelled bucket. A prefix that labels a single bucket is left out:
+    /// a bucket is labelled by its first key, and its rows may run on past
+    /// that prefix (a key space of many device ids has a few in every
+    /// bucket), so only prefixes spanning buckets have a share to tell.
     #[must_use]
     pub fn shares(&self, rows: &[f64], ops: &[f64], limits: &[usize]) -> Vec<PrefixShare> {
         let total_rows: f64 = rows.iter().sum();
@@ -162,9 +165,12 @@ impl PrefixTree {
         };
         let mut kids: Vec<u32> = (0..self.nodes.len() as u32)
             .filter(|&i| {
-                self.nodes
-                    .get(i as usize)
-                    .is_some_and(|n| n.depth == depth && n.parent == parent && !n.prefix.is_empty())
+                self.nodes.get(i as usize).is_some_and(|n| {
+                    n.depth == depth
+                        && n.parent == parent
+                        && !n.prefix.is_empty()
+                        && n.last > n.first
+                })
             })
             .collect();
         let w = |i: &u32| self.nodes.get(*i as usize).map_or((0.0, 0.0), weight);
@@ -271,13 +277,13 @@ mod tests {
             vec![
                 ("phone", 0, None),
                 ("phone#a", 1, Some(0)),
+                // tablet#c and tablet#d each label one bucket only.
                 ("tablet", 0, None),
-                ("tablet#c", 1, Some(2)),
             ]
         );
         assert_eq!(shares[0].rows_pct, 60.0);
+        assert_eq!(shares[1].rows_pct, 40.0);
         assert_eq!(shares[2].ops_pct, 100.0);
-        assert_eq!(shares[3].ops_pct, 90.0);
         let empty = PrefixTree::build(&[], split_hash, 3);
         assert!(empty.nodes.is_empty());
     }
