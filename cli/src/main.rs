@@ -14,6 +14,7 @@
 mod args;
 mod cbt_cmd;
 mod export_cmd;
+mod heatmap_html;
 mod host;
 mod input;
 mod json_cmd;
@@ -201,21 +202,37 @@ Simulate a workload on a row-key design and print the report.
 
 Usage: tabletop sim [--json] SCENARIO.toml
        tabletop sim [--json] - < SCENARIO.toml
+       tabletop sim [--json] A.toml --vs B.toml [--out AB.html]
 
 Runs the scenario (a table, a cluster, a row-key template and workloads;
 examples in static/scenarios/, the format in static/scenarios/README.md)
 in simulated time to the end, and prints what happened: tablets and how
-they split and moved, load per node, latency, hot key ranges and the Key
-Visualizer's findings. The same scenario always gives the same report.
+they split and moved, load per node, latency, hot key ranges, the Key
+Visualizer's findings and Google's messages (high read or write pressure,
+large rows, ...), and the key space by prefix. The same scenario always
+gives the same report.
+
+With --vs, runs two designs on one workload and compares them: tablets and
+node load for each, rows scanned per row returned for each workload and
+declared [[access]] pattern, and a verdict saying which design wins which
+pattern and why. The two files must declare the same workload (they may
+differ only in name, description, [key], the table's id and families,
+[[column]], [[other_table]] and [[view]]); otherwise nothing runs and the
+error names the sections that differ. Example:
+  tabletop sim static/scenarios/ab_mobile_timestamp_first.toml \\
+      --vs static/scenarios/ab_mobile_device_first.toml --out ab.html
 
 Options:
-      --json   Print the report as JSON instead of text
-  -h, --help   Print help
+      --json         Print the report (or the comparison) as JSON
+      --vs B.toml    Compare with a second design on the same workload
+      --out AB.html  With --vs: also write a self-contained page with both
+                     designs' heatmaps on one colour scale
+  -h, --help         Print help
 
-Exit status: 0 success; 1 the file could not be read or the scenario is
-invalid (the message names the line or field); 2 the command line was not
-understood. Simulations keep no state: --state and the other shared
-options do not apply.
+Exit status: 0 success; 1 a file could not be read or written, a scenario
+is invalid (the message names the line or field) or the two workloads
+differ; 2 the command line was not understood. Simulations keep no state:
+--state and the other shared options do not apply.
 "
     .to_string()
 }
@@ -286,6 +303,7 @@ fn main() -> ExitCode {
         Invocation::Cbt { options, args } => cbt_cmd::run_once(&options, &args),
         Invocation::Json { options } => json_cmd::run(&options),
         Invocation::Sim { scenario, json } => sim_cmd::run(&scenario, json),
+        Invocation::SimVs { a, b, json, out } => sim_cmd::run_vs(&a, &b, json, out.as_deref()),
         Invocation::Lint {
             scenario,
             json,

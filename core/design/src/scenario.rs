@@ -645,6 +645,9 @@ pub struct Workload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
     /// Full scans: share of the rows the filter keeps (default 0.001).
+    /// Scans: a filter keeping this share of the rows read (default: every
+    /// row read is returned); a range scan then reads `rows / selectivity`
+    /// rows to return `rows`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selectivity: Option<f64>,
     /// `hot_key`: the entity (default 0).
@@ -900,7 +903,7 @@ impl Scenario {
         }
         if u64::from(k.time_buckets) * u64::from(k.fine_buckets) > 1 << 21 {
             return Err(kv(
-                "time_buckets x fine_buckets must be at most 2097152 (memory: 32 bytes each)"
+                "time_buckets x fine_buckets must be at most 2097152 (memory: 44 bytes each)"
                     .into(),
             ));
         }
@@ -1091,7 +1094,7 @@ impl Scenario {
         applies("rows", w.rows.is_none() || w.op == OpKind::Scan)?;
         applies(
             "selectivity",
-            w.selectivity.is_none() || w.op == OpKind::FullScan,
+            w.selectivity.is_none() || matches!(w.op, OpKind::FullScan | OpKind::Scan),
         )?;
         applies(
             "hot_entity",
@@ -1117,8 +1120,9 @@ impl Scenario {
         }
         if w.selectivity
             .is_some_and(|s| !(s.is_finite() && (0.0..=1.0).contains(&s)))
+            || (w.op == OpKind::Scan && w.selectivity.is_some_and(|s| s < 1e-9))
         {
-            return Err("selectivity must be from 0 to 1".into());
+            return Err("selectivity must be from 0 to 1 (above 0 for a scan)".into());
         }
         Ok(())
     }
