@@ -33,19 +33,24 @@ pub struct WallClock {
 }
 
 impl WallClock {
-    pub fn sync(&mut self, db: &mut Instance) {
+    /// Moves the clock; returns whether that did engine work the state
+    /// file's log must repeat when it replays the next command (see
+    /// `state::record`).
+    pub fn sync(&mut self, db: &mut Instance) -> bool {
         if db.clock_is_simulated() {
-            return;
+            return false;
         }
         let wall = wall_micros();
         if self
             .last_work
             .is_none_or(|t| t.elapsed() >= ENGINE_WORK_EVERY)
         {
-            db.sync_wall_clock(wall);
+            let events = db.sync_wall_clock(wall);
             self.last_work = Some(Instant::now());
+            crate::state::record::did_engine_work(db, events.len())
         } else {
             db.set_now(wall.max(db.now_micros()));
+            false
         }
     }
 }

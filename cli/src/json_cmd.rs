@@ -7,7 +7,8 @@ use tabletop_core::{Error, api};
 
 use crate::args::Options;
 use crate::host::WallClock;
-use crate::state;
+use crate::state::record::{self, At, Command, Record};
+use crate::state::{self, StateFile};
 
 /// Methods that may change the instance: a run that answered one of them
 /// with a response (not an error) saves the state file at the end.
@@ -26,13 +27,31 @@ const WRITE_METHODS: &[&str] = &[
     "sql",
 ];
 
-fn is_write(line: &str) -> bool {
+/// The method a request line names, if it is a JSON object with one.
+fn method_of(line: &str) -> Option<String> {
     let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(line) else {
-        return false;
+        return None;
     };
     map.get("method")
         .and_then(serde_json::Value::as_str)
-        .is_some_and(|m| WRITE_METHODS.contains(&m))
+        .map(str::to_string)
+}
+
+/// Notes a request that was answered with a response in the state file:
+/// logged, or (any other, reads included: they recorded traffic) kept by
+/// a snapshot if the run saves. Returns whether there is something to
+/// save.
+fn note(file: &mut StateFile, line: &str, at: At) -> bool {
+    let method = method_of(line).unwrap_or_default();
+    if record::json_logged(&method) {
+        file.log(&Record {
+            at,
+            command: Command::Json(line.to_string()),
+        });
+        return true;
+    }
+    file.changed();
+    WRITE_METHODS.contains(&method.as_str())
 }
 
 /// Answers every request line on stdin. Returns the exit status: 0 unless
@@ -44,8 +63,8 @@ pub fn run(options: &Options) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
-        Ok(db) => db,
+    let (mut file, mut db) = match state::open(&path, names) {
+        Ok(x) => x,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return 1;
@@ -58,6 +77,8 @@ pub fn run(options: &Options) -> u8 {
     let mut raw = Vec::new();
     let mut line_no = 0usize;
     let mut clock = WallClock::default();
+    // Whether moving the clock did engine work since the last record.
+    let mut work = false;
     loop {
         raw.clear();
         match input.read_until(b'\n', &mut raw) {
@@ -75,10 +96,13 @@ pub fn run(options: &Options) -> u8 {
         }
         let answer = match std::str::from_utf8(&raw) {
             Ok(line) => {
-                clock.sync(&mut db);
+                work |= clock.sync(&mut db);
+                let at = At::of(&db, work);
                 let answer = api::handle(&mut db, line);
-                if !dirty && answer.starts_with("{\"response\"") && is_write(line) {
+                if answer.starts_with("{\"response\"") && note(&mut file, line, at) {
                     dirty = true;
+                    // The record carries the engine work done so far.
+                    work = false;
                 }
                 answer
             }
@@ -113,7 +137,7 @@ pub fn run(options: &Options) -> u8 {
         eprintln!("tabletop: cannot write to stdout: {e}");
         status = 1;
     }
-    if dirty && let Err(e) = state::save(&path, &mut db) {
+    if dirty && let Err(e) = file.save(&mut db) {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
             path.display()

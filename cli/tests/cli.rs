@@ -205,6 +205,7 @@ fn saving_replaces_the_file_atomically() {
     // A hard link keeps the old file: a save must write a new file and
     // rename it over, never write into the old one.
     fs::hard_link(&state, dir.join("old.link")).unwrap();
+    // A set goes to the log beside the snapshot; the snapshot stays.
     expect(
         0,
         run_in(
@@ -213,16 +214,32 @@ fn saving_replaces_the_file_atomically() {
             b"",
         ),
     );
+    assert_eq!(fs::read(&state).unwrap(), before);
+    assert!(dir.join("s.state.wal").exists());
+    // A new family is saved by writing a new snapshot (with the set in it).
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["--state", "s.state", "cbt", "createfamily", "t", "cf2"],
+            b"",
+        ),
+    );
     assert_eq!(fs::read(dir.join("old.link")).unwrap(), before);
     assert_ne!(fs::read(&state).unwrap(), before);
-    // No temporary file is left behind (the lock file stays, empty: it
-    // only carries the lock).
+    // No temporary file and no log is left behind (the lock file stays,
+    // empty: it only carries the lock).
     let mut names: Vec<String> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
     assert_eq!(names, [".s.state.lock", "old.link", "s.state"]);
+    let out = expect(
+        0,
+        run_in(&dir, &["--state", "s.state", "cbt", "count", "t"], b""),
+    );
+    assert_eq!(stdout(&out), "1\n");
 }
 
 #[test]
