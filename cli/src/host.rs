@@ -1,7 +1,8 @@
 //! What the `cbt` interpreter gets from the machine: files (`import`'s CSV,
 //! `format-file=`), the wall clock, and a place to report import progress.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tabletop_core::Instance;
@@ -103,15 +104,30 @@ fn progress_line(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "tabletop: {text}");
 }
 
+/// A pipe would block forever and a device never end: only regular files
+/// are read.
+fn refuse_non_regular(path: &str) -> Result<(), String> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(format!(
+            "{path} is not a regular file (a directory, a device or a pipe)"
+        ));
+    }
+    Ok(())
+}
+
 impl Host for FsHost {
+    /// `format-file=`: a small text, capped like every text input.
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        // A pipe would block forever and a device never end.
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(format!(
-                "{path} is not a regular file (a directory, a device or a pipe)"
-            ));
-        }
-        std::fs::read(path).map_err(|e| cbt::open_error_text(path, &e))
+        refuse_non_regular(path)?;
+        let file = File::open(path).map_err(|e| cbt::open_error_text(path, &e))?;
+        crate::input::read_capped_bytes(file, "file").map_err(|e| format!("read {path}: {e}"))
+    }
+
+    /// `import`'s CSV: streamed, so it has no size cap.
+    fn open_file(&mut self, path: &str) -> Result<Box<dyn BufRead>, String> {
+        refuse_non_regular(path)?;
+        let file = File::open(path).map_err(|e| cbt::open_error_text(path, &e))?;
+        Ok(Box::new(BufReader::with_capacity(256 << 10, file)))
     }
 
     fn wall_clock_micros(&mut self) -> Option<i64> {

@@ -3,12 +3,28 @@
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
-use tabletop_core::{Error, api};
+use tabletop_core::{Error, Traces, api};
 
 use crate::args::Options;
 use crate::host::WallClock;
 use crate::state::record::{self, At, Command, Record};
 use crate::state::{self, StateFile};
+
+/// The largest answer line `tabletop json` builds (256 MiB): a readRows
+/// whose rows would take more answers `RESOURCE_EXHAUSTED` instead, so
+/// one request cannot take the process's memory (and the writes of the
+/// session with it).
+pub const MAX_ANSWER_BYTES: usize = 256 << 20;
+
+/// [`MAX_ANSWER_BYTES`], or for tests a smaller cap from the hidden
+/// `TABLETOP_TEST_MAX_ANSWER_BYTES`.
+fn max_answer_bytes() -> usize {
+    std::env::var("TABLETOP_TEST_MAX_ANSWER_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_ANSWER_BYTES)
+        .min(MAX_ANSWER_BYTES)
+}
 
 /// Methods that may change the instance: a run that answered one of them
 /// with a response (not an error) saves the state file at the end.
@@ -70,6 +86,7 @@ pub fn run(options: &Options) -> u8 {
             return 1;
         }
     };
+    let answer_cap = max_answer_bytes();
     let mut input = BufReader::with_capacity(64 * 1024, io::stdin().lock());
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut dirty = false;
@@ -98,7 +115,7 @@ pub fn run(options: &Options) -> u8 {
             Ok(line) => {
                 work |= clock.sync(&mut db);
                 let at = At::of(&db, work);
-                let answer = api::handle(&mut db, line);
+                let answer = api::handle_capped(&mut db, line, &mut Traces::off(), answer_cap);
                 if answer.starts_with("{\"response\"") && note(&mut file, line, at) {
                     dirty = true;
                     // The record carries the engine work done so far.

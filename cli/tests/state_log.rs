@@ -80,14 +80,14 @@ fn a_set_appends_its_record_and_leaves_the_snapshot() {
 
     // Every later run sees both, at the timestamps they were written with.
     let read = cbt(&dir, &["read", "t", "prefix=new"]);
-    assert!(read.contains("\"hello\"") && read.contains("\"world\""), "{read}");
+    assert!(
+        read.contains("\"hello\"") && read.contains("\"world\""),
+        "{read}"
+    );
     assert_eq!(cbt(&dir, &["read", "t", "prefix=new"]), read);
     assert_eq!(count(&dir), 5002);
     // A failed set writes nothing.
-    expect(
-        1,
-        run_in(&dir, &["cbt", "set", "t", "r", "nope:a=1"], b""),
-    );
+    expect(1, run_in(&dir, &["cbt", "set", "t", "r", "nope:a=1"], b""));
     assert_eq!(len(&wal), first + record);
 }
 
@@ -150,7 +150,10 @@ fn compaction_keeps_everything_and_removes_the_log() {
     assert_ne!(fs::read(&state).unwrap(), before);
     assert_eq!(count(&dir), 1006);
     // A short script appends.
-    expect(0, run_in(&dir, &["cbt"], b"set t x1 cf:q=1\nset t x2 cf:q=2\n"));
+    expect(
+        0,
+        run_in(&dir, &["cbt"], b"set t x1 cf:q=1\nset t x2 cf:q=2\n"),
+    );
     assert!(wal.exists());
     assert_eq!(count(&dir), 1008);
 }
@@ -199,7 +202,10 @@ fn every_command_that_reads_the_state_sees_the_log() {
 
     assert_eq!(count(&dir), 2);
     let read = cbt(&dir, &["read", "t"]);
-    assert!(read.contains("\"logged\"") && read.contains("\"json\""), "{read}");
+    assert!(
+        read.contains("\"logged\"") && read.contains("\"json\""),
+        "{read}"
+    );
     assert!(cbt(&dir, &["lookup", "t", "row2"]).contains("\"json\""));
     let sql = stdout(&expect(
         0,
@@ -214,7 +220,10 @@ fn every_command_that_reads_the_state_sees_the_log() {
             br#"{"method": "readRows", "request": {"tableName": "projects/tabletop/instances/playground/tables/t"}}"#,
         ),
     ));
-    assert!(answer.contains("cm93MQ==") && answer.contains("cm93Mg=="), "{answer}");
+    assert!(
+        answer.contains("cm93MQ==") && answer.contains("cm93Mg=="),
+        "{answer}"
+    );
     let keyviz = stdout(&expect(
         0,
         run_in(&dir, &["keyviz", "--table", "t", "--json"], b""),
@@ -222,7 +231,10 @@ fn every_command_that_reads_the_state_sees_the_log() {
     let v: serde_json::Value = serde_json::from_str(&keyviz).unwrap();
     assert_eq!(v["totals"]["write_rows"], 2.0, "{keyviz}");
     let export = stdout(&expect(0, run_in(&dir, &["export"], b"")));
-    assert!(export.contains("row1") && export.contains("row2"), "{export}");
+    assert!(
+        export.contains("row1") && export.contains("row2"),
+        "{export}"
+    );
 }
 
 #[test]

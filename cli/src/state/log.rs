@@ -76,7 +76,9 @@ pub fn header(id: SnapshotId) -> Vec<u8> {
 
 /// One record as written: length, checksum, payload.
 pub fn frame(payload: &[u8]) -> Vec<u8> {
-    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX).to_le_bytes();
+    let len = u32::try_from(payload.len())
+        .unwrap_or(u32::MAX)
+        .to_le_bytes();
     let mut out = Vec::with_capacity(FRAME_LEN + payload.len());
     out.extend_from_slice(&len);
     out.extend_from_slice(&checksum(&len, payload).to_le_bytes());
@@ -183,7 +185,10 @@ mod tests {
     fn records_come_back_in_order() {
         let bytes = log_of(&[b"one", b"", b"three"]);
         let scan = scan(&bytes, ID).unwrap();
-        assert_eq!(scan.records, vec![b"one".to_vec(), vec![], b"three".to_vec()]);
+        assert_eq!(
+            scan.records,
+            vec![b"one".to_vec(), vec![], b"three".to_vec()]
+        );
         assert_eq!(scan.good_len, bytes.len() as u64);
         assert_eq!(scan.torn_bytes, 0);
     }

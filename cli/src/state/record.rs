@@ -262,7 +262,12 @@ mod tests {
         db.set_now(1_700_000_000_000_000);
         let set = Record {
             at: At::of(&db, false),
-            command: Command::Cbt(vec![b"set".to_vec(), b"t".to_vec(), b"r".to_vec(), b"cf:q=v".to_vec()]),
+            command: Command::Cbt(vec![
+                b"set".to_vec(),
+                b"t".to_vec(),
+                b"r".to_vec(),
+                b"cf:q=v".to_vec(),
+            ]),
         };
         set.replay(&mut db).unwrap();
         db.set_now(1_700_000_000_500_000);
@@ -285,7 +290,12 @@ mod tests {
         // A command that fails on replay is an error, not a silent skip.
         let bad = Record {
             at: At::of(&again, false),
-            command: Command::Cbt(vec![b"set".to_vec(), b"nope".to_vec(), b"r".to_vec(), b"cf:q=v".to_vec()]),
+            command: Command::Cbt(vec![
+                b"set".to_vec(),
+                b"nope".to_vec(),
+                b"r".to_vec(),
+                b"cf:q=v".to_vec(),
+            ]),
         };
         assert!(bad.replay(&mut again).is_err());
     }
