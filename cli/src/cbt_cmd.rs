@@ -129,8 +129,48 @@ fn emit(w: &mut dyn Write, bytes: &[u8]) {
     let _ = w.write_all(bytes).and_then(|()| w.flush());
 }
 
+/// Runs a write the log holds on the shell of the state file (see
+/// `state::shell`), without loading the snapshot, and appends its record.
+/// `None`: the write must run on the whole instance instead.
+fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
+    let path = state::path(options.state.as_deref());
+    let names = state::Names {
+        project: options.project.as_deref(),
+        instance: options.instance.as_deref(),
+    };
+    let (mut file, mut shell, row_bound) = match state::open_shell(&path, names) {
+        Ok(Some(x)) => x,
+        Ok(None) => return None,
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return Some(FAILED);
+        }
+    };
+    // Engine work is left to the next run that loads the whole instance.
+    WallClock::default().sync(&mut shell);
+    let at = At::of(&shell, false);
+    let outcome = cbt::exec_args(&mut shell, args, &mut FsHost::new(None));
+    if outcome.status.is_ok() {
+        note(&mut file, args, at);
+        if !file.can_append() || !state::shell::fits_rows(&shell, row_bound) {
+            return None;
+        }
+        if let Err(code) = save(&mut file, &mut shell) {
+            return Some(code);
+        }
+    }
+    emit(&mut io::stdout().lock(), &outcome.stdout);
+    emit(&mut io::stderr().lock(), &outcome.stderr);
+    Some(exit_status(&outcome))
+}
+
 /// Runs one command given as arguments. Returns the exit status.
 pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
+    if effect(args) == Effect::Log
+        && let Some(code) = run_on_shell(options, args)
+    {
+        return code;
+    }
     let (mut file, mut db) = match load(options) {
         Ok(x) => x,
         Err(code) => return code,

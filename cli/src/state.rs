@@ -14,9 +14,16 @@
 //!   recorded traffic) writes a new snapshot: a **compaction**, which also
 //!   happens when the log grows past [`MAX_LOG_RECORDS`] records or a
 //!   quarter of the snapshot's size, so opening never replays much.
+//! - **A one-shot write does not load the snapshot.** The log's header
+//!   holds the instance's [`shell`] (tables, families, clock, no rows), so
+//!   `tabletop cbt set ...` runs on the shell with the log replayed on it,
+//!   which gives the write's true outcome, and appends ([`open_shell`]).
+//!   It does so only while the snapshot is untouched since it was written
+//!   (same length, checksum and modification time); otherwise the whole
+//!   instance is loaded and checked.
 //! - **Crash-safe.** A compaction writes the snapshot to a temporary file
 //!   in the same directory, flushes it and renames it over the old one,
-//!   then removes the log; a log left behind names the snapshot it
+//!   then starts a new, empty log; a log left behind names the snapshot it
 //!   follows, no longer matches, and is ignored. A record cut short by a
 //!   crash fails its checksum and is dropped. A temporary file left by a
 //!   killed compaction is removed by the next command.
@@ -36,12 +43,13 @@ mod codec;
 mod log;
 mod names;
 pub mod record;
+pub mod shell;
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 
-use log::SnapshotId;
-use record::Record;
+use log::{Base, SnapshotId};
+use record::{Command, Record};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -152,6 +160,9 @@ pub struct StateFile {
     pending_records: usize,
     /// The next save writes a snapshot.
     compact: bool,
+    /// The instance of this run is a shell ([`open_shell`]): it may only
+    /// append to the log, never be saved as a snapshot.
+    shell: bool,
 }
 
 #[derive(Debug)]
@@ -190,6 +201,7 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), Stri
         pending: Vec::new(),
         pending_records: 0,
         compact: false,
+        shell: false,
     };
     let bytes = match fs::read(path) {
         Ok(b) => b,
@@ -314,8 +326,13 @@ impl StateFile {
             _ => None,
         };
         let Some((id, log)) = append else {
-            let id = write_snapshot(&self.path, db)?;
-            self.on_disk = id.map(|id| OnDisk { id, log: None });
+            if self.shell {
+                return Err(io::Error::other(
+                    "this run holds no whole instance to write a snapshot of",
+                ));
+            }
+            let on_disk = write_snapshot(&self.path, db)?;
+            self.on_disk = Some(on_disk);
             return self.done();
         };
         if self.pending.is_empty() {
@@ -329,9 +346,12 @@ impl StateFile {
                 (len, records)
             }
             None => {
-                log::create(&wal, id, &self.pending)?;
+                // The snapshot was read whole and found intact by this run.
+                let base = base_of(&self.path, id, db)?;
+                let len = log::create(&wal, &base, &[])?;
+                log::append(&wal, len, &self.pending)?;
                 sync_dir(&wal);
-                (log::HEADER_LEN as u64, 0)
+                (len, 0)
             }
         };
         let log = Some((
@@ -349,9 +369,15 @@ impl StateFile {
         Ok(())
     }
 
+    /// Whether [`StateFile::save`] would append this run's records to the
+    /// log (not write a snapshot).
+    pub fn can_append(&self) -> bool {
+        !self.compact && self.on_disk.as_ref().is_some_and(|d| self.fits(d))
+    }
+
     /// Whether the log, with this run's records, stays small enough.
     fn fits(&self, disk: &OnDisk) -> bool {
-        let (len, records) = disk.log.unwrap_or((log::HEADER_LEN as u64, 0));
+        let (len, records) = disk.log.unwrap_or((0, 0));
         let bytes = len + self.pending.len() as u64;
         records + self.pending_records <= MAX_LOG_RECORDS
             && bytes <= (disk.id.len / 4).max(MIN_LOG_BYTES)
@@ -377,8 +403,81 @@ pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
     write_snapshot(path, instance).map(|_| ())
 }
 
-/// [`save`], returning the new snapshot's id.
-fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<Option<SnapshotId>> {
+/// The state file opened for one write without loading the snapshot: the
+/// shell from the log's header ([`shell`]) with the log's records replayed
+/// on it, and a bound on the snapshot's rows. `None` when the whole
+/// instance must be loaded instead: no log with a shell for this snapshot,
+/// a snapshot changed since it was written (so unchecked), records other
+/// than `cbt` writes, other names, a log due for compaction.
+pub fn open_shell(
+    path: &Path,
+    names: Names<'_>,
+) -> Result<Option<(StateFile, Instance, u64)>, String> {
+    // Without the lock, or for anything but a regular file, the whole
+    // load decides and says why.
+    if !lock(path)? {
+        return Ok(None);
+    }
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() < 8 {
+        return Ok(None);
+    }
+    remove_leftovers(path);
+    let Some(id) = snapshot_id(path, meta.len()) else {
+        return Ok(None);
+    };
+    let Ok(Some(scan)) = log::read(&log_path(path), id) else {
+        return Ok(None);
+    };
+    if scan.base.written_ns == 0 || scan.base.written_ns != modified_ns(&meta) {
+        return Ok(None);
+    }
+    let Ok(mut shell) = Instance::restore(&scan.base.shell) else {
+        return Ok(None);
+    };
+    let config = shell.config();
+    if names.project.is_some_and(|p| p != config.project)
+        || names.instance.is_some_and(|i| i != config.instance)
+    {
+        return Ok(None);
+    }
+    for payload in &scan.records {
+        let Ok(record) = Record::decode(payload) else {
+            return Ok(None);
+        };
+        if !matches!(record.command, Command::Cbt(_)) || record.replay(&mut shell).is_err() {
+            return Ok(None);
+        }
+    }
+    let file = StateFile {
+        path: path.to_path_buf(),
+        on_disk: Some(OnDisk {
+            id,
+            log: Some((scan.good_len, scan.records.len())),
+        }),
+        pending: Vec::new(),
+        pending_records: 0,
+        compact: false,
+        shell: true,
+    };
+    Ok(Some((file, shell, scan.base.row_bound)))
+}
+
+/// The id of the snapshot at `path` of `len` bytes, from its last 8 bytes.
+fn snapshot_id(path: &Path, len: u64) -> Option<SnapshotId> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = File::open(path).ok()?;
+    f.seek(SeekFrom::Start(len - 8)).ok()?;
+    let mut tail = [0u8; 8];
+    f.read_exact(&mut tail).ok()?;
+    Some(SnapshotId::from_tail(len, &tail))
+}
+
+/// [`save`]: the snapshot, then a new log with its header (the shell
+/// and the snapshot's id), in place of the old log.
+fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<OnDisk> {
     let (dir, name) = dir_and_name(path)?;
     let target = dir.join(&name);
     refuse_read_only(&target)?;
@@ -390,13 +489,46 @@ fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<Option<Sna
         return Err(e);
     }
     sync_dir(&target);
-    // The log now follows another snapshot; removing it only saves space
-    // (a crash before this leaves a stale log, which is ignored).
-    match fs::remove_file(dir.join(format!("{name}.wal"))) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+    let id = SnapshotId::of(&bytes).ok_or_else(|| io::Error::other("empty snapshot"))?;
+    drop(bytes);
+    // The old log follows another snapshot now (a crash before this point
+    // leaves it stale, and it is ignored); a new, empty one replaces it.
+    let wal = dir.join(format!("{name}.wal"));
+    let log = base_of(&target, id, instance).and_then(|base| log::create(&wal, &base, &[]));
+    match log {
+        Ok(len) => Ok(OnDisk {
+            id,
+            log: Some((len, 0)),
+        }),
+        Err(_) => {
+            match fs::remove_file(&wal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            Ok(OnDisk { id, log: None })
+        }
     }
-    Ok(SnapshotId::of(&bytes))
+}
+
+/// The header of a log following the snapshot `id` at `path`, which holds
+/// `db`, intact (it was just written, or read whole).
+fn base_of(path: &Path, id: SnapshotId, db: &Instance) -> io::Result<Base> {
+    let (shell, row_bound) = shell::of(db)?;
+    Ok(Base {
+        id,
+        written_ns: modified_ns(&fs::metadata(path)?),
+        row_bound,
+        shell,
+    })
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 where the
+/// file system has none).
+fn modified_ns(meta: &fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// Makes a rename or a new file in `file`'s folder durable. Folders cannot

@@ -215,8 +215,9 @@ fn saving_replaces_the_file_atomically() {
         ),
     );
     assert_eq!(fs::read(&state).unwrap(), before);
-    assert!(dir.join("s.state.wal").exists());
-    // A new family is saved by writing a new snapshot (with the set in it).
+    let wal = fs::metadata(dir.join("s.state.wal")).unwrap().len();
+    // A new family is saved by writing a new snapshot (with the set in it),
+    // and the log starts again, empty.
     expect(
         0,
         run_in(
@@ -227,14 +228,18 @@ fn saving_replaces_the_file_atomically() {
     );
     assert_eq!(fs::read(dir.join("old.link")).unwrap(), before);
     assert_ne!(fs::read(&state).unwrap(), before);
-    // No temporary file and no log is left behind (the lock file stays,
-    // empty: it only carries the lock).
+    assert!(fs::metadata(dir.join("s.state.wal")).unwrap().len() < wal);
+    // No temporary file is left behind (the lock file stays, empty: it
+    // only carries the lock).
     let mut names: Vec<String> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, [".s.state.lock", "old.link", "s.state"]);
+    assert_eq!(
+        names,
+        [".s.state.lock", "old.link", "s.state", "s.state.wal"]
+    );
     let out = expect(
         0,
         run_in(&dir, &["--state", "s.state", "cbt", "count", "t"], b""),

@@ -47,6 +47,16 @@ fn len(path: &Path) -> u64 {
     fs::metadata(path).map_or(0, |m| m.len())
 }
 
+/// The bytes of records in the log at `path` (after its header: 45 fixed
+/// bytes, the shell, 8 bytes of checksum); 0 for no log.
+fn log_bytes(path: &Path) -> u64 {
+    let Ok(bytes) = fs::read(path) else {
+        return 0;
+    };
+    let shell = u32::from_le_bytes(bytes[41..45].try_into().unwrap()) as usize;
+    (bytes.len() - (45 + shell + 8)) as u64
+}
+
 /// A table `t` (family `cf`) with `rows` imported rows: a snapshot of some
 /// size, with no log.
 fn state_with_rows(dir: &Path, rows: usize) {
@@ -57,7 +67,7 @@ fn state_with_rows(dir: &Path, rows: usize) {
     fs::write(dir.join("rows.csv"), csv).unwrap();
     cbt(dir, &["createtable", "t", "families=cf"]);
     cbt(dir, &["import", "t", "rows.csv"]);
-    assert!(!dir.join("tabletop.state.wal").exists());
+    assert_eq!(log_bytes(&dir.join("tabletop.state.wal")), 0);
 }
 
 #[test]
@@ -72,7 +82,11 @@ fn a_set_appends_its_record_and_leaves_the_snapshot() {
     cbt(&dir, &["set", "t", "new1", "cf:a=hello"]);
     assert_eq!(fs::read(&state).unwrap(), snapshot, "the snapshot is kept");
     let first = len(&wal);
-    assert!(first > 0 && first < 200, "header and one record: {first}");
+    assert!(
+        (40..120).contains(&log_bytes(&wal)),
+        "one record: {}",
+        log_bytes(&wal)
+    );
     cbt(&dir, &["set", "t", "new2", "cf:a=world"]);
     let record = len(&wal) - first;
     assert!((40..120).contains(&record), "one record: {record} bytes");
@@ -131,10 +145,10 @@ fn compaction_keeps_everything_and_removes_the_log() {
         cbt(&dir, &["set", "t", &format!("r{i}"), "cf:q=v"]);
     }
     let snapshot = fs::read(&state).unwrap();
-    assert!(wal.exists());
+    assert!(log_bytes(&wal) > 0);
     // A change the log does not hold (a new family) writes a snapshot.
     cbt(&dir, &["createfamily", "t", "cf2"]);
-    assert!(!wal.exists(), "the log was folded into the snapshot");
+    assert_eq!(log_bytes(&wal), 0, "the log was folded into the snapshot");
     assert_ne!(fs::read(&state).unwrap(), snapshot);
     assert_eq!(count(&dir), 5);
 
@@ -146,7 +160,7 @@ fn compaction_keeps_everything_and_removes_the_log() {
     }
     let before = fs::read(&state).unwrap();
     expect(0, run_in(&dir, &["cbt"], script.as_bytes()));
-    assert!(!wal.exists());
+    assert_eq!(log_bytes(&wal), 0);
     assert_ne!(fs::read(&state).unwrap(), before);
     assert_eq!(count(&dir), 1006);
     // A short script appends.
@@ -154,7 +168,7 @@ fn compaction_keeps_everything_and_removes_the_log() {
         0,
         run_in(&dir, &["cbt"], b"set t x1 cf:q=1\nset t x2 cf:q=2\n"),
     );
-    assert!(wal.exists());
+    assert!(log_bytes(&wal) > 0);
     assert_eq!(count(&dir), 1008);
 }
 
@@ -186,7 +200,7 @@ fn a_stale_log_and_leftover_temporary_files_are_ignored_and_cleaned() {
     assert!(wal.exists());
     cbt(&dir, &["createtable", "t", "families=cf"]);
     assert_eq!(count(&dir), 0);
-    assert!(!wal.exists());
+    assert_eq!(log_bytes(&wal), 0);
 }
 
 #[test]
@@ -277,4 +291,56 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_state() {
         let families = cbt(&dir, &["ls", "t"]);
         assert!(families.contains("cf"), "{families}");
     }
+}
+
+#[test]
+fn a_one_shot_write_runs_on_the_shell_without_reading_the_snapshot() {
+    let dir = scratch("shell");
+    state_with_rows(&dir, 500);
+    let state = dir.join("tabletop.state");
+    let snapshot = fs::read(&state).unwrap();
+    // Damage the middle of the snapshot but keep its length, last bytes
+    // and modification time: only reading it whole would notice.
+    let modified = fs::metadata(&state).unwrap().modified().unwrap();
+    let mut damaged = snapshot.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x55;
+    fs::write(&state, &damaged).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&state)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    // The write is checked against the shell (tables, families, clock)...
+    let out = expect(1, run_in(&dir, &["cbt", "set", "t", "r", "nope:q=v"], b""));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("NotFound"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    cbt(&dir, &["set", "t", "fast", "cf:a=1"]);
+    // ...and appended without the snapshot being read, while anything
+    // that reads the instance still finds the damage and changes nothing.
+    let out = expect(1, run_in(&dir, &["cbt", "count", "t"], b""));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fs::read(&state).unwrap(), damaged);
+    // With the snapshot repaired, the write is there.
+    fs::write(&state, &snapshot).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&state)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    assert_eq!(count(&dir), 501);
+    // A snapshot changed since it was written (a new modification time)
+    // is read whole by the next write, which then refuses it.
+    fs::write(&state, &damaged).unwrap();
+    let out = expect(1, run_in(&dir, &["cbt", "set", "t", "slow", "cf:a=1"], b""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
 }

@@ -3,8 +3,10 @@
 //! change costs an append instead of a rewrite of the whole state.
 //!
 //! ```text
-//! header  "TBLTOPWL"  version (1 byte)  snapshot length (u64 LE)
-//!         snapshot checksum (u64 LE)  FNV-1a 64 of the 25 bytes before (u64 LE)
+//! header  "TBLTOPWL"  version (1 byte)  snapshot length, snapshot checksum,
+//!         snapshot write time (ns), row bound (u64 LE each)
+//!         shell length (u32 LE)  shell (a snapshot without data)
+//!         FNV-1a 64 of the header before it (u64 LE)
 //! record  payload length (u32 LE)  FNV-1a 64 of length and payload (u64 LE)
 //!         payload (see `record`)
 //! record  ...
@@ -33,8 +35,6 @@ use super::codec::{fnv64, fnv64_more};
 
 const MAGIC: &[u8; 8] = b"TBLTOPWL";
 const VERSION: u8 = 1;
-/// Magic, version, snapshot length and checksum, header checksum.
-pub const HEADER_LEN: usize = 8 + 1 + 8 + 8 + 8;
 /// Length and checksum in front of each payload.
 const FRAME_LEN: usize = 4 + 8;
 /// The largest payload a record may carry (a JSON request line is at
@@ -53,25 +53,77 @@ impl SnapshotId {
     /// checksum); `None` for bytes too short to be a snapshot.
     pub fn of(snapshot: &[u8]) -> Option<SnapshotId> {
         let tail = snapshot.len().checked_sub(8).map(|at| &snapshot[at..])?;
+        Some(SnapshotId::from_tail(snapshot.len() as u64, tail))
+    }
+
+    /// The id of a snapshot of `len` bytes ending with `tail` (8 bytes).
+    pub fn from_tail(len: u64, tail: &[u8]) -> SnapshotId {
         let mut sum = [0u8; 8];
-        sum.copy_from_slice(tail);
-        Some(SnapshotId {
-            len: snapshot.len() as u64,
+        sum.copy_from_slice(&tail[..8]);
+        SnapshotId {
+            len,
             sum: u64::from_le_bytes(sum),
-        })
+        }
     }
 }
 
-/// The header of a log following `id`.
-pub fn header(id: SnapshotId) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN);
+/// What a log's header says about the snapshot it follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    pub id: SnapshotId,
+    /// The snapshot file's modification time just after it was written
+    /// (nanoseconds since the epoch): unchanged, nobody touched the file.
+    pub written_ns: u64,
+    /// No row of the snapshot holds more bytes than this.
+    pub row_bound: u64,
+    /// The instance without its data (see `shell`).
+    pub shell: Vec<u8>,
+}
+
+/// The header of a log following `base`.
+pub fn header(base: &Base) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + base.shell.len());
     out.extend_from_slice(MAGIC);
     out.push(VERSION);
-    out.extend_from_slice(&id.len.to_le_bytes());
-    out.extend_from_slice(&id.sum.to_le_bytes());
+    for v in [base.id.len, base.id.sum, base.written_ns, base.row_bound] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let shell_len = u32::try_from(base.shell.len()).unwrap_or(u32::MAX);
+    out.extend_from_slice(&shell_len.to_le_bytes());
+    out.extend_from_slice(&base.shell);
     let sum = fnv64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
+}
+
+/// Reads a header: the base and the header's length.
+fn read_header(bytes: &[u8]) -> Option<(Base, usize)> {
+    let u64_at = |at: usize| -> Option<u64> {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(bytes.get(at..at + 8)?);
+        Some(u64::from_le_bytes(b))
+    };
+    if bytes.get(..8)? != MAGIC || *bytes.get(8)? != VERSION {
+        return None;
+    }
+    let fixed = 9 + 4 * 8;
+    let mut n = [0u8; 4];
+    n.copy_from_slice(bytes.get(fixed..fixed + 4)?);
+    let shell_end = (fixed + 4).checked_add(u32::from_le_bytes(n) as usize)?;
+    let end = shell_end.checked_add(8)?;
+    if fnv64(bytes.get(..shell_end)?) != u64_at(shell_end)? {
+        return None;
+    }
+    let base = Base {
+        id: SnapshotId {
+            len: u64_at(9)?,
+            sum: u64_at(17)?,
+        },
+        written_ns: u64_at(25)?,
+        row_bound: u64_at(33)?,
+        shell: bytes[fixed + 4..shell_end].to_vec(),
+    };
+    Some((base, end))
 }
 
 /// One record as written: length, checksum, payload.
@@ -91,8 +143,10 @@ fn checksum(len: &[u8; 4], payload: &[u8]) -> u64 {
 }
 
 /// What a log file holds for one snapshot.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Scan {
+    /// What the header says.
+    pub base: Base,
     /// The payloads of the intact records, in order.
     pub records: Vec<Vec<u8>>,
     /// Where the intact part ends: the header and the intact records.
@@ -104,16 +158,14 @@ pub struct Scan {
 /// Reads a log's bytes: `None` when they are not a log following `id`
 /// (no header, a damaged header, another snapshot's log).
 pub fn scan(bytes: &[u8], id: SnapshotId) -> Option<Scan> {
-    if bytes.len() < HEADER_LEN || bytes[..HEADER_LEN] != header(id)[..] {
-        return None;
-    }
-    let mut pos = HEADER_LEN;
+    let (base, mut pos) = read_header(bytes).filter(|(b, _)| b.id == id)?;
     let mut records = Vec::new();
     while let Some((payload, next)) = record_at(bytes, pos) {
         records.push(payload.to_vec());
         pos = next;
     }
     Some(Scan {
+        base,
         records,
         good_len: pos as u64,
         torn_bytes: (bytes.len() - pos) as u64,
@@ -156,15 +208,16 @@ pub fn append(path: &Path, good_len: u64, framed: &[u8]) -> io::Result<()> {
     f.sync_data()
 }
 
-/// Starts a new log at `path` for the snapshot `id`, with `framed`
-/// records, flushed to disk. A log already there (a stale one) is
-/// replaced.
-pub fn create(path: &Path, id: SnapshotId, framed: &[u8]) -> io::Result<()> {
+/// Starts a new log at `path` following `base`, with `framed` records,
+/// flushed to disk; returns its length. A log already there (a stale
+/// one) is replaced.
+pub fn create(path: &Path, base: &Base, framed: &[u8]) -> io::Result<u64> {
     let mut f = File::create(path)?;
-    let mut bytes = header(id);
+    let mut bytes = header(base);
     bytes.extend_from_slice(framed);
     f.write_all(&bytes)?;
-    f.sync_all()
+    f.sync_all()?;
+    Ok(bytes.len() as u64)
 }
 
 #[cfg(test)]
@@ -173,8 +226,21 @@ mod tests {
 
     const ID: SnapshotId = SnapshotId { len: 1234, sum: 99 };
 
+    fn base() -> Base {
+        Base {
+            id: ID,
+            written_ns: 5,
+            row_bound: 77,
+            shell: b"shell".to_vec(),
+        }
+    }
+
+    fn header_len() -> usize {
+        header(&base()).len()
+    }
+
     fn log_of(payloads: &[&[u8]]) -> Vec<u8> {
-        let mut bytes = header(ID);
+        let mut bytes = header(&base());
         for p in payloads {
             bytes.extend_from_slice(&frame(p));
         }
@@ -191,12 +257,13 @@ mod tests {
         );
         assert_eq!(scan.good_len, bytes.len() as u64);
         assert_eq!(scan.torn_bytes, 0);
+        assert_eq!(scan.base, base());
     }
 
     #[test]
     fn a_torn_or_damaged_tail_is_dropped_and_nothing_after_it_is_read() {
         let whole = log_of(&[b"one", b"two"]);
-        let first_end = (HEADER_LEN + FRAME_LEN + 3) as u64;
+        let first_end = (header_len() + FRAME_LEN + 3) as u64;
         // Cut anywhere inside the second record.
         for cut in first_end as usize..whole.len() {
             let scan = scan(&whole[..cut], ID).unwrap();
@@ -225,12 +292,16 @@ mod tests {
         let bytes = log_of(&[b"one"]);
         let other = SnapshotId { len: 1234, sum: 98 };
         assert_eq!(scan(&bytes, other), None);
-        assert_eq!(scan(&bytes[..HEADER_LEN - 1], ID), None);
-        let mut bad = bytes.clone();
-        bad[9] ^= 1;
-        assert_eq!(scan(&bad, ID), None);
+        for cut in 0..header_len() {
+            assert_eq!(scan(&bytes[..cut], ID), None, "cut at {cut}");
+        }
+        for at in [9, 30, 40, 48] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 1;
+            assert_eq!(scan(&bad, ID), None, "flip at {at}");
+        }
         // A header alone is an empty log.
-        assert_eq!(scan(&bytes[..HEADER_LEN], ID).unwrap().records.len(), 0);
+        assert_eq!(scan(&bytes[..header_len()], ID).unwrap().records.len(), 0);
     }
 
     #[test]
@@ -238,7 +309,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tabletop-wal-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("s.wal");
-        create(&path, ID, &frame(b"one")).unwrap();
+        create(&path, &base(), &frame(b"one")).unwrap();
         let good = read(&path, ID).unwrap().unwrap().good_len;
         // A torn second record, as `kill -9` in the middle of a write leaves.
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
