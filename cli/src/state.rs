@@ -227,7 +227,15 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), Stri
     })?;
     drop(bytes);
     if let Some(id) = id {
-        let log = replay(path, id, &mut db)?;
+        let replayed = replay(path, id, &mut db)?;
+        let log = replayed.map(|(len, records, _)| (len, records));
+        // A snapshot copied or restored (a new modification time): the
+        // next save writes it again, with a log the one-shot writes can
+        // use ([`open_shell`] needs the time the log names).
+        let written = fs::metadata(path).map_or(0, |m| modified_ns(&m));
+        if replayed.is_some_and(|(_, _, stamp)| stamp != written) {
+            file.compact = true;
+        }
         file.on_disk = Some(OnDisk { id, log });
     }
     Ok((file, db))
@@ -245,8 +253,13 @@ fn new_instance(names: Names<'_>) -> Instance {
 }
 
 /// Replays the log following the snapshot `id` on `db`; returns the log's
-/// intact length and record count (`None`: no log for this snapshot).
-fn replay(path: &Path, id: SnapshotId, db: &mut Instance) -> Result<Option<(u64, usize)>, String> {
+/// intact length, record count and the snapshot time its header names
+/// (`None`: no log for this snapshot).
+fn replay(
+    path: &Path,
+    id: SnapshotId,
+    db: &mut Instance,
+) -> Result<Option<(u64, usize, u64)>, String> {
     let wal = log_path(path);
     let scan = log::read(&wal, id)
         .map_err(|e| format!("cannot read the state file's log {}: {e}", wal.display()))?;
@@ -267,7 +280,11 @@ fn replay(path: &Path, id: SnapshotId, db: &mut Instance) -> Result<Option<(u64,
                 )
             })?;
     }
-    Ok(Some((scan.good_len, scan.records.len())))
+    Ok(Some((
+        scan.good_len,
+        scan.records.len(),
+        scan.base.written_ns,
+    )))
 }
 
 /// Removes temporary files of compactions that were killed before their

@@ -344,3 +344,25 @@ fn a_one_shot_write_runs_on_the_shell_without_reading_the_snapshot() {
     let out = expect(1, run_in(&dir, &["cbt", "set", "t", "slow", "cf:a=1"], b""));
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
 }
+
+#[test]
+fn a_copied_state_is_written_again_by_its_first_write() {
+    let dir = scratch("copied");
+    cbt(&dir, &["createtable", "t", "families=cf"]);
+    cbt(&dir, &["set", "t", "a", "cf:q=1"]);
+    let copy = common::scratch("state-log-tests", "copied-to");
+    for name in ["tabletop.state", "tabletop.state.wal"] {
+        fs::copy(dir.join(name), copy.join(name)).unwrap();
+    }
+    let wal = copy.join("tabletop.state.wal");
+    assert!(log_bytes(&wal) > 0);
+    // The copy's time differs from the one its log names: the first write
+    // loads it whole, checks it, and writes it again with a new log...
+    cbt(&copy, &["set", "t", "b", "cf:q=2"]);
+    assert_eq!(log_bytes(&wal), 0);
+    // ...which the next writes append to.
+    cbt(&copy, &["set", "t", "c", "cf:q=3"]);
+    assert!(log_bytes(&wal) > 0);
+    assert_eq!(count(&copy), 3);
+    assert_eq!(count(&dir), 1);
+}
