@@ -22,6 +22,7 @@ if [ ${#bins[@]} -eq 0 ]; then
     cargo build --quiet --release -p tabletop-cli
     bins=("$ROOT/target/release/tabletop")
 fi
+for i in "${!bins[@]}"; do bins[$i]="$(realpath "${bins[$i]}")"; done
 work="$ROOT/target/bench-state"
 mkdir -p "$work"
 cd "$work"
