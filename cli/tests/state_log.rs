@@ -366,3 +366,41 @@ fn a_copied_state_is_written_again_by_its_first_write() {
     assert_eq!(count(&copy), 3);
     assert_eq!(count(&dir), 1);
 }
+
+#[test]
+fn a_renamed_instance_keeps_the_writes_of_its_log() {
+    let dir = scratch("rename");
+    cbt(&dir, &["createtable", "t", "families=cf"]);
+    cbt(&dir, &["set", "t", "a", "cf:q=1"]);
+    // -project renames the instance for the run; the log written under
+    // the old name still applies, and the run that saves writes the new
+    // name into a new snapshot.
+    let out = expect(
+        0,
+        run_in(&dir, &["-project", "other", "cbt", "count", "t"], b""),
+    );
+    assert_eq!(stdout(&out), "1\n");
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["-project", "other", "cbt", "set", "t", "b", "cf:q=2"],
+            b"",
+        ),
+    );
+    assert_eq!(count(&dir), 2);
+    let answer = stdout(&expect(
+        0,
+        run_in(
+            &dir,
+            &["json"],
+            br#"{"method": "listTables", "request": {"parent": "projects/x/instances/y"}}"#,
+        ),
+    ));
+    assert!(answer.contains("tables/t"), "{answer}");
+    let out = stdout(&expect(
+        0,
+        run_in(&dir, &["export", "--format", "cbt", "--data", "none"], b""),
+    ));
+    assert!(out.contains("-project other"), "{out}");
+}
