@@ -404,3 +404,40 @@ fn a_renamed_instance_keeps_the_writes_of_its_log() {
     ));
     assert!(out.contains("-project other"), "{out}");
 }
+
+#[test]
+fn json_writes_that_read_first_replay_to_the_same_cells() {
+    let dir = scratch("json-replay");
+    cbt(&dir, &["createtable", "t", "families=cf"]);
+    let table = "projects/tabletop/instances/playground/tables/t";
+    // rowKey "r", qualifier "q"; append "a" then "b"; set "x" only if the
+    // row has a cell (it has), else "y"; a server timestamp each time.
+    let requests = [
+        format!(
+            r#"{{"method": "readModifyWriteRow", "request": {{"tableName": "{table}", "rowKey": "cg==", "rules": [{{"familyName": "cf", "columnQualifier": "cQ==", "appendValue": "YQ=="}}]}}}}"#
+        ),
+        format!(
+            r#"{{"method": "readModifyWriteRow", "request": {{"tableName": "{table}", "rowKey": "cg==", "rules": [{{"familyName": "cf", "columnQualifier": "cQ==", "appendValue": "Yg=="}}]}}}}"#
+        ),
+        format!(
+            r#"{{"method": "checkAndMutateRow", "request": {{"tableName": "{table}", "rowKey": "cg==", "trueMutations": [{{"setCell": {{"familyName": "cf", "columnQualifier": "dA==", "timestampMicros": "-1", "value": "eA=="}}}}], "falseMutations": [{{"setCell": {{"familyName": "cf", "columnQualifier": "dA==", "timestampMicros": "-1", "value": "eQ=="}}}}]}}}}"#
+        ),
+    ];
+    let snapshot = fs::read(dir.join("tabletop.state")).unwrap();
+    let answers = stdout(&expect(
+        0,
+        run_in(&dir, &["json"], (requests.join("\n") + "\n").as_bytes()),
+    ));
+    assert!(answers.contains("\"predicateMatched\":true"), "{answers}");
+    assert_eq!(fs::read(dir.join("tabletop.state")).unwrap(), snapshot);
+    assert!(log_bytes(&dir.join("tabletop.state.wal")) > 0);
+    // Replayed by every run: the same values at the same timestamps.
+    let read = cbt(&dir, &["read", "t"]);
+    assert!(read.contains("\"ab\"") && read.contains("\"x\""), "{read}");
+    assert!(!read.contains("\"y\""), "{read}");
+    assert_eq!(cbt(&dir, &["read", "t"]), read);
+    // And the same after compaction.
+    cbt(&dir, &["compact"]);
+    assert_eq!(log_bytes(&dir.join("tabletop.state.wal")), 0);
+    assert_eq!(cbt(&dir, &["read", "t"]), read);
+}
