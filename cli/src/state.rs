@@ -34,6 +34,14 @@
 //!   appends to the log and compactions.
 //! - Only a regular file is a state file: a pipe or a device is refused.
 //!
+//! Why the log lives in the CLI and not in the core: what it records is
+//! what the CLI committed, the commands of its two input languages as it
+//! ran them with its wall clock, replayed through the core's public
+//! interpreters ([`record`]). The snapshot stays the core's opaque bytes:
+//! the log only reads its length and last 8 bytes (its checksum) to know
+//! which snapshot it follows, so a new snapshot encoding needs no change
+//! here.
+//!
 //! The project and instance ids live in the snapshot. `-project` and
 //! `-instance` rename the instance for this run (and in the file, when the
 //! run saves, by a compaction); without them the stored names are used,

@@ -13,7 +13,7 @@ const VERSION_WITH_TRAFFIC: u64 = 3;
 /// Gives snapshot bytes new project and instance ids. The core has no
 /// setter for them, so the header is rewritten and the checksum computed
 /// again; bytes that are not an intact version-1, -2 or -3 snapshot are returned as
-/// they are, for [`Instance::restore`] to refuse with its own message (a
+/// they are, for `Instance::restore` to refuse with its own message (a
 /// corrupt file must never get a fresh, valid checksum here).
 pub fn rename(bytes: Vec<u8>, names: Names<'_>) -> Vec<u8> {
     if names.project.is_none() && names.instance.is_none() {
