@@ -133,7 +133,10 @@ lookup, read, count, deletecolumn, deleterow, deleteallrows, import, help
 (`tabletop cbt help` lists them, `tabletop cbt help read` explains one),
 plus the playground's own `compact` and `clock`. The state file is saved
 after a command that changed something; a failed command leaves it
-untouched (a failed import's earlier batches are not kept either).
+untouched (a failed import's earlier batches are not kept either). A
+single set, addtocell, deletecolumn, deleterow or deleteallrows does not
+load the snapshot: it is checked against the instance's tables and
+families, which the state file's log keeps, and appended to the log.
 
 cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
 the command, as with cbt; -project and -instance name the instance, the
@@ -195,7 +198,10 @@ row range or a filter). Blank lines are skipped. Answers are written as soon as 
 waiting, so a program can send one request and wait for its answer.
 
 The state file is saved once, at the end, if any request changed the
-instance. Error answers are data: the exit status is 0 unless the state
+instance (data writes are appended to its log; see below). A run whose
+requests are all mutateRow, mutateRows or dropRowRange does not load the
+snapshot: they are checked against the instance's tables and families,
+which the log keeps, and appended. Error answers are data: the exit status is 0 unless the state
 file could not be read or saved or stdin/stdout failed (then 1), or the
 command line was not understood (2).
 

@@ -57,7 +57,7 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 
 use log::{Base, SnapshotId};
-use record::{Command, Record};
+use record::Record;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -166,6 +166,8 @@ pub struct StateFile {
     /// Framed records of this run, not yet written.
     pending: Vec<u8>,
     pending_records: usize,
+    /// The same records, for [`upgrade`].
+    pending_list: Vec<Record>,
     /// The next save writes a snapshot.
     compact: bool,
     /// The instance of this run is a shell ([`open_shell`]): it may only
@@ -208,6 +210,7 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), Stri
         on_disk: None,
         pending: Vec::new(),
         pending_records: 0,
+        pending_list: Vec::new(),
         compact: false,
         shell: false,
     };
@@ -325,6 +328,11 @@ impl StateFile {
         &self.path
     }
 
+    /// How many records of this run are not saved yet.
+    pub fn pending_records(&self) -> usize {
+        self.pending_records
+    }
+
     /// Adds a committed command to the log (written by [`StateFile::save`]).
     pub fn log(&mut self, record: &Record) {
         let payload = record.encode();
@@ -334,6 +342,7 @@ impl StateFile {
         }
         self.pending.extend_from_slice(&log::frame(&payload));
         self.pending_records += 1;
+        self.pending_list.push(record.clone());
     }
 
     /// The instance changed in a way the log does not hold: the next save
@@ -390,6 +399,7 @@ impl StateFile {
     fn done(&mut self) -> io::Result<()> {
         self.pending.clear();
         self.pending_records = 0;
+        self.pending_list.clear();
         self.compact = false;
         Ok(())
     }
@@ -433,7 +443,8 @@ pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
 /// on it, and a bound on the snapshot's rows. `None` when the whole
 /// instance must be loaded instead: no log with a shell for this snapshot,
 /// a snapshot changed since it was written (so unchecked), records other
-/// than `cbt` writes, other names, a log due for compaction.
+/// the shell cannot decide (`record::on_shell`), other names, a log due
+/// for compaction.
 pub fn open_shell(
     path: &Path,
     names: Names<'_>,
@@ -472,7 +483,7 @@ pub fn open_shell(
         let Ok(record) = Record::decode(payload) else {
             return Ok(None);
         };
-        if !matches!(record.command, Command::Cbt(_)) || record.replay(&mut shell).is_err() {
+        if !record::on_shell(&record.command) || record.replay(&mut shell).is_err() {
             return Ok(None);
         }
     }
@@ -484,10 +495,31 @@ pub fn open_shell(
         }),
         pending: Vec::new(),
         pending_records: 0,
+        pending_list: Vec::new(),
         compact: false,
         shell: true,
     };
     Ok(Some((file, shell, scan.base.row_bound)))
+}
+
+/// Loads the whole instance for a run that began on the shell
+/// ([`open_shell`]) and now needs more than the shell holds: the snapshot
+/// and its log as on disk, then the records of this run not yet saved,
+/// which stay pending. Records after the first `keep` are dropped (a
+/// write the shell could not decide is run again on the whole instance).
+pub fn upgrade(
+    shell_file: StateFile,
+    names: Names<'_>,
+    keep: usize,
+) -> Result<(StateFile, Instance), String> {
+    let (mut file, mut db) = open(&shell_file.path, names)?;
+    for record in shell_file.pending_list.iter().take(keep) {
+        record.replay(&mut db).map_err(|e| {
+            format!("a write of this run cannot be applied to the whole instance: {e}")
+        })?;
+        file.log(record);
+    }
+    Ok((file, db))
 }
 
 /// The id of the snapshot at `path` of `len` bytes, from its last 8 bytes.

@@ -441,3 +441,56 @@ fn json_writes_that_read_first_replay_to_the_same_cells() {
     assert_eq!(log_bytes(&dir.join("tabletop.state.wal")), 0);
     assert_eq!(cbt(&dir, &["read", "t"]), read);
 }
+
+#[test]
+fn a_json_run_of_writes_uses_the_shell_and_loads_the_instance_when_it_must() {
+    let dir = scratch("json-shell");
+    state_with_rows(&dir, 300);
+    let state = dir.join("tabletop.state");
+    let snapshot = fs::read(&state).unwrap();
+    let modified = fs::metadata(&state).unwrap().modified().unwrap();
+    let keep_time = |path: &Path| {
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    };
+    let table = "projects/tabletop/instances/playground/tables/t";
+    let write = |key: &str, family: &str| {
+        format!(
+            r#"{{"method": "mutateRow", "request": {{"tableName": "{table}", "rowKey": "{key}", "mutations": [{{"setCell": {{"familyName": "{family}", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}}}]}}}}"#
+        )
+    };
+    // With the snapshot damaged (time kept), a run of writes still
+    // succeeds: it never reads the snapshot. A bad family is refused.
+    let mut damaged = snapshot.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x55;
+    fs::write(&state, &damaged).unwrap();
+    keep_time(&state);
+    let run = format!("{}\n{}\n", write("azE=", "cf"), write("azI=", "nope"));
+    let answers = stdout(&expect(0, run_in(&dir, &["json"], run.as_bytes())));
+    let lines: Vec<&str> = answers.lines().collect();
+    assert_eq!(lines[0], r#"{"response":{}}"#);
+    assert!(lines[1].contains("NOT_FOUND"), "{}", lines[1]);
+    fs::write(&state, &snapshot).unwrap();
+    keep_time(&state);
+    assert_eq!(count(&dir), 301);
+    // A run that writes and then reads loads the whole instance at the
+    // read, with its own earlier write applied.
+    let read = format!(
+        r#"{{"method": "readRows", "request": {{"tableName": "{table}", "rows": {{"rowKeys": ["azE=", "azM="]}}}}}}"#
+    );
+    let run = format!("{}\n{read}\n", write("azM=", "cf"));
+    let answers = stdout(&expect(0, run_in(&dir, &["json"], run.as_bytes())));
+    let lines: Vec<&str> = answers.lines().collect();
+    assert_eq!(lines[0], r#"{"response":{}}"#);
+    assert!(
+        lines[1].contains("azE=") && lines[1].contains("azM="),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(count(&dir), 302);
+}

@@ -55,6 +55,34 @@ const JSON_LOGGED: &[&str] = &[
     "dropRowRange",
 ];
 
+/// The JSON methods whose outcome the shell decides (`state::shell`):
+/// what they do depends on the tables, families and clock, not on rows.
+const JSON_SHELL: &[&str] = &["mutateRow", "mutateRows", "dropRowRange"];
+
+/// The method a request line names, if it is a JSON object with one.
+pub fn method_of(line: &str) -> Option<String> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(line) else {
+        return None;
+    };
+    map.get("method")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+}
+
+/// Whether the shell decides a request of this JSON method.
+pub fn json_on_shell(method: &str) -> bool {
+    JSON_SHELL.contains(&method)
+}
+
+/// Whether the shell decides this command (every logged `cbt` command
+/// does; of the JSON ones, those of [`json_on_shell`]).
+pub fn on_shell(command: &Command) -> bool {
+    match command {
+        Command::Cbt(_) => true,
+        Command::Json(line) => method_of(line).is_some_and(|m| json_on_shell(&m)),
+    }
+}
+
 /// Whether the log can hold the `cbt` command named `word`.
 pub fn cbt_logged(word: &[u8]) -> bool {
     CBT_LOGGED.contains(&word)
