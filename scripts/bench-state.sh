@@ -71,6 +71,15 @@ for bin in "${bins[@]}"; do
         single+=("$(ms "$t0" "$t1")")
     done
     echo "single set, 5 runs: ${single[*]} ms"
+    json=()
+    for i in 1 2 3 4 5; do
+        line="{\"method\": \"mutateRow\", \"request\": {\"tableName\": \"projects/tabletop/instances/playground/tables/mobile\", \"rowKey\": \"cGhvbmUjMDAwMDIjMjAyMDAxMDE=\", \"mutations\": [{\"setCell\": {\"familyName\": \"stats_summary\", \"columnQualifier\": \"b3NfYnVpbGQ=\", \"timestampMicros\": \"-1\", \"value\": \"anNvbiRp\"}}]}}"
+        t0=$(now)
+        echo "$line" | "$bin" --state big.state json > /dev/null
+        t1=$(now)
+        json+=("$(ms "$t0" "$t1")")
+    done
+    echo "single json mutateRow, 5 runs: ${json[*]} ms"
 
     t0=$(now)
     for ((i = 0; i < sets; i++)); do
