@@ -26,7 +26,7 @@ for i in "${!bins[@]}"; do bins[$i]="$(realpath "${bins[$i]}")"; done
 work="$ROOT/target/bench-state"
 mkdir -p "$work"
 cd "$work"
-trap 'rm -f "$work"/mobile.csv "$work"/base.state* "$work"/big.state* "$work"/.big.state*' EXIT
+trap 'rm -f "$work"/mobile.csv "$work"/base.state* "$work"/.base.state* "$work"/big.state* "$work"/.big.state*' EXIT
 
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 now() { date +%s%N; }
