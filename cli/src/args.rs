@@ -918,7 +918,7 @@ fn parse_cbt(rest: &[OsString], mut options: Options) -> Result<Invocation, Stri
 
 /// Where the command word of `cbt` arguments is (after a leading `cbt`
 /// and global flags), as the interpreter finds it.
-fn cbt_command_index(args: &[Vec<u8>]) -> Option<usize> {
+pub fn cbt_command_index(args: &[Vec<u8>]) -> Option<usize> {
     let mut i = 0;
     if args.first().is_some_and(|a| a == b"cbt") {
         i = 1;
