@@ -177,7 +177,7 @@ impl Run {
                 return;
             }
         };
-        self.clock.sync_one(db);
+        self.clock.sync(db);
         let result = sql::execute(db, text);
         match &result {
             Ok(outcome) => {
