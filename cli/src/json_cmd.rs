@@ -65,19 +65,6 @@ fn note(file: &mut StateFile, line: &str, at: At) -> bool {
     WRITE_METHODS.contains(&method.as_str())
 }
 
-/// Whether a request goes through an authorized view (which the shell,
-/// holding no views and no rows, cannot decide).
-fn names_a_view(line: &str) -> bool {
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(line) else {
-        return false;
-    };
-    map.get("request")
-        .and_then(serde_json::Value::as_object)
-        .is_some_and(|r| {
-            r.contains_key("authorizedViewName") || r.contains_key("authorized_view_name")
-        })
-}
-
 fn is_response(answer: &str) -> bool {
     answer.starts_with("{\"response\"")
 }
@@ -138,7 +125,7 @@ impl<'a> Session<'a> {
         let on_shell_instance = first.project == project && first.instance == instance;
         if self.shell.is_some()
             && !(on_shell_instance
-                && !names_a_view(line)
+                && !api::addresses_authorized_view(line)
                 && record::method_of(line).is_some_and(|m| record::json_on_shell(&m)))
         {
             self.load_whole(usize::MAX)?;

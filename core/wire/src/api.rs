@@ -455,33 +455,47 @@ pub fn instance_of_line(line: &str) -> Option<(String, String)> {
     routed_instance(line)
 }
 
-fn routed_instance(line: &str) -> Option<(String, String)> {
+/// Whether a request line is sent to an authorized view
+/// (`authorizedViewName`), read as cheaply as [`instance_of_line`].
+#[must_use]
+pub fn addresses_authorized_view(line: &str) -> bool {
+    line_names(line).is_some_and(|n| n.authorized_view_name.is_some())
+}
+
+/// The resource names a request line may carry.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LineNames {
+    parent: Option<String>,
+    name: Option<String>,
+    #[serde(alias = "table_name")]
+    table_name: Option<String>,
+    #[serde(alias = "authorized_view_name")]
+    authorized_view_name: Option<String>,
+    #[serde(alias = "instance_name")]
+    instance_name: Option<String>,
+    #[serde(alias = "authorized_view")]
+    authorized_view: Option<NameOnly>,
+}
+
+#[derive(serde::Deserialize)]
+struct NameOnly {
+    name: Option<String>,
+}
+
+/// The names of a request line's body, without building its JSON tree.
+fn line_names(line: &str) -> Option<LineNames> {
     #[derive(serde::Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow)]
         request: Option<&'a serde_json::value::RawValue>,
     }
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Named {
-        name: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Names {
-        parent: Option<String>,
-        name: Option<String>,
-        #[serde(alias = "table_name")]
-        table_name: Option<String>,
-        #[serde(alias = "authorized_view_name")]
-        authorized_view_name: Option<String>,
-        #[serde(alias = "instance_name")]
-        instance_name: Option<String>,
-        #[serde(alias = "authorized_view")]
-        authorized_view: Option<Named>,
-    }
     let envelope: Envelope<'_> = serde_json::from_str(line).ok()?;
-    let names: Names = serde_json::from_str(envelope.request?.get()).ok()?;
+    serde_json::from_str(envelope.request?.get()).ok()
+}
+
+fn routed_instance(line: &str) -> Option<(String, String)> {
+    let names = line_names(line)?;
     let name = [
         names.parent,
         names.name,

@@ -212,6 +212,9 @@ fn cbt_flags_select_the_instance() {
         Some(("p".to_string(), "i".to_string()))
     );
     assert_eq!(api::instance_of_line(r#"{"method": "advanceClock"}"#), None);
+    assert!(api::addresses_authorized_view(&line));
+    let plain = json!({"method": "readRows", "request": {"tableName": T}}).to_string();
+    assert!(!api::addresses_authorized_view(&plain));
 }
 
 // ---------------------------------------------------------- authorized views
