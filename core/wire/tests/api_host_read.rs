@@ -2,6 +2,9 @@
 //! into its own format): they must agree with the answer line `handle`
 //! writes.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use serde_json::{Value, json};
 use tabletop_sql::Instance;
 use tabletop_store::CollectRows;
