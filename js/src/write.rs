@@ -1,0 +1,218 @@
+//! The bulk-write path: `mutateRows` and `mutateRow` packed into one byte
+//! buffer by the package's JavaScript (no JSON text, no object walk in
+//! wasm), decoded here into mutations that borrow one buffer.
+//!
+//! Like the core's own fast path for JSON text, this path only ever
+//! *accepts*: whenever anything is unusual (bad base64, a timestamp that
+//! is not a plain integer, a row key the engine refuses at decode time, an
+//! entry without mutations, a table name of another shape), it declines
+//! and the wrapper sends the request through the general decoder, which
+//! words the error with its field path.
+//!
+//! The format (little-endian):
+//!
+//! ```text
+//! request  := kind:u8 (1 mutateRows, 2 mutateRow) table:str count:u32 entry*count
+//! entry    := key:bytes n:u32 mutation*n
+//! mutation := 1 family:str qualifier:bytes ts:int value:bytes       setCell
+//!           | 2 family:str qualifier:bytes has_range:u8 [start:int end:int]
+//!           | 3 family:str                                          deleteFromFamily
+//!           | 4                                                     deleteFromRow
+//! str      := len:u32 utf8*len
+//! bytes    := 0 | 1 len:u32 raw*len | 2 len:u32 base64*len
+//! int      := 0 | 1 f64 (a safe integer) | 2 len:u32 decimal*len
+//! ```
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use tabletop_core::{
+    Instance, MAX_ROW_KEY_BYTES, MutateRowsEntry, Mutation, Result, TimestampRange, base64_text,
+};
+
+/// Reads the packed format.
+struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.buf.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<usize> {
+        let b = self.take(4)?;
+        usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.u32()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    /// A bytes field, appended to `out`; its range there.
+    fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
+        let start = out.len();
+        match self.u8()? {
+            0 => {}
+            1 => {
+                let n = self.u32()?;
+                out.extend_from_slice(self.take(n)?);
+            }
+            2 => {
+                let n = self.u32()?;
+                let text = std::str::from_utf8(self.take(n)?).ok()?;
+                out.extend_from_slice(&base64_text::decode(text).ok()?);
+            }
+            _ => return None,
+        }
+        Some(start..out.len())
+    }
+    fn int(&mut self) -> Option<i64> {
+        match self.u8()? {
+            0 => Some(0),
+            1 => {
+                let b = self.take(8)?;
+                let v = f64::from_le_bytes(b.try_into().ok()?);
+                // The wrapper sends only safe integers.
+                (v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0).then_some(v as i64)
+            }
+            2 => {
+                let n = self.u32()?;
+                let text = std::str::from_utf8(self.take(n)?).ok()?;
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                text.parse().ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A mutation whose byte fields are ranges of the decoded buffer.
+enum Planned<'a> {
+    Set(&'a str, Range<usize>, i64, Range<usize>),
+    DeleteColumn(&'a str, Range<usize>, Option<TimestampRange>),
+    DeleteFamily(&'a str),
+    DeleteRow,
+}
+
+fn mutation<'a>(r: &mut Reader<'a>, out: &mut Vec<u8>) -> Option<Planned<'a>> {
+    Some(match r.u8()? {
+        1 => {
+            let family = r.str()?;
+            let qualifier = r.bytes(out)?;
+            let ts = r.int()?;
+            Planned::Set(family, qualifier, ts, r.bytes(out)?)
+        }
+        2 => {
+            let family = r.str()?;
+            let qualifier = r.bytes(out)?;
+            let range = match r.u8()? {
+                0 => None,
+                1 => Some(TimestampRange {
+                    start_micros: r.int()?,
+                    end_micros: r.int()?,
+                }),
+                _ => return None,
+            };
+            Planned::DeleteColumn(family, qualifier, range)
+        }
+        3 => Planned::DeleteFamily(r.str()?),
+        4 => Planned::DeleteRow,
+        _ => return None,
+    })
+}
+
+fn build<'b>(p: &Planned<'b>, buf: &'b [u8]) -> Mutation<'b> {
+    match p {
+        Planned::Set(family, q, ts, v) => Mutation::SetCell {
+            family_name: Cow::Borrowed(family),
+            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
+            timestamp_micros: *ts,
+            value: Cow::Borrowed(&buf[v.clone()]),
+        },
+        Planned::DeleteColumn(family, q, range) => Mutation::DeleteFromColumn {
+            family_name: Cow::Borrowed(family),
+            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
+            time_range: *range,
+        },
+        Planned::DeleteFamily(family) => Mutation::DeleteFromFamily {
+            family_name: Cow::Borrowed(family),
+        },
+        Planned::DeleteRow => Mutation::DeleteFromRow,
+    }
+}
+
+/// The table id of a well-formed table name (the shape the core's own
+/// fast path accepts; anything else goes to the general decoder).
+fn table_id(name: &str) -> Option<&str> {
+    let ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/');
+    let parts: Vec<&str> = name.split('/').collect();
+    match parts.as_slice() {
+        ["projects", p, "instances", i, "tables", t] if ok(p) && ok(i) && ok(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// What a packed write did.
+pub(crate) enum Written {
+    /// mutateRow succeeded.
+    Row,
+    /// mutateRows: one status per entry.
+    Rows(Vec<Result<()>>),
+}
+
+type PlannedEntry<'a> = (Range<usize>, Vec<Planned<'a>>);
+
+/// Runs a packed write, or `None` if the request must go through the
+/// general decoder. Nothing is written unless the whole request decoded.
+pub(crate) fn run(db: &mut Instance, packed: &[u8]) -> Option<Result<Written>> {
+    let mut r = Reader { buf: packed, at: 0 };
+    let kind = r.u8()?;
+    let table = table_id(r.str()?)?;
+    let count = r.u32()?;
+    if kind == 2 && count != 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(packed.len());
+    let mut planned: Vec<PlannedEntry<'_>> = Vec::with_capacity(count.min(packed.len()));
+    for _ in 0..count {
+        let key = r.bytes(&mut out)?;
+        let n = r.u32()?;
+        if key.is_empty() || key.len() > MAX_ROW_KEY_BYTES || (n == 0 && kind == 1) {
+            return None;
+        }
+        let muts = (0..n)
+            .map(|_| mutation(&mut r, &mut out))
+            .collect::<Option<Vec<_>>>()?;
+        planned.push((key, muts));
+    }
+    if r.at != packed.len() {
+        return None;
+    }
+    let buf = out.as_slice();
+    let mut entries: Vec<MutateRowsEntry<'_>> = planned
+        .iter()
+        .map(|(key, muts)| MutateRowsEntry {
+            row_key: Cow::Borrowed(&buf[key.clone()]),
+            mutations: muts.iter().map(|m| build(m, buf)).collect(),
+        })
+        .collect();
+    Some(match (kind, entries.pop()) {
+        (2, Some(e)) => db
+            .mutate_row(table, &e.row_key, &e.mutations)
+            .map(|()| Written::Row),
+        (1, last) => {
+            entries.extend(last);
+            db.mutate_rows(table, &entries).map(Written::Rows)
+        }
+        _ => return None,
+    })
+}
