@@ -274,6 +274,7 @@ class Unpacker {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.node = NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
     this.at = at;
+    this.shared = [];
   }
 
   u32() {
@@ -282,19 +283,19 @@ class Unpacker {
     return v;
   }
 
-  /** An ASCII string. */
+  /** An ASCII string, inline or from the answer's dictionary. */
   str() {
-    const n = this.u32();
+    const word = this.u32();
+    if (word >= 0x80000000) return this.shared[word - 0x80000000];
+    const n = word & 0x3fffffff;
     const s = this.at;
     this.at += n;
-    if (n === 0) return '';
-    if (n <= 12) {
-      const u8 = this.u8;
-      let out = '';
-      for (let i = s; i < s + n; i++) out += String.fromCharCode(u8[i]);
-      return out;
-    }
-    return this.node ? this.node.latin1Slice(s, s + n) : latin1.decode(this.u8.subarray(s, s + n));
+    let text;
+    if (n === 0) text = '';
+    else if (this.node) text = this.node.latin1Slice(s, s + n);
+    else text = latin1.decode(this.u8.subarray(s, s + n));
+    if (word >= 0x40000000) this.shared.push(text);
+    return text;
   }
 
   done() {

@@ -9,13 +9,19 @@
 //! row  := key:str cells:u32 cell*cells
 //! cell := flags:u8 [family:str if flags&1] [qualifier:str if flags&2]
 //!         timestamp:str value:str label:str
-//! str  := len:u32 ascii*len
+//! str  := len:u32 ascii*len          a string (len < 2^30)
+//!       | (0x4000_0000|len):u32 ascii*len   a string, also the next entry of
+//!                                           the answer's dictionary
+//!       | (0x8000_0000|id):u32              dictionary entry `id`
 //! ```
 //!
 //! Keys, qualifiers and values are base64 (as proto3 JSON writes bytes),
 //! timestamps decimal (empty for 0), so every string is ASCII. Flag 1
 //! starts a new family, flag 2 a new column; cells come in the order the
 //! engine returns them (family, qualifier, newest first).
+
+use rustc_hash::FxHashMap as HashMap;
+use std::io::Write as _;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -36,6 +42,7 @@ const CHUNK_ROWS: u64 = 1000;
 /// A sink that packs rows until a byte budget or a row budget runs out.
 pub(crate) struct Packed {
     pub(crate) buf: Vec<u8>,
+    shared: HashMap<Vec<u8>, u32>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
@@ -50,6 +57,7 @@ impl Packed {
     pub(crate) fn new(max_bytes: usize, max_rows: u64) -> Packed {
         Packed {
             buf: Vec::new(),
+            shared: HashMap::default(),
             rows: 0,
             last_key: Vec::new(),
             over: false,
@@ -59,14 +67,33 @@ impl Packed {
         }
     }
 
+    /// A string: short ones go through the answer's dictionary, so the
+    /// JavaScript side makes each distinct family, qualifier, timestamp,
+    /// label or short value once.
     fn str(&mut self, s: &[u8]) {
-        self.buf.extend_from_slice(&len32(s.len()));
+        if s.len() <= MAX_SHARED_LEN && self.shared.len() < MAX_SHARED {
+            if let Some(&id) = self.shared.get(s) {
+                self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
+                return;
+            }
+            let id = u32::try_from(self.shared.len()).unwrap_or(0);
+            self.shared.insert(s.to_vec(), id);
+            self.buf.extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
+        } else {
+            self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
+        }
         self.buf.extend_from_slice(s);
     }
 
     fn base64(&mut self, bytes: &[u8]) {
         let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
-        self.buf.extend_from_slice(&len32(n));
+        if n <= MAX_SHARED_LEN {
+            let mut text = [0u8; MAX_SHARED_LEN];
+            let n = STANDARD.encode_slice(bytes, &mut text).unwrap_or(0);
+            self.str(&text[..n]);
+            return;
+        }
+        self.buf.extend_from_slice(&len32(n).to_le_bytes());
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
         // The slice is exactly the encoded length.
@@ -74,8 +101,17 @@ impl Packed {
     }
 }
 
-fn len32(n: usize) -> [u8; 4] {
-    u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes()
+/// Strings up to this long are shared through the dictionary, up to this
+/// many distinct ones per answer or chunk.
+const MAX_SHARED_LEN: usize = 32;
+const MAX_SHARED: usize = 1 << 16;
+/// Length word flags: the string is dictionary entry `len & 0x3fff_ffff`;
+/// the string follows and becomes the next dictionary entry.
+const SHARED_REF: u32 = 0x8000_0000;
+const SHARED_NEW: u32 = 0x4000_0000;
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn b64_len(n: usize) -> usize {
@@ -106,7 +142,7 @@ impl RowSink for Packed {
             return false;
         }
         self.base64(row.key);
-        self.buf.extend_from_slice(&len32(row.cells.len()));
+        self.buf.extend_from_slice(&len32(row.cells.len()).to_le_bytes());
         let mut prev: Option<(&str, &[u8])> = None;
         for c in row.cells {
             let new_family = prev.is_none_or(|(f, _)| f != c.family);
@@ -121,7 +157,11 @@ impl RowSink for Packed {
             if c.timestamp_micros == 0 {
                 self.str(b"");
             } else {
-                self.str(c.timestamp_micros.to_string().as_bytes());
+                let mut text = [0u8; 24];
+                let mut at = &mut text[..];
+                let _ = write!(at, "{}", c.timestamp_micros);
+                let n = 24 - at.len();
+                self.str(&text[..n]);
             }
             self.base64(c.value);
             self.str(c.label.unwrap_or("").as_bytes());
