@@ -15,7 +15,8 @@
 #
 # Needs the wasm32 target and wasm-bindgen-cli (the version in Cargo.lock),
 # as scripts/setup.sh installs them; wasm-opt from node_modules/.bin
-# (npm's binaryen) is used when present. Nothing is downloaded.
+# (npm's binaryen) is used when present (TABLETOP_JS_WASM_OPT=0 skips it).
+# Nothing is downloaded.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -31,7 +32,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT/node" "$OUT/web" "$OUT/lib"
 wasm-bindgen --target nodejs --out-dir "$OUT/node" "$WASM"
 wasm-bindgen --target web --out-dir "$OUT/web" "$WASM"
-if command -v wasm-opt >/dev/null; then
+if [ "${TABLETOP_JS_WASM_OPT:-1}" != 0 ] && command -v wasm-opt >/dev/null; then
     for f in "$OUT/node/tabletop_js_bg.wasm" "$OUT/web/tabletop_js_bg.wasm"; do
         wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
             --enable-sign-ext --enable-mutable-globals --enable-reference-types \

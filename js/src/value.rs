@@ -80,7 +80,15 @@ impl<'de> Visitor<'de> for JsonVisitor {
 
 /// Reads a request object; what JSON cannot hold (a function, a symbol, a
 /// number that is not finite) is an INVALID_ARGUMENT naming `request`.
+///
+/// A string is taken as the request's JSON text (the package's wrapper
+/// sends small requests that way: one string crosses into wasm instead of
+/// every key and value one by one).
 pub(crate) fn from_js(request: JsValue) -> Result<Value, Error> {
+    if let Some(text) = request.as_string() {
+        return serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(format!("request: not valid JSON: {e}")));
+    }
     serde_wasm_bindgen::from_value::<Json>(request)
         .map(|Json(v)| v)
         .map_err(|e| Error::invalid(format!("request: {e}")))
