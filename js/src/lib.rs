@@ -217,10 +217,15 @@ impl Tabletop {
     #[wasm_bindgen(js_name = readPacked)]
     pub fn read_packed(&mut self, request: JsValue) -> Result<Vec<u8>, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
-        let (table, req, full) = api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
+        let (table, req, full) =
+            api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
         let (rows, stats) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
             .map_err(|e| error_to_js(&e))?;
-        let stats = if full { api::read_stats_to_json(&stats).to_string() } else { String::new() };
+        let stats = if full {
+            api::read_stats_to_json(&stats).to_string()
+        } else {
+            String::new()
+        };
         let mut out = Vec::with_capacity(4 + stats.len() + rows.buf.len());
         out.extend_from_slice(&u32::try_from(stats.len()).unwrap_or(0).to_le_bytes());
         out.extend_from_slice(stats.as_bytes());

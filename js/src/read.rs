@@ -26,8 +26,8 @@ use std::io::Write as _;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use tabletop_core::{
-    Code, Error, Instance, KeyBound, ReadRowsRequest, ReadStats, RowRange, RowSet, RowSink, RowView,
-    successor,
+    Code, Error, Instance, KeyBound, ReadRowsRequest, ReadStats, RowRange, RowSet, RowSink,
+    RowView, successor,
 };
 
 /// The largest readRows answer, packed, that one call builds (256 MiB);
@@ -78,7 +78,8 @@ impl Packed {
             }
             let id = u32::try_from(self.shared.len()).unwrap_or(0);
             self.shared.insert(s.to_vec(), id);
-            self.buf.extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
+            self.buf
+                .extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
         } else {
             self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
         }
@@ -124,7 +125,12 @@ fn packed_size(row: &RowView<'_>) -> usize {
         .cells
         .iter()
         .map(|c| {
-            1 + 8 + c.family.len() + b64_len(c.qualifier.len()) + 24 + 4 + b64_len(c.value.len())
+            1 + 8
+                + c.family.len()
+                + b64_len(c.qualifier.len())
+                + 24
+                + 4
+                + b64_len(c.value.len())
                 + 4
                 + c.label.map_or(0, str::len)
         })
@@ -142,12 +148,14 @@ impl RowSink for Packed {
             return false;
         }
         self.base64(row.key);
-        self.buf.extend_from_slice(&len32(row.cells.len()).to_le_bytes());
+        self.buf
+            .extend_from_slice(&len32(row.cells.len()).to_le_bytes());
         let mut prev: Option<(&str, &[u8])> = None;
         for c in row.cells {
             let new_family = prev.is_none_or(|(f, _)| f != c.family);
             let new_column = new_family || prev.is_some_and(|(_, q)| q != c.qualifier);
-            self.buf.push(u8::from(new_family) | (u8::from(new_column) << 1));
+            self.buf
+                .push(u8::from(new_family) | (u8::from(new_column) << 1));
             if new_family {
                 self.str(c.family.as_bytes());
             }
@@ -214,7 +222,9 @@ impl RowSink for JsonSize {
                     + c.label.map_or(0, str::len)
             })
             .sum();
-        self.bytes = self.bytes.saturating_add(32 + b64_len(row.key.len()) + cells);
+        self.bytes = self
+            .bytes
+            .saturating_add(32 + b64_len(row.key.len()) + cells);
         self.bytes <= self.max
     }
 }
@@ -303,13 +313,29 @@ impl Cursor {
 /// reversed); `None` when that part is empty.
 fn rows_after(rows: &RowSet, last: &[u8], reversed: bool) -> Option<RowSet> {
     let all = [RowRange::default()];
-    let ranges: &[RowRange] = if rows.is_all() { &all } else { &rows.row_ranges };
-    let keep = |k: &Vec<u8>| if reversed { k.as_slice() < last } else { k.as_slice() > last };
+    let ranges: &[RowRange] = if rows.is_all() {
+        &all
+    } else {
+        &rows.row_ranges
+    };
+    let keep = |k: &Vec<u8>| {
+        if reversed {
+            k.as_slice() < last
+        } else {
+            k.as_slice() > last
+        }
+    };
     let out = RowSet {
         row_keys: rows.row_keys.iter().filter(|k| keep(k)).cloned().collect(),
         row_ranges: ranges
             .iter()
-            .filter_map(|r| if reversed { before(r, last) } else { after(r, last) })
+            .filter_map(|r| {
+                if reversed {
+                    before(r, last)
+                } else {
+                    after(r, last)
+                }
+            })
             .collect(),
     };
     (!out.row_keys.is_empty() || !out.row_ranges.is_empty()).then_some(out)
@@ -328,7 +354,11 @@ fn after(r: &RowRange, last: &[u8]) -> Option<RowRange> {
         KeyBound::Open(s) => s.as_slice() >= last,
     };
     ends_after.then(|| RowRange {
-        start: if starts_after { r.start.clone() } else { KeyBound::Open(last.to_vec()) },
+        start: if starts_after {
+            r.start.clone()
+        } else {
+            KeyBound::Open(last.to_vec())
+        },
         end: r.end.clone(),
     })
 }
@@ -347,7 +377,11 @@ fn before(r: &RowRange, last: &[u8]) -> Option<RowRange> {
     };
     starts_before.then(|| RowRange {
         start: r.start.clone(),
-        end: if ends_before { r.end.clone() } else { KeyBound::Open(last.to_vec()) },
+        end: if ends_before {
+            r.end.clone()
+        } else {
+            KeyBound::Open(last.to_vec())
+        },
     })
 }
 
@@ -370,7 +404,10 @@ mod tests {
         assert_eq!(
             next.row_ranges,
             vec![
-                RowRange { start: KeyBound::Open(b"c".to_vec()), end: KeyBound::Open(b"d".to_vec()) },
+                RowRange {
+                    start: KeyBound::Open(b"c".to_vec()),
+                    end: KeyBound::Open(b"d".to_vec())
+                },
                 closed_open("x", "z"),
             ]
         );
@@ -389,7 +426,10 @@ mod tests {
         assert_eq!(next.row_keys, vec![b"a".to_vec()]);
         assert_eq!(
             next.row_ranges,
-            vec![RowRange { start: KeyBound::Closed(b"b".to_vec()), end: KeyBound::Open(b"c".to_vec()) }]
+            vec![RowRange {
+                start: KeyBound::Closed(b"b".to_vec()),
+                end: KeyBound::Open(b"c".to_vec())
+            }]
         );
         assert_eq!(rows_after(&rows, b"a", true), None);
     }

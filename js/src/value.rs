@@ -28,7 +28,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON-like value (object, array, string, number, boolean, null or Uint8Array)")
+        f.write_str(
+            "a JSON-like value (object, array, string, number, boolean, null or Uint8Array)",
+        )
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
