@@ -26,6 +26,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
 use tabletop_core::{
     Instance, MAX_ROW_KEY_BYTES, MutateRowsEntry, Mutation, Result, TimestampRange, base64_text,
 };
@@ -34,6 +38,7 @@ use tabletop_core::{
 struct Reader<'a> {
     buf: &'a [u8],
     at: usize,
+    last_str: Option<&'a str>,
 }
 
 impl<'a> Reader<'a> {
@@ -52,7 +57,14 @@ impl<'a> Reader<'a> {
     }
     fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()?;
-        std::str::from_utf8(self.take(n)?).ok()
+        let bytes = self.take(n)?;
+        // Family names repeat from cell to cell: check each new one once.
+        if let Some(last) = self.last_str.filter(|s| s.as_bytes() == bytes) {
+            return Some(last);
+        }
+        let s = std::str::from_utf8(bytes).ok()?;
+        self.last_str = Some(s);
+        Some(s)
     }
     /// A bytes field, appended to `out`; its range there.
     fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
@@ -65,8 +77,7 @@ impl<'a> Reader<'a> {
             }
             2 => {
                 let n = self.u32()?;
-                let text = std::str::from_utf8(self.take(n)?).ok()?;
-                out.extend_from_slice(&base64_text::decode(text).ok()?);
+                decode_base64(self.take(n)?, out)?;
             }
             _ => return None,
         }
@@ -93,6 +104,32 @@ impl<'a> Reader<'a> {
             _ => None,
         }
     }
+}
+
+/// The engine the core's base64 reader uses (standard alphabet, padding
+/// optional, trailing bits allowed).
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
+
+/// Appends the bytes of base64 `text` to `out`. Text in groups of four in
+/// the standard alphabet (what encoders write) is decoded in place;
+/// anything else goes through the core's reader, so both accept exactly
+/// what `tabletop_core::base64_text::decode` accepts.
+fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let padding = text.iter().rev().take_while(|&&b| b == b'=').count();
+    let plain = text.len().is_multiple_of(4)
+        && padding <= 2
+        && !text.iter().any(|&b| b == b'-' || b == b'_');
+    if plain {
+        return BASE64.decode_vec(text, out).ok();
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    out.extend_from_slice(&base64_text::decode(text).ok()?);
+    Some(())
 }
 
 /// A mutation whose byte fields are ranges of the decoded buffer.
@@ -174,7 +211,11 @@ type PlannedEntry<'a> = (Range<usize>, Vec<Planned<'a>>);
 /// Runs a packed write, or `None` if the request must go through the
 /// general decoder. Nothing is written unless the whole request decoded.
 pub(crate) fn run(db: &mut Instance, packed: &[u8]) -> Option<Result<Written>> {
-    let mut r = Reader { buf: packed, at: 0 };
+    let mut r = Reader {
+        buf: packed,
+        at: 0,
+        last_str: None,
+    };
     let kind = r.u8()?;
     let table = table_id(r.str()?)?;
     let count = r.u32()?;
@@ -215,4 +256,21 @@ pub(crate) fn run(db: &mut Instance, packed: &[u8]) -> Option<Result<Written>> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_accepts_exactly_what_the_core_accepts() {
+        for text in [
+            "", "QQ==", "QQ", "QUI=", "QUJD", "QUJDRA", "QQ=", "Q===", "QQ==QQ==", "-_8=", "_w",
+            "QUJD\n", "QR==", "Q", "!!!!", "QUJDRA==",
+        ] {
+            let mut out = vec![9];
+            let fast = decode_base64(text.as_bytes(), &mut out).map(|()| out[1..].to_vec());
+            assert_eq!(fast, base64_text::decode(text).ok(), "{text:?}");
+        }
+    }
 }
