@@ -43,6 +43,8 @@ const CHUNK_ROWS: u64 = 1000;
 pub(crate) struct Packed {
     pub(crate) buf: Vec<u8>,
     shared: HashMap<Vec<u8>, u32>,
+    /// The last timestamp written and its dictionary entry.
+    last_ts: Option<(i64, u32)>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
@@ -58,6 +60,7 @@ impl Packed {
         Packed {
             buf: Vec::new(),
             shared: HashMap::default(),
+            last_ts: None,
             rows: 0,
             last_key: Vec::new(),
             over: false,
@@ -86,9 +89,11 @@ impl Packed {
         self.buf.extend_from_slice(s);
     }
 
-    fn base64(&mut self, bytes: &[u8]) {
+    /// Bytes as base64; `shared` for strings that may repeat in an answer
+    /// (qualifiers, values), not for row keys, which never do.
+    fn base64(&mut self, bytes: &[u8], shared: bool) {
         let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
-        if n <= MAX_SHARED_LEN {
+        if shared && n <= MAX_SHARED_LEN {
             let mut text = [0u8; MAX_SHARED_LEN];
             let n = STANDARD.encode_slice(bytes, &mut text).unwrap_or(0);
             self.str(&text[..n]);
@@ -147,7 +152,7 @@ impl RowSink for Packed {
             self.over = true;
             return false;
         }
-        self.base64(row.key);
+        self.base64(row.key, false);
         self.buf
             .extend_from_slice(&len32(row.cells.len()).to_le_bytes());
         let mut prev: Option<(&str, &[u8])> = None;
@@ -160,18 +165,26 @@ impl RowSink for Packed {
                 self.str(c.family.as_bytes());
             }
             if new_column {
-                self.base64(c.qualifier);
+                self.base64(c.qualifier, true);
             }
             if c.timestamp_micros == 0 {
                 self.str(b"");
+            } else if let Some(id) = self.last_ts.filter(|(ts, _)| *ts == c.timestamp_micros) {
+                // The cells of a row often share one timestamp.
+                self.buf
+                    .extend_from_slice(&(id.1 | SHARED_REF).to_le_bytes());
             } else {
                 let mut text = [0u8; 24];
                 let mut at = &mut text[..];
                 let _ = write!(at, "{}", c.timestamp_micros);
                 let n = 24 - at.len();
                 self.str(&text[..n]);
+                self.last_ts = self
+                    .shared
+                    .get(&text[..n])
+                    .map(|&id| (c.timestamp_micros, id));
             }
-            self.base64(c.value);
+            self.base64(c.value, true);
             self.str(c.label.unwrap_or("").as_bytes());
             prev = Some((c.family, c.qualifier));
         }
