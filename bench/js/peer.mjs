@@ -162,6 +162,52 @@ function tabletop(data, keys, prefixes) {
   return out;
 }
 
+/** The same workload through `handle`, the JSON-text API the package keeps. */
+function textApi(data, keys, prefixes) {
+  const b64 = (text) => Buffer.from(text).toString('base64');
+  const qualifiers = new Map(QUALIFIERS.map((q) => [q, b64(q)]));
+  let lines = [];
+  for (let i = 0; i < data.rows.length; i += BATCH) {
+    lines.push(JSON.stringify({ method: 'mutateRows', request: {
+      tableName: TABLE,
+      entries: data.rows.slice(i, i + BATCH).map((r) => ({
+        rowKey: b64(r.key),
+        mutations: r.cells.map(([family, q, value]) => ({
+          setCell: { familyName: family, columnQualifier: qualifiers.get(q), timestampMicros: String(r.ts), value: b64(value) },
+        })),
+      })),
+    } }));
+  }
+  const db = new Tabletop();
+  const call = (method, request) => {
+    const answer = JSON.parse(db.handle(JSON.stringify({ method, request })));
+    if (answer.error) throw new Error(answer.error.message);
+    return answer.response;
+  };
+  call('createTable', { parent: 'projects/p/instances/i', tableId: 'mobile', table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } } });
+  const out = {};
+  [out.load] = time(() => {
+    for (const line of lines) {
+      const answer = JSON.parse(db.handle(line));
+      if (answer.response.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
+    }
+  });
+  lines = null;
+  call('compact', { tableName: TABLE });
+  let n = 0;
+  [out.point] = time(() => { for (const k of keys) n += call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length; });
+  n = 0;
+  [out.prefix] = time(() => {
+    for (const p of prefixes) {
+      n += call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } }).rows.length;
+    }
+  });
+  [out.regex] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
+  [out.fullScan] = time(() => call('readRows', { tableName: TABLE }).rows.length);
+  db.free();
+  return out;
+}
+
 async function sqljs(data, keys, prefixes) {
   const SQL = await initSqlJs();
   const db = new SQL.Database();
@@ -246,20 +292,22 @@ const prefixes = sample(data.monthPrefixes, 1000, 11n);
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}`);
 console.log(`data: ${data.rows.length} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows`);
 const t = tabletop(data, keys, prefixes);
+const h = textApi(data, keys, prefixes);
 const s = await sqljs(data, keys, prefixes);
 if (t.pointRows !== s.pointRows || t.prefixRows !== s.prefixRows || t.regexRows !== s.regexRows || t.regexRows !== s.regexFnRows || t.fullRows !== s.fullRows || t.fullIterRows !== s.fullRows) {
   throw new Error(`row counts differ: ${JSON.stringify({ t, s })}`);
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log('');
-console.log('| phase | rows returned | tabletop-js | sql.js | speed-up |');
-console.log('|---|---:|---:|---:|---:|');
-console.log(`| load, ${cells.toLocaleString('en')} cells | - | ${ms(t.load)} ms | ${ms(s.load)} ms | ${ratio(s.load, t.load)} |`);
-console.log(`| 1000 point reads | ${t.pointRows} | ${ms(t.point)} ms | ${ms(s.point)} ms | ${ratio(s.point, t.point)} |`);
-console.log(`| 1000 prefix scans | ${t.prefixRows} | ${ms(t.prefix)} ms | ${ms(s.prefix)} ms | ${ratio(s.prefix, t.prefix)} |`);
-console.log(`| value-regex full scan (sql.js: GLOB) | ${t.regexRows} | ${ms(t.regex)} ms | ${ms(s.regex)} ms | ${ratio(s.regex, t.regex)} |`);
-console.log(`| value-regex full scan (sql.js: REGEXP, a JS function) | ${t.regexRows} | ${ms(t.regex)} ms | ${ms(s.regexFn)} ms | ${ratio(s.regexFn, t.regex)} |`);
-console.log(`| value-regex full scan, readRowsIter | ${t.regexIterRows} | ${ms(t.regexIter)} ms | | |`);
-console.log(`| full scan, readRows (one answer of every row) | ${t.fullRows} | ${ms(t.fullScan)} ms | ${ms(s.fullScan)} ms | ${ratio(s.fullScan, t.fullScan)} |`);
-console.log(`| full scan, readRowsIter (row by row) | ${t.fullIterRows} | ${ms(t.fullIter)} ms | ${ms(s.fullScan)} ms | ${ratio(s.fullScan, t.fullIter)} |`);
+console.log('| phase | rows returned | tabletop-js | sql.js | speed-up | handle (JSON text) |');
+console.log('|---|---:|---:|---:|---:|---:|');
+const line = (phase, rows, a, b, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${b === undefined ? '' : `${ms(b)} ms`} | ${b === undefined ? '' : ratio(b, a)} | ${c === undefined ? '' : `${ms(c)} ms`} |`);
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, s.load, h.load);
+line('1000 point reads', t.pointRows, t.point, s.point, h.point);
+line('1000 prefix scans', t.prefixRows, t.prefix, s.prefix, h.prefix);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, s.regex, h.regex);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, s.regexFn);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, s.regex);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, s.fullScan, h.fullScan);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, s.fullScan);
 console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | | |`);
