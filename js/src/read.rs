@@ -36,8 +36,8 @@ use tabletop_core::{
 pub(crate) const DEFAULT_MAX_ANSWER_BYTES: usize = 256 << 20;
 
 /// A chunk of a cursor stops after this many bytes or rows.
-const CHUNK_BYTES: usize = 1 << 20;
-const CHUNK_ROWS: u64 = 1000;
+const CHUNK_BYTES: usize = 4 << 20;
+const CHUNK_ROWS: u64 = 4096;
 
 /// A sink that packs rows until a byte budget or a row budget runs out.
 pub(crate) struct Packed {
