@@ -296,17 +296,18 @@ describe('reads', () => {
   test('readRowsIter gives the rows of readRows, a chunk at a time', () => {
     const db = withTable();
     const entries = [];
-    for (let i = 0; i < 2500; i++) {
+    // More rows than one chunk holds (4096), so reads resume.
+    for (let i = 0; i < 9000; i++) {
       entries.push({ rowKey: bytes(`k${String(i).padStart(5, '0')}`), mutations: [{ setCell: { familyName: 'cf', value: bytes(`${i}`) } }] });
     }
     db.mutateRows({ tableName: TABLE, entries });
     const requests = [
       { tableName: TABLE },
       { tableName: TABLE, reversed: true },
-      { tableName: TABLE, rowsLimit: 1700 },
-      { tableName: TABLE, reversed: true, rowsLimit: '1001' },
-      { tableName: TABLE, rows: { rowKeys: [bytes('k00002'), bytes('k02400')], rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k01800') }] } },
-      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k01800') }, { startKeyOpen: bytes('k02000') }] }, reversed: true },
+      { tableName: TABLE, rowsLimit: 5000 },
+      { tableName: TABLE, reversed: true, rowsLimit: '4097' },
+      { tableName: TABLE, rows: { rowKeys: [bytes('k00002'), bytes('k08400')], rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k05800') }] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k05800') }, { startKeyOpen: bytes('k06000') }] }, reversed: true },
       { tableName: TABLE, filter: { valueRegexFilter: b64('.*7.*') } },
     ];
     for (const req of requests) {
