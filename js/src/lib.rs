@@ -2,6 +2,19 @@
 //! instance and answers the two languages the playground speaks, through
 //! wasm-bindgen.
 //!
+//! This is the wasm half of the `tabletop-js` package; its JavaScript half
+//! (`js/package/tabletop.js`, assembled by `scripts/build-js.sh`) wraps
+//! this class into the one users see: Bigtable's methods on plain objects
+//! ([`Tabletop::call`]), bulk writes packed into bytes
+//! ([`Tabletop::write_packed`], `write.rs`), answers packed into bytes
+//! ([`Tabletop::read_packed`], `read.rs`) and read a chunk at a time
+//! ([`Tabletop::open_rows`]), snapshots, and argument checks. Sizes that
+//! input controls are capped before anything is allocated (a readRows
+//! answer at [`Tabletop::max_answer_bytes`]), so an error never leaves the
+//! object borrowed: a wasm32 build cannot catch a panic.
+//!
+//! The text API below stays for compatibility:
+//!
 //! ```js
 //! const { Tabletop } = require('./tabletop_js.js');
 //! const db = new Tabletop();
