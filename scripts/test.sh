@@ -123,7 +123,9 @@ browser_step tests "web tests (headless Chromium)" cargo test -p tabletop-web --
 # Builds the tabletop-js package (js/, scripts/build-js.sh), installs it
 # into a temporary project and drives it there: in Node (ES module and
 # CommonJS) and, its browser build, in headless Chromium.
-run_step check "build tabletop-js" bash scripts/build-js.sh
+# wasm-opt is skipped here (it only shrinks and speeds up the same code, and
+# its two passes would add minutes); scripts/build-js.sh runs it otherwise.
+run_step check "build tabletop-js" env TABLETOP_JS_WASM_OPT=0 bash scripts/build-js.sh
 browser_step tests "tabletop-js (Node, Chromium)" env TABLETOP_JS_PKG="$ROOT/target/tabletop-js" \
     node --test --test-reporter=tap tests/js/
 # The real oracle: Google's emulator with the real cbt and Python client.
