@@ -290,6 +290,77 @@ function packWrite(kind, request) {
   return p.buf.subarray(0, p.at);
 }
 
+/** A range bound: 0 none, 1 closed, 2 open (js/src/request.rs). */
+function packBound(p, closed, open) {
+  if (closed !== undefined && open !== undefined) throw DECLINE;
+  if (closed !== undefined) {
+    p.u8(1);
+    p.bytes(closed);
+  } else if (open !== undefined) {
+    p.u8(2);
+    p.bytes(open);
+  } else {
+    p.u8(0);
+  }
+}
+
+function packRange(p, range) {
+  if (!isObject(range)) throw DECLINE;
+  let sc, so, ec, eo;
+  for (const k in range) {
+    if (k === 'startKeyClosed') sc = range[k];
+    else if (k === 'startKeyOpen') so = range[k];
+    else if (k === 'endKeyClosed') ec = range[k];
+    else if (k === 'endKeyOpen') eo = range[k];
+    else throw DECLINE;
+  }
+  packBound(p, sc, so);
+  packBound(p, ec, eo);
+}
+
+/** A plain readRows (no filter) packed, or `null` for JSON text. */
+function packRead(request) {
+  const p = new Packer(128);
+  try {
+    let table, rows, limit, reversed;
+    for (const k in request) {
+      if (k === 'tableName') table = request[k];
+      else if (k === 'rows') rows = request[k];
+      else if (k === 'rowsLimit') limit = request[k];
+      else if (k === 'reversed') reversed = request[k];
+      else throw DECLINE;
+    }
+    if (typeof table !== 'string') throw DECLINE;
+    let keys = [];
+    let ranges = [];
+    if (rows !== undefined) {
+      if (!isObject(rows)) throw DECLINE;
+      for (const k in rows) {
+        if (k === 'rowKeys') keys = rows[k];
+        else if (k === 'rowRanges') ranges = rows[k];
+        else throw DECLINE;
+      }
+      if (!Array.isArray(keys) || !Array.isArray(ranges)) throw DECLINE;
+    }
+    p.str(table);
+    p.u32(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === undefined) throw DECLINE;
+      p.bytes(keys[i]);
+    }
+    p.u32(ranges.length);
+    for (let i = 0; i < ranges.length; i++) packRange(p, ranges[i]);
+    p.int(limit);
+    if (reversed === undefined || reversed === false) p.u8(0);
+    else if (reversed === true) p.u8(1);
+    else throw DECLINE;
+  } catch (e) {
+    if (e === DECLINE) return null;
+    throw e;
+  }
+  return p.buf.subarray(0, p.at);
+}
+
 // ------------------------------------------------------------------ reads
 
 const latin1 = new TextDecoder('latin1');
@@ -453,8 +524,12 @@ function makeTabletop(raw) {
 
     readRows(request) {
       requireObject('readRows', request);
-      const text = requestText(request);
-      const packed = this.#run((r) => r.readPacked(text));
+      const plain = packRead(request);
+      let packed = plain ? this.#run((r) => r.readPackedRequest(plain)) : undefined;
+      if (packed === undefined) {
+        const text = requestText(request);
+        packed = this.#run((r) => r.readPacked(text));
+      }
       const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
       const statsLength = view.getUint32(0, true);
       const answer = { rows: new Unpacker(packed, 4 + statsLength).rows([]) };

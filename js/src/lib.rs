@@ -41,6 +41,7 @@
 //! `advanceClock` method, or `cbt clock`), so runs repeat exactly.
 
 mod read;
+mod request;
 mod value;
 mod write;
 
@@ -244,6 +245,22 @@ impl Tabletop {
         out.extend_from_slice(stats.as_bytes());
         out.extend_from_slice(&rows.buf);
         Ok(out)
+    }
+
+    /// [`Tabletop::read_packed`] for a plain read packed by the package's
+    /// JavaScript (the format is in `request.rs`); `undefined` when the
+    /// request must go as JSON text instead.
+    #[wasm_bindgen(js_name = readPackedRequest)]
+    pub fn read_packed_request(&mut self, packed: &[u8]) -> Result<Option<Vec<u8>>, JsValue> {
+        let Some((table, req)) = request::decode(packed) else {
+            return Ok(None);
+        };
+        let (rows, _) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
+            .map_err(|e| error_to_js(&e))?;
+        let mut out = Vec::with_capacity(4 + rows.buf.len());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&rows.buf);
+        Ok(Some(out))
     }
 
     /// Opens a cursor over a readRows request object; its rows come a

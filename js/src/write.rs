@@ -35,27 +35,39 @@ use tabletop_core::{
 };
 
 /// Reads the packed format.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     at: usize,
     last_str: Option<&'a str>,
 }
 
 impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader {
+            buf,
+            at: 0,
+            last_str: None,
+        }
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.at == self.buf.len()
+    }
+
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.at.checked_add(n)?;
         let out = self.buf.get(self.at..end)?;
         self.at = end;
         Some(out)
     }
-    fn u8(&mut self) -> Option<u8> {
+    pub(crate) fn u8(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
-    fn u32(&mut self) -> Option<usize> {
+    pub(crate) fn u32(&mut self) -> Option<usize> {
         let b = self.take(4)?;
         usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
     }
-    fn str(&mut self) -> Option<&'a str> {
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()?;
         let bytes = self.take(n)?;
         // Family names repeat from cell to cell: check each new one once.
@@ -67,7 +79,7 @@ impl<'a> Reader<'a> {
         Some(s)
     }
     /// A bytes field, appended to `out`; its range there.
-    fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
+    pub(crate) fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
         let start = out.len();
         match self.u8()? {
             0 => {}
@@ -83,7 +95,7 @@ impl<'a> Reader<'a> {
         }
         Some(start..out.len())
     }
-    fn int(&mut self) -> Option<i64> {
+    pub(crate) fn int(&mut self) -> Option<i64> {
         match self.u8()? {
             0 => Some(0),
             1 => {
@@ -189,7 +201,7 @@ fn build<'b>(p: &Planned<'b>, buf: &'b [u8]) -> Mutation<'b> {
 
 /// The table id of a well-formed table name (the shape the core's own
 /// fast path accepts; anything else goes to the general decoder).
-fn table_id(name: &str) -> Option<&str> {
+pub(crate) fn table_id(name: &str) -> Option<&str> {
     let ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/');
     let parts: Vec<&str> = name.split('/').collect();
     match parts.as_slice() {

@@ -278,6 +278,8 @@ describe('reads', () => {
     { tableName: TABLE, rowsLimit: '5', reversed: true },
     { tableName: TABLE, rows: { rowKeys: ['cm93MDAz', bytes('row010'), bytes('nope')] } },
     { tableName: TABLE, rows: { rowRanges: [{ startKeyOpen: bytes('row005'), endKeyClosed: bytes('row012') }] } },
+    { tableName: TABLE, rows: { rowKeys: [bytes('row039')], rowRanges: [{ endKeyOpen: 'cm93MDAy' }, { startKeyClosed: 'cm93MDIw', endKeyOpen: 'cm93MDIy' }] }, reversed: true, rowsLimit: 3 },
+    { tableName: TABLE, rows: {}, reversed: false, rowsLimit: '0' },
     { tableName: TABLE, filter: { valueRegexFilter: b64('v1.*') } },
     { tableName: TABLE, filter: { chain: { filters: [{ cellsPerColumnLimitFilter: 1 }, { applyLabelTransformer: 'lab' }] } } },
     { tableName: TABLE, filter: { stripValueTransformer: true } },
@@ -290,6 +292,31 @@ describe('reads', () => {
     for (const req of READS) {
       const expected = viaHandle(db, 'readRows', JSON.parse(JSON.stringify(req, (k, v) => (v instanceof Uint8Array ? b64(v) : v))));
       assert.deepEqual(db.readRows(req), expected.response, JSON.stringify(req));
+    }
+  });
+
+  test('reads the packed path declines get the precise errors of the JSON path', () => {
+    const db = richTable();
+    const bad = [
+      { tableName: TABLE, rows: { rowKeys: [''] } },
+      { tableName: TABLE, rows: { rowKeys: ['$$'] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: 'YQ==', startKeyOpen: 'Yg==' }] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: 'Yg==', endKeyOpen: 'YQ==' }] } },
+      { tableName: TABLE, rowsLimit: -1 },
+      { tableName: TABLE, rowsLimit: 1.5 },
+      { tableName: TABLE, reversed: 'yes' },
+      { tableName: TABLE, rows: { rowKeys: 'YQ==' } },
+      { tableName: 'projects/p/instances/i/tables/nope' },
+      { tableName: 'tables/t' },
+    ];
+    for (const req of bad) {
+      const expected = viaHandle(db, 'readRows', req).error;
+      assert.ok(expected, JSON.stringify(req));
+      assert.throws(() => db.readRows(req), (err) => {
+        assert.ok(err instanceof TabletopError);
+        assert.deepEqual({ code: err.code, status: err.status, message: err.message }, expected, JSON.stringify(req));
+        return true;
+      });
     }
   });
 
