@@ -593,14 +593,26 @@ function makeTabletop(raw) {
       return this.#run((r) => r.snapshot());
     }
 
-    /** Puts this object back to the state `bytes` (from `snapshot()`) hold. */
+    /**
+     * Puts this object back to the state `bytes` (from `snapshot()`) hold;
+     * this also revives an object that a wasm failure left unusable.
+     */
     restore(bytes) {
       if (!(bytes instanceof Uint8Array)) throw new TypeError(`restore: expected a Uint8Array, got ${describe(bytes)}`);
-      const next = this.#run(() => Raw.restore(bytes));
-      const limit = this.#raw.maxAnswerBytes;
-      this.#raw.free();
+      let next;
+      try {
+        next = Raw.restore(bytes);
+      } catch (e) {
+        throw convert(e);
+      }
+      if (this.#broken) {
+        // The old object may still be borrowed by the failed call: leave it.
+        next.maxAnswerBytes = 256 * 1024 * 1024;
+      } else {
+        next.maxAnswerBytes = this.#raw.maxAnswerBytes;
+        this.#raw.free();
+      }
       this.#raw = next;
-      this.#raw.maxAnswerBytes = limit;
       this.#broken = null;
     }
 
