@@ -81,13 +81,6 @@ impl Tabletop {
             next_cursor: 1,
         }
     }
-
-    /// The error a readRows line would get for an answer past the cap, if
-    /// `line` is one.
-    fn oversized_read(&mut self, line: &str) -> Option<Error> {
-        let (table, req) = api::read_rows_request_of_line(line)?;
-        read::check_json_size(&mut self.instance, &table, &req, self.max_answer_bytes).err()
-    }
 }
 
 #[wasm_bindgen]
@@ -105,10 +98,12 @@ impl Tabletop {
     /// A readRows whose answer would pass the answer cap
     /// (`maxAnswerBytes`) answers RESOURCE_EXHAUSTED instead.
     pub fn handle(&mut self, request_json: &str) -> String {
-        if let Some(e) = self.oversized_read(request_json) {
-            return api::answer_line(&Err(e));
-        }
-        api::handle(&mut self.instance, request_json)
+        api::handle_capped(
+            &mut self.instance,
+            request_json,
+            &mut Traces::off(),
+            self.max_answer_bytes,
+        )
     }
 
     /// Runs one request line and returns
@@ -118,10 +113,12 @@ impl Tabletop {
     #[wasm_bindgen(js_name = handleTraced)]
     pub fn handle_traced(&mut self, request_json: &str) -> String {
         let mut traces = Traces::new(TraceOptions::default());
-        let answer = match self.oversized_read(request_json) {
-            Some(e) => api::answer_line(&Err(e)),
-            None => api::handle_traced(&mut self.instance, request_json, &mut traces),
-        };
+        let answer = api::handle_capped(
+            &mut self.instance,
+            request_json,
+            &mut traces,
+            self.max_answer_bytes,
+        );
         // The answer line is JSON by construction.
         let answer: Value = serde_json::from_str(&answer).unwrap_or(Value::String(answer));
         api::to_line(&json!({"answer": answer, "traces": traces_json(&traces)}))
