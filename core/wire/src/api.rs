@@ -118,7 +118,7 @@ use tabletop_store::GcRule;
 use tabletop_store::Mutation;
 use tabletop_store::OwnedRow;
 use tabletop_store::RowFilter;
-use tabletop_store::{Error, ReadRowsRequest, Result, Trace, Traces};
+use tabletop_store::{Error, ReadRowsRequest, ReadStats, Result, Trace, Traces};
 
 pub use self::proto_json::to_line;
 use self::proto_json::{At, error_object};
@@ -545,9 +545,43 @@ fn general(instance: &mut Instance, line: &str, traces: &mut Traces, cap: usize)
 /// "rowsLimit", "reversed", ...}`) as `readRows` does: the table id and
 /// the request. The one decoder of ReadRowsRequest JSON (the console and
 /// the lessons use it too).
+///
+/// A request sent to an authorized view (`authorizedViewName`) is refused
+/// here: the view's subset is applied only by the instance's own read
+/// ([`handle`], [`handle_value`]), and a host running the read itself
+/// would read the whole table.
 pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
-    let (table, req, _) = data::read_rows_request(&At::new("request", request))?;
-    Ok((table.table.table_id, req))
+    let (table, req, _) = read_rows_request_full(request)?;
+    Ok((table, req))
+}
+
+/// [`read_rows_request`], also saying whether the request asks for
+/// `requestStatsView: REQUEST_STATS_FULL` (then the answer carries
+/// [`read_stats_to_json`] as `requestStats`). For hosts that run the read
+/// themselves (the JS API streams rows into its own format).
+pub fn read_rows_request_full(request: &Value) -> Result<(String, ReadRowsRequest, bool)> {
+    let (table, req, full_stats) = data::read_rows_request(&At::new("request", request))?;
+    if table.view.is_some() {
+        return Err(Error::failed_precondition(
+            "a read through an authorized view is answered only by the instance's own readRows \
+             (handle); this host reads tables itself",
+        ));
+    }
+    Ok((table.table.table_id, req, full_stats))
+}
+
+/// The `requestStats` of a readRows answer: `{"fullReadStatsView":
+/// {"readIterationStats": {...}}}` with the counts as int64 strings.
+#[must_use]
+pub fn read_stats_to_json(stats: &ReadStats) -> Value {
+    data::request_stats(stats)
+}
+
+/// The `{"code", "status", "message"}` object an answer line carries under
+/// `"error"`.
+#[must_use]
+pub fn error_to_json(e: &Error) -> Value {
+    error_object(e)
 }
 
 /// The read a request line makes, if it is a valid `readRows`: its table

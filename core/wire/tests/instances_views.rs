@@ -426,6 +426,9 @@ fn reads_through_a_view_see_only_its_rows_and_cells() {
                "filter": {"cellsPerRowLimitFilter": -1}}),
     );
     assert_eq!(status(&bad), "INVALID_ARGUMENT");
+    // Hosts that run reads themselves cannot apply a view: refused.
+    let e = api::read_rows_request(&json!({"authorizedViewName": V})).unwrap_err();
+    assert_eq!(e.code(), tabletop_store::Code::FailedPrecondition);
     let samples = ok(&mut db, "sampleRowKeys", json!({"authorizedViewName": V}));
     assert!(samples["samples"].is_array());
 }

@@ -597,7 +597,7 @@ const STATS_VIEWS: &[(&str, i32)] = &[
     ("REQUEST_STATS_FULL", 2),
 ];
 
-fn request_stats(stats: &ReadStats) -> Value {
+pub(crate) fn request_stats(stats: &ReadStats) -> Value {
     let iteration = Out::new()
         .uint64("rowsSeenCount", stats.rows_seen)
         .uint64("rowsReturnedCount", stats.rows_returned)
