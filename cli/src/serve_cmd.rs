@@ -1,0 +1,89 @@
+//! `tabletop serve`: Bigtable's gRPC data and table admin APIs on a port,
+//! for `cbt` and the official client libraries (see `tabletop_serve`).
+
+use std::ffi::OsString;
+use std::io;
+
+use clap::Parser;
+use tabletop_core::Instance;
+
+use crate::args::parse_words;
+
+/// Exit status for a command line that could not be understood.
+const USAGE_ERROR: u8 = 2;
+/// Exit status when the server could not start or failed.
+const FAILED: u8 = 1;
+
+pub fn help_text() -> String {
+    "\
+Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
+
+Usage: tabletop serve [-host HOST] [-port PORT]
+
+Listens on HOST:PORT and prints one line naming the address, e.g.
+`Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
+SIGTERM or Ctrl-C. Point cbt or a client library at it with
+BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
+one instance, which lives in memory for the life of the server.
+
+Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
+MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
+admin API's CreateTable, GetTable, ListTables, DeleteTable,
+ModifyColumnFamilies and DropRowRange. Each runs as the JSON protocol's
+method of the same name (`tabletop help json`), with its status codes and
+messages; other methods answer UNIMPLEMENTED.
+
+Options:
+  -host HOST     The address to bind to [default: localhost]
+  -port PORT     The port; 0 picks a free one [default: 9000]
+  -h, --help     Print help
+
+Exit status: 0 after a clean shutdown; 1 the server could not start (the
+port in use, the host unknown); 2 the command line was not understood.
+
+Example:
+  tabletop serve -port 8086 &
+  BIGTABLE_EMULATOR_HOST=localhost:8086 cbt -project p -instance i ls
+"
+    .to_string()
+}
+
+/// `tabletop serve [-host HOST] [-port PORT]`.
+#[derive(Parser, Debug)]
+#[command(name = "serve", disable_help_flag = true)]
+pub struct ServeCli {
+    /// The address to bind to
+    #[arg(long, default_value = "localhost")]
+    host: String,
+    /// The port; 0 picks a free one
+    #[arg(long, default_value_t = 9000)]
+    port: u16,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+}
+
+pub fn run(args: &[OsString]) -> u8 {
+    let cli: ServeCli = match parse_words("serve", args, "") {
+        Ok(cli) => cli,
+        Err(message) => {
+            eprintln!("error: {message}\n\nRun 'tabletop serve --help' for usage.");
+            return USAGE_ERROR;
+        }
+    };
+    if cli.help {
+        print!("{}", help_text());
+        return 0;
+    }
+    let options = tabletop_serve::Options {
+        host: cli.host,
+        port: cli.port,
+    };
+    match tabletop_serve::run(&options, Instance::default(), &mut io::stdout()) {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("error: {message}");
+            FAILED
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Binding, the first line, serving until a signal, shutting down.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use tabletop_core::Instance;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::Server;
+
+use crate::admin::AdminService;
+use crate::data::DataService;
+use crate::instance::Shared;
+use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
+use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
+
+/// Where to listen, as Google's emulator takes it (`-host`, `-port`).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The address or host name to bind to (the emulator's default is
+    /// `localhost`).
+    pub host: String,
+    /// The port; 0 picks a free one.
+    pub port: u16,
+}
+
+/// The largest message either side may send: Bigtable's own limit for
+/// requests (256 MiB) would let one request hold the lock a long time, so
+/// this is the client libraries' default receive size times four.
+const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Serves `db` on `options`' address until SIGTERM or Ctrl-C. Writes the
+/// first line, `Tabletop Bigtable emulator running on HOST:PORT`, to `out`
+/// once it listens. Errors (a port in use, a host that does not resolve)
+/// come back as text for the user.
+pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    runtime.block_on(async {
+        let listener = bind(options).await?;
+        let address = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        announce(out, address)?;
+        serve(listener, Shared::new(db), shutdown_signal()).await
+    })
+}
+
+async fn bind(options: &Options) -> Result<TcpListener, String> {
+    let address = format!("{}:{}", options.host, options.port);
+    TcpListener::bind(&address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))
+}
+
+fn announce(out: &mut dyn Write, address: SocketAddr) -> Result<(), String> {
+    writeln!(out, "Tabletop Bigtable emulator running on {address}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the first line: {e}"))
+}
+
+/// Serves the data and table admin APIs on `listener` until `shutdown`
+/// completes, then lets requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    shared: Shared,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), String> {
+    let data = BigtableServer::new(DataService {
+        shared: shared.clone(),
+    })
+    .max_decoding_message_size(MAX_MESSAGE_BYTES)
+    .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let admin = BigtableTableAdminServer::new(AdminService { shared })
+        .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    Server::builder()
+        .add_service(data)
+        .add_service(admin)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await
+        .map_err(|e| format!("server failed: {e}"))
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
