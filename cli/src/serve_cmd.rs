@@ -3,11 +3,13 @@
 
 use std::ffi::OsString;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use tabletop_core::Instance;
 
 use crate::args::parse_words;
+use crate::state;
 
 /// Exit status for a command line that could not be understood.
 const USAGE_ERROR: u8 = 2;
@@ -18,13 +20,19 @@ pub fn help_text() -> String {
     "\
 Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
 
-Usage: tabletop serve [-host HOST] [-port PORT]
+Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
 SIGTERM or Ctrl-C. Point cbt or a client library at it with
 BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
-one instance, which lives in memory for the life of the server.
+one instance.
+
+Without --state the instance lives in memory and is gone when the server
+stops. With --state FILE it is loaded from the state file the other
+commands use, the file stays locked while the server runs (other tabletop
+commands on it wait, then give up), and it is saved once, when SIGTERM or
+Ctrl-C stops the server; a server killed otherwise saves nothing.
 
 Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
 MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
@@ -36,6 +44,7 @@ messages; other methods answer UNIMPLEMENTED.
 Options:
   -host HOST     The address to bind to [default: localhost]
   -port PORT     The port; 0 picks a free one [default: 9000]
+  --state FILE   Keep the instance in this state file between runs
   -h, --help     Print help
 
 Exit status: 0 after a clean shutdown; 1 the server could not start (the
@@ -58,6 +67,9 @@ pub struct ServeCli {
     /// The port; 0 picks a free one
     #[arg(long, default_value_t = 9000)]
     port: u16,
+    /// Keep the instance in this state file between runs
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
     /// Print help
     #[arg(short = 'h', long = "help")]
     help: bool,
@@ -79,10 +91,33 @@ pub fn run(args: &[OsString]) -> u8 {
         host: cli.host,
         port: cli.port,
     };
-    match tabletop_serve::run(&options, Instance::default(), &mut io::stdout()) {
-        Ok(()) => 0,
+    let db = match &cli.state {
+        Some(path) => match state::load(path, state::Names::default()) {
+            Ok(db) => db,
+            Err(message) => {
+                eprintln!("tabletop: {message}");
+                return FAILED;
+            }
+        },
+        None => Instance::default(),
+    };
+    match tabletop_serve::run(&options, db, &mut io::stdout()) {
+        Ok(db) => cli.state.map_or(0, |path| save(&path, db)),
         Err(message) => {
             eprintln!("error: {message}");
+            FAILED
+        }
+    }
+}
+
+fn save(path: &Path, mut db: Instance) -> u8 {
+    match state::save(path, &mut db) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "tabletop: could not save the state file {}: {e}; it was left as it was before",
+                path.display()
+            );
             FAILED
         }
     }

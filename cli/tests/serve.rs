@@ -17,8 +17,14 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `tabletop serve -host 127.0.0.1 -port 0 EXTRA`.
+    fn start_with(extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
             .args(["serve", "-host", "127.0.0.1", "-port", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -152,6 +158,59 @@ fn sigterm_shuts_the_server_down_cleanly() {
     server.cbt_ok(&["createtable", "t"]);
     let status = server.terminate();
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// A scratch directory of this file's own, made fresh.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("serve")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the scratch directory can be created");
+    dir
+}
+
+#[test]
+fn state_keeps_the_instance_between_runs_and_other_commands_read_it() {
+    let dir = scratch("state");
+    let file = dir.join("kept.state");
+    let file = file.to_str().expect("a UTF-8 path");
+    let server = Server::start_with(&["--state", file]);
+    server.cbt_ok(&["createtable", "t", "families=cf"]);
+    server.cbt_ok(&["set", "t", "r1", "cf:c=kept"]);
+    assert_eq!(server.terminate().code(), Some(0));
+
+    // The other commands read what the server saved.
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["--state", file, "cbt", "read", "t"])
+        .env("TZ", "UTC")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the tabletop binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("\"kept\""), "{text}");
+
+    // And a second server starts from it.
+    let server = Server::start_with(&["-state", file]);
+    let read = server.cbt_ok(&["lookup", "t", "r1"]);
+    assert!(read.contains("\"kept\""), "{read}");
+    server.cbt_ok(&["set", "t", "r2", "cf:c=more"]);
+    assert_eq!(server.terminate().code(), Some(0));
+    let server = Server::start_with(&["--state", file]);
+    assert_eq!(server.cbt_ok(&["count", "t"]), "2\n");
+}
+
+#[test]
+fn a_state_file_that_is_not_one_is_refused_before_listening() {
+    let dir = scratch("bad-state");
+    let file = dir.join("bad.state");
+    std::fs::write(&file, b"not a snapshot").expect("write");
+    let out = serve_with(&["-port", "0", "--state", file.to_str().expect("UTF-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no first line");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.state"), "{err}");
+    assert_eq!(std::fs::read(&file).expect("read"), b"not a snapshot");
 }
 
 fn serve_with(args: &[&str]) -> Output {

@@ -45,6 +45,12 @@ impl Shared {
         f(&mut held.db)
     }
 
+    /// Takes the instance out (leaving an empty one), for saving it when
+    /// the server has stopped.
+    pub fn take(&self) -> Instance {
+        std::mem::take(&mut self.lock().db)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Held> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }

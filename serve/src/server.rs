@@ -29,11 +29,12 @@ pub struct Options {
 /// this is the client libraries' default receive size times four.
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
-/// Serves `db` on `options`' address until SIGTERM or Ctrl-C. Writes the
-/// first line, `Tabletop Bigtable emulator running on HOST:PORT`, to `out`
-/// once it listens. Errors (a port in use, a host that does not resolve)
-/// come back as text for the user.
-pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<(), String> {
+/// Serves `db` on `options`' address until SIGTERM or Ctrl-C, and hands it
+/// back as the last request left it, for saving. Writes the first line,
+/// `Tabletop Bigtable emulator running on HOST:PORT`, to `out` once it
+/// listens. Errors (a port in use, a host that does not resolve) come back
+/// as text for the user.
+pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<Instance, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -44,7 +45,9 @@ pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<(), S
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         announce(out, address)?;
-        serve(listener, Shared::new(db), shutdown_signal()).await
+        let shared = Shared::new(db);
+        serve(listener, shared.clone(), shutdown_signal()).await?;
+        Ok(shared.take())
     })
 }
 
