@@ -11,7 +11,8 @@ use crate::proto::google::bigtable::v2::bigtable_server::Bigtable;
 use crate::proto::google::bigtable::v2::{
     CheckAndMutateRowRequest, CheckAndMutateRowResponse, MutateRowRequest, MutateRowResponse,
     MutateRowsRequest, MutateRowsResponse, ReadModifyWriteRowRequest, ReadModifyWriteRowResponse,
-    ReadRowsRequest, ReadRowsResponse, Row, SampleRowKeysRequest, SampleRowKeysResponse,
+    ReadRowsRequest, ReadRowsResponse, RequestStats, Row, SampleRowKeysRequest,
+    SampleRowKeysResponse,
 };
 use crate::transcode::{from_json, to_json};
 
@@ -58,8 +59,21 @@ impl Bigtable for DataService {
         &self,
         request: Request<ReadRowsRequest>,
     ) -> Result<Response<Stream<ReadRowsResponse>>, Status> {
-        let rows: Vec<Row> = self.call_list("readRows", request.get_ref(), "rows")?;
-        Ok(stream(chunks::responses(rows)))
+        let answer = self.shared.call("readRows", &to_json(request.get_ref())?)?;
+        let rows: Vec<Row> = list(&answer, "rows")?
+            .iter()
+            .map(from_json)
+            .collect::<Result<_, _>>()?;
+        let mut responses = chunks::responses(rows);
+        // With REQUEST_STATS_FULL the stats of the whole read come last,
+        // as Bigtable sends them.
+        if let Some(stats) = answer.get("requestStats") {
+            responses.push(ReadRowsResponse {
+                request_stats: Some(from_json::<RequestStats>(stats)?),
+                ..ReadRowsResponse::default()
+            });
+        }
+        Ok(stream(responses))
     }
 
     async fn sample_row_keys(

@@ -122,6 +122,17 @@ class Suite:
             keys += [c.row_key for c in response.chunks if c.row_key]
         assert keys == [b"r5", b"r4", b"r3"], keys
 
+    def test_request_stats_come_with_the_stream(self):
+        request = self.v2.ReadRowsRequest(
+            table_name=self.table_name,
+            rows_limit=2,
+            request_stats_view=self.v2.ReadRowsRequest.RequestStatsView.REQUEST_STATS_FULL,
+        )
+        stats = [r.request_stats for r in self.read_rows_rpc()(request) if "request_stats" in r]
+        assert len(stats) == 1, stats
+        read = stats[0].full_read_stats_view.read_iteration_stats
+        assert read.rows_returned_count == 2, read
+
     def test_sample_row_keys(self):
         samples = self.data.get_table(INSTANCE, TABLE).sample_row_keys()
         assert samples and samples[-1][0] == b"", samples
