@@ -470,6 +470,7 @@ const LONG_OPTIONS: &[&str] = &[
     "reverse-identity",
     "host",
     "port",
+    "keyviz-out",
 ];
 
 /// `-name` and `-name=value` as clap reads them, `--name`, for the long

@@ -21,6 +21,7 @@ pub fn help_text() -> String {
 Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
 
 Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
+                      [--keyviz-out FILE.html]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
@@ -34,6 +35,11 @@ commands use, the file stays locked while the server runs (other tabletop
 commands on it wait, then give up), and it is saved once, when SIGTERM or
 Ctrl-C stops the server; a server killed otherwise saves nothing.
 
+Every read and write is counted on the instance clock as the other
+commands count theirs, so `tabletop keyviz --state FILE` shows the served
+traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
+(one section per table with traffic) when the server stops.
+
 Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
 MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
 admin API's CreateTable, GetTable, ListTables, DeleteTable,
@@ -45,6 +51,8 @@ Options:
   -host HOST     The address to bind to [default: localhost]
   -port PORT     The port; 0 picks a free one [default: 9000]
   --state FILE   Keep the instance in this state file between runs
+  --keyviz-out FILE.html
+                 On stopping, write the Key Visualizer of the traffic served
   -h, --help     Print help
 
 Exit status: 0 after a clean shutdown; 1 the server could not start (the
@@ -70,6 +78,9 @@ pub struct ServeCli {
     /// Keep the instance in this state file between runs
     #[arg(long, value_name = "FILE")]
     state: Option<PathBuf>,
+    /// On stopping, write the Key Visualizer of the traffic served
+    #[arg(long, value_name = "FILE.html")]
+    keyviz_out: Option<PathBuf>,
     /// Print help
     #[arg(short = 'h', long = "help")]
     help: bool,
@@ -102,9 +113,28 @@ pub fn run(args: &[OsString]) -> u8 {
         None => Instance::default(),
     };
     match tabletop_serve::run(&options, db, &mut io::stdout()) {
-        Ok(db) => cli.state.map_or(0, |path| save(&path, db)),
+        Ok(mut db) => {
+            let wrote = cli.keyviz_out.map_or(0, |out| write_keyviz(&out, &mut db));
+            let saved = cli.state.map_or(0, |path| save(&path, db));
+            wrote.max(saved)
+        }
         Err(message) => {
             eprintln!("error: {message}");
+            FAILED
+        }
+    }
+}
+
+fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {
+    let written = crate::keyviz_cmd::served_page(db)
+        .and_then(|page| std::fs::write(out, page).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => {
+            eprintln!("tabletop: wrote {}", out.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("tabletop: cannot write {}: {e}", out.display());
             FAILED
         }
     }

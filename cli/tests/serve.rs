@@ -201,6 +201,29 @@ fn state_keeps_the_instance_between_runs_and_other_commands_read_it() {
 }
 
 #[test]
+fn keyviz_out_writes_the_served_traffic_on_stopping() {
+    let dir = scratch("keyviz");
+    let page = dir.join("served.html");
+    let server = Server::start_with(&["--keyviz-out", page.to_str().expect("UTF-8")]);
+    server.cbt_ok(&["createtable", "quiet", "families=cf"]);
+    server.cbt_ok(&["createtable", "busy", "families=cf"]);
+    for i in 0..5 {
+        server.cbt_ok(&["set", "busy", &format!("row{i}"), "cf:c=v"]);
+    }
+    server.cbt_ok(&["read", "busy"]);
+    assert!(!page.exists(), "written only when the server stops");
+    assert_eq!(server.terminate().code(), Some(0));
+    let html = std::fs::read_to_string(&page).expect("the page was written");
+    assert!(html.contains("<h1>Key Visualizer: busy</h1>"), "{html}");
+    assert!(
+        !html.contains("Key Visualizer: quiet"),
+        "only tables with traffic"
+    );
+    assert!(html.contains("5 rows written"), "{html}");
+    assert!(html.contains("<img"), "a heatmap");
+}
+
+#[test]
 fn a_state_file_that_is_not_one_is_refused_before_listening() {
     let dir = scratch("bad-state");
     let file = dir.join("bad.state");
