@@ -36,7 +36,8 @@ def start(tabletop):
 
 
 class Suite:
-    def __init__(self, addr):
+    def __init__(self, addr, tabletop):
+        self.tabletop = tabletop
         # Imported here: BIGTABLE_EMULATOR_HOST must be set first.
         import grpc
         from google.cloud import bigtable
@@ -151,6 +152,53 @@ class Suite:
         else:
             raise AssertionError("reading a missing table succeeded")
 
+    def json_error(self, method, body):
+        """The error `tabletop json` answers for one request (on an empty
+        instance with the table `t`, in a state file of its own)."""
+        import json
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as work:
+            lines = [
+                {"method": "createTable", "request": {"parent": "projects/p/instances/i",
+                 "tableId": TABLE, "table": {"columnFamilies": {"cf": {}}}}},
+                {"method": method, "request": body},
+            ]
+            text = "".join(json.dumps(l) + "\n" for l in lines)
+            out = subprocess.run(
+                [self.tabletop, "json", "--state", os.path.join(work, "s.state")],
+                input=text.encode(), capture_output=True, check=True,
+            )
+            return json.loads(out.stdout.decode().splitlines()[-1])["error"]
+
+    def test_bad_input_gets_the_json_protocol_s_code_and_message(self):
+        from google.protobuf import json_format
+
+        cases = [
+            ("readRows", self.v2.ReadRowsRequest, {"tableName": self.table_name,
+             "filter": {"rowKeyRegexFilter": "KA=="}}),
+            ("mutateRow", self.v2.MutateRowRequest, {"tableName": self.table_name,
+             "rowKey": "cg==", "mutations": [{"setCell": {"familyName": "nope",
+             "columnQualifier": "Yw==", "value": "dg=="}}]}),
+            ("readRows", self.v2.ReadRowsRequest, {"tableName": "projects/p/instances/i/tables/"}),
+        ]
+        for method, kind, body in cases:
+            want = self.json_error(method, body)
+            path = "/google.bigtable.v2.Bigtable/" + method[0].upper() + method[1:]
+            request = kind.wrap(json_format.ParseDict(body, kind.pb()()))
+            rpc = (self.channel.unary_stream if method == "readRows" else self.channel.unary_unary)(
+                path, request_serializer=kind.serialize, response_deserializer=lambda b: b
+            )
+            try:
+                out = rpc(request)
+                if method == "readRows":
+                    list(out)
+            except self.grpc.RpcError as e:
+                got = (e.code().value[0], e.details())
+            else:
+                raise AssertionError("%s %s succeeded" % (method, body))
+            assert got == (want["code"], want["message"]), (got, want)
+
     def test_cancelled_stream_leaves_the_server_healthy(self):
         from google.cloud.bigtable.data import ReadRowsQuery, RowMutationEntry, SetCell
 
@@ -193,7 +241,7 @@ def main():
     warnings.filterwarnings("ignore", "Connecting to Bigtable emulator")
     passed = failed = 0
     try:
-        suite = Suite(addr)
+        suite = Suite(addr, args.tabletop)
         tests = [n for n in Suite.__dict__ if n.startswith("test_")]
         for name in tests:
             try:
