@@ -25,7 +25,7 @@ Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
-SIGTERM or Ctrl-C. Point cbt or a client library at it with
+SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s). Point cbt or a client library at it with
 BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
 one instance.
 

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use tabletop_core::Instance;
 use tokio::net::TcpListener;
@@ -46,9 +47,42 @@ pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<Insta
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         announce(out, address)?;
         let shared = Shared::new(db);
-        serve(listener, shared.clone(), shutdown_signal()).await?;
+        serve_until_signal(listener, shared.clone()).await?;
         Ok(shared.take())
     })
+}
+
+/// How long requests in flight may go on after SIGTERM or Ctrl-C (a
+/// client that stopped reading a stream would otherwise hold the server
+/// forever). Each request runs whole under the instance's lock before it
+/// streams, so stopping without them leaves the instance whole.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+async fn serve_until_signal(listener: TcpListener, shared: Shared) -> Result<(), String> {
+    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+    let shutdown = async move {
+        shutdown_signal().await;
+        let _ = stopping.send(());
+    };
+    let server = serve(listener, shared, shutdown);
+    tokio::pin!(server);
+    let grace_over = async move {
+        if stopped.await.is_ok() {
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        result = &mut server => result,
+        () = grace_over => {
+            eprintln!(
+                "tabletop: requests still running {} s after the signal were cut off",
+                SHUTDOWN_GRACE.as_secs()
+            );
+            Ok(())
+        }
+    }
 }
 
 async fn bind(options: &Options) -> Result<TcpListener, String> {

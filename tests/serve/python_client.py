@@ -231,6 +231,52 @@ class Suite:
         assert list(self.instance.list_tables()) == []
 
 
+def stalled_reader_does_not_hold_shutdown(tabletop):
+    """A client that stops reading a big ReadRows stream must not keep a
+    SIGTERM'd server alive: it exits 0 after its grace period (5 s)."""
+    import time
+
+    import grpc
+    from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+    from google.cloud.bigtable_v2 import types as v2
+
+    proc, addr = start(tabletop)
+    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+    try:
+        from google.cloud import bigtable
+
+        bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
+            column_families={"cf": None}
+        )
+        with BigtableDataClient(project=PROJECT) as data:
+            table = data.get_table(INSTANCE, TABLE)
+            value = b"x" * 60000
+            for k in range(10):
+                table.bulk_mutate_rows([
+                    RowMutationEntry(b"r%06d" % (k * 100 + i), [SetCell("cf", b"c", value)])
+                    for i in range(100)
+                ])
+        channel = grpc.insecure_channel(addr)
+        read = channel.unary_stream(
+            "/google.bigtable.v2.Bigtable/ReadRows",
+            request_serializer=v2.ReadRowsRequest.serialize,
+            response_deserializer=v2.ReadRowsResponse.deserialize,
+        )
+        call = read(v2.ReadRowsRequest(table_name="projects/p/instances/i/tables/t"))
+        next(call)  # then stop reading 60 MB
+        started = time.time()
+        proc.terminate()
+        code = proc.wait(timeout=30)
+        took = time.time() - started
+        channel.close()
+        assert code == 0, code
+        assert took < 15, took
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tabletop", required=True)
@@ -253,6 +299,14 @@ def main():
                 traceback.print_exc(file=sys.stdout)
                 failed += 1
         suite.close()
+        try:
+            stalled_reader_does_not_hold_shutdown(args.tabletop)
+            print("ok   stalled_reader_does_not_hold_shutdown")
+            passed += 1
+        except Exception:
+            print("FAIL stalled_reader_does_not_hold_shutdown")
+            traceback.print_exc(file=sys.stdout)
+            failed += 1
     finally:
         proc.terminate()
         code = proc.wait(timeout=10)
