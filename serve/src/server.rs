@@ -25,9 +25,10 @@ pub struct Options {
     pub port: u16,
 }
 
-/// The largest message either side may send: Bigtable's own limit for
-/// requests (256 MiB) would let one request hold the lock a long time, so
-/// this is the client libraries' default receive size times four.
+/// The largest message either side may send: 256 MiB, what Bigtable's
+/// client libraries allow, where tonic's default of 4 MiB would refuse a
+/// MutateRows of a few big cells. (The JSON protocol still applies
+/// Bigtable's own limits on rows, cells and mutations.)
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
 /// Serves `db` on `options`' address until SIGTERM or Ctrl-C, and hands it
