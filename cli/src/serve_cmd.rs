@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Parser;
 use tabletop_core::Instance;
@@ -38,7 +39,8 @@ Ctrl-C stops the server; a server killed otherwise saves nothing.
 Every read and write is counted on the instance clock as the other
 commands count theirs, so `tabletop keyviz --state FILE` shows the served
 traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
-(one section per table with traffic) when the server stops.
+(one section per table with traffic) when the server stops, and each time
+it gets SIGUSR1 while it runs (`kill -USR1 PID`).
 
 Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
 MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
@@ -98,9 +100,15 @@ pub fn run(args: &[OsString]) -> u8 {
         print!("{}", help_text());
         return 0;
     }
+    let on_report = cli.keyviz_out.clone().map(|out| -> tabletop_serve::Report {
+        Arc::new(move |db: &mut Instance| {
+            write_keyviz(&out, db);
+        })
+    });
     let options = tabletop_serve::Options {
         host: cli.host,
         port: cli.port,
+        on_report,
     };
     let db = match &cli.state {
         Some(path) => match state::load(path, state::Names::default()) {

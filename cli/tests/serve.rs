@@ -68,11 +68,16 @@ impl Server {
         String::from_utf8(out.stdout).expect("cbt prints UTF-8")
     }
 
+    /// Sends this server the signal `kill` names with `flag` (`-TERM`).
+    fn signal(&self, flag: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args([flag, &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill {flag} {pid}");
+    }
+
     /// Sends SIGTERM and waits (at most 10 s) for the exit.
     fn terminate(mut self) -> ExitStatus {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status();
-        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        self.signal("-TERM");
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
@@ -201,7 +206,7 @@ fn state_keeps_the_instance_between_runs_and_other_commands_read_it() {
 }
 
 #[test]
-fn keyviz_out_writes_the_served_traffic_on_stopping() {
+fn keyviz_out_writes_the_served_traffic_on_request_and_on_stopping() {
     let dir = scratch("keyviz");
     let page = dir.join("served.html");
     let server = Server::start_with(&["--keyviz-out", page.to_str().expect("UTF-8")]);
@@ -211,7 +216,16 @@ fn keyviz_out_writes_the_served_traffic_on_stopping() {
         server.cbt_ok(&["set", "busy", &format!("row{i}"), "cf:c=v"]);
     }
     server.cbt_ok(&["read", "busy"]);
-    assert!(!page.exists(), "written only when the server stops");
+    assert!(!page.exists(), "written only on request or when stopping");
+    // On request (SIGUSR1) while it runs, and it goes on serving.
+    server.signal("-USR1");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page.exists() {
+        assert!(Instant::now() < deadline, "no page 10 s after SIGUSR1");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.cbt_ok(&["set", "busy", "row9", "cf:c=v"]);
+    std::fs::remove_file(&page).expect("remove the first page");
     assert_eq!(server.terminate().code(), Some(0));
     let html = std::fs::read_to_string(&page).expect("the page was written");
     assert!(html.contains("<h1>Key Visualizer: busy</h1>"), "{html}");
@@ -219,7 +233,7 @@ fn keyviz_out_writes_the_served_traffic_on_stopping() {
         !html.contains("Key Visualizer: quiet"),
         "only tables with traffic"
     );
-    assert!(html.contains("5 rows written"), "{html}");
+    assert!(html.contains("6 rows written"), "{html}");
     assert!(html.contains("<img"), "a heatmap");
 }
 

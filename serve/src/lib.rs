@@ -23,4 +23,4 @@ mod server;
 mod transcode;
 
 pub use self::instance::Shared;
-pub use self::server::{Options, run, serve};
+pub use self::server::{Options, Report, run, serve};

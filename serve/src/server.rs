@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tabletop_core::Instance;
@@ -15,15 +16,21 @@ use crate::instance::Shared;
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 
-/// Where to listen, as Google's emulator takes it (`-host`, `-port`).
-#[derive(Clone, Debug)]
+/// Where to listen, as Google's emulator takes it (`-host`, `-port`), and
+/// what to do on request.
 pub struct Options {
     /// The address or host name to bind to (the emulator's default is
     /// `localhost`).
     pub host: String,
     /// The port; 0 picks a free one.
     pub port: u16,
+    /// Run on the instance, between requests, each time the process gets
+    /// SIGUSR1 (the CLI writes the Key Visualizer page with it).
+    pub on_report: Option<Report>,
 }
+
+/// A report made from the instance while the server runs.
+pub type Report = Arc<dyn Fn(&mut Instance) + Send + Sync>;
 
 /// The largest message either side may send: 256 MiB, what Bigtable's
 /// client libraries allow, where tonic's default of 4 MiB would refuse a
@@ -46,8 +53,13 @@ pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<Insta
         let address = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        announce(out, address)?;
         let shared = Shared::new(db);
+        // Listening for SIGUSR1 before the first line, whose reader may
+        // send it at once.
+        if let Some(report) = options.on_report.as_ref() {
+            report_on_signal(shared.clone(), Arc::clone(report))?;
+        }
+        announce(out, address)?;
         serve_until_signal(listener, shared.clone()).await?;
         Ok(shared.take())
     })
@@ -119,6 +131,27 @@ pub async fn serve(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await
         .map_err(|e| format!("server failed: {e}"))
+}
+
+/// Runs `report` on the instance at each SIGUSR1, for as long as the
+/// server runs.
+#[cfg(unix)]
+fn report_on_signal(shared: Shared, report: Report) -> Result<(), String> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut usr1 = signal(SignalKind::user_defined1())
+        .map_err(|e| format!("cannot listen for SIGUSR1: {e}"))?;
+    tokio::spawn(async move {
+        while usr1.recv().await.is_some() {
+            shared.with(|db| report(db));
+        }
+    });
+    Ok(())
+}
+
+/// Elsewhere there is no SIGUSR1: the report is made only on stopping.
+#[cfg(not(unix))]
+fn report_on_signal(_shared: Shared, _report: Report) -> Result<(), String> {
+    Ok(())
 }
 
 /// Completes on SIGTERM or Ctrl-C (SIGINT).
