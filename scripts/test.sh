@@ -2,8 +2,9 @@
 # Runs every check and test of Tabletop, in order, and reports each:
 #   formatting, clippy (native and wasm32), native tests, the core built and
 #   tested as wasm in Node, the web app's tests in headless Chromium, the
-#   tabletop-js package in Node and headless Chromium, the differential suite against Google's Bigtable
-#   emulator (real cbt and the official Python client), the release build,
+#   tabletop-js package in Node and headless Chromium, the differential suite
+#   against Google's Bigtable emulator (real cbt and the official Python
+#   client), `tabletop serve` driven by the Python client, the release build,
 #   and an end-to-end test of that build served under a sub-path. Ends with the test runners' summary lines and one line
 #   `summary: N passed, M failed` (tests, plus one per check step); exits
 #   non-zero if anything failed. Installs what is missing first (setup.sh).
@@ -130,6 +131,8 @@ browser_step tests "tabletop-js (Node, Chromium)" env TABLETOP_JS_PKG="$ROOT/tar
     node --test --test-reporter=tap tests/js/
 # The real oracle: Google's emulator with the real cbt and Python client.
 run_step tests "differential vs emulator" bash tests/differential/run.sh
+# tabletop serve (gRPC) with the official Python client.
+run_step tests "serve with the Python client" bash tests/serve/run.sh
 run_step check "trunk build --release" trunk build --release
 if [ -f dist/index.html ] && [[ " ${FAILED_STEPS[*]-} " != *"trunk build"* ]]; then
     browser_step tests "e2e (Chromium, sub-path)" node --test --test-reporter=tap tests/e2e/

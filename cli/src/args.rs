@@ -64,6 +64,7 @@ pub enum Topic {
     Translate,
     Sql,
     Keyviz,
+    Serve,
     Help,
 }
 
@@ -78,6 +79,7 @@ impl Topic {
             "translate" => Some(Topic::Translate),
             "sql" => Some(Topic::Sql),
             "keyviz" => Some(Topic::Keyviz),
+            "serve" => Some(Topic::Serve),
             "help" => Some(Topic::Help),
             _ => None,
         }
@@ -141,6 +143,8 @@ pub enum Invocation {
         options: Options,
         args: Vec<OsString>,
     },
+    /// `tabletop serve ...`: the words after `serve` (see `serve_cmd`).
+    Serve { args: Vec<OsString> },
     /// A usage error, with the message to print on stderr (exit status 2).
     Error(String),
 }
@@ -307,6 +311,8 @@ enum Sub {
     Sql(Words),
     /// Print the live Key Visualizer of the traffic the state recorded
     Keyviz(Words),
+    /// Serve Bigtable's gRPC APIs for cbt and the client libraries
+    Serve(Words),
     /// Print this help, or a command's (tabletop help cbt)
     Help(Words),
     /// Print a completion script for a shell (bash, zsh, fish, ...)
@@ -400,6 +406,7 @@ pub fn completion_command() -> clap::Command {
             "translate" => words("translate", crate::translate_cmd::TranslateCli::command()),
             "sql" => words("sql", crate::sql_cmd::SqlCli::command()),
             "keyviz" => words("keyviz", crate::keyviz_cmd::KeyvizCli::command()),
+            "serve" => words("serve", crate::serve_cmd::ServeCli::command()),
             "cbt" => clap::Command::new("cbt")
                 .about(s.get_about().cloned().unwrap_or_default())
                 .args(
@@ -422,6 +429,7 @@ pub fn completion_command() -> clap::Command {
                     "export",
                     "sql",
                     "keyviz",
+                    "serve",
                     "help",
                 ]
                 .into_iter()
@@ -461,6 +469,9 @@ const LONG_OPTIONS: &[&str] = &[
     "key-encoding",
     "layout",
     "reverse-identity",
+    "host",
+    "port",
+    "keyviz-out",
 ];
 
 /// `-name` and `-name=value` as clap reads them, `--name`, for the long
@@ -707,6 +718,7 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
             options,
             args: w.words,
         },
+        Sub::Serve(w) => Invocation::Serve { args: w.words },
         Sub::Completions(c) => Invocation::Completions(c.shell),
     })
 }

@@ -282,14 +282,18 @@ fn write_out(live: &LiveKeyViz, metric: Metric, out: &Path) -> u8 {
 /// PNG, the key axis labelled by prefix levels beside it, the report's
 /// text below.
 fn html_page(live: &LiveKeyViz, h: &Heatmap) -> String {
+    let title = format!("Key Visualizer: {}", esc(live.table()));
+    html_document(&title, &html_section(live, h))
+}
+
+/// One table's part of a page: its heading, heatmap and report.
+fn html_section(live: &LiveKeyViz, h: &Heatmap) -> String {
     let report = live.report(None);
     let axis = prefix_axis(&live.prefix_tree(h, LABEL_DEPTH), h.key_buckets);
     format!(
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\">\
-<title>Key Visualizer: {table}</title>\n<style>{STYLE}</style></head><body>\n\
-<h1>Key Visualizer: {table}</h1>\n<p>{metric} ({unit}), {t} time buckets of {secs} s; \
+        "<h1>Key Visualizer: {table}</h1>\n<p>{metric} ({unit}), {t} time buckets of {secs} s; \
 key space from the top (start) to the bottom (end), labelled by key prefix; brighter is \
-busier.</p>\n<div class=\"map\">{axis}{img}</div>\n<pre>{text}</pre>\n</body></html>\n",
+busier.</p>\n<div class=\"map\">{axis}{img}</div>\n<pre>{text}</pre>\n",
         table = esc(live.table()),
         metric = h.metric.name(),
         unit = esc(&h.unit),
@@ -298,6 +302,31 @@ busier.</p>\n<div class=\"map\">{axis}{img}</div>\n<pre>{text}</pre>\n</body></h
         img = heatmap_img(h, "heatmap"),
         text = esc(&report.to_text()),
     )
+}
+
+/// A self-contained page around `body` (`title` already escaped).
+fn html_document(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\">\
+<title>{title}</title>\n<style>{STYLE}</style></head><body>\n{body}</body></html>\n"
+    )
+}
+
+/// The page of every table with traffic (every table when none has
+/// any), one section each with its operations heatmap: what `tabletop
+/// serve --keyviz-out` writes when it stops.
+pub fn served_page(db: &mut Instance) -> Result<String, String> {
+    let mut body = String::new();
+    for t in tables(db, None)? {
+        let live = LiveKeyViz::build(db, &t, &LiveOptions::default())
+            .map_err(|e| format!("{t}: {}", e.message()))?;
+        let heatmap = live.heatmap(Metric::Ops, BucketMode::EqualKeys, KEY_BUCKETS);
+        body.push_str(&html_section(&live, &heatmap));
+    }
+    if body.is_empty() {
+        body.push_str("<p>The server held no tables.</p>\n");
+    }
+    Ok(html_document("Key Visualizer of the served traffic", &body))
 }
 
 #[cfg(test)]

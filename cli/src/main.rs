@@ -21,6 +21,7 @@ mod json_cmd;
 mod keyviz_cmd;
 mod lint_cmd;
 mod png;
+mod serve_cmd;
 mod sim_cmd;
 mod sql_cmd;
 mod state;
@@ -97,6 +98,7 @@ fn help_text() -> String {
          \x20 export  Write tables out as cbt, gcloud or Terraform for real Bigtable\n\
          \x20 sql   Run GoogleSQL queries, EXPLAIN, materialized views, row key schemas\n\
          \x20 keyviz  Print the live Key Visualizer of the traffic the state recorded\n\
+         \x20 serve  Serve Bigtable's gRPC APIs for cbt and the client libraries\n\
          \x20 help  Print this help, or a command's (tabletop help cbt)\n\
          \x20 completions  Print a shell completion script (bash, zsh, fish)\n\
          \n\
@@ -296,7 +298,7 @@ Print help.
 Usage: tabletop help [COMMAND]
 
 Without a command, prints the overview of tabletop; with one (cbt, json,
-sim, lint, translate, export, sql, keyviz, help), prints that command's help. `tabletop COMMAND --help` does the same.
+sim, lint, translate, export, sql, keyviz, serve, help), prints that command's help. `tabletop COMMAND --help` does the same.
 "
     .to_string()
 }
@@ -313,6 +315,7 @@ fn main() -> ExitCode {
         Invocation::Help(Some(Topic::Translate)) => print_stdout(&translate_cmd::help_text()),
         Invocation::Help(Some(Topic::Sql)) => print_stdout(&sql_cmd::help_text()),
         Invocation::Help(Some(Topic::Keyviz)) => print_stdout(&keyviz_cmd::help_text()),
+        Invocation::Help(Some(Topic::Serve)) => print_stdout(&serve_cmd::help_text()),
         Invocation::Help(Some(Topic::Help)) => print_stdout(&help_help_text()),
         Invocation::Version => print_stdout(&format!("{}\n", version_line())),
         Invocation::Completions(shell) => {
@@ -336,6 +339,7 @@ fn main() -> ExitCode {
         Invocation::Keyviz { options, args } => keyviz_cmd::run(options, &args),
         Invocation::Translate { options, args } => translate_cmd::run(options, &args),
         Invocation::Sql { options, args } => sql_cmd::run(options, &args),
+        Invocation::Serve { args } => serve_cmd::run(&args),
         Invocation::Error(message) => {
             eprintln!("error: {message}\n\nRun 'tabletop --help' for usage.");
             USAGE_ERROR

@@ -16,11 +16,16 @@ EMULATOR = os.environ.get(
 
 
 class Emulator:
-    def __init__(self):
-        if not os.access(EMULATOR, os.X_OK):
-            raise RuntimeError("the Bigtable emulator is not installed at %s" % EMULATOR)
+    """Google's emulator, or with `command` another server that takes the
+    emulator's command line and prints its first line (`tabletop serve`)."""
+
+    def __init__(self, command=None):
+        if command is None:
+            if not os.access(EMULATOR, os.X_OK):
+                raise RuntimeError("the Bigtable emulator is not installed at %s" % EMULATOR)
+            command = [EMULATOR]
         self.proc = subprocess.Popen(
-            [EMULATOR, "-host", "127.0.0.1", "-port", "0"],
+            list(command) + ["-host", "127.0.0.1", "-port", "0"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

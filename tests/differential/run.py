@@ -8,10 +8,13 @@ Usage (normally through run.sh, which provides the Python client and the
 release binary):
 
     python3 tests/differential/run.py --tabletop target/release/tabletop
-        [-k SUBSTRING] [--cbt-only | --json-only | --export-only] [--show] [-j N]
+        [-k SUBSTRING] [--cbt-only | --json-only | --export-only | --serve] [--show] [-j N]
 
 -k runs only scenarios whose name contains SUBSTRING; --show prints both
 sides' answers for every step (handy when writing a `diverges` entry).
+--serve runs the JSON scenarios with Tabletop's side served by `tabletop
+serve` (a fresh one per scenario) through the same official Python client
+the emulator's side uses, instead of by `tabletop json`.
 
 Prints one line per failing scenario with the differences, then
 `N passed, M failed` and exits 1 if anything failed. See README.md for the
@@ -99,6 +102,18 @@ def show_value(v):
 
 
 def run_cbt_scenario(index, sc, ctx):
+    if ctx.serve:
+        from emulator import Emulator
+
+        with Emulator([ctx.tabletop, "serve"]) as server:
+            return run_cbt_steps(index, sc, ctx, server.addr)
+    return run_cbt_steps(index, sc, ctx, None)
+
+
+def run_cbt_steps(index, sc, ctx, serve_addr):
+    """The scenario's steps through the real cbt on the emulator, and
+    through `tabletop cbt` or, with `serve_addr`, the real cbt on that
+    `tabletop serve`."""
     res = Result("cbt", sc["name"])
     instance = "c%03d" % index
     work = tempfile.mkdtemp(prefix="diff-cbt-", dir=ctx.tmp)
@@ -123,11 +138,18 @@ def run_cbt_scenario(index, sc, ctx):
             [BASH, "-c", "exec -a cbt %s -project p -instance %s %s" % (CBT, instance, cmd)],
             cwd=work, env=env, capture_output=True, timeout=60,
         )
-        ours = subprocess.run(
-            [BASH, "-c", "exec %s cbt --state %s -project p -instance %s %s"
-             % (shlex.quote(ctx.tabletop), shlex.quote(state), instance, cmd)],
-            cwd=work, env=env, capture_output=True, timeout=60,
-        )
+        if serve_addr:
+            ours = subprocess.run(
+                [BASH, "-c", "exec -a cbt %s -project p -instance %s %s" % (CBT, instance, cmd)],
+                cwd=work, env=dict(env, BIGTABLE_EMULATOR_HOST=serve_addr),
+                capture_output=True, timeout=60,
+            )
+        else:
+            ours = subprocess.run(
+                [BASH, "-c", "exec %s cbt --state %s -project p -instance %s %s"
+                 % (shlex.quote(ctx.tabletop), shlex.quote(state), instance, cmd)],
+                cwd=work, env=env, capture_output=True, timeout=60,
+            )
         emu = normalise_cbt(real.stdout, real.stderr, real.returncode, instance, now)
         tab = normalise_cbt(ours.stdout, ours.stderr, ours.returncode, instance, now)
         where = "step %d `%s`" % (n + 1, cmd)
@@ -194,9 +216,12 @@ def run_json_scenario(index, sc, ctx):
     state = os.path.join(work, "tabletop.state")
     now = int(time.time() * 1_000_000)
     emu_answers = [ctx.oracle.call(s["method"], r) for s, r in zip(steps, requests)]
-    tab_answers = run_tabletop_json(
-        ctx.tabletop, state, [{"method": s["method"], "request": r} for s, r in zip(steps, requests)]
-    )
+    if ctx.serve:
+        tab_answers = run_through_serve(ctx, steps, requests)
+    else:
+        tab_answers = run_tabletop_json(
+            ctx.tabletop, state, [{"method": s["method"], "request": r} for s, r in zip(steps, requests)]
+        )
     back = {instance + "/": "projects/p/instances/i/", '"%s"' % instance: '"projects/p/instances/i"'}
     for n, (st, e, t) in enumerate(zip(steps, emu_answers, tab_answers)):
         where = "step %d %s" % (n + 1, st["method"])
@@ -219,6 +244,20 @@ def run_json_scenario(index, sc, ctx):
     return res
 
 
+def run_through_serve(ctx, steps, requests):
+    """The answers of a fresh `tabletop serve` (every instance name reaches
+    its one instance, so scenarios cannot share one) through the client."""
+    import oracle
+    from emulator import Emulator
+
+    with Emulator([ctx.tabletop, "serve"]) as server:
+        client = oracle.Oracle(server.addr)
+        try:
+            return [client.call(s["method"], r) for s, r in zip(steps, requests)]
+        finally:
+            client.close()
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -233,6 +272,7 @@ def main(argv):
     ap.add_argument("--cbt-only", action="store_true")
     ap.add_argument("--json-only", action="store_true")
     ap.add_argument("--export-only", action="store_true")
+    ap.add_argument("--serve", action="store_true")
     ap.add_argument("--show", action="store_true")
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -254,6 +294,8 @@ def main(argv):
         print("0 passed, 1 failed")
         return 1
 
+    if args.serve and not args.cbt_only:
+        args.json_only = True
     jobs = []
     if not args.json_only and not args.export_only:
         jobs += [("cbt", i, sc) for i, sc in enumerate(cbt_scenarios.SCENARIOS) if args.filter in sc["name"]]
@@ -267,6 +309,7 @@ def main(argv):
     ctx = Ctx()
     ctx.tabletop = tabletop
     ctx.show = args.show
+    ctx.serve = args.serve
     # What the export round trips (export_scenarios.py) share with this file.
     ctx.make_result = Result
     ctx.normalise_cbt = normalise_cbt

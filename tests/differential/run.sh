@@ -16,25 +16,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-VENV="$ROOT/target/differential-venv"
-REQ="$ROOT/tests/differential/requirements.txt"
-STAMP="$VENV/.requirements-sha256"
-PYTHON="${PYTHON:-python3}"
-
 fail() {
     echo "differential: $*"
     echo "0 passed, 1 failed"
     exit 1
 }
 
-want="$(sha256sum "$REQ" | cut -d' ' -f1)"
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null || true)" != "$want" ]; then
-    echo "differential: installing the Python client into ${VENV#"$ROOT"/} (once)"
-    "$PYTHON" -m venv "$VENV" || fail "cannot create a virtual environment with $PYTHON"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQ" ||
-        fail "cannot install $REQ"
-    echo "$want" >"$STAMP"
-fi
+# shellcheck source=tests/differential/venv.sh
+. "$ROOT/tests/differential/venv.sh"
 
 if [ -z "${TABLETOP:-}" ]; then
     cargo build --quiet --release -p tabletop-cli || fail "the release build of tabletop-cli failed"

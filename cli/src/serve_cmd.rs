@@ -1,0 +1,166 @@
+//! `tabletop serve`: Bigtable's gRPC data and table admin APIs on a port,
+//! for `cbt` and the official client libraries (see `tabletop_serve`).
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Parser;
+use tabletop_core::{Instance, Instances};
+
+use crate::args::parse_words;
+use crate::state;
+
+/// Exit status for a command line that could not be understood.
+const USAGE_ERROR: u8 = 2;
+/// Exit status when the server could not start or failed.
+const FAILED: u8 = 1;
+
+pub fn help_text() -> String {
+    "\
+Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
+
+Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
+                      [--keyviz-out FILE.html]
+
+Listens on HOST:PORT and prints one line naming the address, e.g.
+`Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
+SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s). Point cbt or a client library at it with
+BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
+one instance.
+
+Without --state the instance lives in memory and is gone when the server
+stops. With --state FILE it is loaded from the state file the other
+commands use, the file stays locked while the server runs (other tabletop
+commands on it wait, then give up), and it is saved once, when SIGTERM or
+Ctrl-C stops the server; a server killed otherwise saves nothing.
+
+Every read and write is counted on the instance clock as the other
+commands count theirs, so `tabletop keyviz --state FILE` shows the served
+traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
+(one section per table with traffic) when the server stops, and each time
+it gets SIGUSR1 while it runs (`kill -USR1 PID`).
+
+Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
+MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
+admin API's CreateTable, GetTable, ListTables, DeleteTable,
+ModifyColumnFamilies and DropRowRange. Each runs as the JSON protocol's
+method of the same name (`tabletop help json`), with its status codes and
+messages; other methods answer UNIMPLEMENTED.
+
+Options:
+  -host HOST     The address to bind to [default: localhost]
+  -port PORT     The port; 0 picks a free one [default: 9000]
+  --state FILE   Keep the instance in this state file between runs
+  --keyviz-out FILE.html
+                 On stopping, write the Key Visualizer of the traffic served
+  -h, --help     Print help
+
+Exit status: 0 after a clean shutdown; 1 the server could not start (the
+port in use, the host unknown); 2 the command line was not understood.
+
+Example:
+  tabletop serve -port 8086 &
+  BIGTABLE_EMULATOR_HOST=localhost:8086 cbt -project p -instance i ls
+"
+    .to_string()
+}
+
+/// `tabletop serve [-host HOST] [-port PORT]`.
+#[derive(Parser, Debug)]
+#[command(name = "serve", disable_help_flag = true)]
+pub struct ServeCli {
+    /// The address to bind to
+    #[arg(long, default_value = "localhost")]
+    host: String,
+    /// The port; 0 picks a free one
+    #[arg(long, default_value_t = 9000)]
+    port: u16,
+    /// Keep the instance in this state file between runs
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// On stopping, write the Key Visualizer of the traffic served
+    #[arg(long, value_name = "FILE.html")]
+    keyviz_out: Option<PathBuf>,
+    /// Print help
+    #[arg(short = 'h', long = "help")]
+    help: bool,
+}
+
+pub fn run(args: &[OsString]) -> u8 {
+    let cli: ServeCli = match parse_words("serve", args, "") {
+        Ok(cli) => cli,
+        Err(message) => {
+            eprintln!("error: {message}\n\nRun 'tabletop serve --help' for usage.");
+            return USAGE_ERROR;
+        }
+    };
+    if cli.help {
+        print!("{}", help_text());
+        return 0;
+    }
+    let on_report = cli.keyviz_out.clone().map(|out| -> tabletop_serve::Report {
+        Arc::new(move |db: &mut Instance| {
+            write_keyviz(&out, db);
+        })
+    });
+    let options = tabletop_serve::Options {
+        host: cli.host,
+        port: cli.port,
+        on_report,
+    };
+    let mut all = match &cli.state {
+        Some(path) => match state::load(path, state::Names::default()) {
+            Ok(db) => db,
+            Err(message) => {
+                eprintln!("tabletop: {message}");
+                return FAILED;
+            }
+        },
+        None => Instances::default(),
+    };
+    // The server serves one instance: the state file's first; the others
+    // are kept as they are.
+    let db = std::mem::take(all.primary_mut());
+    match tabletop_serve::run(&options, db, &mut io::stdout()) {
+        Ok(mut db) => {
+            let wrote = cli.keyviz_out.map_or(0, |out| write_keyviz(&out, &mut db));
+            *all.primary_mut() = db;
+            let saved = cli.state.map_or(0, |path| save(&path, all));
+            wrote.max(saved)
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            FAILED
+        }
+    }
+}
+
+fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {
+    let written = crate::keyviz_cmd::served_page(db)
+        .and_then(|page| std::fs::write(out, page).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => {
+            eprintln!("tabletop: wrote {}", out.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("tabletop: cannot write {}: {e}", out.display());
+            FAILED
+        }
+    }
+}
+
+fn save(path: &Path, mut db: Instances) -> u8 {
+    match state::save(path, &mut db) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "tabletop: could not save the state file {}: {e}; it was left as it was before",
+                path.display()
+            );
+            FAILED
+        }
+    }
+}

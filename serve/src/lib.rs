@@ -1,0 +1,26 @@
+//! `tabletop serve`: Bigtable's gRPC data API (`google.bigtable.v2.Bigtable`)
+//! and table admin API (`google.bigtable.admin.v2.BigtableTableAdmin`) over
+//! a Tabletop instance, so `cbt` and the official client libraries work
+//! against it with `BIGTABLE_EMULATOR_HOST`, as with Google's emulator.
+//!
+//! Every method is the core's JSON protocol method of the same name
+//! (`tabletop_core::api`): the request message is transcoded to its proto3
+//! JSON, run, and the answer transcoded back, so the semantics, checks,
+//! status codes and messages are the JSON protocol's, with no second
+//! implementation here. ReadRows streams the rows as cell chunks.
+//!
+//! The protocol types are generated at build time from Google's `.proto`
+//! files vendored under `proto/` (see its README).
+
+#![deny(missing_docs)]
+
+mod admin;
+mod chunks;
+mod data;
+mod instance;
+mod proto;
+mod server;
+mod transcode;
+
+pub use self::instance::Shared;
+pub use self::server::{Options, Report, run, serve};

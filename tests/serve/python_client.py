@@ -1,0 +1,321 @@
+"""`tabletop serve` driven by the official Python client for Bigtable.
+
+Starts `tabletop serve -host 127.0.0.1 -port 0` (the binary named by
+--tabletop), reads the address from its first line, points the client at
+it with BIGTABLE_EMULATOR_HOST and checks what users do: create a table
+through the admin API, write rows (MutateRow, MutateRows,
+CheckAndMutateRow, ReadModifyWriteRow), read them back as a stream, a
+reversed scan, SampleRowKeys, DropRowRange, an error's status, and a
+ReadRows stream cancelled midway that leaves the server healthy. Ends with
+`N passed, M failed` and exits non-zero if anything failed.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import traceback
+import warnings
+
+PROJECT, INSTANCE, TABLE = "p", "i", "t"
+
+
+def start(tabletop):
+    proc = subprocess.Popen(
+        [tabletop, "serve", "-host", "127.0.0.1", "-port", "0"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    line = proc.stdout.readline().decode(errors="replace")
+    m = re.match(r"Tabletop Bigtable emulator running on (127\.0\.0\.1:\d+)$", line.strip())
+    if not m:
+        proc.kill()
+        raise RuntimeError("tabletop serve did not start: %r" % line)
+    return proc, m.group(1)
+
+
+class Suite:
+    def __init__(self, addr, tabletop):
+        self.tabletop = tabletop
+        # Imported here: BIGTABLE_EMULATOR_HOST must be set first.
+        import grpc
+        from google.cloud import bigtable
+        from google.cloud.bigtable import column_family
+        from google.cloud.bigtable.data import BigtableDataClient
+        from google.cloud.bigtable_v2 import types as v2
+
+        self.grpc, self.v2, self.column_family = grpc, v2, column_family
+        self.admin = bigtable.Client(project=PROJECT, admin=True)
+        self.instance = self.admin.instance(INSTANCE)
+        self.data = BigtableDataClient(project=PROJECT)
+        self.channel = grpc.insecure_channel(addr)
+        self.table_name = "projects/%s/instances/%s/tables/%s" % (PROJECT, INSTANCE, TABLE)
+
+    def close(self):
+        self.data.close()
+        self.channel.close()
+
+    def read_rows_rpc(self):
+        """ReadRows on a plain gRPC channel, for what the high-level
+        client does not offer (reversed scans, cancelling a stream)."""
+        return self.channel.unary_stream(
+            "/google.bigtable.v2.Bigtable/ReadRows",
+            request_serializer=self.v2.ReadRowsRequest.serialize,
+            response_deserializer=self.v2.ReadRowsResponse.deserialize,
+        )
+
+    def feature_metadata(self):
+        import base64
+
+        flags = self.v2.FeatureFlags(reverse_scans=True)
+        value = base64.urlsafe_b64encode(self.v2.FeatureFlags.serialize(flags)).decode()
+        return [("bigtable-features", value)]
+
+    def test_admin_creates_lists_and_describes_tables(self):
+        t = self.instance.table(TABLE)
+        t.create(column_families={"cf": self.column_family.MaxVersionsGCRule(2), "n": None})
+        names = [x.table_id for x in self.instance.list_tables()]
+        assert names == [TABLE], names
+        families = t.list_column_families()
+        assert sorted(families) == ["cf", "n"], families
+        assert families["cf"].gc_rule == self.column_family.MaxVersionsGCRule(2)
+
+    def test_writes_and_reads_back(self):
+        from google.cloud.bigtable.data import ReadRowsQuery, RowMutationEntry, SetCell
+
+        table = self.data.get_table(INSTANCE, TABLE)
+        table.mutate_row(b"r1", SetCell("cf", b"c", b"one", timestamp_micros=1000))
+        table.bulk_mutate_rows(
+            [RowMutationEntry(b"r%d" % i, [SetCell("cf", b"c", b"v%d" % i)]) for i in range(2, 6)]
+        )
+        rows = table.read_rows(ReadRowsQuery())
+        keys = [r.row_key for r in rows]
+        assert keys == [b"r1", b"r2", b"r3", b"r4", b"r5"], keys
+        assert rows[0].cells[0].value == b"one" and rows[0].cells[0].timestamp_micros == 1000
+        limited = table.read_rows(ReadRowsQuery(row_keys=[b"r4", b"r2"], limit=1))
+        assert [r.row_key for r in limited] == [b"r2"]
+        assert table.read_row(b"nope") is None
+        assert table.row_exists(b"r3")
+
+    def test_check_and_mutate_and_read_modify_write(self):
+        from google.cloud.bigtable.data import SetCell
+        from google.cloud.bigtable.data.read_modify_write_rules import IncrementRule
+        from google.cloud.bigtable.data.row_filters import FamilyNameRegexFilter
+
+        table = self.data.get_table(INSTANCE, TABLE)
+        matched = table.check_and_mutate_row(
+            b"r1",
+            FamilyNameRegexFilter("cf"),
+            true_case_mutations=[SetCell("cf", b"seen", b"yes")],
+            false_case_mutations=[SetCell("cf", b"seen", b"no")],
+        )
+        assert matched is True
+        assert table.read_row(b"r1").get_cells("cf", b"seen")[0].value == b"yes"
+        table.read_modify_write_row(b"r1", IncrementRule("n", b"count", 5))
+        row = table.read_modify_write_row(b"r1", IncrementRule("n", b"count", 2))
+        assert row.get_cells("n", b"count")[0].value == (7).to_bytes(8, "big")
+
+    def test_reversed_scan(self):
+        request = self.v2.ReadRowsRequest(table_name=self.table_name, reversed=True, rows_limit=3)
+        keys = []
+        for response in self.read_rows_rpc()(request, metadata=self.feature_metadata()):
+            keys += [c.row_key for c in response.chunks if c.row_key]
+        assert keys == [b"r5", b"r4", b"r3"], keys
+
+    def test_request_stats_come_with_the_stream(self):
+        request = self.v2.ReadRowsRequest(
+            table_name=self.table_name,
+            rows_limit=2,
+            request_stats_view=self.v2.ReadRowsRequest.RequestStatsView.REQUEST_STATS_FULL,
+        )
+        stats = [r.request_stats for r in self.read_rows_rpc()(request) if "request_stats" in r]
+        assert len(stats) == 1, stats
+        read = stats[0].full_read_stats_view.read_iteration_stats
+        assert read.rows_returned_count == 2, read
+
+    def test_sample_row_keys(self):
+        samples = self.data.get_table(INSTANCE, TABLE).sample_row_keys()
+        assert samples and samples[-1][0] == b"", samples
+
+    def test_errors_carry_the_json_protocol_s_status(self):
+        from google.api_core import exceptions
+        from google.cloud.bigtable.data import ReadRowsQuery
+
+        try:
+            self.data.get_table(INSTANCE, "nope").read_rows(ReadRowsQuery(), operation_timeout=5)
+        except exceptions.NotFound as e:
+            assert 'table "nope" not found' in str(e), str(e)
+        except Exception as e:  # the client wraps retried errors
+            cause = getattr(e, "__cause__", None)
+            assert 'table "nope" not found' in repr(e) + repr(cause), repr(e)
+        else:
+            raise AssertionError("reading a missing table succeeded")
+
+    def json_error(self, method, body):
+        """The error `tabletop json` answers for one request (on an empty
+        instance with the table `t`, in a state file of its own)."""
+        import json
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as work:
+            lines = [
+                {"method": "createTable", "request": {"parent": "projects/p/instances/i",
+                 "tableId": TABLE, "table": {"columnFamilies": {"cf": {}}}}},
+                {"method": method, "request": body},
+            ]
+            text = "".join(json.dumps(l) + "\n" for l in lines)
+            out = subprocess.run(
+                [self.tabletop, "json", "--state", os.path.join(work, "s.state")],
+                input=text.encode(), capture_output=True, check=True,
+            )
+            return json.loads(out.stdout.decode().splitlines()[-1])["error"]
+
+    def test_bad_input_gets_the_json_protocol_s_code_and_message(self):
+        from google.protobuf import json_format
+
+        cases = [
+            ("readRows", self.v2.ReadRowsRequest, {"tableName": self.table_name,
+             "filter": {"rowKeyRegexFilter": "KA=="}}),
+            ("mutateRow", self.v2.MutateRowRequest, {"tableName": self.table_name,
+             "rowKey": "cg==", "mutations": [{"setCell": {"familyName": "nope",
+             "columnQualifier": "Yw==", "value": "dg=="}}]}),
+            ("readRows", self.v2.ReadRowsRequest, {"tableName": "projects/p/instances/i/tables/"}),
+        ]
+        for method, kind, body in cases:
+            want = self.json_error(method, body)
+            path = "/google.bigtable.v2.Bigtable/" + method[0].upper() + method[1:]
+            request = kind.wrap(json_format.ParseDict(body, kind.pb()()))
+            rpc = (self.channel.unary_stream if method == "readRows" else self.channel.unary_unary)(
+                path, request_serializer=kind.serialize, response_deserializer=lambda b: b
+            )
+            try:
+                out = rpc(request)
+                if method == "readRows":
+                    list(out)
+            except self.grpc.RpcError as e:
+                got = (e.code().value[0], e.details())
+            else:
+                raise AssertionError("%s %s succeeded" % (method, body))
+            assert got == (want["code"], want["message"]), (got, want)
+
+    def test_cancelled_stream_leaves_the_server_healthy(self):
+        from google.cloud.bigtable.data import ReadRowsQuery, RowMutationEntry, SetCell
+
+        table = self.data.get_table(INSTANCE, TABLE)
+        value = b"x" * 4096
+        table.bulk_mutate_rows(
+            [RowMutationEntry(b"big%05d" % i, [SetCell("cf", b"c", value)]) for i in range(1000)]
+        )
+        request = self.v2.ReadRowsRequest(table_name=self.table_name)
+        call = self.read_rows_rpc()(request)
+        first = next(call)
+        assert first.chunks, "the stream sent nothing"
+        call.cancel()
+        try:
+            for _ in call:
+                pass
+        except self.grpc.RpcError as e:
+            assert e.code() == self.grpc.StatusCode.CANCELLED, e.code()
+        rows = table.read_rows(ReadRowsQuery())
+        assert len(rows) == 1005, len(rows)
+
+    def test_drop_row_range_and_delete_table(self):
+        from google.cloud.bigtable.data import ReadRowsQuery
+
+        t = self.instance.table(TABLE)
+        t.drop_by_prefix(b"big")
+        rows = self.data.get_table(INSTANCE, TABLE).read_rows(ReadRowsQuery())
+        assert len(rows) == 5, len(rows)
+        t.delete()
+        assert list(self.instance.list_tables()) == []
+
+
+def stalled_reader_does_not_hold_shutdown(tabletop):
+    """A client that stops reading a big ReadRows stream must not keep a
+    SIGTERM'd server alive: it exits 0 after its grace period (5 s)."""
+    import time
+
+    import grpc
+    from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+    from google.cloud.bigtable_v2 import types as v2
+
+    proc, addr = start(tabletop)
+    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+    try:
+        from google.cloud import bigtable
+
+        bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
+            column_families={"cf": None}
+        )
+        with BigtableDataClient(project=PROJECT) as data:
+            table = data.get_table(INSTANCE, TABLE)
+            value = b"x" * 60000
+            for k in range(10):
+                table.bulk_mutate_rows([
+                    RowMutationEntry(b"r%06d" % (k * 100 + i), [SetCell("cf", b"c", value)])
+                    for i in range(100)
+                ])
+        channel = grpc.insecure_channel(addr)
+        read = channel.unary_stream(
+            "/google.bigtable.v2.Bigtable/ReadRows",
+            request_serializer=v2.ReadRowsRequest.serialize,
+            response_deserializer=v2.ReadRowsResponse.deserialize,
+        )
+        call = read(v2.ReadRowsRequest(table_name="projects/p/instances/i/tables/t"))
+        next(call)  # then stop reading 60 MB
+        started = time.time()
+        proc.terminate()
+        code = proc.wait(timeout=30)
+        took = time.time() - started
+        channel.close()
+        assert code == 0, code
+        assert took < 15, took
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tabletop", required=True)
+    args = parser.parse_args()
+    proc, addr = start(args.tabletop)
+    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+    # The client warns on every connection that it talks to an emulator.
+    warnings.filterwarnings("ignore", "Connecting to Bigtable emulator")
+    passed = failed = 0
+    try:
+        suite = Suite(addr, args.tabletop)
+        tests = [n for n in Suite.__dict__ if n.startswith("test_")]
+        for name in tests:
+            try:
+                getattr(suite, name)()
+                print("ok   " + name)
+                passed += 1
+            except Exception:
+                print("FAIL " + name)
+                traceback.print_exc(file=sys.stdout)
+                failed += 1
+        suite.close()
+        try:
+            stalled_reader_does_not_hold_shutdown(args.tabletop)
+            print("ok   stalled_reader_does_not_hold_shutdown")
+            passed += 1
+        except Exception:
+            print("FAIL stalled_reader_does_not_hold_shutdown")
+            traceback.print_exc(file=sys.stdout)
+            failed += 1
+    finally:
+        proc.terminate()
+        code = proc.wait(timeout=10)
+        if code != 0:
+            print("FAIL tabletop serve exited %s after SIGTERM" % code)
+            failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Drives `tabletop serve` with the official Python client for Bigtable:
+# tests/serve/python_client.py (the admin API, writes, streamed reads, a
+# reversed scan, an error's status and a cancelled stream), then the
+# differential suite's JSON scenarios with Tabletop's side served by
+# `tabletop serve` (tests/differential/run.py --serve), compared with
+# Google's emulator as `tabletop json` is.
+#
+#   tests/serve/run.sh
+#
+# Uses the differential suite's virtual environment (target/differential-venv,
+# made on first use) and the release build of tabletop
+# (`cargo build --release -p tabletop-cli`, a no-op when it is current);
+# set TABLETOP=/path/to/tabletop to test another build. Ends with
+# `N passed, M failed` for each part; exits non-zero if anything failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+fail() {
+    echo "serve: $*"
+    echo "0 passed, 1 failed"
+    exit 1
+}
+
+# shellcheck source=tests/differential/venv.sh
+. "$ROOT/tests/differential/venv.sh"
+
+if [ -z "${TABLETOP:-}" ]; then
+    cargo build --quiet --release -p tabletop-cli || fail "the release build of tabletop-cli failed"
+    TABLETOP="${CARGO_TARGET_DIR:-$ROOT/target}/release/tabletop"
+fi
+
+status=0
+"$VENV/bin/python" "$ROOT/tests/serve/python_client.py" --tabletop "$TABLETOP" || status=1
+"$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" --serve || status=1
+exit "$status"
