@@ -89,10 +89,8 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
             data-live-build-ms={format!("{:.2}", live.build_ms)} data-live-builds={live.builds.to_string()}>
             <header class="panel-head">
                 <h2 class="panel-title">{ "Key Visualizer" }</h2>
+                <span class="panel-meta" title={meta.clone().unwrap_or_default()}>{ meta.unwrap_or_default() }</span>
                 { view_switch(view, &props.on_live) }
-                if let Some(meta) = meta {
-                    <span class="panel-meta" title={meta.clone()}>{ meta }</span>
-                }
                 { props.maximize.clone() }
             </header>
             <div class="panel-body kv-body">
@@ -108,12 +106,12 @@ fn view_switch(view: KvView, on_live: &Callback<LiveAction>) -> Html {
         let on_live = on_live.clone();
         let onclick = Callback::from(move |_: MouseEvent| on_live.emit(LiveAction::Show(v)));
         html! {
-            <button type="button" class={classes!("kv-switch-button", (v == view).then_some("on"))}
+            <button type="button" class={classes!("seg-button", (v == view).then_some("pressed"))}
                 aria-pressed={(v == view).to_string()} {title} {onclick}>{ text }</button>
         }
     };
     html! {
-        <span class="kv-switch" role="group" aria-label="What the Key Visualizer shows">
+        <span class="seg-switch kv-switch" role="group" aria-label="What the Key Visualizer shows">
             { button(KvView::Live, "Your tables", "The traffic your operations put on the selected table") }
             { button(KvView::Simulation, "Simulation", "A scenario's workload on a simulated cluster") }
         </span>
@@ -666,7 +664,11 @@ fn cursor_text(map: &MapData, pinned: Option<Cell>) -> String {
                 .key_end
                 .clone()
                 .unwrap_or_else(|| "the end of the table".into());
-            format!("Keys {start} to {end}; {}; {}", info.time, info.value)
+            let place = info.place.map(|p| format!("; {p}")).unwrap_or_default();
+            format!(
+                "Keys {start} to {end}; {}; {}{place}",
+                info.time, info.value
+            )
         })
         .unwrap_or_default()
 }
@@ -716,6 +718,9 @@ fn tooltip_html(
             </div>
             <div class="kv-tip-time">{ info.time }</div>
             <div class="kv-tip-value">{ info.value }</div>
+            if let Some(place) = info.place {
+                <div class="kv-tip-place">{ place }</div>
+            }
             if pinned { <div class="kv-tip-hint">{ "Pinned: click again or press Escape to release" }</div> }
         </div>
     })

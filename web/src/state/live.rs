@@ -490,6 +490,14 @@ mod tests {
         // The times are on the instance clock.
         let info = cell_info(map, 0, 0).unwrap();
         assert!(info.time.ends_with(" UTC"), "{}", info.time);
+        // Each cell names its tablet and the rows stored under it.
+        let tablet = state.live.summary.as_ref().unwrap().tablets[0].id;
+        let place = info.place.unwrap();
+        assert!(place.starts_with(&format!("tablet {tablet}, ")), "{place}");
+        assert_eq!(map.stored_rows.iter().sum::<f64>(), 4.0);
+        let last = map.rows() - 1;
+        let last_place = cell_info(map, last, 0).unwrap().place.unwrap();
+        assert!(last_place.ends_with(" 1 row stored"), "{last_place}");
     }
 
     #[test]
@@ -588,5 +596,40 @@ mod tests {
             after,
             "the Rows panel's own reads are not traffic"
         );
+    }
+
+    #[test]
+    fn cells_name_the_real_tablets_they_fall_in() {
+        let mut state = run(&test_app(), "createtable split families=cf splits=m");
+        for key in ["a1", "a2", "n1", "n2", "n3"] {
+            state = run(&state, &format!("set split {key} cf:q=v"));
+        }
+        let state = settle(run(
+            &state.apply(Action::SelectTable("split".into())),
+            "read split",
+        ));
+        let summary = state.live.summary.as_ref().unwrap();
+        let ids: Vec<u64> = summary.tablets.iter().map(|t| t.id).collect();
+        assert_eq!(ids.len(), 2, "split at m");
+        let map = state.live.map.as_ref().unwrap();
+        let place = |key: &str| {
+            (0..map.rows())
+                .filter_map(|r| cell_info(map, r, 0))
+                .find(|i| i.key_start.starts_with(key))
+                .and_then(|i| i.place)
+                .unwrap()
+        };
+        assert!(
+            place("a").starts_with(&format!("tablet {},", ids[0])),
+            "{}",
+            place("a")
+        );
+        assert!(
+            place("n").starts_with(&format!("tablet {},", ids[1])),
+            "{}",
+            place("n")
+        );
+        // Every row is under exactly one bucket.
+        assert_eq!(map.stored_rows.iter().sum::<f64>(), 5.0);
     }
 }

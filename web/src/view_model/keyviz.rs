@@ -102,6 +102,19 @@ pub struct MapData {
     /// epoch) for a real table's traffic; `None` for a simulation, whose
     /// times count from the start of the run.
     pub origin_micros: Option<i64>,
+    /// The real tablets on the fine key axis (a real table's map only).
+    pub tablets: Vec<TabletSpan>,
+    /// Rows stored now in each key bucket shown (a real table's map only).
+    pub stored_rows: Vec<f64>,
+}
+
+/// A real tablet's place on the fine key axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TabletSpan {
+    /// The tablet id.
+    pub id: u64,
+    /// The fine buckets `[first, last)` it covers.
+    pub fine: [u32; 2],
 }
 
 impl MapData {
@@ -165,6 +178,15 @@ pub trait MapSource {
     fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree;
     /// The instance-clock time of the first column, for real traffic.
     fn origin_micros(&self) -> Option<i64>;
+    /// The real tablets on the fine axis (none for a simulation, whose
+    /// tablets move as it runs).
+    fn tablets(&self) -> Vec<TabletSpan> {
+        Vec::new()
+    }
+    /// Rows stored now per fine bucket, when they are real rows.
+    fn stored_rows(&self) -> Option<Vec<f64>> {
+        None
+    }
 }
 
 impl MapSource for Simulation {
@@ -213,6 +235,19 @@ impl MapSource for LiveKeyViz {
     }
     fn origin_micros(&self) -> Option<i64> {
         Some(self.start_micros())
+    }
+    fn tablets(&self) -> Vec<TabletSpan> {
+        LiveKeyViz::tablets(self)
+            .iter()
+            .map(|t| TabletSpan {
+                id: t.id,
+                fine: t.fine,
+            })
+            .collect()
+    }
+    fn stored_rows(&self) -> Option<Vec<f64>> {
+        // The `rows` metric of the last column: the table as it is now.
+        Some(self.recorder().totals_by_key(Metric::Rows))
     }
 }
 
@@ -295,6 +330,16 @@ pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData 
         ..heatmap
     };
     let labels = source.prefix_tree(&shown, LABEL_DEPTH).nodes;
+    let stored_rows = source.stored_rows().map_or_else(Vec::new, |rows| {
+        shown
+            .keys
+            .iter()
+            .map(|k| {
+                rows.get(k.fine[0] as usize..k.fine[1] as usize)
+                    .map_or(0.0, |r| r.iter().sum())
+            })
+            .collect()
+    });
     MapData {
         metric: shown.metric,
         unit: shown.unit,
@@ -309,7 +354,34 @@ pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData 
         fine_total,
         range: zoom.unwrap_or([0, fine_total]),
         origin_micros: source.origin_micros(),
+        tablets: source.tablets(),
+        stored_rows,
     }
+}
+
+/// Where a key bucket of a real table's map lies: the tablets it falls
+/// in and the rows stored there (`tablet 2, 1,204 rows`), or `None` for a
+/// simulation.
+pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
+    let key = map.keys.get(row)?;
+    let rows = map.stored_rows.get(row)?;
+    let ids: Vec<u64> = map
+        .tablets
+        .iter()
+        .filter(|t| t.fine[0] < key.fine[1] && key.fine[0] < t.fine[1].max(t.fine[0] + 1))
+        .map(|t| t.id)
+        .collect();
+    let tablets = match ids.as_slice() {
+        [] => return None,
+        [one] => format!("tablet {one}"),
+        [first, .., last] => format!("tablets {first} to {last} ({} tablets)", ids.len()),
+    };
+    let n = rows.round().max(0.0) as u64;
+    Some(format!(
+        "{tablets}, {} row{} stored",
+        format_count(n),
+        if n == 1 { "" } else { "s" }
+    ))
 }
 
 /// A time of day on the instance clock, `14:02:10 UTC`.
@@ -442,6 +514,8 @@ pub struct CellInfo {
     /// The value with its unit, or a note that the time is not simulated
     /// yet.
     pub value: String,
+    /// A real table's tablets and rows under the cell ([`bucket_place`]).
+    pub place: Option<String>,
 }
 
 /// The tooltip of a cell.
@@ -463,6 +537,7 @@ pub fn cell_info(map: &MapData, row: usize, column: usize) -> Option<CellInfo> {
         key_end: key.end.clone(),
         time: time_span(map.origin_micros, from, to),
         value,
+        place: bucket_place(map, row),
     })
 }
 
@@ -1039,6 +1114,7 @@ mod tests {
         assert!(info.time.contains("into the run"), "{}", info.time);
         assert!(info.value.starts_with("Operations: "), "{}", info.value);
         assert!(info.value.ends_with("ops/s"), "{}", info.value);
+        assert_eq!(info.place, None, "a simulation's tablets move as it runs");
         assert!(cell_info(&map, map.rows(), 0).is_none());
     }
 
