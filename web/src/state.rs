@@ -906,6 +906,11 @@ impl AppState {
             table: self.selected.clone(),
             data_rev: self.data_rev,
             traffic: table_print,
+            bytes: self
+                .tables
+                .iter()
+                .find(|t| Some(&t.name) == self.selected.as_ref())
+                .map_or(0, |t| t.bytes),
         };
         let now = self.clock.now_ms();
         let state = Rc::make_mut(&mut self.live);

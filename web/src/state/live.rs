@@ -43,6 +43,11 @@ const MIN_GAP_MS: f64 = 250.0;
 const GAP_PER_BUILD_COST: f64 = 9.0;
 /// During a data load, builds dearer than this (ms) wait for its end.
 const LOAD_BUILD_MS: f64 = 12.0;
+/// A build expected to take longer than this (ms) would be a long task
+/// (one that holds the page up): it waits for the person to ask for it.
+pub const LONG_BUILD_MS: f64 = 45.0;
+/// Builds of tables at least this big (bytes) measure what a byte costs.
+const RATE_FROM_BYTES: u64 = 256 * 1024;
 
 /// What the live map was built from: the table, the data revision and a
 /// fingerprint of its traffic. Equal signatures mean an equal map.
@@ -54,6 +59,8 @@ pub struct Signature {
     pub data_rev: u64,
     /// [`traffic_print`] of the table.
     pub traffic: u64,
+    /// Logical bytes the table holds (what a build's cost grows with).
+    pub bytes: u64,
 }
 
 /// A fingerprint of a table's traffic log: the number of time buckets,
@@ -154,6 +161,14 @@ pub struct LiveState {
     pub build_ms: f64,
     /// Builds done (for tests and the performance test).
     pub builds: u64,
+    /// When the map is behind the table and bringing it up to date would
+    /// hold the page up: how long that is expected to take (ms). The
+    /// panel offers to do it ([`LiveAction::Update`]).
+    pub behind_ms: Option<f64>,
+    /// What a build cost per byte of table, lately (ms).
+    ms_per_byte: Option<f64>,
+    /// The person asked for the map to be brought up to date.
+    update_asked: bool,
     engine: Option<Rc<LiveKeyViz>>,
     built: Option<Signature>,
     /// The latest signature seen, when it differs from `built`.
@@ -220,6 +235,8 @@ pub enum LiveAction {
     Show(KvView),
     /// A setting of the live map.
     Map(MapAction),
+    /// Bring the map up to date now, however long it takes.
+    Update,
 }
 
 impl LiveState {
@@ -239,9 +256,10 @@ impl LiveState {
         self.rev
     }
 
-    /// Whether the map is behind the table.
+    /// Whether the map is behind the table and will be rebuilt in a
+    /// coming frame (not when that waits for the person to ask).
     pub fn is_stale(&self) -> bool {
-        self.stale.is_some()
+        self.stale.is_some() && self.behind_ms.is_none()
     }
 
     /// Applies an action of this slice.
@@ -249,6 +267,10 @@ impl LiveState {
         self.rev += 1;
         match action {
             LiveAction::Show(view) => self.choice = Some(view),
+            LiveAction::Update => {
+                self.update_asked = true;
+                self.behind_ms = None;
+            }
             LiveAction::Map(action) => {
                 match action {
                     MapAction::Metric(m) => self.keyviz.metric = m,
@@ -297,21 +319,41 @@ impl LiveState {
     }
 
     /// Notes the table's current signature; returns whether the map is
-    /// now behind it.
+    /// now behind it (and may be rebuilt without holding the page up, or
+    /// was asked for).
     pub(crate) fn observe(&mut self, sig: Signature) -> bool {
         if self.built.as_ref() == Some(&sig) {
             self.stale = None;
         } else if self.stale.as_ref() != Some(&sig) {
             self.stale = Some(sig);
         }
-        self.stale.is_some()
+        let behind = match &self.stale {
+            Some(sig) if !self.update_asked => {
+                self.estimate_ms(sig.bytes).filter(|ms| *ms > LONG_BUILD_MS)
+            }
+            _ => None,
+        };
+        if behind.is_some() != self.behind_ms.is_some() {
+            self.rev += 1;
+        }
+        self.behind_ms = behind;
+        self.stale.is_some() && behind.is_none()
+    }
+
+    /// What a build of a table of `bytes` is expected to cost (ms), from
+    /// the last build's cost per byte.
+    pub fn estimate_ms(&self, bytes: u64) -> Option<f64> {
+        self.ms_per_byte.map(|rate| rate * bytes as f64)
     }
 
     /// Whether a rebuild may run now (`now_ms` on the app clock), given
     /// whether a data load is running.
     pub(crate) fn due(&self, now_ms: f64, loading: bool) -> bool {
-        if self.stale.is_none() {
+        if self.stale.is_none() || self.behind_ms.is_some() {
             return false;
+        }
+        if self.update_asked {
+            return true;
         }
         if loading && self.build_ms > LOAD_BUILD_MS {
             return false;
@@ -354,9 +396,17 @@ impl LiveState {
                 Err(e) => self.error = Some(e.to_string()),
             }
         }
+        let bytes = sig.bytes;
         self.built = Some(sig);
+        self.update_asked = false;
+        self.behind_ms = None;
         let ended = now_ms();
         self.build_ms = (ended - started).max(0.0);
+        // Small tables cost mostly the fixed part of a build: only larger
+        // ones tell what a byte costs.
+        if bytes >= RATE_FROM_BYTES {
+            self.ms_per_byte = Some(self.build_ms / bytes as f64);
+        }
         self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
     }
 
@@ -631,5 +681,48 @@ mod tests {
         );
         // Every row is under exactly one bucket.
         assert_eq!(map.stored_rows.iter().sum::<f64>(), 5.0);
+    }
+
+    #[test]
+    fn a_build_that_would_hold_the_page_up_waits_for_a_click() {
+        use crate::state::generator::GeneratorSpec;
+        // 50 ms per clock reading: every build looks like a long task.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 50.0)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo))
+            .apply(Action::Live(LiveAction::Show(KvView::Live)));
+        let loaded = settle(
+            slow.apply(Action::SetGenerator(GeneratorSpec {
+                table: "big".into(),
+                rows: 5000,
+                seed: 1,
+            }))
+            .apply(Action::StartGenerator),
+        );
+        let bytes = loaded
+            .tables
+            .iter()
+            .find(|t| t.name == "big")
+            .unwrap()
+            .bytes;
+        assert!(bytes >= RATE_FROM_BYTES, "{bytes} bytes");
+        assert_eq!(loaded.live.table.as_deref(), Some("big"));
+        assert_eq!(
+            loaded.live.summary.as_ref().unwrap().rows,
+            5000.0,
+            "drawn once loaded"
+        );
+        assert_eq!(loaded.live.behind_ms, None);
+        let builds = loaded.live.builds;
+        // A read now: the next build is known to be long, so it waits.
+        let read = settle(run(&loaded, "read big count=1"));
+        assert_eq!(read.live.builds, builds);
+        let behind = read.live.behind_ms.expect("the map says it is behind");
+        assert!(behind > LONG_BUILD_MS, "{behind}");
+        assert!(!read.has_work(), "no frames are spent waiting");
+        // Asked for, it is done.
+        let updated = settle(read.apply(Action::Live(LiveAction::Update)));
+        assert_eq!(updated.live.builds, builds + 1);
+        assert_eq!(updated.live.behind_ms, None);
+        assert_eq!(updated.live.summary.as_ref().unwrap().totals.read_rows, 1.0);
     }
 }
