@@ -92,7 +92,7 @@ async fn a_console_read_lights_its_keys_on_the_live_map() {
     wait_for(&root, ".kv-tooltip .kv-tip-place").await;
     let place = texts(&root, ".kv-tip-place").concat();
     assert!(
-        place.starts_with("tablet ") && place.ends_with(" stored"),
+        place.starts_with("tablet #") && place.ends_with(" stored"),
         "{place}"
     );
     assert!(texts(&root, ".kv-tip-time").concat().ends_with(" UTC"));

@@ -360,7 +360,8 @@ pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData 
 }
 
 /// Where a key bucket of a real table's map lies: the tablets it falls
-/// in and the rows stored there (`tablet 2, 1,204 rows`), or `None` for a
+/// in and the rows stored there (`tablet #2, 1,204 rows stored`), as the
+/// Tablets panel numbers them, or `None` for a
 /// simulation.
 pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
     let key = map.keys.get(row)?;
@@ -373,8 +374,8 @@ pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
         .collect();
     let tablets = match ids.as_slice() {
         [] => return None,
-        [one] => format!("tablet {one}"),
-        [first, .., last] => format!("tablets {first} to {last} ({} tablets)", ids.len()),
+        [one] => format!("tablet #{one}"),
+        [first, .., last] => format!("tablets #{first} to #{last} ({} tablets)", ids.len()),
     };
     let n = rows.round().max(0.0) as u64;
     Some(format!(
