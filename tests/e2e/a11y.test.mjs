@@ -53,6 +53,7 @@ for (const colorScheme of ['light', 'dark']) {
 
     // A scenario run to its end: the heatmap, its banners and controls.
     const keyviz = region(page, 'Key Visualizer');
+    await keyviz.getByRole('button', { name: 'Simulation', exact: true }).click();
     await keyviz.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
     await keyviz.getByRole('combobox', { name: 'Speed' }).selectOption('max');
     await keyviz.getByRole('button', { name: 'Play' }).click();

@@ -339,13 +339,11 @@ pub fn workspace() -> Html {
     }
 }
 
-/// Whether the Key Visualizer shows a heatmap (then it takes more of the
-/// width): a loaded simulation, or the live map of a table.
+/// Whether the Key Visualizer shows a simulation's heatmap (then it takes
+/// more of the width). The live map of a table does not widen it: while
+/// the person works on their rows, the Rows panel keeps its room.
 fn kv_has_map(app: &AppContext) -> bool {
-    match app.live.shown(app.sim.loaded()) {
-        crate::state::live::KvView::Simulation => app.sim.loaded(),
-        crate::state::live::KvView::Live => app.live.map.is_some(),
-    }
+    app.sim.loaded() && app.live.shown(true) == crate::state::live::KvView::Simulation
 }
 
 /// Whether `panels` has a panel of the left column.
