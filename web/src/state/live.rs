@@ -752,4 +752,31 @@ mod tests {
         assert!(live.observe(sig(180 << 20)));
         assert!(live.due(0.0, true), "asked for, even during a load");
     }
+
+    #[test]
+    fn reads_in_every_console_language_show_up() {
+        let read_rows = |s: &AppState| s.live.summary.as_ref().unwrap().totals.read_rows;
+        let cbt = settle(run(&test_app(), "read mobile-time-series count=1"));
+        assert_eq!(read_rows(&cbt), 1.0);
+        let name = format!("{}/tables/mobile-time-series", cbt.instance().name());
+        let json = crate::view_model::filter::read_rows_line(&name, None, Some(2));
+        let json = settle(
+            cbt.apply(Action::ConsoleTab(Tab::Json))
+                .apply(Action::ConsoleInput(json))
+                .apply(Action::ConsoleRun),
+        );
+        assert!(json.console.entries.last().unwrap().ok);
+        assert_eq!(read_rows(&json), 3.0);
+        let sql = settle(
+            json.apply(Action::ConsoleTab(Tab::Sql))
+                .apply(Action::ConsoleInput(
+                    "SELECT _key FROM `mobile-time-series` WHERE _key = 'tablet#a0b81f74#20200501'"
+                        .into(),
+                ))
+                .apply(Action::ConsoleRun),
+        );
+        let entry = sql.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert_eq!(read_rows(&sql), 4.0);
+    }
 }
