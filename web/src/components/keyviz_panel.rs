@@ -75,7 +75,7 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
         KvView::Live => live.table.clone(),
     };
     let body = match view {
-        KvView::Simulation => sim_body(sim, &props.on_sim),
+        KvView::Simulation => sim_body(sim, &props.on_sim, &props.on_live),
         KvView::Live => html! {
             <LiveBody live={Rc::clone(live)} on_live={props.on_live.clone()} tables={Rc::clone(&props.tables)}
                 selected={props.selected.clone()} on_select={props.on_select.clone()} />
@@ -119,11 +119,11 @@ fn view_switch(view: KvView, on_live: &Callback<LiveAction>) -> Html {
 }
 
 /// The simulation's controls, then its map (or why there is none).
-fn sim_body(sim: &SimState, on_sim: &Callback<SimAction>) -> Html {
+fn sim_body(sim: &SimState, on_sim: &Callback<SimAction>, on_live: &Callback<LiveAction>) -> Html {
     let on_map = on_sim.reform(SimAction::from);
     let body = match (&sim.map, &sim.error) {
         (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
-        (None, None) => intro(on_sim),
+        (None, None) => intro(on_sim, on_live),
         (Some(map), None) => map_view(
             map,
             sim.keyviz,
@@ -141,9 +141,14 @@ fn sim_body(sim: &SimState, on_sim: &Callback<SimAction>) -> Html {
     }
 }
 
-/// Before any simulation: what the panel shows, and the two designs to
-/// compare first, one click each.
-fn intro(on_sim: &Callback<SimAction>) -> Html {
+/// Before any simulation: what the panel shows, the two designs to
+/// compare first, one click each, and where the person's own operations
+/// are drawn.
+fn intro(on_sim: &Callback<SimAction>, on_live: &Callback<LiveAction>) -> Html {
+    let to_live = {
+        let on_live = on_live.clone();
+        Callback::from(move |_: MouseEvent| on_live.emit(LiveAction::Show(KvView::Live)))
+    };
     let try_button = |file: &'static str| {
         let title = scenario_choices()
             .iter()
@@ -163,6 +168,10 @@ fn intro(on_sim: &Callback<SimAction>) -> Html {
             <p class="hint">
                 { "Try " }{ try_button("mobile_timestamp_first.toml") }{ ", then " }
                 { try_button("mobile_device_first.toml") }{ " to compare." }
+            </p>
+            <p class="hint">
+                { "The reads and writes you run on your own tables have a map too: " }
+                <button type="button" class="link-button" onclick={to_live}>{ "show your tables' traffic" }</button>{ "." }
             </p>
         </div>
     }
