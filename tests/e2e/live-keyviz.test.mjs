@@ -48,7 +48,7 @@ test('a console read lights up the keys it read on the live heatmap', async () =
 
   await runCommand(page, 'read mobile-time-series prefix=phone#4c41');
   const builds = await builtAtLeast(page, 1);
-  assert.equal(await kv.getByRole('button', { name: 'Your tables' }).getAttribute('aria-pressed'), 'true');
+  assert.equal(await kv.getByRole('button', { name: 'Your tables', exact: true }).getAttribute('aria-pressed'), 'true');
   await kv.getByRole('img', { name: 'Key Visualizer heatmap' }).waitFor();
   assert.match(await kv.locator('.kv-live-summary').textContent(), /2 rows read, 4 written/);
 
@@ -75,7 +75,7 @@ test('a console read lights up the keys it read on the live heatmap', async () =
   // The choice and the recorded traffic come back after a reload.
   await kv.getByRole('button', { name: 'Simulation' }).click();
   assert.equal(await kv.getAttribute('data-view'), 'simulation');
-  await kv.getByRole('button', { name: 'Your tables' }).click();
+  await kv.getByRole('button', { name: 'Your tables', exact: true }).click();
   await page.waitForTimeout(1500); // autosave waits for the page to be still
   await page.reload();
   await page.waitForSelector('#rows .row');

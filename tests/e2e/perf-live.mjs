@@ -31,7 +31,7 @@ try {
     await page.goto(server.url);
     await page.waitForSelector('#rows .row', { timeout: 30_000 });
     const kv = page.getByRole('region', { name: 'Key Visualizer', exact: true });
-    await kv.getByRole('button', { name: 'Your tables' }).click();
+    await kv.getByRole('button', { name: 'Your tables', exact: true }).click();
     const panel = page.getByRole('region', { name: 'Rows', exact: true });
     await panel.getByText('Load sample data').click();
     await panel.getByRole('combobox', { name: 'Rows to generate' }).selectOption(rows);

@@ -105,7 +105,8 @@ async fn a_console_read_lights_its_keys_on_the_live_map() {
             .unwrap_or_default()
             .contains("Pick a scenario")
     );
-    click_button(&kv, "Your tables");
+    // The simulation's invitation points back to the live map.
+    click_button(&kv, "show your tables' traffic");
     wait_for(&root, LIVE_CANVAS).await;
     unmount(app, &root);
 }
