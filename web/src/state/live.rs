@@ -686,6 +686,17 @@ mod tests {
         );
         // Every row is under exactly one bucket.
         assert_eq!(map.stored_rows.iter().sum::<f64>(), 5.0);
+        // The data table says the same, for screen readers: each row of it
+        // names its tablets and the rows stored there.
+        let table = crate::view_model::keyviz::data_table(map, 1, 1);
+        let label = &table.rows[0].0;
+        assert!(
+            label.ends_with(&format!(
+                "(2 tablets, #{} to #{}, 5 rows stored)",
+                ids[0], ids[1]
+            )),
+            "{label}"
+        );
     }
 
     #[test]

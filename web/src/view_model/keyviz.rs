@@ -364,18 +364,24 @@ pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData 
 /// Tablets panel numbers them, or `None` for a
 /// simulation.
 pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
-    let key = map.keys.get(row)?;
-    let rows = map.stored_rows.get(row)?;
+    range_place(map, row, row + 1)
+}
+
+/// [`bucket_place`] of the key buckets `first..end` together.
+pub fn range_place(map: &MapData, first: usize, end: usize) -> Option<String> {
+    let lo = map.keys.get(first)?.fine[0];
+    let hi = map.keys.get(end.checked_sub(1)?)?.fine[1];
+    let rows: f64 = map.stored_rows.get(first..end)?.iter().sum();
     let ids: Vec<u64> = map
         .tablets
         .iter()
-        .filter(|t| t.fine[0] < key.fine[1] && key.fine[0] < t.fine[1].max(t.fine[0] + 1))
+        .filter(|t| t.fine[0] < hi && lo < t.fine[1].max(t.fine[0] + 1))
         .map(|t| t.id)
         .collect();
     let tablets = match ids.as_slice() {
         [] => return None,
         [one] => format!("tablet #{one}"),
-        [first, .., last] => format!("tablets #{first} to #{last} ({} tablets)", ids.len()),
+        [first, .., last] => format!("{} tablets, #{first} to #{last}", ids.len()),
     };
     let n = rows.round().max(0.0) as u64;
     Some(format!(
@@ -869,7 +875,7 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
                 .checked_sub(1)
                 .and_then(|l| map.keys.get(l))
                 .and_then(|k| k.end.clone());
-            let label = format!(
+            let mut label = format!(
                 "{} to {}",
                 if start.is_empty() {
                     "start of table".to_string()
@@ -878,6 +884,10 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
                 },
                 end.unwrap_or_else(|| "end of table".into())
             );
+            // A real table's rows name their tablets and rows stored.
+            if let Some(place) = range_place(map, a, b) {
+                label = format!("{label} ({place})");
+            }
             let cells = ce
                 .windows(2)
                 .map(|cw| {
