@@ -3,6 +3,9 @@
 # time series data set, beside the naive BTreeMap baseline.
 #
 #   scripts/bench.sh [ROWS ...]      default: 100000 1000000
+#   scripts/bench.sh --js [ROWS]     tabletop-js against sql.js (default 100000
+#                                    rows), beside the core's own wasm figures
+#                                    on the same data, in the same sitting
 #
 # Results go to stdout; BENCHMARKS.md explains them. Needs what
 # scripts/setup.sh installs (the wasm32 target and wasm-bindgen-cli).
@@ -10,6 +13,22 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
+if [ "${1:-}" = "--js" ]; then
+    rows="${2:-100000}"
+    bash scripts/build-js.sh >/dev/null
+    cargo build --quiet --release -p tabletop-bench --lib --target wasm32-unknown-unknown
+    wasm-bindgen --target nodejs --out-dir target/bench-node \
+        target/wasm32-unknown-unknown/release/tabletop_bench.wasm
+    echo "== the core in-process (wasm in Node, bench/src/lib.rs), $rows rows"
+    node -e '
+        const b = require(process.argv[1]);
+        process.stdout.write(b.run_bench(Number(process.argv[2]), false));
+    ' "$ROOT/target/bench-node/tabletop_bench.js" "$rows"
+    echo
+    echo "== tabletop-js and sql.js (bench/js/peer.mjs), $rows rows"
+    node bench/js/peer.mjs "$rows" target/tabletop-js
+    exit 0
+fi
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
 

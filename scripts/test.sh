@@ -2,7 +2,7 @@
 # Runs every check and test of Tabletop, in order, and reports each:
 #   formatting, clippy (native and wasm32), native tests, the core built and
 #   tested as wasm in Node, the web app's tests in headless Chromium, the
-#   wasm JS API in Node, the differential suite against Google's Bigtable
+#   tabletop-js package in Node and headless Chromium, the differential suite against Google's Bigtable
 #   emulator (real cbt and the official Python client), the release build,
 #   and an end-to-end test of that build served under a sub-path. Ends with the test runners' summary lines and one line
 #   `summary: N passed, M failed` (tests, plus one per check step); exits
@@ -120,8 +120,14 @@ CORE_CRATES=(-p tabletop-store -p tabletop-sql -p tabletop-wire -p tabletop-desi
 run_step check "core check wasm32" cargo check "${CORE_CRATES[@]}" --target "$WASM"
 run_step tests "core tests wasm32 (Node)" cargo test "${CORE_CRATES[@]}" --target "$WASM" --tests --no-fail-fast
 browser_step tests "web tests (headless Chromium)" cargo test -p tabletop-web --target "$WASM" --test '*' --no-fail-fast
-# Builds the wasm JS API (js/) and drives it from Node.
-run_step tests "JS API in Node" node --test --test-reporter=tap tests/js/
+# Builds the tabletop-js package (js/, scripts/build-js.sh), installs it
+# into a temporary project and drives it there: in Node (ES module and
+# CommonJS) and, its browser build, in headless Chromium.
+# wasm-opt is skipped here (it only shrinks and speeds up the same code, and
+# its two passes would add minutes); scripts/build-js.sh runs it otherwise.
+run_step check "build tabletop-js" env TABLETOP_JS_WASM_OPT=0 bash scripts/build-js.sh
+browser_step tests "tabletop-js (Node, Chromium)" env TABLETOP_JS_PKG="$ROOT/target/tabletop-js" \
+    node --test --test-reporter=tap tests/js/
 # The real oracle: Google's emulator with the real cbt and Python client.
 run_step tests "differential vs emulator" bash tests/differential/run.sh
 run_step check "trunk build --release" trunk build --release

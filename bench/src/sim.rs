@@ -169,6 +169,33 @@ pub fn run(ops: u64, now_ms: &dyn Fn() -> f64) -> SimBenchReport {
     );
 
     let t = now_ms();
+    let p = sim.heatmap(Metric::WritePressure, BucketMode::EqualKeys, 1000);
+    phase(
+        "heatmap 1000 x 300 (write pressure, worst fine bucket)",
+        now_ms() - t,
+        format!(
+            "{} x {} cells, peak {:.0}",
+            p.key_buckets, p.time_buckets, p.max
+        ),
+    );
+
+    let t = now_ms();
+    let l = sim.heatmap(Metric::Latency, BucketMode::EqualKeys, 1000);
+    phase(
+        "heatmap 1000 x 300 (latency)",
+        now_ms() - t,
+        format!("{} x {} cells", l.key_buckets, l.time_buckets),
+    );
+
+    let t = now_ms();
+    let messages = sim.messages();
+    phase(
+        "Google's messages (pressure over every fine bucket)",
+        now_ms() - t,
+        format!("{} messages", messages.len()),
+    );
+
+    let t = now_ms();
     let px = h.rgba(ColorScale::Relative);
     phase(
         "RGBA pixels of one heatmap (viridis)",
@@ -179,7 +206,7 @@ pub fn run(ops: u64, now_ms: &dyn Fn() -> f64) -> SimBenchReport {
     let t = now_ms();
     let all = sim.report_with_heatmaps(&[], BucketMode::EqualKeys, 1000);
     phase(
-        "report with all 9 heatmaps + diagnostics",
+        "report with all 14 heatmaps + diagnostics + messages",
         now_ms() - t,
         format!(
             "{} diagnostics ({})",

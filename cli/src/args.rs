@@ -104,6 +104,14 @@ pub enum Invocation {
     /// `tabletop sim SCENARIO.toml [--json]`: run a simulation scenario
     /// (`-` reads it from stdin).
     Sim { scenario: PathBuf, json: bool },
+    /// `tabletop sim A.toml --vs B.toml [--json] [--out AB.html]`: two
+    /// designs on one workload, compared.
+    SimVs {
+        a: PathBuf,
+        b: PathBuf,
+        json: bool,
+        out: Option<PathBuf>,
+    },
     /// `tabletop lint SCENARIO.toml [--json] [--strict] [--simulate]`: the
     /// advisor's findings on a design.
     Lint {
@@ -332,13 +340,19 @@ pub struct JsonArgs {
     unexpected: Vec<OsString>,
 }
 
-/// `tabletop sim [--json] SCENARIO.toml`.
+/// `tabletop sim [--json] SCENARIO.toml [--vs B.toml] [--out AB.html]`.
 #[derive(Parser, Debug)]
 #[command(name = "sim", disable_help_flag = true)]
 pub struct SimArgs {
     /// Print the report as JSON instead of text
     #[arg(long)]
     json: bool,
+    /// Compare with a second design on the same workload (A/B)
+    #[arg(long, value_name = "B.toml")]
+    vs: Option<PathBuf>,
+    /// With --vs: also write both heatmaps to a self-contained HTML page
+    #[arg(long, value_name = "AB.html")]
+    out: Option<PathBuf>,
     /// Print help
     #[arg(short = 'h', long = "help")]
     help: bool,
@@ -778,8 +792,35 @@ fn parse_sim(rest: &[OsString]) -> Result<Invocation, String> {
     if a.help {
         return Ok(Invocation::Help(Some(Topic::Sim)));
     }
+    let scenario = one_scenario("sim", a.scenario)?;
+    if let Some(b) = a.vs {
+        if scenario.as_os_str() == "-" && b.as_os_str() == "-" {
+            return Err(
+                "tabletop sim --vs: only one of the two designs can come from stdin".into(),
+            );
+        }
+        if let Some(out) = &a.out
+            && !out
+                .extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"))
+        {
+            return Err(format!(
+                "--out {}: the file name must end in .html",
+                out.display()
+            ));
+        }
+        return Ok(Invocation::SimVs {
+            a: scenario,
+            b,
+            json: a.json,
+            out: a.out,
+        });
+    }
+    if a.out.is_some() {
+        return Err("tabletop sim: --out writes an A/B page and needs --vs B.toml".into());
+    }
     Ok(Invocation::Sim {
-        scenario: one_scenario("sim", a.scenario)?,
+        scenario,
         json: a.json,
     })
 }
@@ -877,7 +918,7 @@ fn parse_cbt(rest: &[OsString], mut options: Options) -> Result<Invocation, Stri
 
 /// Where the command word of `cbt` arguments is (after a leading `cbt`
 /// and global flags), as the interpreter finds it.
-fn cbt_command_index(args: &[Vec<u8>]) -> Option<usize> {
+pub fn cbt_command_index(args: &[Vec<u8>]) -> Option<usize> {
     let mut i = 0;
     if args.first().is_some_and(|a| a == b"cbt") {
         i = 1;
@@ -1038,6 +1079,28 @@ mod tests {
         for (name, _) in PLANNED {
             assert!(err(&[name]).contains("not available yet"), "{name}");
         }
+    }
+
+    #[test]
+    fn sim_vs_takes_a_second_design() {
+        assert_eq!(
+            parse_strs(&[
+                "sim", "a.toml", "--vs", "b.toml", "--json", "--out", "ab.html"
+            ]),
+            Invocation::SimVs {
+                a: PathBuf::from("a.toml"),
+                b: PathBuf::from("b.toml"),
+                json: true,
+                out: Some(PathBuf::from("ab.html")),
+            }
+        );
+        let err = |args: &[&str]| match parse_strs(args) {
+            Invocation::Error(m) => m,
+            other => panic!("{args:?} gave {other:?}"),
+        };
+        assert!(err(&["sim", "a.toml", "--out", "ab.html"]).contains("needs --vs"));
+        assert!(err(&["sim", "a.toml", "--vs", "b.toml", "--out", "ab.png"]).contains(".html"));
+        assert!(err(&["sim", "-", "--vs", "-"]).contains("only one"));
     }
 
     #[test]

@@ -6,9 +6,10 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use tabletop_core::cbt::{self, Outcome};
 use tabletop_core::{Error, Instance, TraceOptions, Traces};
 
-use crate::args::{Options, Progress, cbt_changes_state};
+use crate::args::{Options, Progress, cbt_changes_state, cbt_command_index};
 use crate::host::{FsHost, WallClock};
-use crate::state;
+use crate::state::record::{self, At, Command, Record};
+use crate::state::{self, StateFile};
 
 /// Exit status when a command failed, as `cbt` exits after `log.Fatal`.
 const FAILED: u8 = 1;
@@ -25,29 +26,79 @@ fn progress_every(options: &Options) -> Option<usize> {
     }
 }
 
-fn load(options: &Options) -> Result<(std::path::PathBuf, Instance), u8> {
+fn load(options: &Options) -> Result<(StateFile, Instance), u8> {
     let path = state::path(options.state.as_deref());
     let names = state::Names {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    match state::load(&path, names) {
-        Ok(db) => Ok((path, db)),
-        Err(message) => {
-            eprintln!("tabletop: {message}");
-            Err(FAILED)
-        }
-    }
+    state::open(&path, names).map_err(|message| {
+        eprintln!("tabletop: {message}");
+        FAILED
+    })
 }
 
-fn save(path: &std::path::Path, db: &mut Instance) -> Result<(), u8> {
-    state::save(path, db).map_err(|e| {
+fn save(file: &mut StateFile, db: &mut Instance) -> Result<(), u8> {
+    file.save(db).map_err(|e| {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
-            path.display()
+            file.path().display()
         );
         FAILED
     })
+}
+
+/// What a command that succeeded means for the state file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Effect {
+    /// Nothing changed (`ls`, `help`, `clock` alone).
+    None,
+    /// A read: it recorded traffic, which a run that saves keeps, in a
+    /// snapshot.
+    Read,
+    /// A change the log holds.
+    Log,
+    /// A change only a snapshot holds (tables, families, clock, import).
+    Snapshot,
+}
+
+fn effect(args: &[Vec<u8>]) -> Effect {
+    let Some(i) = cbt_command_index(args) else {
+        return Effect::None;
+    };
+    let word = args[i].as_slice();
+    if record::cbt_logged(word) {
+        Effect::Log
+    } else if cbt_changes_state(args) {
+        Effect::Snapshot
+    } else if matches!(word, b"read" | b"lookup" | b"count") {
+        Effect::Read
+    } else {
+        Effect::None
+    }
+}
+
+/// Notes a successful command's change in the state file; returns whether
+/// there is something to save.
+fn note(file: &mut StateFile, args: &[Vec<u8>], at: At) -> bool {
+    match effect(args) {
+        Effect::None => false,
+        Effect::Read => {
+            file.changed();
+            false
+        }
+        Effect::Log => {
+            file.log(&Record {
+                at,
+                command: Command::Cbt(args.to_vec()),
+            });
+            true
+        }
+        Effect::Snapshot => {
+            file.changed();
+            true
+        }
+    }
 }
 
 /// The exit status `cbt` gives for an outcome.
@@ -78,20 +129,61 @@ fn emit(w: &mut dyn Write, bytes: &[u8]) {
     let _ = w.write_all(bytes).and_then(|()| w.flush());
 }
 
+/// Runs a write the log holds on the shell of the state file (see
+/// `state::shell`), without loading the snapshot, and appends its record.
+/// `None`: the write must run on the whole instance instead.
+fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
+    let path = state::path(options.state.as_deref());
+    let names = state::Names {
+        project: options.project.as_deref(),
+        instance: options.instance.as_deref(),
+    };
+    let (mut file, mut shell, row_bound) = match state::open_shell(&path, names) {
+        Ok(Some(x)) => x,
+        Ok(None) => return None,
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return Some(FAILED);
+        }
+    };
+    // Engine work is left to the next run that loads the whole instance.
+    WallClock::default().sync(&mut shell);
+    let at = At::of(&shell, false);
+    let outcome = cbt::exec_args(&mut shell, args, &mut FsHost::new(None));
+    if outcome.status.is_ok() {
+        note(&mut file, args, at);
+        if !file.can_append() || !state::shell::fits_rows(&shell, row_bound) {
+            return None;
+        }
+        if let Err(code) = save(&mut file, &mut shell) {
+            return Some(code);
+        }
+    }
+    emit(&mut io::stdout().lock(), &outcome.stdout);
+    emit(&mut io::stderr().lock(), &outcome.stderr);
+    Some(exit_status(&outcome))
+}
+
 /// Runs one command given as arguments. Returns the exit status.
 pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
-    let (path, mut db) = match load(options) {
+    if effect(args) == Effect::Log
+        && let Some(code) = run_on_shell(options, args)
+    {
+        return code;
+    }
+    let (mut file, mut db) = match load(options) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    WallClock::default().sync(&mut db);
+    let work = WallClock::default().sync(&mut db);
+    let at = At::of(&db, work);
     let mut host = FsHost::new(progress_every(options));
     host.start_command();
     let outcome = cbt::exec_args(&mut db, args, &mut host);
     // Save before printing: what the command reports has then happened.
     if outcome.status.is_ok()
-        && cbt_changes_state(args)
-        && let Err(code) = save(&path, &mut db)
+        && note(&mut file, args, at)
+        && let Err(code) = save(&mut file, &mut db)
     {
         return code;
     }
@@ -118,7 +210,7 @@ fn needs_more(text: &str, tokens: &Result<Vec<Vec<u8>>, Error>) -> bool {
 /// a shell script without `set -e`). Returns the exit status: 0 if every
 /// command succeeded, 1 otherwise.
 pub fn run_script(options: &Options) -> u8 {
-    let (path, mut db) = match load(options) {
+    let (mut file, mut db) = match load(options) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -133,6 +225,8 @@ pub fn run_script(options: &Options) -> u8 {
     let mut dirty = false;
     let mut line_no = 0usize;
     let mut clock = WallClock::default();
+    // Whether moving the clock did engine work since the last record.
+    let mut work = false;
     let mut raw = Vec::new();
     let mut pending = String::new();
     let mut pending_start = 0usize;
@@ -192,7 +286,8 @@ pub fn run_script(options: &Options) -> u8 {
                 continue;
             }
         };
-        clock.sync(&mut db);
+        work |= clock.sync(&mut db);
+        let at = At::of(&db, work);
         host.start_command();
         let mut traces = Traces::new(TraceOptions::default());
         let outcome = cbt::exec_args_traced(&mut db, &args, &mut host, &mut traces);
@@ -201,8 +296,10 @@ pub fn run_script(options: &Options) -> u8 {
         match &outcome.status {
             Ok(()) => {
                 emit(&mut err, &outcome.stderr);
-                if cbt_changes_state(&args) {
+                if note(&mut file, &args, at) {
                     dirty = true;
+                    // The record carries the engine work done so far.
+                    work = false;
                 }
             }
             Err(e) => {
@@ -221,6 +318,7 @@ pub fn run_script(options: &Options) -> u8 {
                 // A failed import keeps the batches it wrote before the
                 // failing one (as the help says): they are saved too.
                 if wrote_rows(&traces) {
+                    file.changed();
                     dirty = true;
                 }
             }
@@ -228,7 +326,7 @@ pub fn run_script(options: &Options) -> u8 {
         drop(err);
         host.finish_command();
         if dirty && interactive {
-            if let Err(code) = save(&path, &mut db) {
+            if let Err(code) = save(&mut file, &mut db) {
                 return code;
             }
             dirty = false;
@@ -237,7 +335,7 @@ pub fn run_script(options: &Options) -> u8 {
             break;
         }
     }
-    if dirty && let Err(code) = save(&path, &mut db) {
+    if dirty && let Err(code) = save(&mut file, &mut db) {
         return code;
     }
     if failures == 0 { 0 } else { FAILED }

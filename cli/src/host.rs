@@ -1,7 +1,8 @@
 //! What the `cbt` interpreter gets from the machine: files (`import`'s CSV,
 //! `format-file=`), the wall clock, and a place to report import progress.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tabletop_core::Instance;
@@ -33,19 +34,24 @@ pub struct WallClock {
 }
 
 impl WallClock {
-    pub fn sync(&mut self, db: &mut Instance) {
+    /// Moves the clock; returns whether that did engine work the state
+    /// file's log must repeat when it replays the next command (see
+    /// `state::record`).
+    pub fn sync(&mut self, db: &mut Instance) -> bool {
         if db.clock_is_simulated() {
-            return;
+            return false;
         }
         let wall = wall_micros();
         if self
             .last_work
             .is_none_or(|t| t.elapsed() >= ENGINE_WORK_EVERY)
         {
-            db.sync_wall_clock(wall);
+            let events = db.sync_wall_clock(wall);
             self.last_work = Some(Instant::now());
+            crate::state::record::did_engine_work(db, events.len())
         } else {
             db.set_now(wall.max(db.now_micros()));
+            false
         }
     }
 }
@@ -98,15 +104,30 @@ fn progress_line(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "tabletop: {text}");
 }
 
+/// A pipe would block forever and a device never end: only regular files
+/// are read.
+fn refuse_non_regular(path: &str) -> Result<(), String> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(format!(
+            "{path} is not a regular file (a directory, a device or a pipe)"
+        ));
+    }
+    Ok(())
+}
+
 impl Host for FsHost {
+    /// `format-file=`: a small text, capped like every text input.
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        // A pipe would block forever and a device never end.
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(format!(
-                "{path} is not a regular file (a directory, a device or a pipe)"
-            ));
-        }
-        std::fs::read(path).map_err(|e| cbt::open_error_text(path, &e))
+        refuse_non_regular(path)?;
+        let file = File::open(path).map_err(|e| cbt::open_error_text(path, &e))?;
+        crate::input::read_capped_bytes(file, "file").map_err(|e| format!("read {path}: {e}"))
+    }
+
+    /// `import`'s CSV: streamed, so it has no size cap.
+    fn open_file(&mut self, path: &str) -> Result<Box<dyn BufRead>, String> {
+        refuse_non_regular(path)?;
+        let file = File::open(path).map_err(|e| cbt::open_error_text(path, &e))?;
+        Ok(Box::new(BufReader::with_capacity(256 << 10, file)))
     }
 
     fn wall_clock_micros(&mut self) -> Option<i64> {

@@ -2,8 +2,9 @@
 //!
 //! Only regular files are read: a FIFO would block the command forever and
 //! `/dev/zero` would be read until memory runs out. Text inputs (scenarios,
-//! designs, DDL, SQL) are capped at [`MAX_TEXT_BYTES`], which no real one
-//! comes near.
+//! designs, DDL, SQL, `format-file=`) are capped at [`MAX_TEXT_BYTES`],
+//! which no real one comes near. `cbt import`'s CSV is not capped: it is
+//! streamed (`host::FsHost::open_file`), a batch at a time.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -42,17 +43,47 @@ pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
         .map_err(|e| format!("tabletop: cannot read the {what} {}: {e}", path.display()))
 }
 
-/// Reads UTF-8 text, refusing more than [`MAX_TEXT_BYTES`].
+/// The cap on text inputs: [`MAX_TEXT_BYTES`], or for tests a smaller
+/// one from the hidden `TABLETOP_TEST_MAX_TEXT_BYTES` (so a test can show
+/// what is capped and what is streamed without writing 64 MiB).
+pub fn max_text_bytes() -> u64 {
+    std::env::var("TABLETOP_TEST_MAX_TEXT_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_TEXT_BYTES)
+        .min(MAX_TEXT_BYTES)
+}
+
+/// Reads UTF-8 text, refusing more than [`max_text_bytes`].
 fn read_capped(source: impl Read, what: &str) -> io::Result<String> {
-    let mut text = String::new();
-    source.take(MAX_TEXT_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_TEXT_BYTES {
+    String::from_utf8(read_capped_bytes(source, what)?).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// Reads bytes, refusing more than [`max_text_bytes`].
+pub fn read_capped_bytes(source: impl Read, what: &str) -> io::Result<Vec<u8>> {
+    let cap = max_text_bytes();
+    let mut bytes = Vec::new();
+    source.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
         return Err(io::Error::other(format!(
-            "the {what} is larger than {} MiB, more than any real one",
-            MAX_TEXT_BYTES >> 20
+            "the {what} is larger than {}, more than any real one",
+            human_size(cap)
         )));
     }
-    Ok(text)
+    Ok(bytes)
+}
+
+fn human_size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 #[cfg(test)]

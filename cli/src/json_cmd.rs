@@ -3,11 +3,30 @@
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
-use tabletop_core::{Error, api};
+use tabletop_core::{Error, Traces, api};
 
 use crate::args::Options;
 use crate::host::WallClock;
-use crate::state;
+use crate::state::record::{self, At, Command, Record};
+use crate::state::{self, StateFile};
+use std::path::Path;
+use tabletop_core::Instance;
+
+/// The largest answer line `tabletop json` builds (256 MiB): a readRows
+/// whose rows would take more answers `RESOURCE_EXHAUSTED` instead, so
+/// one request cannot take the process's memory (and the writes of the
+/// session with it).
+pub const MAX_ANSWER_BYTES: usize = 256 << 20;
+
+/// [`MAX_ANSWER_BYTES`], or for tests a smaller cap from the hidden
+/// `TABLETOP_TEST_MAX_ANSWER_BYTES`.
+fn max_answer_bytes() -> usize {
+    std::env::var("TABLETOP_TEST_MAX_ANSWER_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_ANSWER_BYTES)
+        .min(MAX_ANSWER_BYTES)
+}
 
 /// Methods that may change the instance: a run that answered one of them
 /// with a response (not an error) saves the state file at the end.
@@ -26,13 +45,127 @@ const WRITE_METHODS: &[&str] = &[
     "sql",
 ];
 
-fn is_write(line: &str) -> bool {
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(line) else {
-        return false;
-    };
-    map.get("method")
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|m| WRITE_METHODS.contains(&m))
+/// Notes a request that was answered with a response in the state file:
+/// logged, or (any other, reads included: they recorded traffic) kept by
+/// a snapshot if the run saves. Returns whether there is something to
+/// save.
+fn note(file: &mut StateFile, line: &str, at: At) -> bool {
+    let method = record::method_of(line).unwrap_or_default();
+    if record::json_logged(&method) {
+        file.log(&Record {
+            at,
+            command: Command::Json(line.to_string()),
+        });
+        return true;
+    }
+    file.changed();
+    WRITE_METHODS.contains(&method.as_str())
+}
+
+fn is_response(answer: &str) -> bool {
+    answer.starts_with("{\"response\"")
+}
+
+/// The instance a run answers from: while every request is one the shell
+/// decides (`mutateRow`, `mutateRows`, `dropRowRange`), the state file's
+/// shell, so a run of writes does not load the snapshot (see
+/// `state::shell`); from the first other request on, the whole instance,
+/// with the run's earlier writes applied.
+struct Session<'a> {
+    names: state::Names<'a>,
+    /// Always there; taken for a moment to load the whole instance.
+    file: Option<StateFile>,
+    db: Instance,
+    /// `Some(row bound)` while `db` is the shell.
+    shell: Option<u64>,
+    clock: WallClock,
+    /// Whether moving the clock did engine work since the last record.
+    work: bool,
+    dirty: bool,
+    answer_cap: usize,
+}
+
+impl<'a> Session<'a> {
+    fn open(path: &Path, names: state::Names<'a>) -> Result<Session<'a>, String> {
+        let (file, db, shell) = match state::open_shell(path, names)? {
+            Some((file, db, bound)) => (file, db, Some(bound)),
+            None => {
+                let (file, db) = state::open(path, names)?;
+                (file, db, None)
+            }
+        };
+        Ok(Session {
+            names,
+            file: Some(file),
+            db,
+            shell,
+            clock: WallClock::default(),
+            work: false,
+            dirty: false,
+            answer_cap: max_answer_bytes(),
+        })
+    }
+
+    fn file(&mut self) -> &mut StateFile {
+        self.file.as_mut().expect("the state file is always there")
+    }
+
+    /// Answers one request line.
+    fn answer(&mut self, line: &str) -> Result<String, String> {
+        if self.shell.is_some()
+            && !record::method_of(line).is_some_and(|m| record::json_on_shell(&m))
+        {
+            self.load_whole(usize::MAX)?;
+        }
+        if let Some(row_bound) = self.shell {
+            self.clock.sync(&mut self.db);
+            let at = At::of(&self.db, false);
+            let answer = self.handle(line);
+            if !is_response(&answer) {
+                return Ok(answer);
+            }
+            let kept = self.file().pending_records();
+            note(self.file(), line, at);
+            if self.file().can_append() && state::shell::fits_rows(&self.db, row_bound) {
+                self.dirty = true;
+                return Ok(answer);
+            }
+            // The shell cannot decide this one: the whole instance does.
+            self.load_whole(kept)?;
+        }
+        self.work |= self.clock.sync(&mut self.db);
+        let at = At::of(&self.db, self.work);
+        let answer = self.handle(line);
+        if is_response(&answer) && note(self.file(), line, at) {
+            self.dirty = true;
+            // The record carries the engine work done so far.
+            self.work = false;
+        }
+        Ok(answer)
+    }
+
+    fn handle(&mut self, line: &str) -> String {
+        api::handle_capped(&mut self.db, line, &mut Traces::off(), self.answer_cap)
+    }
+
+    /// Loads the whole instance, with the first `keep` writes of this run.
+    fn load_whole(&mut self, keep: usize) -> Result<(), String> {
+        let shell_file = self.file.take().expect("the state file is always there");
+        let (file, db) = state::upgrade(shell_file, self.names, keep)?;
+        self.file = Some(file);
+        self.db = db;
+        self.shell = None;
+        Ok(())
+    }
+
+    /// Saves the run's changes, if any.
+    fn save(&mut self) -> std::io::Result<()> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let file = self.file.as_mut().expect("the state file is always there");
+        file.save(&mut self.db)
+    }
 }
 
 /// Answers every request line on stdin. Returns the exit status: 0 unless
@@ -44,8 +177,8 @@ pub fn run(options: &Options) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
-        Ok(db) => db,
+    let mut session = match Session::open(&path, names) {
+        Ok(x) => x,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return 1;
@@ -53,11 +186,9 @@ pub fn run(options: &Options) -> u8 {
     };
     let mut input = BufReader::with_capacity(64 * 1024, io::stdin().lock());
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let mut dirty = false;
     let mut status = 0;
     let mut raw = Vec::new();
     let mut line_no = 0usize;
-    let mut clock = WallClock::default();
     loop {
         raw.clear();
         match input.read_until(b'\n', &mut raw) {
@@ -74,14 +205,15 @@ pub fn run(options: &Options) -> u8 {
             continue;
         }
         let answer = match std::str::from_utf8(&raw) {
-            Ok(line) => {
-                clock.sync(&mut db);
-                let answer = api::handle(&mut db, line);
-                if !dirty && answer.starts_with("{\"response\"") && is_write(line) {
-                    dirty = true;
+            Ok(line) => match session.answer(line) {
+                Ok(answer) => answer,
+                Err(message) => {
+                    // The whole instance could not be loaded: nothing of
+                    // this run is saved.
+                    eprintln!("tabletop: {message}");
+                    return 1;
                 }
-                answer
-            }
+            },
             Err(_) => api::answer_line(&Err(Error::invalid(format!(
                 "line {line_no} is not valid UTF-8; JSON text must be"
             )))),
@@ -113,7 +245,7 @@ pub fn run(options: &Options) -> u8 {
         eprintln!("tabletop: cannot write to stdout: {e}");
         status = 1;
     }
-    if dirty && let Err(e) = state::save(&path, &mut db) {
+    if let Err(e) = session.save() {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
             path.display()

@@ -3,24 +3,24 @@
 //! or a self-contained HTML page or PNG heatmap.
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use tabletop_core::Instance;
 use tabletop_core::keyviz::{
-    BucketMode, ColorScale, Heatmap, LiveKeyViz, LiveOptions, LiveReport, Metric,
+    BucketMode, Heatmap, LiveKeyViz, LiveOptions, LiveReport, MAX_KEY_BUCKETS, Metric,
 };
 
 use crate::args::{Options, Shared, parse_words};
 use crate::export_cmd::Parsed;
+use crate::heatmap_html::{LABEL_DEPTH, STYLE, esc, heatmap_img, heatmap_png, prefix_axis};
 use crate::state;
 
 /// Exit status when the report could not be made or written.
 const FAILED: u8 = 1;
 /// Key buckets of the heatmap an HTML page or PNG shows.
-const KEY_BUCKETS: usize = 200;
+const KEY_BUCKETS: usize = MAX_KEY_BUCKETS;
 
 pub fn help_text() -> String {
     "\
@@ -32,18 +32,24 @@ Usage: tabletop keyviz [OPTIONS] [--table TABLE] [--metric METRIC] [--json]
 Every operation on a table (cbt, json, sql, imports) is counted on the
 instance clock, in 10-second buckets of time by ranges of keys. This
 command lays that traffic over the table's real key space and tablets and
-reports what the simulator reports: totals, and findings such as
-sequential_writes, hot_key_range, full_scans, each with a remedy.
+reports what the simulator reports: totals, findings such as
+sequential_writes, hot_key_range, full_scans, each with a remedy, Google's
+messages (high read or write pressure, large rows, no data scanned, key
+space not to scale) and the key space by prefix.
 
 Options:
       --table TABLE      The table (default: every table that has traffic)
       --metric METRIC    What the heatmap of --out shows: ops (default),
                          read_rows, write_rows, read_bytes, write_bytes,
-                         rows_scanned, data_stored, rows, scan_ratio
+                         rows_scanned, data_stored, rows, scan_ratio,
+                         read_cpu, write_cpu, latency, read_pressure,
+                         write_pressure
       --json             The report as JSON (with --table one object, else
                          {\"tables\": [...]})
-      --out FILE         Write a heatmap: FILE.html (a self-contained page
-                         with the findings) or FILE.png; needs one table
+      --out FILE         Write a heatmap of up to 1000 key buckets:
+                         FILE.html (a self-contained page, the key axis
+                         labelled by prefix, with the findings) or
+                         FILE.png; needs one table
       --state FILE       The state file [default: $TABLETOP_STATE, else
                          ./tabletop.state]
   -h, --help             Print help
@@ -265,64 +271,24 @@ fn write_out(live: &LiveKeyViz, metric: Metric, out: &Path) -> u8 {
     }
 }
 
-/// The heatmap as a PNG: time left to right, the start of the key space
-/// at the top; `enlarge` draws each cell as a block (for a file to open
-/// on its own), else one pixel per cell (a page scales it).
-fn heatmap_png(h: &Heatmap, enlarge: bool) -> Vec<u8> {
-    let (w, rows) = (h.time_buckets.max(1) as u32, h.key_buckets.max(1) as u32);
-    let (sx, sy) = if enlarge {
-        ((720 / w).clamp(1, 24), (480 / rows).clamp(1, 24))
-    } else {
-        (1, 1)
-    };
-    crate::png::encode_rgba(w, rows, &h.rgba(ColorScale::Relative), sx, sy)
-}
-
-/// Escapes text for HTML.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A page that needs nothing from the network: the heatmap as an inline
-/// PNG, key labels beside it, the report's text below.
+/// PNG, the key axis labelled by prefix levels beside it, the report's
+/// text below.
 fn html_page(live: &LiveKeyViz, h: &Heatmap) -> String {
     let report = live.report(None);
-    let png = tabletop_core::base64_text::encode(&heatmap_png(h, false));
-    let mut labels = String::new();
-    let step = (h.key_buckets / 20).max(1);
-    for (i, k) in h.keys.iter().enumerate().step_by(step) {
-        let top = i as f64 / h.key_buckets.max(1) as f64 * 100.0;
-        let key = if k.start.is_empty() {
-            "(start)"
-        } else {
-            &k.start
-        };
-        let _ = write!(
-            labels,
-            "<div class=\"l\" style=\"top:{top:.2}%\">{}</div>",
-            esc(key)
-        );
-    }
+    let axis = prefix_axis(&live.prefix_tree(h, LABEL_DEPTH), h.key_buckets);
     format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\">\
-<title>Key Visualizer: {table}</title>\n<style>\
-body{{font:14px system-ui,sans-serif;background:#111;color:#ddd;margin:24px}}\
-.map{{display:flex;gap:8px}}.keys{{position:relative;width:220px;height:480px;font:11px monospace}}\
-.l{{position:absolute;right:0;white-space:nowrap;overflow:hidden;max-width:220px}}\
-img{{width:720px;height:480px;image-rendering:pixelated;background:#000}}\
-pre{{white-space:pre-wrap;max-width:960px}}</style></head><body>\n\
+<title>Key Visualizer: {table}</title>\n<style>{STYLE}</style></head><body>\n\
 <h1>Key Visualizer: {table}</h1>\n<p>{metric} ({unit}), {t} time buckets of {secs} s; \
-key space from the top (start) to the bottom (end); brighter is busier.</p>\n\
-<div class=\"map\"><div class=\"keys\">{labels}</div>\
-<img alt=\"heatmap\" src=\"data:image/png;base64,{png}\"></div>\n<pre>{text}</pre>\n</body></html>\n",
+key space from the top (start) to the bottom (end), labelled by key prefix; brighter is \
+busier.</p>\n<div class=\"map\">{axis}{img}</div>\n<pre>{text}</pre>\n</body></html>\n",
         table = esc(live.table()),
         metric = h.metric.name(),
         unit = esc(&h.unit),
         t = h.time_buckets,
         secs = h.bucket_seconds,
+        img = heatmap_img(h, "heatmap"),
         text = esc(&report.to_text()),
     )
 }
@@ -344,10 +310,5 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(err.contains("want one of ops"), "{err}");
-    }
-
-    #[test]
-    fn html_is_escaped() {
-        assert_eq!(esc("<a&\"b\">"), "&lt;a&amp;&quot;b&quot;&gt;");
     }
 }

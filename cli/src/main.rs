@@ -14,6 +14,7 @@
 mod args;
 mod cbt_cmd;
 mod export_cmd;
+mod heatmap_html;
 mod host;
 mod input;
 mod json_cmd;
@@ -55,16 +56,26 @@ as the next word or after '='):
 const STATE_HELP: &str = "\
 The state file:
   One instance (its tables, data, clock and settings) kept between runs as
-  a Tabletop snapshot: versioned, checksummed and lossless (binary keys and
-  values survive). A missing file is an empty instance; the first command
-  that changes something creates it. Saving is atomic (a temporary file in
-  the same directory, flushed to disk, then renamed), and only happens
-  after a successful change, so a failed command leaves the file untouched.
-  A file that is not an intact snapshot is refused with the reason and
-  never written over. -project and -instance rename the instance (the
-  names are kept in the file when it is saved); a new file starts as
-  projects/tabletop/instances/playground. One writer at a time: two runs
-  saving the same file at once keep only the later one's changes.
+  a Tabletop snapshot (versioned, checksummed and lossless: binary keys and
+  values survive) and, beside it in FILE.wal, a log of the writes made
+  since. A missing file is an empty instance; the first command that
+  changes something creates it. Data writes (cbt set, addtocell,
+  deletecolumn, deleterow, deleteallrows; JSON mutateRow(s),
+  checkAndMutateRow, readModifyWriteRow, dropRowRange) are appended to the
+  log, flushed to disk before the command answers; every command replays
+  the log when it opens the file. Other changes, and a log that has grown
+  (1,000 records, or a quarter of the snapshot's size), write a new
+  snapshot: a temporary file in the same directory, flushed, then renamed
+  over the old one; the log is then removed. A crash at any moment leaves
+  the state before or after the command: a write cut short is dropped when
+  the file is next opened. Copy both files to copy the state (or run a
+  command that writes a new snapshot first, such as `cbt compact`). A file
+  that is not an intact snapshot is refused with the reason and never
+  written over. -project and -instance rename the instance (the names are
+  kept in the file when it is saved); a new file starts as
+  projects/tabletop/instances/playground. Commands on one state file take
+  turns (a lock on .FILE.lock beside it): a second one waits up to 30
+  seconds, then stops without changing anything.
 ";
 
 fn help_text() -> String {
@@ -123,7 +134,10 @@ lookup, read, count, deletecolumn, deleterow, deleteallrows, import, help
 (`tabletop cbt help` lists them, `tabletop cbt help read` explains one),
 plus the playground's own `compact` and `clock`. The state file is saved
 after a command that changed something; a failed command leaves it
-untouched (a failed import's earlier batches are not kept either).
+untouched (a failed import's earlier batches are not kept either). A
+single set, addtocell, deletecolumn, deleterow or deleteallrows does not
+load the snapshot: it is checked against the instance's tables and
+families, which the state file's log keeps, and appended to the log.
 
 cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
 the command, as with cbt; -project and -instance name the instance, the
@@ -179,11 +193,16 @@ readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}} ([]
 when nothing matched); sampleRowKeys {{\"samples\": [...]}}; mutateRows
 {{\"entries\": [{{\"index\": 0, \"status\": {{\"code\": 0}}}}, ...]}}, one entry per
 request entry in order, with a \"message\" when the code is not 0.
-Blank lines are skipped. Answers are written as soon as no more input is
+An answer is at most 256 MiB: a readRows whose rows would take more is
+answered RESOURCE_EXHAUSTED (read fewer rows at a time with rowsLimit, a
+row range or a filter). Blank lines are skipped. Answers are written as soon as no more input is
 waiting, so a program can send one request and wait for its answer.
 
 The state file is saved once, at the end, if any request changed the
-instance. Error answers are data: the exit status is 0 unless the state
+instance (data writes are appended to its log; see below). A run whose
+requests are all mutateRow, mutateRows or dropRowRange does not load the
+snapshot: they are checked against the instance's tables and families,
+which the log keeps, and appended. Error answers are data: the exit status is 0 unless the state
 file could not be read or saved or stdin/stdout failed (then 1), or the
 command line was not understood (2).
 
@@ -201,21 +220,37 @@ Simulate a workload on a row-key design and print the report.
 
 Usage: tabletop sim [--json] SCENARIO.toml
        tabletop sim [--json] - < SCENARIO.toml
+       tabletop sim [--json] A.toml --vs B.toml [--out AB.html]
 
 Runs the scenario (a table, a cluster, a row-key template and workloads;
 examples in static/scenarios/, the format in static/scenarios/README.md)
 in simulated time to the end, and prints what happened: tablets and how
-they split and moved, load per node, latency, hot key ranges and the Key
-Visualizer's findings. The same scenario always gives the same report.
+they split and moved, load per node, latency, hot key ranges, the Key
+Visualizer's findings and Google's messages (high read or write pressure,
+large rows, ...), and the key space by prefix. The same scenario always
+gives the same report.
+
+With --vs, runs two designs on one workload and compares them: tablets and
+node load for each, rows scanned per row returned for each workload and
+declared [[access]] pattern, and a verdict saying which design wins which
+pattern and why. The two files must declare the same workload (they may
+differ only in name, description, [key], the table's id and families,
+[[column]], [[other_table]] and [[view]]); otherwise nothing runs and the
+error names the sections that differ. Example:
+  tabletop sim static/scenarios/ab_mobile_timestamp_first.toml \\
+      --vs static/scenarios/ab_mobile_device_first.toml --out ab.html
 
 Options:
-      --json   Print the report as JSON instead of text
-  -h, --help   Print help
+      --json         Print the report (or the comparison) as JSON
+      --vs B.toml    Compare with a second design on the same workload
+      --out AB.html  With --vs: also write a self-contained page with both
+                     designs' heatmaps on one colour scale
+  -h, --help         Print help
 
-Exit status: 0 success; 1 the file could not be read or the scenario is
-invalid (the message names the line or field); 2 the command line was not
-understood. Simulations keep no state: --state and the other shared
-options do not apply.
+Exit status: 0 success; 1 a file could not be read or written, a scenario
+is invalid (the message names the line or field) or the two workloads
+differ; 2 the command line was not understood. Simulations keep no state:
+--state and the other shared options do not apply.
 "
     .to_string()
 }
@@ -286,6 +321,7 @@ fn main() -> ExitCode {
         Invocation::Cbt { options, args } => cbt_cmd::run_once(&options, &args),
         Invocation::Json { options } => json_cmd::run(&options),
         Invocation::Sim { scenario, json } => sim_cmd::run(&scenario, json),
+        Invocation::SimVs { a, b, json, out } => sim_cmd::run_vs(&a, &b, json, out.as_deref()),
         Invocation::Lint {
             scenario,
             json,

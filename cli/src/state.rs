@@ -1,27 +1,63 @@
-//! The state file: one instance, kept between runs as the bytes of
-//! [`Instance::snapshot`] (versioned, checksummed, lossless).
+//! The state file: one instance kept between runs, as a snapshot
+//! ([`Instance::snapshot`]: versioned, checksummed, lossless) and a log of
+//! the commands committed since ([`log`], [`record`]).
 //!
 //! - A missing file is an empty instance; the file is created by the first
 //!   command that changes something.
 //! - A file that is not an intact snapshot this build reads is refused
 //!   with the reason, and never written over.
-//! - Saving is atomic: the snapshot goes to a temporary file in the same
-//!   directory, which is flushed to disk and then renamed over the old
-//!   one, so a crash leaves either the old state or the new one.
-//!
+//! - **Writes cost the change.** A run whose changes the log can hold
+//!   (data writes: `cbt set`, `mutateRows`, ...) appends them to
+//!   `NAME.wal` beside the snapshot and flushes it to disk; opening the
+//!   file replays the log on the snapshot. Anything else (a new table, a
+//!   clock or schema change, an import, a run that also read and so
+//!   recorded traffic) writes a new snapshot: a **compaction**, which also
+//!   happens when the log grows past [`MAX_LOG_RECORDS`] records or a
+//!   quarter of the snapshot's size, so opening never replays much.
+//! - **A one-shot write does not load the snapshot.** The log's header
+//!   holds the instance's [`shell`] (tables, families, clock, no rows), so
+//!   `tabletop cbt set ...` runs on the shell with the log replayed on it,
+//!   which gives the write's true outcome, and appends ([`open_shell`]).
+//!   It does so only while the snapshot is untouched since it was written
+//!   (same length, checksum and modification time); otherwise the whole
+//!   instance is loaded and checked.
+//! - **Crash-safe.** A compaction writes the snapshot to a temporary file
+//!   in the same directory, flushes it and renames it over the old one,
+//!   then starts a new, empty log; a log left behind names the snapshot it
+//!   follows, no longer matches, and is ignored. A record cut short by a
+//!   crash fails its checksum and is dropped. A temporary file left by a
+//!   killed compaction is removed by the next command.
 //! - Commands take turns: a command holds an advisory lock on `.NAME.lock`
 //!   beside the state file from loading it until it exits, so two shells
 //!   writing to one file keep every write (the second waits, at most
-//!   [`LOCK_WAIT`], then says so and changes nothing).
+//!   [`LOCK_WAIT`], then says so and changes nothing). The lock covers
+//!   appends to the log and compactions.
 //! - Only a regular file is a state file: a pipe or a device is refused.
+//!
+//! Why the log lives in the CLI and not in the core: what it records is
+//! what the CLI committed, the commands of its two input languages as it
+//! ran them with its wall clock, replayed through the core's public
+//! interpreters ([`record`]). The snapshot stays the core's opaque bytes:
+//! the log only reads its length and last 8 bytes (its checksum) to know
+//! which snapshot it follows, so a new snapshot encoding needs no change
+//! here.
 //!
 //! The project and instance ids live in the snapshot. `-project` and
 //! `-instance` rename the instance for this run (and in the file, when the
-//! run saves); without them the stored names are used, and a new file
-//! starts with Tabletop's defaults.
+//! run saves, by a compaction); without them the stored names are used,
+//! and a new file starts with Tabletop's defaults.
+
+mod codec;
+mod log;
+mod names;
+pub mod record;
+pub mod shell;
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
+
+use log::{Base, SnapshotId};
+use record::Record;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -67,16 +103,17 @@ static HELD: Mutex<Option<File>> = Mutex::new(None);
 /// (the state file itself is replaced by every save, so it cannot carry
 /// the lock). Where the lock file cannot be created (a read-only folder),
 /// nothing can be saved either, and the command goes on without it.
-fn lock(path: &Path) -> Result<(), String> {
+/// Returns whether this process holds the lock.
+fn lock(path: &Path) -> Result<bool, String> {
     let mut held = HELD
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if held.is_some() {
-        return Ok(());
+        return Ok(true);
     }
     let (dir, name) = match dir_and_name(path) {
         Ok(parts) => parts,
-        Err(_) => return Ok(()),
+        Err(_) => return Ok(false),
     };
     let Ok(file) = OpenOptions::new()
         .create(true)
@@ -84,14 +121,14 @@ fn lock(path: &Path) -> Result<(), String> {
         .write(true)
         .open(dir.join(format!(".{name}.lock")))
     else {
-        return Ok(());
+        return Ok(false);
     };
     let start = Instant::now();
     loop {
         match file.try_lock() {
             Ok(()) => {
                 *held = Some(file);
-                return Ok(());
+                return Ok(true);
             }
             Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(Duration::from_millis(20));
@@ -105,16 +142,58 @@ fn lock(path: &Path) -> Result<(), String> {
                 ));
             }
             // Locks not supported on this file system: go on without.
-            Err(TryLockError::Error(_)) => return Ok(()),
+            Err(TryLockError::Error(_)) => return Ok(false),
         }
     }
 }
 
+/// Most records the log holds before a run compacts it into a snapshot
+/// (replaying a record costs about what the command did: microseconds).
+pub const MAX_LOG_RECORDS: usize = 1000;
+
+/// The log may grow to a quarter of the snapshot, and at least this much.
+const MIN_LOG_BYTES: u64 = 256 << 10;
+
+/// The state file of this run: what is on disk, and the changes of this
+/// run not yet saved. [`open`] gives it with the instance; commands
+/// [`StateFile::log`] what they committed, or say [`StateFile::changed`]
+/// for a change the log cannot hold, and [`StateFile::save`] at the end.
+#[derive(Debug)]
+pub struct StateFile {
+    path: PathBuf,
+    /// The snapshot on disk and its log; `None` before the file exists.
+    on_disk: Option<OnDisk>,
+    /// Framed records of this run, not yet written.
+    pending: Vec<u8>,
+    pending_records: usize,
+    /// The same records, for [`upgrade`].
+    pending_list: Vec<Record>,
+    /// The next save writes a snapshot.
+    compact: bool,
+    /// The instance of this run is a shell ([`open_shell`]): it may only
+    /// append to the log, never be saved as a snapshot.
+    shell: bool,
+}
+
+#[derive(Debug)]
+struct OnDisk {
+    id: SnapshotId,
+    /// The intact length and record count of the log following this
+    /// snapshot; `None` when there is none (a stale one is replaced).
+    log: Option<(u64, usize)>,
+}
+
+/// The log beside the state file `path`: `NAME.wal`.
+pub fn log_path(path: &Path) -> PathBuf {
+    let (dir, name) = dir_and_name(path).unwrap_or_else(|_| (PathBuf::from("."), String::new()));
+    dir.join(format!("{name}.wal"))
+}
+
 /// Loads the instance kept in `path` (an empty one if there is no such
-/// file), after taking the state file's lock ([`lock`]). The error is a
-/// sentence for the user.
-pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
-    lock(path)?;
+/// file) and replays its log, after taking the state file's lock
+/// ([`lock`]). The error is a sentence for the user.
+pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), String> {
+    let held = lock(path)?;
     // A pipe would block the command forever and a device never end.
     if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Err(format!(
@@ -123,18 +202,21 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
             path.display()
         ));
     }
+    if held {
+        remove_leftovers(path);
+    }
+    let mut file = StateFile {
+        path: path.to_path_buf(),
+        on_disk: None,
+        pending: Vec::new(),
+        pending_records: 0,
+        pending_list: Vec::new(),
+        compact: false,
+        shell: false,
+    };
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut config = InstanceConfig::default();
-            if let Some(p) = names.project {
-                config.project = p.to_string();
-            }
-            if let Some(i) = names.instance {
-                config.instance = i.to_string();
-            }
-            return Ok(Instance::new(config));
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((file, new_instance(names))),
         Err(e) => {
             return Err(format!(
                 "cannot read the state file {}: {e}",
@@ -142,42 +224,383 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
             ));
         }
     };
-    let bytes = rename(bytes, names);
-    Instance::restore(&bytes).map_err(|e| {
+    let id = SnapshotId::of(&bytes);
+    let bytes = names::rename(bytes, names);
+    // New names are written by a compaction.
+    file.compact = SnapshotId::of(&bytes) != id;
+    let mut db = Instance::restore(&bytes).map_err(|e| {
         format!(
             "the state file {} cannot be used: {}. It was left as it is; move it away or \
              choose another file with --state",
             path.display(),
             e.message()
         )
-    })
+    })?;
+    drop(bytes);
+    if let Some(id) = id {
+        let replayed = replay(path, id, &mut db)?;
+        let log = replayed.map(|(len, records, _)| (len, records));
+        // A snapshot copied or restored (a new modification time): the
+        // next save writes it again, with a log the one-shot writes can
+        // use ([`open_shell`] needs the time the log names).
+        let written = fs::metadata(path).map_or(0, |m| modified_ns(&m));
+        if replayed.is_some_and(|(_, _, stamp)| stamp != written) {
+            file.compact = true;
+        }
+        file.on_disk = Some(OnDisk { id, log });
+    }
+    Ok((file, db))
 }
 
-/// Writes the instance to `path` atomically (see the module docs).
-pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
-    let (dir, name) = dir_and_name(path)?;
-    let target = dir.join(&name);
-    // A rename would replace a file its owner made read-only: refuse, as
-    // writing into it would be refused.
-    if fs::metadata(&target).is_ok_and(|m| m.permissions().readonly()) {
+fn new_instance(names: Names<'_>) -> Instance {
+    let mut config = InstanceConfig::default();
+    if let Some(p) = names.project {
+        config.project = p.to_string();
+    }
+    if let Some(i) = names.instance {
+        config.instance = i.to_string();
+    }
+    Instance::new(config)
+}
+
+/// Replays the log following the snapshot `id` on `db`; returns the log's
+/// intact length, record count and the snapshot time its header names
+/// (`None`: no log for this snapshot).
+fn replay(
+    path: &Path,
+    id: SnapshotId,
+    db: &mut Instance,
+) -> Result<Option<(u64, usize, u64)>, String> {
+    let wal = log_path(path);
+    let scan = log::read(&wal, id)
+        .map_err(|e| format!("cannot read the state file's log {}: {e}", wal.display()))?;
+    let Some(scan) = scan else {
+        return Ok(None);
+    };
+    for (i, payload) in scan.records.iter().enumerate() {
+        Record::decode(payload)
+            .and_then(|r| r.replay(db))
+            .map_err(|e| {
+                format!(
+                    "the state file's log {} cannot be replayed: record {} of {}: {e}. Both \
+                     files were left as they are; move the log away to open the snapshot \
+                     without its changes",
+                    wal.display(),
+                    i + 1,
+                    scan.records.len()
+                )
+            })?;
+    }
+    Ok(Some((
+        scan.good_len,
+        scan.records.len(),
+        scan.base.written_ns,
+    )))
+}
+
+/// Removes temporary files of compactions that were killed before their
+/// rename (`.NAME.tmp-PID`). Only while holding the lock: then no other
+/// process is writing one.
+fn remove_leftovers(path: &Path) {
+    let Ok((dir, name)) = dir_and_name(path) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Loads the instance kept in `path`, with its log replayed (see [`open`]),
+/// for a command that saves, if at all, with [`save`].
+pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
+    open(path, names).map(|(_, db)| db)
+}
+
+impl StateFile {
+    /// The state file's path, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many records of this run are not saved yet.
+    pub fn pending_records(&self) -> usize {
+        self.pending_records
+    }
+
+    /// Adds a committed command to the log (written by [`StateFile::save`]).
+    pub fn log(&mut self, record: &Record) {
+        let payload = record.encode();
+        if payload.len() > log::MAX_PAYLOAD {
+            self.compact = true;
+            return;
+        }
+        self.pending.extend_from_slice(&log::frame(&payload));
+        self.pending_records += 1;
+        self.pending_list.push(record.clone());
+    }
+
+    /// The instance changed in a way the log does not hold: the next save
+    /// writes a snapshot.
+    pub fn changed(&mut self) {
+        self.compact = true;
+    }
+
+    /// Saves this run's changes: appends them to the log, or writes a new
+    /// snapshot ([`save`]) when the log cannot hold them or has grown
+    /// enough to be compacted.
+    pub fn save(&mut self, db: &mut Instance) -> io::Result<()> {
+        let append = match &self.on_disk {
+            Some(disk) if !self.compact && self.fits(disk) => Some((disk.id, disk.log)),
+            _ => None,
+        };
+        let Some((id, log)) = append else {
+            if self.shell {
+                return Err(io::Error::other(
+                    "this run holds no whole instance to write a snapshot of",
+                ));
+            }
+            let on_disk = write_snapshot(&self.path, db)?;
+            self.on_disk = Some(on_disk);
+            return self.done();
+        };
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        refuse_read_only(&self.path)?;
+        let wal = log_path(&self.path);
+        let (len, records) = match log {
+            Some((len, records)) => {
+                log::append(&wal, len, &self.pending)?;
+                (len, records)
+            }
+            None => {
+                // The snapshot was read whole and found intact by this run.
+                let base = base_of(&self.path, id, db)?;
+                let len = log::create(&wal, &base, &[])?;
+                log::append(&wal, len, &self.pending)?;
+                sync_dir(&wal);
+                (len, 0)
+            }
+        };
+        let log = Some((
+            len + self.pending.len() as u64,
+            records + self.pending_records,
+        ));
+        self.on_disk = Some(OnDisk { id, log });
+        self.done()
+    }
+
+    fn done(&mut self) -> io::Result<()> {
+        self.pending.clear();
+        self.pending_records = 0;
+        self.pending_list.clear();
+        self.compact = false;
+        Ok(())
+    }
+
+    /// Whether [`StateFile::save`] would append this run's records to the
+    /// log (not write a snapshot).
+    pub fn can_append(&self) -> bool {
+        !self.compact && self.on_disk.as_ref().is_some_and(|d| self.fits(d))
+    }
+
+    /// Whether the log, with this run's records, stays small enough.
+    fn fits(&self, disk: &OnDisk) -> bool {
+        let (len, records) = disk.log.unwrap_or((0, 0));
+        let bytes = len + self.pending.len() as u64;
+        records + self.pending_records <= MAX_LOG_RECORDS
+            && bytes <= (disk.id.len / 4).max(MIN_LOG_BYTES)
+    }
+}
+
+/// A rename would replace a file its owner made read-only, and an append
+/// would change what its owner froze: refuse, as writing into it would be
+/// refused.
+fn refuse_read_only(path: &Path) -> io::Result<()> {
+    if fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             "the state file is read-only; nothing was written",
         ));
     }
+    Ok(())
+}
+
+/// Writes the instance to `path` as a new snapshot, atomically (see the
+/// module docs), and removes the log it holds.
+pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
+    write_snapshot(path, instance).map(|_| ())
+}
+
+/// The state file opened for one write without loading the snapshot: the
+/// shell from the log's header ([`shell`]) with the log's records replayed
+/// on it, and a bound on the snapshot's rows. `None` when the whole
+/// instance must be loaded instead: no log with a shell for this snapshot,
+/// a snapshot changed since it was written (so unchecked), records other
+/// the shell cannot decide (`record::on_shell`), other names, a log due
+/// for compaction.
+pub fn open_shell(
+    path: &Path,
+    names: Names<'_>,
+) -> Result<Option<(StateFile, Instance, u64)>, String> {
+    // Without the lock, or for anything but a regular file, the whole
+    // load decides and says why.
+    if !lock(path)? {
+        return Ok(None);
+    }
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() < 8 {
+        return Ok(None);
+    }
+    remove_leftovers(path);
+    let Some(id) = snapshot_id(path, meta.len()) else {
+        return Ok(None);
+    };
+    let Ok(Some(scan)) = log::read(&log_path(path), id) else {
+        return Ok(None);
+    };
+    if scan.base.written_ns == 0 || scan.base.written_ns != modified_ns(&meta) {
+        return Ok(None);
+    }
+    let Ok(mut shell) = Instance::restore(&scan.base.shell) else {
+        return Ok(None);
+    };
+    let config = shell.config();
+    if names.project.is_some_and(|p| p != config.project)
+        || names.instance.is_some_and(|i| i != config.instance)
+    {
+        return Ok(None);
+    }
+    for payload in &scan.records {
+        let Ok(record) = Record::decode(payload) else {
+            return Ok(None);
+        };
+        if !record::on_shell(&record.command) || record.replay(&mut shell).is_err() {
+            return Ok(None);
+        }
+    }
+    let file = StateFile {
+        path: path.to_path_buf(),
+        on_disk: Some(OnDisk {
+            id,
+            log: Some((scan.good_len, scan.records.len())),
+        }),
+        pending: Vec::new(),
+        pending_records: 0,
+        pending_list: Vec::new(),
+        compact: false,
+        shell: true,
+    };
+    Ok(Some((file, shell, scan.base.row_bound)))
+}
+
+/// Loads the whole instance for a run that began on the shell
+/// ([`open_shell`]) and now needs more than the shell holds: the snapshot
+/// and its log as on disk, then the records of this run not yet saved,
+/// which stay pending. Records after the first `keep` are dropped (a
+/// write the shell could not decide is run again on the whole instance).
+pub fn upgrade(
+    shell_file: StateFile,
+    names: Names<'_>,
+    keep: usize,
+) -> Result<(StateFile, Instance), String> {
+    let (mut file, mut db) = open(&shell_file.path, names)?;
+    for record in shell_file.pending_list.iter().take(keep) {
+        record.replay(&mut db).map_err(|e| {
+            format!("a write of this run cannot be applied to the whole instance: {e}")
+        })?;
+        file.log(record);
+    }
+    Ok((file, db))
+}
+
+/// The id of the snapshot at `path` of `len` bytes, from its last 8 bytes.
+fn snapshot_id(path: &Path, len: u64) -> Option<SnapshotId> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = File::open(path).ok()?;
+    f.seek(SeekFrom::Start(len - 8)).ok()?;
+    let mut tail = [0u8; 8];
+    f.read_exact(&mut tail).ok()?;
+    Some(SnapshotId::from_tail(len, &tail))
+}
+
+/// [`save`]: the snapshot, then a new log with its header (the shell
+/// and the snapshot's id), in place of the old log.
+fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<OnDisk> {
+    let (dir, name) = dir_and_name(path)?;
+    let target = dir.join(&name);
+    refuse_read_only(&target)?;
     let bytes = instance.snapshot();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = write_synced(&tmp, &bytes, &target).and_then(|()| fs::rename(&tmp, &target));
-    if result.is_err() {
+    if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return result;
+        return Err(e);
     }
-    // Make the rename itself durable. Directories cannot be opened for
-    // syncing everywhere; the data is safe in the file either way.
-    if let Ok(d) = File::open(&dir) {
+    sync_dir(&target);
+    let id = SnapshotId::of(&bytes).ok_or_else(|| io::Error::other("empty snapshot"))?;
+    drop(bytes);
+    // The old log follows another snapshot now (a crash before this point
+    // leaves it stale, and it is ignored); a new, empty one replaces it.
+    let wal = dir.join(format!("{name}.wal"));
+    let log = base_of(&target, id, instance).and_then(|base| log::create(&wal, &base, &[]));
+    match log {
+        Ok(len) => Ok(OnDisk {
+            id,
+            log: Some((len, 0)),
+        }),
+        Err(_) => {
+            match fs::remove_file(&wal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            Ok(OnDisk { id, log: None })
+        }
+    }
+}
+
+/// The header of a log following the snapshot `id` at `path`, which holds
+/// `db`, intact (it was just written, or read whole).
+fn base_of(path: &Path, id: SnapshotId, db: &Instance) -> io::Result<Base> {
+    let (shell, row_bound) = shell::of(db)?;
+    Ok(Base {
+        id,
+        written_ns: modified_ns(&fs::metadata(path)?),
+        row_bound,
+        shell,
+    })
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 where the
+/// file system has none).
+fn modified_ns(meta: &fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Makes a rename or a new file in `file`'s folder durable. Folders cannot
+/// be opened for syncing everywhere; the data is safe in the file either
+/// way.
+fn sync_dir(file: &Path) {
+    if let Some(dir) = file.parent()
+        && let Ok(d) = File::open(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        })
+    {
         let _ = d.sync_all();
     }
-    Ok(())
 }
 
 /// The folder and file name of the state file, through a symbolic link
@@ -208,200 +631,4 @@ fn write_synced(tmp: &Path, bytes: &[u8], old: &Path) -> io::Result<()> {
         let _ = fs::set_permissions(tmp, meta.permissions());
     }
     f.sync_all()
-}
-
-/// Snapshot format constants (see `tabletop_core`'s snapshot module).
-const MAGIC: &[u8; 8] = b"TBLTOPSN";
-const VERSION: u64 = 1;
-const VERSION_WITH_CATALOG: u64 = 2;
-const VERSION_WITH_TRAFFIC: u64 = 3;
-
-/// Gives snapshot bytes new project and instance ids. The core has no
-/// setter for them, so the header is rewritten and the checksum computed
-/// again; bytes that are not an intact version-1, -2 or -3 snapshot are returned as
-/// they are, for [`Instance::restore`] to refuse with its own message (a
-/// corrupt file must never get a fresh, valid checksum here).
-fn rename(bytes: Vec<u8>, names: Names<'_>) -> Vec<u8> {
-    if names.project.is_none() && names.instance.is_none() {
-        return bytes;
-    }
-    let Some(header) = Header::read(&bytes) else {
-        return bytes;
-    };
-    let project = names
-        .project
-        .map_or(&bytes[header.project.clone()], str::as_bytes);
-    let instance = names
-        .instance
-        .map_or(&bytes[header.instance.clone()], str::as_bytes);
-    if project == &bytes[header.project.clone()] && instance == &bytes[header.instance.clone()] {
-        return bytes;
-    }
-    let mut out = Vec::with_capacity(bytes.len() + project.len() + instance.len());
-    out.extend_from_slice(&bytes[..header.names_start]);
-    put_uint(&mut out, project.len() as u64);
-    out.extend_from_slice(project);
-    put_uint(&mut out, instance.len() as u64);
-    out.extend_from_slice(instance);
-    out.extend_from_slice(&bytes[header.instance.end..bytes.len() - 8]);
-    let sum = fnv64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
-
-/// Where the names are in an intact snapshot.
-struct Header {
-    names_start: usize,
-    project: std::ops::Range<usize>,
-    instance: std::ops::Range<usize>,
-}
-
-impl Header {
-    fn read(bytes: &[u8]) -> Option<Header> {
-        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return None;
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let mut expect = [0u8; 8];
-        expect.copy_from_slice(sum);
-        if fnv64(body) != u64::from_le_bytes(expect) {
-            return None;
-        }
-        let mut pos = MAGIC.len();
-        // Versions 2 (with a SQL catalog after the tables) and 3 (with
-        // traffic after that) have the same header.
-        if !matches!(
-            get_uint(body, &mut pos)?,
-            VERSION | VERSION_WITH_CATALOG | VERSION_WITH_TRAFFIC
-        ) {
-            return None;
-        }
-        let names_start = pos;
-        let project = get_bytes(body, &mut pos)?;
-        let instance = get_bytes(body, &mut pos)?;
-        Some(Header {
-            names_start,
-            project,
-            instance,
-        })
-    }
-}
-
-fn get_uint(buf: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut v: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let b = *buf.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-fn get_bytes(buf: &[u8], pos: &mut usize) -> Option<std::ops::Range<usize>> {
-    let len = usize::try_from(get_uint(buf, pos)?).ok()?;
-    let start = *pos;
-    let end = start.checked_add(len).filter(|&e| e <= buf.len())?;
-    *pos = end;
-    Some(start..end)
-}
-
-fn put_uint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// FNV-1a 64, the snapshot checksum.
-fn fnv64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tabletop_core::cbt;
-
-    fn sample() -> Instance {
-        let mut db = Instance::default();
-        cbt::run_line(&mut db, "createtable t families=cf").unwrap();
-        cbt::run_line(&mut db, "set t r cf:q=v@1000").unwrap();
-        db
-    }
-
-    #[test]
-    fn renaming_keeps_everything_else() {
-        let mut db = sample();
-        let bytes = db.snapshot();
-        let renamed = rename(
-            bytes.clone(),
-            Names {
-                project: Some("p"),
-                instance: Some("a-much-longer-instance-name"),
-            },
-        );
-        let mut back = Instance::restore(&renamed).unwrap();
-        assert_eq!(back.config().project, "p");
-        assert_eq!(back.config().instance, "a-much-longer-instance-name");
-        assert_eq!(
-            cbt::run_line(&mut back, "read t").unwrap(),
-            cbt::run_line(&mut db, "read t").unwrap()
-        );
-        // Only one name given: the other stays.
-        let only = rename(
-            bytes.clone(),
-            Names {
-                project: Some("q"),
-                instance: None,
-            },
-        );
-        let back = Instance::restore(&only).unwrap();
-        assert_eq!(back.config().project, "q");
-        assert_eq!(back.config().instance, db.config().instance);
-        // Same names: the very same bytes.
-        let same = rename(
-            bytes.clone(),
-            Names {
-                project: Some(&db.config().project.clone()),
-                instance: None,
-            },
-        );
-        assert_eq!(same, bytes);
-    }
-
-    #[test]
-    fn corrupt_bytes_are_not_given_a_new_checksum() {
-        let mut bytes = sample().snapshot();
-        let n = bytes.len();
-        bytes[n / 2] ^= 0x40;
-        let out = rename(
-            bytes.clone(),
-            Names {
-                project: Some("p"),
-                instance: Some("i"),
-            },
-        );
-        assert_eq!(out, bytes);
-        assert!(Instance::restore(&out).is_err());
-        assert_eq!(rename(b"junk".to_vec(), Names::default()), b"junk");
-        assert_eq!(
-            rename(
-                b"TBLTOPSN".to_vec(),
-                Names {
-                    project: Some("p"),
-                    instance: None
-                }
-            ),
-            b"TBLTOPSN"
-        );
-    }
 }

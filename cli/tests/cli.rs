@@ -205,6 +205,7 @@ fn saving_replaces_the_file_atomically() {
     // A hard link keeps the old file: a save must write a new file and
     // rename it over, never write into the old one.
     fs::hard_link(&state, dir.join("old.link")).unwrap();
+    // A set goes to the log beside the snapshot; the snapshot stays.
     expect(
         0,
         run_in(
@@ -213,8 +214,21 @@ fn saving_replaces_the_file_atomically() {
             b"",
         ),
     );
+    assert_eq!(fs::read(&state).unwrap(), before);
+    let wal = fs::metadata(dir.join("s.state.wal")).unwrap().len();
+    // A new family is saved by writing a new snapshot (with the set in it),
+    // and the log starts again, empty.
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["--state", "s.state", "cbt", "createfamily", "t", "cf2"],
+            b"",
+        ),
+    );
     assert_eq!(fs::read(dir.join("old.link")).unwrap(), before);
     assert_ne!(fs::read(&state).unwrap(), before);
+    assert!(fs::metadata(dir.join("s.state.wal")).unwrap().len() < wal);
     // No temporary file is left behind (the lock file stays, empty: it
     // only carries the lock).
     let mut names: Vec<String> = fs::read_dir(&dir)
@@ -222,7 +236,15 @@ fn saving_replaces_the_file_atomically() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, [".s.state.lock", "old.link", "s.state"]);
+    assert_eq!(
+        names,
+        [".s.state.lock", "old.link", "s.state", "s.state.wal"]
+    );
+    let out = expect(
+        0,
+        run_in(&dir, &["--state", "s.state", "cbt", "count", "t"], b""),
+    );
+    assert_eq!(stdout(&out), "1\n");
 }
 
 #[test]
@@ -792,4 +814,122 @@ fn a_read_only_state_file_is_not_replaced() {
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
     assert_eq!(fs::read(&state).unwrap(), before, "the file is as it was");
     fs::set_permissions(&state, fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+#[test]
+fn a_simulation_past_year_9999_is_refused_with_the_reason() {
+    let dir = scratch("sim-9999");
+    let text = fs::read_to_string(scenario("mobile_timestamp_first.toml"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("start =") && !l.starts_with("duration ="))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = text.replacen(
+        "\n[",
+        "\nstart = \"9999-12-31T00:00:00Z\"\nduration = \"30d\"\n[",
+        1,
+    );
+    fs::write(dir.join("late.toml"), text).unwrap();
+    let out = expect(1, run_in(&dir, &["sim", "late.toml"], b""));
+    assert!(
+        stderr(&out).contains("past the end of year 9999"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("panicked"));
+}
+
+#[test]
+fn import_streams_a_csv_larger_than_the_text_cap() {
+    let dir = scratch("import-stream");
+    let mut csv = String::from(",cf\n,q\n");
+    let mut i = 0;
+    while csv.len() < 300_000 {
+        csv.push_str(&format!("row{i:06},{}\n", "v".repeat(40)));
+        i += 1;
+    }
+    fs::write(dir.join("big.csv"), &csv).unwrap();
+    fs::write(dir.join("fmt.yaml"), "x".repeat(200_000)).unwrap();
+    let capped = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tabletop"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("TABLETOP_STATE")
+            .env("TABLETOP_TEST_MAX_TEXT_BYTES", "100000")
+            .output()
+            .unwrap()
+    };
+    expect(0, capped(&["cbt", "createtable", "t", "families=cf"]));
+    // The CSV is three times the cap: imported whole, as it is streamed.
+    let out = expect(0, capped(&["cbt", "import", "t", "big.csv"]));
+    assert!(
+        stderr(&out).contains(&format!("Done importing {i} rows.")),
+        "{}",
+        stderr(&out)
+    );
+    let out = expect(0, capped(&["cbt", "count", "t"]));
+    assert_eq!(stdout(&out).trim(), i.to_string());
+    // A text input that is read whole is capped.
+    let out = expect(1, capped(&["cbt", "read", "t", "format-file=fmt.yaml"]));
+    assert!(
+        stderr(&out).contains("larger than 100000 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    fs::write(dir.join("big.toml"), "#".repeat(200_000)).unwrap();
+    let out = expect(1, capped(&["sim", "big.toml"]));
+    assert!(
+        stderr(&out).contains("larger than 100000 bytes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn json_refuses_a_read_answer_past_the_cap() {
+    let dir = scratch("answer-cap");
+    let mut script = String::from("createtable t families=cf\n");
+    for i in 0..50 {
+        script.push_str(&format!("set t r{i:02} cf:q={}\n", "v".repeat(100)));
+    }
+    expect(0, run_in(&dir, &["cbt"], script.as_bytes()));
+    let requests = concat!(
+        r#"{"method": "readRows", "request": {"tableName": "projects/tabletop/instances/playground/tables/t"}}"#,
+        "\n",
+        r#"{"method": "readRows", "request": {"tableName": "projects/tabletop/instances/playground/tables/t", "rowsLimit": "2"}}"#,
+        "\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .arg("json")
+        .current_dir(&dir)
+        .env_remove("TABLETOP_STATE")
+        .env("TABLETOP_TEST_MAX_ANSWER_BYTES", "2000")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), requests.as_bytes()).unwrap();
+    let out = expect(0, child.wait_with_output().unwrap());
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with(
+            r#"{"error":{"code":8,"message":"the readRows answer would be larger than 2000 bytes"#
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].contains("RESOURCE_EXHAUSTED"));
+    // A read that fits is answered, in the same session.
+    assert!(
+        lines[1].starts_with(r#"{"response":{"rows":["#),
+        "{}",
+        lines[1]
+    );
+    // Without the test cap (256 MiB), the whole table is answered.
+    let out = expect(0, run_in(&dir, &["json"], requests.as_bytes()));
+    assert!(stdout(&out).starts_with(r#"{"response":{"rows":["#));
 }

@@ -94,6 +94,29 @@ fn keyviz_reports_what_cbt_did() {
     );
     let png = fs::read(dir.join("k.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+
+    // Google's metrics and messages, and the key axis by prefix.
+    assert!(v["messages"].is_array(), "{v}");
+    assert!(v["prefixes"].is_array(), "{v}");
+    assert!(
+        text.contains("Key Visualizer messages (Google's)"),
+        "{text}"
+    );
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["keyviz", "--metric", "write_pressure", "--out", "p.html"],
+            b"",
+        ),
+    );
+    let html = fs::read_to_string(dir.join("p.html")).unwrap();
+    assert!(
+        html.contains("write_pressure (index (100+ is poor))"),
+        "{html}"
+    );
+    assert!(html.contains("class=\"axis\""), "{html}");
+    assert!(html.contains("Key space not to scale"), "120 rows: {html}");
 }
 
 #[test]

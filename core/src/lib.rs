@@ -17,8 +17,8 @@
 //!    the [`Instance`] everything above uses (the store's tables with the
 //!    SQL catalog, following writes through their traces);
 //! 3. `tabletop-wire`: the REST JSON protocol ([`api`]) and [`cbt`];
-//! 4. `tabletop-design`: [`keydesign`], the scenario document, [`sim`] and
-//!    [`keyviz`];
+//! 4. `tabletop-design`: [`keydesign`], the scenario document, [`sim`],
+//!    [`keyviz`] and A/B [`compare`]isons;
 //! 5. `tabletop-teach`: the [`advisor`] and the [`lesson`]s;
 //! 6. `tabletop-translate`: [`translate`] (DynamoDB and Oracle in; cbt,
 //!    gcloud and Terraform out).
@@ -57,7 +57,7 @@
 
 #![deny(missing_docs)]
 
-pub use tabletop_design::{keydesign, keyviz, sim};
+pub use tabletop_design::{compare, keydesign, keyviz, sim};
 pub use tabletop_sql::{Instance, rowkey_schema, sql, views};
 pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};

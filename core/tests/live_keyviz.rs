@@ -3,7 +3,7 @@
 //! heatmaps and findings, and the record travels in snapshots.
 
 use tabletop_core::cbt::run_line;
-use tabletop_core::keyviz::{BucketMode, LiveKeyViz, LiveOptions, Metric, Pattern};
+use tabletop_core::keyviz::{BucketMode, LiveKeyViz, LiveOptions, MessageKind, Metric, Pattern};
 use tabletop_core::{Instance, InstanceConfig, prefix_successor};
 
 fn cbt(db: &mut Instance, line: &str) -> String {
@@ -146,4 +146,92 @@ fn the_live_report_survives_a_snapshot() {
             .collect();
         panic!("the report changed across the snapshot: {diff:?}");
     }
+}
+
+#[test]
+fn the_live_view_has_googles_metrics_messages_and_prefixes() {
+    let mut db = instance();
+    for dev in ["1a2b", "4c40", "4c41", "77aa"] {
+        for day in 1..=30 {
+            cbt(&mut db, &format!("set t phone#{dev}#202005{day:02} cf:v=1"));
+            cbt(
+                &mut db,
+                &format!("set t tablet#{dev}#202005{day:02} cf:v=1"),
+            );
+        }
+    }
+    // No traffic yet: Google's "No data scanned".
+    db.clear_traffic(None).unwrap();
+    let quiet = live(&mut db).report(None);
+    let kinds = |r: &tabletop_core::keyviz::LiveReport| {
+        r.messages.iter().map(|m| m.kind).collect::<Vec<_>>()
+    };
+    assert!(
+        kinds(&quiet).contains(&MessageKind::NoDataScanned),
+        "{}",
+        quiet.to_text()
+    );
+
+    cbt(&mut db, "clock 1m");
+    cbt(&mut db, "read t prefix=phone#4c41");
+    cbt(&mut db, "set t tablet#77aa#20200601 cf:v=2");
+    let viz = live(&mut db);
+    let report = viz.report(None);
+    // 240 rows are fewer than the key buckets: not to scale.
+    assert_eq!(
+        kinds(&report),
+        [MessageKind::KeySpaceNotToScale],
+        "{}",
+        report.to_text()
+    );
+    // CPU per bucket: reads only where the prefix is, writes where the
+    // write went, at an idle node's latency or more.
+    let read_cpu = viz.heatmap(Metric::ReadCpu, BucketMode::EqualKeys, 1000);
+    let write_cpu = viz.heatmap(Metric::WriteCpu, BucketMode::EqualKeys, 1000);
+    let latency = viz.heatmap(Metric::Latency, BucketMode::EqualKeys, 1000);
+    let lit = |h: &tabletop_core::keyviz::Heatmap| -> Vec<String> {
+        (0..h.key_buckets)
+            .filter(|&k| (0..h.time_buckets).any(|t| h.value(k, t) > 0.0))
+            .map(|k| h.keys[k].start.clone())
+            .collect()
+    };
+    let reads = lit(&read_cpu);
+    assert!(
+        !reads.is_empty() && reads.iter().all(|k| k.starts_with("phone#4c4")),
+        "{reads:?}"
+    );
+    // (The traffic log keeps 16 bytes of a key: the write covers every row
+    // under `tablet#77aa#2020`.)
+    let writes = lit(&write_cpu);
+    assert!(
+        writes.iter().all(|k| k.starts_with("tablet#")),
+        "{writes:?}"
+    );
+    assert!(
+        writes.iter().any(|k| k.starts_with("tablet#77aa#")),
+        "{writes:?}"
+    );
+    for k in 0..latency.key_buckets {
+        for t in 0..latency.time_buckets {
+            let v = latency.value(k, t);
+            assert!(v == 0.0 || v >= 5.0, "latency {v} at {k},{t}");
+        }
+    }
+    let pressure = viz.heatmap(Metric::ReadPressure, BucketMode::EqualKeys, 1000);
+    assert!(pressure.values.iter().all(|&v| v < 100.0));
+    // The key space as a hierarchy: phone# and tablet#, devices under them.
+    let top: Vec<&str> = report
+        .prefixes
+        .iter()
+        .filter(|p| p.depth == 0)
+        .map(|p| p.prefix.as_str())
+        .collect();
+    assert_eq!(top, ["phone#", "tablet#"]);
+    assert!(
+        report
+            .prefixes
+            .iter()
+            .any(|p| p.depth == 1 && p.prefix == "phone#4c41#")
+    );
+    assert!(report.to_text().contains("Key space by prefix"));
 }

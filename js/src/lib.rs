@@ -2,6 +2,19 @@
 //! instance and answers the two languages the playground speaks, through
 //! wasm-bindgen.
 //!
+//! This is the wasm half of the `tabletop-js` package; its JavaScript half
+//! (`js/package/tabletop.js`, assembled by `scripts/build-js.sh`) wraps
+//! this class into the one users see: Bigtable's methods on plain objects
+//! ([`Tabletop::call`]), bulk writes packed into bytes
+//! ([`Tabletop::write_packed`], `write.rs`), answers packed into bytes
+//! ([`Tabletop::read_packed`], `read.rs`) and read a chunk at a time
+//! ([`Tabletop::open_rows`]), snapshots, and argument checks. Sizes that
+//! input controls are capped before anything is allocated (a readRows
+//! answer at [`Tabletop::max_answer_bytes`]), so an error never leaves the
+//! object borrowed: a wasm32 build cannot catch a panic.
+//!
+//! The text API below stays for compatibility:
+//!
 //! ```js
 //! const { Tabletop } = require('./tabletop_js.js');
 //! const db = new Tabletop();
@@ -27,16 +40,47 @@
 //! The instance clock starts at 0 and moves only when asked (the
 //! `advanceClock` method, or `cbt clock`), so runs repeat exactly.
 
+mod read;
+mod request;
+mod value;
+mod write;
+
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
-use tabletop_core::{Instance, TraceOptions, Traces, api, cbt};
+use tabletop_core::{Error, Instance, TraceOptions, Traces, api, cbt};
+use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
+
+use self::read::{Cursor, DEFAULT_MAX_ANSWER_BYTES};
+use self::value::{error_to_js, from_js, to_js};
 
 /// A Bigtable instance in memory, driven by JSON requests or `cbt`
 /// commands.
 #[wasm_bindgen]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Tabletop {
     instance: Instance,
+    max_answer_bytes: usize,
+    cursors: HashMap<u32, Cursor>,
+    next_cursor: u32,
+}
+
+impl Default for Tabletop {
+    fn default() -> Tabletop {
+        Tabletop::with(Instance::default())
+    }
+}
+
+impl Tabletop {
+    fn with(instance: Instance) -> Tabletop {
+        Tabletop {
+            instance,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            cursors: HashMap::new(),
+            next_cursor: 1,
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -50,8 +94,16 @@ impl Tabletop {
 
     /// Runs one request line, `{"method": M, "request": R}`, and returns
     /// one answer line, `{"response": X}` or `{"error": {...}}`.
+    ///
+    /// A readRows whose answer would pass the answer cap
+    /// (`maxAnswerBytes`) answers RESOURCE_EXHAUSTED instead.
     pub fn handle(&mut self, request_json: &str) -> String {
-        api::handle(&mut self.instance, request_json)
+        api::handle_capped(
+            &mut self.instance,
+            request_json,
+            &mut Traces::off(),
+            self.max_answer_bytes,
+        )
     }
 
     /// Runs one request line and returns
@@ -61,7 +113,12 @@ impl Tabletop {
     #[wasm_bindgen(js_name = handleTraced)]
     pub fn handle_traced(&mut self, request_json: &str) -> String {
         let mut traces = Traces::new(TraceOptions::default());
-        let answer = api::handle_traced(&mut self.instance, request_json, &mut traces);
+        let answer = api::handle_capped(
+            &mut self.instance,
+            request_json,
+            &mut traces,
+            self.max_answer_bytes,
+        );
         // The answer line is JSON by construction.
         let answer: Value = serde_json::from_str(&answer).unwrap_or(Value::String(answer));
         api::to_line(&json!({"answer": answer, "traces": traces_json(&traces)}))
@@ -121,6 +178,150 @@ impl Tabletop {
             })
             .collect();
         api::to_line(&Value::Array(list))
+    }
+
+    /// Runs one method on a request object and returns the answer object
+    /// (`X` of `{"response": X}`); an error is thrown as a
+    /// `{code, status, message}` object. `Uint8Array`s in the request are
+    /// taken as the bytes a base64 string would carry.
+    pub fn call(&mut self, method: &str, request: JsValue) -> Result<JsValue, JsValue> {
+        let request = from_js(request).map_err(|e| error_to_js(&e))?;
+        if method == "readRows" {
+            let (table, req) = api::read_rows_request(&request).map_err(|e| error_to_js(&e))?;
+            read::check_json_size(&mut self.instance, &table, &req, self.max_answer_bytes)
+                .map_err(|e| error_to_js(&e))?;
+        }
+        api::handle_value(&mut self.instance, method, &request)
+            .map(|v| to_js(&v))
+            .map_err(|e| error_to_js(&e))
+    }
+
+    /// Runs a `mutateRows` or `mutateRow` packed by the package's
+    /// JavaScript (the format is in `write.rs`). Answers `undefined` when
+    /// the request must go through [`Tabletop::call`] instead, `null` for
+    /// a mutateRow that succeeded, and for mutateRows a flat array
+    /// `[index, code, message, ...]` of the entries that failed.
+    #[wasm_bindgen(js_name = writePacked)]
+    pub fn write_packed(&mut self, packed: &[u8]) -> Result<JsValue, JsValue> {
+        match write::run(&mut self.instance, packed) {
+            None => Ok(JsValue::UNDEFINED),
+            Some(Err(e)) => Err(error_to_js(&e)),
+            Some(Ok(write::Written::Row)) => Ok(JsValue::NULL),
+            Some(Ok(write::Written::Rows(results))) => {
+                let mut failed = Vec::new();
+                for (i, r) in results.iter().enumerate() {
+                    if let Err(e) = r {
+                        failed.push(json!(i));
+                        failed.push(json!(e.code().number()));
+                        failed.push(json!(e.message()));
+                    }
+                }
+                Ok(to_js(&Value::Array(failed)))
+            }
+        }
+    }
+
+    /// Runs a readRows request object and returns its answer packed (the
+    /// format is in `read.rs`), after a `u32` length and that many bytes of
+    /// `requestStats` JSON (none unless asked for). Past `maxAnswerBytes`
+    /// it throws RESOURCE_EXHAUSTED.
+    #[wasm_bindgen(js_name = readPacked)]
+    pub fn read_packed(&mut self, request: JsValue) -> Result<Vec<u8>, JsValue> {
+        let request = from_js(request).map_err(|e| error_to_js(&e))?;
+        let (table, req, full) =
+            api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
+        let (rows, stats) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
+            .map_err(|e| error_to_js(&e))?;
+        let stats = if full {
+            api::read_stats_to_json(&stats).to_string()
+        } else {
+            String::new()
+        };
+        let mut out = Vec::with_capacity(4 + stats.len() + rows.buf.len());
+        out.extend_from_slice(&u32::try_from(stats.len()).unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(stats.as_bytes());
+        out.extend_from_slice(&rows.buf);
+        Ok(out)
+    }
+
+    /// [`Tabletop::read_packed`] for a plain read packed by the package's
+    /// JavaScript (the format is in `request.rs`); `undefined` when the
+    /// request must go as JSON text instead.
+    #[wasm_bindgen(js_name = readPackedRequest)]
+    pub fn read_packed_request(&mut self, packed: &[u8]) -> Result<Option<Vec<u8>>, JsValue> {
+        let Some((table, req)) = request::decode(packed) else {
+            return Ok(None);
+        };
+        let (rows, _) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
+            .map_err(|e| error_to_js(&e))?;
+        let mut out = Vec::with_capacity(4 + rows.buf.len());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&rows.buf);
+        Ok(Some(out))
+    }
+
+    /// Opens a cursor over a readRows request object; its rows come a
+    /// chunk at a time from [`Tabletop::next_rows`].
+    #[wasm_bindgen(js_name = openRows)]
+    pub fn open_rows(&mut self, request: JsValue) -> Result<u32, JsValue> {
+        let request = from_js(request).map_err(|e| error_to_js(&e))?;
+        let (table, req) = api::read_rows_request(&request).map_err(|e| error_to_js(&e))?;
+        let id = self.next_cursor;
+        self.next_cursor = self.next_cursor.wrapping_add(1).max(1);
+        self.cursors.insert(id, Cursor::new(table, req));
+        Ok(id)
+    }
+
+    /// The next chunk of a cursor's rows, packed as [`Tabletop::read_packed`]
+    /// packs rows (no stats prefix); `undefined` when the read is over (the
+    /// cursor is then closed). An error closes the cursor.
+    #[wasm_bindgen(js_name = nextRows)]
+    pub fn next_rows(&mut self, cursor: u32) -> Result<Option<Vec<u8>>, JsValue> {
+        let Some(c) = self.cursors.get_mut(&cursor) else {
+            return Err(error_to_js(&Error::failed_precondition(
+                "this row iterator is closed",
+            )));
+        };
+        let chunk = c.next(&mut self.instance);
+        if !matches!(chunk, Ok(Some(_))) {
+            self.cursors.remove(&cursor);
+        }
+        chunk.map_err(|e| error_to_js(&e))
+    }
+
+    /// Forgets a cursor (an iterator left before its end).
+    #[wasm_bindgen(js_name = closeRows)]
+    pub fn close_rows(&mut self, cursor: u32) {
+        self.cursors.remove(&cursor);
+    }
+
+    /// The most bytes one readRows answer may take (packed: base64 keys,
+    /// qualifiers and values); 256 MiB unless set.
+    #[wasm_bindgen(getter = maxAnswerBytes)]
+    #[must_use]
+    pub fn max_answer_bytes(&self) -> u32 {
+        u32::try_from(self.max_answer_bytes).unwrap_or(u32::MAX)
+    }
+
+    /// Sets the answer cap (at least 1 KiB).
+    #[wasm_bindgen(setter = maxAnswerBytes)]
+    pub fn set_max_answer_bytes(&mut self, bytes: u32) {
+        self.max_answer_bytes = usize::try_from(bytes.max(1024)).unwrap_or(usize::MAX);
+    }
+
+    /// The instance as snapshot bytes (tables, schemas, views, clock).
+    #[must_use]
+    pub fn snapshot(&mut self) -> Vec<u8> {
+        self.instance.snapshot()
+    }
+
+    /// A new object holding the instance `bytes` (from
+    /// [`Tabletop::snapshot`]) describe; broken bytes throw
+    /// INVALID_ARGUMENT or DATA_LOSS with what is wrong.
+    pub fn restore(bytes: &[u8]) -> Result<Tabletop, JsValue> {
+        Instance::restore(bytes)
+            .map(Tabletop::with)
+            .map_err(|e| error_to_js(&e))
     }
 
     /// The `cbt` commands this build understands.

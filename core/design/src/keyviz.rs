@@ -19,6 +19,9 @@
 //! - [`PrefixTree`]: labels for the key axis, one level per key segment.
 //! - [`diagnose`]: the findings ([`Pattern`]) with key range, time range,
 //!   [`Severity`] and a remedy.
+//! - Google's own vocabulary beside the named patterns: read and write
+//!   pressure indexes ([`pressure_index`]) and the messages Key Visualizer
+//!   shows above a heatmap ([`google_messages`]).
 //! - [`LiveKeyViz`]: the same pieces fed by what a real instance's table
 //!   served ([`tabletop_store::traffic`]) instead of by the simulator.
 //!
@@ -30,6 +33,8 @@ mod diagnose;
 mod heatmap;
 mod labels;
 mod live;
+mod messages;
+mod pressure;
 mod recorder;
 
 use serde::{Deserialize, Serialize};
@@ -39,8 +44,12 @@ pub use diagnose::{Context, Diagnostic, HotKey, Pattern, Severity, diagnose, hum
 pub use heatmap::{
     BucketMode, ColorScale, Heatmap, KeyBucket, KeyGrouping, MAX_KEY_BUCKETS, viridis,
 };
-pub use labels::{PrefixNode, PrefixTree};
+pub use labels::{PrefixNode, PrefixShare, PrefixTree, prefixes_text};
 pub use live::{LiveKeyViz, LiveOptions, LiveReport, LiveTablet, LiveTotals};
+pub use messages::{GoogleMessage, MessageIcon, MessageKind, google_messages, messages_text};
+pub use pressure::{
+    CPU_AT_POOR, POOR_PRESSURE, SLOWDOWN_AT_POOR, pressure_index, queue_latency_ms,
+};
 pub use recorder::Recorder;
 
 /// What a heatmap shows.
@@ -67,11 +76,25 @@ pub enum Metric {
     Rows,
     /// Rows scanned per row returned (derived; 0 where nothing was read).
     ScanRatio,
+    /// CPU the bucket's reads (and scans) need, in % of one node.
+    ReadCpu,
+    /// CPU the bucket's writes need, in % of one node.
+    WriteCpu,
+    /// Mean latency of the bucket's operations, in ms: the latency of the
+    /// node serving it, weighted by the work (derived).
+    Latency,
+    /// Google's read pressure index: CPU and latency of reads as one
+    /// score, 100 or more meaning poor performance ([`pressure_index`]; derived,
+    /// the highest fine bucket of each display bucket).
+    ReadPressure,
+    /// The same index for writes.
+    WritePressure,
 }
 
 impl Metric {
-    /// Every metric, stored ones first.
-    pub const ALL: [Metric; 9] = [
+    /// Every metric: the nine traffic and storage metrics, then Google's
+    /// CPU, latency and pressure metrics.
+    pub const ALL: [Metric; 14] = [
         Metric::Ops,
         Metric::ReadRows,
         Metric::WriteRows,
@@ -81,6 +104,11 @@ impl Metric {
         Metric::DataStored,
         Metric::Rows,
         Metric::ScanRatio,
+        Metric::ReadCpu,
+        Metric::WriteCpu,
+        Metric::Latency,
+        Metric::ReadPressure,
+        Metric::WritePressure,
     ];
 
     /// Index of the metric's matrix in the [`Recorder`], or `None` for a
@@ -96,7 +124,11 @@ impl Metric {
             Metric::RowsScanned => Some(5),
             Metric::DataStored => Some(6),
             Metric::Rows => Some(7),
-            Metric::ScanRatio => None,
+            Metric::ReadCpu => Some(8),
+            Metric::WriteCpu => Some(9),
+            Metric::ScanRatio | Metric::Latency | Metric::ReadPressure | Metric::WritePressure => {
+                None
+            }
         }
     }
 
@@ -109,7 +141,17 @@ impl Metric {
     /// Whether heatmaps show it per second.
     #[must_use]
     pub fn is_rate(self) -> bool {
-        !self.is_state() && self != Metric::ScanRatio
+        !self.is_state()
+            && !matches!(
+                self,
+                Metric::ScanRatio | Metric::Latency | Metric::ReadPressure | Metric::WritePressure
+            )
+    }
+
+    /// Whether the metric is one of Google's warnings (a pressure index).
+    #[must_use]
+    pub fn is_pressure(self) -> bool {
+        matches!(self, Metric::ReadPressure | Metric::WritePressure)
     }
 
     /// The unit heatmap values are in.
@@ -122,6 +164,9 @@ impl Metric {
             Metric::DataStored => "B",
             Metric::Rows => "rows",
             Metric::ScanRatio => "rows scanned per row returned",
+            Metric::ReadCpu | Metric::WriteCpu => "% of a node",
+            Metric::Latency => "ms",
+            Metric::ReadPressure | Metric::WritePressure => "index (100+ is poor)",
         }
     }
 
@@ -138,6 +183,11 @@ impl Metric {
             Metric::DataStored => "data_stored",
             Metric::Rows => "rows",
             Metric::ScanRatio => "scan_ratio",
+            Metric::ReadCpu => "read_cpu",
+            Metric::WriteCpu => "write_cpu",
+            Metric::Latency => "latency",
+            Metric::ReadPressure => "read_pressure",
+            Metric::WritePressure => "write_pressure",
         }
     }
 

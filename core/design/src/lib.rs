@@ -1,6 +1,7 @@
 //! The design floor of Tabletop: row-key templates ([`keydesign`]), the
 //! scenario document ([`scenario`]), the cluster simulator ([`sim`]) and
-//! the Key Visualizer ([`keyviz`]), on a deterministic [`rng`].
+//! the Key Visualizer ([`keyviz`]) and A/B comparisons of two designs on
+//! one workload ([`compare`]), on a deterministic [`rng`].
 //!
 //! # Where this crate sits
 //!
@@ -9,10 +10,11 @@
 //! tabletop-translate); it uses the store and SQL (a key template implies
 //! a row-key schema; a scenario's tables materialize into an instance) and
 //! nothing of the wire formats. Inside, modules follow the same one-way
-//! order: `rng` < `keydesign` < `scenario` < `keyviz` < `sim`.
+//! order: `rng` < `keydesign` < `scenario` < `keyviz` < `sim` < `compare`.
 
 #![deny(missing_docs)]
 
+pub mod compare;
 pub mod keydesign;
 pub mod keyviz;
 pub mod rng;

@@ -130,6 +130,9 @@ impl Default for StartTime {
     }
 }
 
+/// The last instant a scenario may reach: 9999-12-31T23:59:59.999999Z.
+const LAST_MICROS: i64 = 253_402_300_799_999_999;
+
 impl StartTime {
     /// Parses `YYYY-MM-DD` with an optional `THH:MM:SS` (and optional
     /// fraction), in UTC (`Z`, `+00:00` or nothing).
@@ -645,6 +648,9 @@ pub struct Workload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
     /// Full scans: share of the rows the filter keeps (default 0.001).
+    /// Scans: a filter keeping this share of the rows read (default: every
+    /// row read is returned); a range scan then reads `rows / selectivity`
+    /// rows to return `rows`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selectivity: Option<f64>,
     /// `hot_key`: the entity (default 0).
@@ -809,6 +815,15 @@ impl Scenario {
                 self.duration.0
             )));
         }
+        // Keys and cells carry the simulated time; past year 9999 dates
+        // no longer fit their four-digit years.
+        if self.start.0 as f64 + self.duration.0 * 1e6 > LAST_MICROS as f64 {
+            return Err(top(format!(
+                "the scenario would run past the end of year 9999 (start {} plus duration \
+                 {}s), where times no longer fit row keys and cells; start earlier",
+                self.start, self.duration.0
+            )));
+        }
         let t = &self.table;
         tabletop_store::validate_table_id(&t.id)
             .map_err(|e| table(format!("id: {}", e.message())))?;
@@ -900,7 +915,7 @@ impl Scenario {
         }
         if u64::from(k.time_buckets) * u64::from(k.fine_buckets) > 1 << 21 {
             return Err(kv(
-                "time_buckets x fine_buckets must be at most 2097152 (memory: 32 bytes each)"
+                "time_buckets x fine_buckets must be at most 2097152 (memory: 44 bytes each)"
                     .into(),
             ));
         }
@@ -1091,7 +1106,7 @@ impl Scenario {
         applies("rows", w.rows.is_none() || w.op == OpKind::Scan)?;
         applies(
             "selectivity",
-            w.selectivity.is_none() || w.op == OpKind::FullScan,
+            w.selectivity.is_none() || matches!(w.op, OpKind::FullScan | OpKind::Scan),
         )?;
         applies(
             "hot_entity",
@@ -1117,8 +1132,9 @@ impl Scenario {
         }
         if w.selectivity
             .is_some_and(|s| !(s.is_finite() && (0.0..=1.0).contains(&s)))
+            || (w.op == OpKind::Scan && w.selectivity.is_some_and(|s| s < 1e-9))
         {
-            return Err("selectivity must be from 0 to 1".into());
+            return Err("selectivity must be from 0 to 1 (above 0 for a scan)".into());
         }
         Ok(())
     }
@@ -1211,6 +1227,30 @@ rate = 100
         let json = serde_json::to_string(&s).unwrap();
         let back: Scenario = serde_json::from_str(&json).unwrap();
         assert_eq!(back, s);
+    }
+
+    #[test]
+    fn a_scenario_running_past_year_9999_is_refused() {
+        let at = |start: &str, duration: &str| {
+            let text = MINIMAL.replace(
+                "duration = \"10m\"",
+                &format!("duration = \"{duration}\"\nstart = {start}"),
+            );
+            Scenario::from_toml(&text)
+        };
+        assert!(at("9999-12-31T23:00:00Z", "10m").is_ok());
+        for (start, duration) in [
+            ("9999-12-31T23:55:00Z", "10m"),
+            ("9999-12-31T00:00:00Z", "30d"),
+        ] {
+            let e = at(start, duration).unwrap_err();
+            assert_eq!(e.code(), tabletop_store::Code::InvalidArgument);
+            assert!(
+                e.message().contains("past the end of year 9999"),
+                "{}",
+                e.message()
+            );
+        }
     }
 
     #[test]

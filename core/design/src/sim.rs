@@ -60,8 +60,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::keydesign::{KeyInput, KeyRenderer, SegmentKind};
 use crate::keyviz::{
-    self, BucketMode, Diagnostic, Heatmap, HotKey, KeyAxis, KeyGrouping, MAX_KEY_BUCKETS, Metric,
-    PrefixTree, Recorder,
+    self, BucketMode, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
+    MAX_KEY_BUCKETS, Metric, PrefixShare, PrefixTree, Recorder,
 };
 use crate::rng::{Rng, Scatter, Zipf, det_exp, hash_bytes};
 use tabletop_store::Result;
@@ -91,7 +91,7 @@ pub enum Output {
     Text,
     /// [`Report::to_json`] without heatmaps.
     Json,
-    /// [`Report::to_json`] with all nine heatmaps (equal-key buckets, at
+    /// [`Report::to_json`] with every metric's heatmap (equal-key buckets, at
     /// most this many key buckets each).
     JsonWithMatrices {
         /// Key buckets per heatmap (1 to 1000).
@@ -222,6 +222,18 @@ struct Driver {
     tablets_sum: f64,
     tablets_max: u64,
     rows_sum: f64,
+    /// Rows examined (at least the rows returned; every row for a full
+    /// scan).
+    scanned_sum: f64,
+    /// Real operations the drawn ones stood for (the real total in ticks
+    /// that drew at least one): the denominator of per-operation means.
+    weighted: f64,
+    /// Node-seconds of work per node: this tick, and over the run.
+    node_work: Vec<f64>,
+    work_total: Vec<f64>,
+    /// Work x the latency / throttled share of the node that did it.
+    latency_weighted: f64,
+    throttled_work: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -254,10 +266,18 @@ pub struct Simulation {
     load: Vec<f64>,
     /// Node-seconds of work per fine bucket in this tick / time bucket.
     tick_cost: Vec<f64>,
+    /// The part of `tick_cost` spent on writes.
+    tick_write_cost: Vec<f64>,
+    /// The node serving each fine bucket (updated when tablets change).
+    fine_node: Vec<u32>,
     bucket_cost: Vec<f64>,
     /// Difference arrays of this tick's scans (length fine + 1).
     scan_coef: Vec<f64>,
     scan_even: Vec<f64>,
+    /// The same for the rows the scans return (less than scanned when
+    /// they filter).
+    scan_coef_kept: Vec<f64>,
+    scan_even_kept: Vec<f64>,
     scan_ops: Vec<f64>,
     scan_scale: f64,
     /// Prefix sums of `rows` at the start of the tick.
@@ -420,6 +440,12 @@ impl Simulation {
                 tablets_sum: 0.0,
                 tablets_max: 0,
                 rows_sum: 0.0,
+                scanned_sum: 0.0,
+                weighted: 0.0,
+                node_work: vec![0.0; c.nodes as usize],
+                work_total: vec![0.0; c.nodes as usize],
+                latency_weighted: 0.0,
+                throttled_work: 0.0,
             });
         }
 
@@ -544,16 +570,24 @@ impl Simulation {
         };
         let cluster = Cluster::new(c.nodes as usize, fine, &bytes, th);
         let nodes = c.nodes as usize;
-        Ok(Simulation {
-            rec: Recorder::new(t_n, fine, bucket_seconds),
+        let mut sim = Simulation {
+            rec: {
+                let mut rec = Recorder::new(t_n, fine, bucket_seconds);
+                rec.set_base_latency_ms(c.base_latency_ms);
+                rec
+            },
             renderer,
             cluster,
             drivers,
             load: vec![0.0; fine],
             tick_cost: vec![0.0; fine],
+            tick_write_cost: vec![0.0; fine],
+            fine_node: vec![0; fine],
             bucket_cost: vec![0.0; fine],
             scan_coef: vec![0.0; fine + 1],
             scan_even: vec![0.0; fine + 1],
+            scan_coef_kept: vec![0.0; fine + 1],
+            scan_even_kept: vec![0.0; fine + 1],
             scan_ops: vec![0.0; fine + 1],
             scan_scale: 0.0,
             prefix_rows: Vec::with_capacity(fine + 1),
@@ -586,7 +620,9 @@ impl Simulation {
             bytes,
             axis,
             scenario,
-        })
+        };
+        sim.refresh_fine_node();
+        Ok(sim)
     }
 
     /// The scenario.
@@ -693,6 +729,7 @@ impl Simulation {
             let key_at = |f: u32| escape_bytes(axis.start(f as usize));
             self.cluster
                 .rebalance(now, &self.bytes, &self.load, &key_at, &mut self.events);
+            self.refresh_fine_node();
         }
         if self.tick.is_multiple_of(self.ticks_per_bucket) {
             self.close_bucket((self.tick / self.ticks_per_bucket - 1) as usize);
@@ -713,6 +750,9 @@ impl Simulation {
             d.tablets_sum += real * self.cluster.tablets.len() as f64;
             d.tablets_max = d.tablets_max.max(self.cluster.tablets.len() as u64);
             d.rows_sum += real * rows_now * sel;
+            d.scanned_sum += real * rows_now;
+            d.weighted += real;
+            self.full_scan_work(d, real);
             return;
         }
         let expected = real / d.weight;
@@ -778,9 +818,14 @@ impl Simulation {
                     if let Some(b) = self.bytes.get_mut(f) {
                         *b += if d.grows { w * vb } else { new_rows * vb };
                     }
-                    if let Some(c) = self.tick_cost.get_mut(f) {
-                        *c += w * (vb / 1024.0).max(1.0) * self.costs.write_per_kb;
+                    let cost = w * (vb / 1024.0).max(1.0) * self.costs.write_per_kb;
+                    if let (Some(c), Some(wc)) =
+                        (self.tick_cost.get_mut(f), self.tick_write_cost.get_mut(f))
+                    {
+                        *c += cost;
+                        *wc += cost;
                     }
+                    self.charge(d, f, cost);
                     if input.op_random >> 62 == 0 {
                         let h = hash_bytes(0x4ea7, &self.key);
                         self.heavy
@@ -790,15 +835,18 @@ impl Simulation {
                     d.tablets_sum += w;
                     d.tablets_max = d.tablets_max.max(1);
                     d.rows_sum += w;
+                    d.scanned_sum += w;
                 }
                 OpKind::Read => {
                     self.renderer.render(&input, &mut self.key);
                     let f = self.axis.bucket_of(&self.key);
                     let rb = self.row_bytes;
                     self.rec.add_read(f, w, w, w * rb, w);
+                    let cost = w * (rb / 1024.0).max(1.0) * self.costs.read;
                     if let Some(c) = self.tick_cost.get_mut(f) {
-                        *c += w * (rb / 1024.0).max(1.0) * self.costs.read;
+                        *c += cost;
                     }
+                    self.charge(d, f, cost);
                     if input.op_random >> 62 == 0 {
                         let h = hash_bytes(0x4ea7, &self.key);
                         self.heavy.add(&self.key, h, HEAVY_SCALE * w, None);
@@ -807,9 +855,12 @@ impl Simulation {
                     d.tablets_sum += w;
                     d.tablets_max = d.tablets_max.max(1);
                     d.rows_sum += w;
+                    d.scanned_sum += w;
                 }
                 OpKind::Scan => {
                     let rows_now = self.prefix_rows.last().copied().unwrap_or(0.0);
+                    let keep = d.spec.selectivity.unwrap_or(1.0).clamp(1e-9, 1.0);
+                    // Rows read (`n_rows`); `keep` of them are returned.
                     let (b0, b1, n_rows) = if let Some(k) = d.spec.prefix_segments {
                         self.renderer.render_prefix(
                             &input,
@@ -829,7 +880,7 @@ impl Simulation {
                         };
                         let mut n_rows = estimate;
                         if let Some(limit) = d.spec.rows {
-                            n_rows = n_rows.min(limit as f64);
+                            n_rows = n_rows.min(limit as f64 / keep);
                         }
                         if in_range > 0.0 {
                             n_rows = n_rows.min(in_range);
@@ -838,11 +889,11 @@ impl Simulation {
                     } else {
                         self.renderer.render(&input, &mut self.key);
                         let b0 = self.axis.bucket_of(&self.key);
-                        let want = d.spec.rows.unwrap_or(1) as f64;
+                        let want = d.spec.rows.unwrap_or(1) as f64 / keep;
                         let b1 = self.bucket_reaching(b0, want);
                         (b0, b1, want.min(rows_now.max(1.0)))
                     };
-                    self.add_scan(b0, b1, w, n_rows);
+                    self.add_scan(b0, b1, w, n_rows, keep);
                     if let Some(c) = self.tick_cost.get_mut(b0) {
                         *c += w * self.costs.request;
                     }
@@ -851,17 +902,63 @@ impl Simulation {
                         .max(1) as u64;
                     d.tablets_sum += w * tablets as f64;
                     d.tablets_max = d.tablets_max.max(tablets);
-                    d.rows_sum += w * n_rows;
+                    d.rows_sum += w * n_rows * keep;
+                    d.scanned_sum += w * n_rows;
+                    let rb = self.row_bytes;
+                    self.charge(
+                        d,
+                        b0,
+                        w * (self.costs.request + n_rows * rb * self.costs.scan_byte),
+                    );
                 }
                 OpKind::FullScan => {}
             }
         }
         d.sampled += n;
+        d.weighted += real;
         if d.spec.op == OpKind::Write {
             if d.spec.keys == KeyDist::Sequential {
                 self.next_entity += real;
             }
             self.op_seq += real;
+        }
+    }
+
+    /// Counts `cost` node-seconds of `d`'s work on the node serving fine
+    /// bucket `f` (for its latency and throttling).
+    fn charge(&self, d: &mut Driver, f: usize, cost: f64) {
+        let node = self.fine_node.get(f).copied().unwrap_or(0) as usize;
+        if let Some(w) = d.node_work.get_mut(node) {
+            *w += cost;
+        }
+    }
+
+    /// Notes the node serving every fine bucket (after the tablets were
+    /// laid out or rebalanced).
+    fn refresh_fine_node(&mut self) {
+        for t in &self.cluster.tablets {
+            if let Some(slots) = self.fine_node.get_mut(t.lo as usize..t.hi as usize) {
+                slots.iter_mut().for_each(|n| *n = t.node);
+            }
+        }
+    }
+
+    /// Counts a tick's full scans of `d` on every node, by the rows each
+    /// serves.
+    fn full_scan_work(&self, d: &mut Driver, real: f64) {
+        let total: f64 = self.rows.iter().sum();
+        if total <= 0.0 {
+            return;
+        }
+        let cost = real * (total * self.row_bytes * self.costs.scan_byte + self.costs.request);
+        for t in &self.cluster.tablets {
+            let rows: f64 = self
+                .rows
+                .get(t.lo as usize..t.hi as usize)
+                .map_or(0.0, |r| r.iter().sum());
+            if let Some(w) = d.node_work.get_mut(t.node as usize) {
+                *w += cost * rows / total;
+            }
         }
     }
 
@@ -887,7 +984,9 @@ impl Simulation {
         lo
     }
 
-    fn add_scan(&mut self, b0: usize, b1: usize, w: f64, n_rows: f64) {
+    /// Spreads a scan of `n_rows` rows over fine buckets `b0..=b1` (by the
+    /// rows stored, evenly where none are), `keep` of them returned.
+    fn add_scan(&mut self, b0: usize, b1: usize, w: f64, n_rows: f64, keep: f64) {
         let in_range = self.range_rows(b0, b1);
         let diff = |v: &mut Vec<f64>, x: f64| {
             if let Some(a) = v.get_mut(b0) {
@@ -902,10 +1001,12 @@ impl Simulation {
             let coef = w * n_rows / in_range;
             self.scan_scale = self.scan_scale.max(coef);
             diff(&mut self.scan_coef, coef);
+            diff(&mut self.scan_coef_kept, coef * keep);
         } else {
             let each = w * n_rows / (b1 + 1 - b0) as f64;
             self.scan_scale = self.scan_scale.max(each);
             diff(&mut self.scan_even, each);
+            diff(&mut self.scan_even_kept, each * keep);
         }
     }
 
@@ -915,25 +1016,34 @@ impl Simulation {
         let fine = self.axis.len();
         if self.scan_scale > 0.0 {
             let eps = self.scan_scale * 1e-9;
-            let (mut c, mut e, mut o) = (0.0, 0.0, 0.0);
+            let clean = |x: f64, eps: f64| if x.abs() < eps { 0.0 } else { x };
+            let (mut c, mut e, mut o, mut ck, mut ek) = (0.0, 0.0, 0.0, 0.0, 0.0);
             for f in 0..fine {
-                c += self.scan_coef.get(f).copied().unwrap_or(0.0);
-                e += self.scan_even.get(f).copied().unwrap_or(0.0);
-                o += self.scan_ops.get(f).copied().unwrap_or(0.0);
-                let cc = if c.abs() < eps { 0.0 } else { c };
-                let ee = if e.abs() < eps { 0.0 } else { e };
-                let oo = if o.abs() < 1e-9 { 0.0 } else { o };
+                let at = |v: &Vec<f64>| v.get(f).copied().unwrap_or(0.0);
+                c += at(&self.scan_coef);
+                e += at(&self.scan_even);
+                o += at(&self.scan_ops);
+                ck += at(&self.scan_coef_kept);
+                ek += at(&self.scan_even_kept);
+                let (cc, ee, oo) = (clean(c, eps), clean(e, eps), clean(o, 1e-9));
                 if cc == 0.0 && ee == 0.0 && oo == 0.0 {
                     continue;
                 }
                 let r = self.range_rows(f, f);
                 let scanned = cc * r + ee;
-                self.rec.add_read(f, oo, scanned, scanned * rb, scanned);
+                let kept = (clean(ck, eps) * r + clean(ek, eps)).min(scanned);
+                self.rec.add_read(f, oo, kept, kept * rb, scanned);
                 if let Some(t) = self.tick_cost.get_mut(f) {
                     *t += scanned * rb * self.costs.scan_byte;
                 }
             }
-            for v in [&mut self.scan_coef, &mut self.scan_even, &mut self.scan_ops] {
+            for v in [
+                &mut self.scan_coef,
+                &mut self.scan_even,
+                &mut self.scan_ops,
+                &mut self.scan_coef_kept,
+                &mut self.scan_even_kept,
+            ] {
                 v.iter_mut().for_each(|x| *x = 0.0);
             }
             self.scan_scale = 0.0;
@@ -964,14 +1074,13 @@ impl Simulation {
         let dt = self.tick_seconds;
         let nodes = self.cluster.nodes;
         let mut demand = vec![0.0; nodes];
-        for (f, cost) in self.tick_cost.iter().enumerate() {
-            let ti = self.cluster.tablet_index(f);
-            let node = self.cluster.tablets.get(ti).map_or(0, |t| t.node as usize);
-            if let Some(d) = demand.get_mut(node) {
+        for (cost, &node) in self.tick_cost.iter().zip(&self.fine_node) {
+            if let Some(d) = demand.get_mut(node as usize) {
                 *d += cost;
             }
         }
         let base = self.scenario.cluster.base_latency_ms;
+        let mut node_latency = vec![base; nodes];
         for (n, (st, &work)) in self.node_stats.iter_mut().zip(&demand).enumerate() {
             let cpu = work / dt;
             st.cpu_sum += cpu;
@@ -989,6 +1098,38 @@ impl Simulation {
             if let Some(a) = self.node_bucket_acc.get_mut(n) {
                 *a += cpu;
             }
+            if let Some(l) = node_latency.get_mut(n) {
+                *l = lat;
+            }
+        }
+        for d in &mut self.drivers {
+            for (n, w) in d.node_work.iter_mut().enumerate() {
+                if *w <= 0.0 {
+                    continue;
+                }
+                let lat = node_latency.get(n).copied().unwrap_or(base);
+                let all = demand.get(n).copied().unwrap_or(0.0);
+                let throttled = if all > dt { (all - dt) / all } else { 0.0 };
+                d.latency_weighted += *w * lat;
+                d.throttled_work += *w * throttled;
+                if let Some(t) = d.work_total.get_mut(n) {
+                    *t += *w;
+                }
+                *w = 0.0;
+            }
+        }
+        for (f, ((&cost, wc), &node)) in self
+            .tick_cost
+            .iter()
+            .zip(self.tick_write_cost.iter_mut())
+            .zip(&self.fine_node)
+            .enumerate()
+        {
+            if cost > 0.0 {
+                let lat = node_latency.get(node as usize).copied().unwrap_or(base);
+                self.rec.add_cpu(f, (cost - *wc).max(0.0), *wc, lat);
+            }
+            *wc = 0.0;
         }
         let alpha = self.ewma_alpha;
         for ((l, c), b) in self
@@ -1164,6 +1305,9 @@ impl Simulation {
             Metric::DataStored => c.split_bytes as f64,
             Metric::Rows => c.split_bytes as f64 / rb,
             Metric::ScanRatio => 100.0,
+            Metric::ReadCpu | Metric::WriteCpu => 100.0,
+            Metric::Latency => c.base_latency_ms * keyviz::SLOWDOWN_AT_POOR,
+            Metric::ReadPressure | Metric::WritePressure => keyviz::POOR_PRESSURE,
         }) as f32
     }
 
@@ -1341,6 +1485,52 @@ impl Simulation {
         })
     }
 
+    /// Google's Key Visualizer messages so far.
+    #[must_use]
+    pub fn messages(&self) -> Vec<GoogleMessage> {
+        let hot = self.hot_keys();
+        keyviz::google_messages(&keyviz::Context {
+            recorder: &self.rec,
+            axis: &self.axis,
+            node_cpu: &self.node_cpu,
+            nodes: self.cluster.nodes,
+            hot_keys: &hot,
+            point_ops: self.point_ops,
+        })
+    }
+
+    /// The key space as a hierarchy of prefixes (1000 equal-row buckets,
+    /// three levels; the busiest ten prefixes, five under each, three
+    /// under those), with shares of rows and operations.
+    #[must_use]
+    pub fn prefix_shares(&self) -> Vec<PrefixShare> {
+        let grouping = self.grouping(BucketMode::EqualKeys, MAX_KEY_BUCKETS);
+        let starts: Vec<&[u8]> = grouping
+            .bounds
+            .iter()
+            .take(grouping.len())
+            .map(|&b| self.axis.start(b as usize))
+            .collect();
+        let template = &self.scenario.key;
+        let tree = PrefixTree::build(
+            &starts,
+            |k| template.split_key(k).into_iter().map(|p| p.range).collect(),
+            3,
+        );
+        let ops = self.rec.totals_by_key(Metric::Ops);
+        let per_group = |v: &[f64]| -> Vec<f64> {
+            grouping
+                .bounds
+                .windows(2)
+                .map(|w| {
+                    v.get(w[0] as usize..w[1] as usize)
+                        .map_or(0.0, |s| s.iter().sum())
+                })
+                .collect()
+        };
+        tree.shares(&per_group(&self.rows), &per_group(&ops), &[10, 5, 3])
+    }
+
     /// The report so far (without heatmaps).
     #[must_use]
     pub fn report(&self) -> Report {
@@ -1424,6 +1614,8 @@ impl Simulation {
             rows: self.rows.iter().sum(),
             bytes: self.bytes.iter().sum(),
             diagnostics: self.diagnostics(),
+            messages: self.messages(),
+            prefixes: self.prefix_shares(),
             workloads: self
                 .drivers
                 .iter()
@@ -1438,17 +1630,28 @@ impl Simulation {
                     operations: d.real,
                     sampled: d.sampled,
                     weight: d.weight,
-                    mean_tablets_per_op: if d.real > 0.0 {
-                        d.tablets_sum / d.real
+                    mean_tablets_per_op: if d.weighted > 0.0 {
+                        d.tablets_sum / d.weighted
                     } else {
                         0.0
                     },
                     max_tablets_per_op: d.tablets_max,
-                    mean_rows_per_op: if d.real > 0.0 {
-                        d.rows_sum / d.real
+                    mean_rows_per_op: if d.weighted > 0.0 {
+                        d.rows_sum / d.weighted
                     } else {
                         0.0
                     },
+                    rows_scanned_per_row: if d.spec.op == OpKind::Write || d.rows_sum <= 0.0 {
+                        0.0
+                    } else {
+                        d.scanned_sum / d.rows_sum
+                    },
+                    ..WorkloadSummary::served(
+                        &d.work_total,
+                        d.latency_weighted,
+                        d.throttled_work,
+                        s.cluster.base_latency_ms,
+                    )
                 })
                 .collect(),
             node_summaries: nodes,
@@ -1485,14 +1688,9 @@ impl Simulation {
     }
 }
 
-/// Queueing-style latency: `base / (1 - load)`, rising steeply (and
-/// linearly) past 95% load.
+/// Queueing-style latency (see [`keyviz::queue_latency_ms`]).
 fn latency_ms(base: f64, load: f64) -> f64 {
-    if load < 0.95 {
-        base / (1.0 - load.max(0.0))
-    } else {
-        base * 20.0 + base * 400.0 * (load - 0.95)
-    }
+    keyviz::queue_latency_ms(base, load)
 }
 
 /// Share of a write workload's operations that create a new row.
@@ -1603,7 +1801,7 @@ fine_buckets = 64
         assert!(v["diagnostics"].is_array());
         let json = run_toml(TINY, Output::JsonWithMatrices { key_buckets: 10 }).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(v["heatmaps"].as_array().unwrap().len(), 9);
+        assert_eq!(v["heatmaps"].as_array().unwrap().len(), Metric::ALL.len());
         assert_eq!(v["heatmaps"][0]["key_buckets"], 10);
         assert_eq!(
             v["heatmaps"][0]["values"].as_array().unwrap().len(),

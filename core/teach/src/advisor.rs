@@ -58,7 +58,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-pub use access::{AccessPlan, ReadShape, access_workloads, classify, plans, with_access_workloads};
+pub use access::{
+    AccessPlan, PROBE_RATE, ReadShape, access_cases, access_workloads, classify, plans,
+    with_access_workloads,
+};
 pub use design::{Design, FamilyDesign, TableDesign};
 pub use fix::{Edit, Fix, Preview, apply_to_design, apply_to_instance, apply_to_scenario};
 pub use rule::{RuleId, RuleInfo, Severity};

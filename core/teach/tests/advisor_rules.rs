@@ -1098,3 +1098,45 @@ mod props {
         }
     }
 }
+
+#[test]
+fn access_cases_cost_what_the_key_makes_them_read() {
+    use tabletop_design::sim::OpKind;
+    let ts_first = Scenario::from_toml(include_str!(
+        "../../../static/scenarios/ab_mobile_timestamp_first.toml"
+    ))
+    .unwrap();
+    let dev_first = Scenario::from_toml(include_str!(
+        "../../../static/scenarios/ab_mobile_device_first.toml"
+    ))
+    .unwrap();
+    let a = advisor::access_cases(&ts_first);
+    let b = advisor::access_cases(&dev_first);
+    assert_eq!(a.len(), 2);
+    let (one_a, one_b) = (&a[0].workload, &b[0].workload);
+    // One device's last ten minutes: a time range filtered on the device
+    // under timestamp-first (one row kept per device), a prefix range under
+    // device-first (every row read is returned).
+    assert_eq!((one_a.op, one_b.op), (OpKind::Scan, OpKind::Scan));
+    let keep = one_a.selectivity.unwrap();
+    assert!((keep - 1.0 / 20_000.0).abs() < 1e-12, "{keep}");
+    assert_eq!(one_b.selectivity, None);
+    assert!(a[0].how.contains("filtered"), "{}", a[0].how);
+    // Every device's last minute: a range under timestamp-first, a full
+    // scan keeping 20,000 rows of the table half way through the run
+    // under device-first.
+    assert_eq!(a[1].workload.op, OpKind::Scan);
+    assert_eq!(b[1].workload.op, OpKind::FullScan);
+    let mid = 1_000_000.0 + 20_000.0 * 1800.0 / 2.0;
+    let sel = b[1].workload.selectivity.unwrap();
+    assert!((sel - 20_000.0 / mid).abs() < 1e-12, "{sel}");
+    // A pattern without a rate is probed, not left out.
+    let mut quiet = dev_first.clone();
+    quiet.access[0].rate = 0.0;
+    let cases = advisor::access_cases(&quiet);
+    assert_eq!(cases[0].workload.rate, advisor::PROBE_RATE);
+    assert!(
+        advisor::access_workloads(&quiet).len() == 1,
+        "rate 0 stays advisor-only there"
+    );
+}

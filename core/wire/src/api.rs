@@ -99,7 +99,7 @@ use tabletop_store::GcRule;
 use tabletop_store::Mutation;
 use tabletop_store::OwnedRow;
 use tabletop_store::RowFilter;
-use tabletop_store::{Error, ReadRowsRequest, Result, Trace, Traces};
+use tabletop_store::{Error, ReadRowsRequest, ReadStats, Result, Trace, Traces};
 
 pub use self::proto_json::to_line;
 use self::proto_json::{At, error_object};
@@ -361,10 +361,23 @@ pub fn handle(instance: &mut Instance, line: &str) -> String {
 /// assert_eq!((read.read.rows_seen, read.tablet_count), (0, 1));
 /// ```
 pub fn handle_traced(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
+    handle_capped(instance, line, traces, usize::MAX)
+}
+
+/// [`handle_traced`] with a cap on the answer: a readRows whose rows would
+/// take more than `max_answer_bytes` of JSON text stops reading there and
+/// answers `RESOURCE_EXHAUSTED` (asking for fewer rows at a time), so an
+/// answer too big for the host is never built.
+pub fn handle_capped(
+    instance: &mut Instance,
+    line: &str,
+    traces: &mut Traces,
+    max_answer_bytes: usize,
+) -> String {
     if let Some(answer) = fast::try_handle(instance, line, traces) {
         return answer;
     }
-    general(instance, line, traces)
+    general(instance, line, traces, max_answer_bytes)
 }
 
 /// The bulk-write fast path alone: `None` when it declines the line (for
@@ -377,16 +390,16 @@ pub fn handle_fast(instance: &mut Instance, line: &str) -> Option<String> {
 /// [`handle`] without the bulk-write fast path (for comparing the two).
 #[doc(hidden)]
 pub fn handle_general(instance: &mut Instance, line: &str) -> String {
-    general(instance, line, &mut Traces::off())
+    general(instance, line, &mut Traces::off(), usize::MAX)
 }
 
-fn general(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
+fn general(instance: &mut Instance, line: &str, traces: &mut Traces, cap: usize) -> String {
     match parse_line(line) {
         // Rows are written out as they stream, not built as one tree.
         Ok((method, request)) if method == "readRows" => {
             let empty = Value::Object(Map::new());
             let request = if request.is_null() { &empty } else { &request };
-            match data::read_rows_line(instance, &At::new("request", request), traces) {
+            match data::read_rows_line(instance, &At::new("request", request), traces, cap) {
                 Ok(line) => line,
                 Err(e) => answer_line(&Err(e)),
             }
@@ -404,6 +417,29 @@ fn general(instance: &mut Instance, line: &str, traces: &mut Traces) -> String {
 pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
     let (table, req, _) = data::read_rows_request(&At::new("request", request))?;
     Ok((table.table_id, req))
+}
+
+/// [`read_rows_request`], also saying whether the request asks for
+/// `requestStatsView: REQUEST_STATS_FULL` (then the answer carries
+/// [`read_stats_to_json`] as `requestStats`). For hosts that run the read
+/// themselves (the JS API streams rows into its own format).
+pub fn read_rows_request_full(request: &Value) -> Result<(String, ReadRowsRequest, bool)> {
+    let (table, req, full_stats) = data::read_rows_request(&At::new("request", request))?;
+    Ok((table.table_id, req, full_stats))
+}
+
+/// The `requestStats` of a readRows answer: `{"fullReadStatsView":
+/// {"readIterationStats": {...}}}` with the counts as int64 strings.
+#[must_use]
+pub fn read_stats_to_json(stats: &ReadStats) -> Value {
+    data::request_stats(stats)
+}
+
+/// The `{"code", "status", "message"}` object an answer line carries under
+/// `"error"`.
+#[must_use]
+pub fn error_to_json(e: &Error) -> Value {
+    error_object(e)
 }
 
 /// The read a request line makes, if it is a valid `readRows`: its table
@@ -585,5 +621,27 @@ mod tests {
             line,
             r#"{"error":{"code":5,"message":"table \"t\" not found","status":"NOT_FOUND"}}"#
         );
+    }
+
+    #[test]
+    fn a_read_answer_past_the_cap_is_refused_before_it_is_built() {
+        let mut db = Instance::default();
+        crate::cbt::run_line(&mut db, "createtable t families=cf").unwrap();
+        for i in 0..100 {
+            crate::cbt::run_line(&mut db, &format!("set t r{i:03} cf:q=0123456789")).unwrap();
+        }
+        let line = r#"{"method": "readRows", "request": {"tableName": "projects/p/instances/i/tables/t"}}"#;
+        let whole = handle(&mut db, line);
+        let mut traces = Traces::off();
+        assert_eq!(
+            handle_capped(&mut db, line, &mut traces, whole.len()),
+            whole
+        );
+        let out = handle_capped(&mut db, line, &mut traces, 1000);
+        assert!(
+            out.starts_with(r#"{"error":{"code":8,"message":"the readRows answer would be larger than 1000 bytes"#),
+            "{out}"
+        );
+        assert!(out.contains("RESOURCE_EXHAUSTED"), "{out}");
     }
 }

@@ -121,6 +121,15 @@ pub trait Host {
         Err(format!("open {path}: no such file or directory"))
     }
 
+    /// `import`'s CSV file, read as the import goes, so a file of any size
+    /// is imported in a bounded amount of memory. The default reads the
+    /// whole file with [`Host::read_file`]; a host with real files
+    /// streams them. Errors as for [`Host::read_file`].
+    fn open_file(&mut self, path: &str) -> Result<Box<dyn std::io::BufRead>, String> {
+        let bytes = self.read_file(path)?;
+        Ok(Box::new(std::io::Cursor::new(bytes)))
+    }
+
     /// The wall-clock time in microseconds since the epoch, for
     /// `clock now`; `None` when the host has no clock to offer.
     fn wall_clock_micros(&mut self) -> Option<i64> {

@@ -68,6 +68,11 @@ pub fn metric_label(metric: Metric) -> &'static str {
         Metric::DataStored => "Data stored",
         Metric::Rows => "Rows stored",
         Metric::ScanRatio => "Scan ratio",
+        Metric::ReadCpu => "Read CPU",
+        Metric::WriteCpu => "Write CPU",
+        Metric::Latency => "Latency",
+        Metric::ReadPressure => "Read pressure index",
+        Metric::WritePressure => "Write pressure index",
     }
 }
 

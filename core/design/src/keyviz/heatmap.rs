@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::pressure::{CPU_AT_POOR, POOR_PRESSURE, SLOWDOWN_AT_POOR};
 use super::{KeyAxis, Metric, Recorder};
 use tabletop_store::escape_bytes;
 
@@ -200,33 +201,50 @@ impl Heatmap {
         let k_n = grouping.len();
         let group_of = grouping.group_of_fine();
         let mut values = vec![0.0f32; k_n * t_n];
-        let per_second = if metric.is_rate() && recorder.bucket_seconds() > 0.0 {
+        let mut per_second = if metric.is_rate() && recorder.bucket_seconds() > 0.0 {
             (1.0 / recorder.bucket_seconds()) as f32
         } else {
             1.0
         };
-        let accumulate = |m: Metric, out: &mut Vec<f32>| {
-            if let Some(src) = recorder.matrix(m) {
-                for (t, row) in src.chunks_exact(fine).take(t_n).enumerate() {
-                    for (&g, &v) in group_of.iter().zip(row) {
-                        if let Some(cell) = out.get_mut(g as usize * t_n + t) {
-                            *cell += v;
-                        }
+        if matches!(metric, Metric::ReadCpu | Metric::WriteCpu) {
+            per_second *= 100.0;
+        }
+        let accumulate = |m: &[f32], out: &mut Vec<f32>| {
+            for (t, row) in m.chunks_exact(fine).take(t_n).enumerate() {
+                for (&g, &v) in group_of.iter().zip(row) {
+                    if let Some(cell) = out.get_mut(g as usize * t_n + t) {
+                        *cell += v;
                     }
                 }
             }
         };
-        if metric == Metric::ScanRatio {
-            let mut scanned = vec![0.0f32; k_n * t_n];
-            accumulate(Metric::RowsScanned, &mut scanned);
-            accumulate(Metric::ReadRows, &mut values);
-            for (v, s) in values.iter_mut().zip(&scanned) {
-                *v = if *s > 0.0 { *s / v.max(1.0) } else { 0.0 };
+        let stored = |m: Metric| recorder.matrix(m).unwrap_or_default();
+        match metric {
+            Metric::ScanRatio => {
+                let mut scanned = vec![0.0f32; k_n * t_n];
+                accumulate(stored(Metric::RowsScanned), &mut scanned);
+                accumulate(stored(Metric::ReadRows), &mut values);
+                for (v, s) in values.iter_mut().zip(&scanned) {
+                    *v = if *s > 0.0 { *s / v.max(1.0) } else { 0.0 };
+                }
             }
-        } else {
-            accumulate(metric, &mut values);
-            if per_second != 1.0 {
-                values.iter_mut().for_each(|v| *v *= per_second);
+            Metric::Latency => {
+                let mut work = vec![0.0f32; k_n * t_n];
+                accumulate(stored(Metric::ReadCpu), &mut work);
+                accumulate(stored(Metric::WriteCpu), &mut work);
+                accumulate(recorder.latency_work(), &mut values);
+                for (v, w) in values.iter_mut().zip(&work) {
+                    *v = if *w > 0.0 { *v / *w } else { 0.0 };
+                }
+            }
+            Metric::ReadPressure | Metric::WritePressure => {
+                pressure_max(recorder, &group_of, metric, &mut values);
+            }
+            _ => {
+                accumulate(stored(metric), &mut values);
+                if per_second != 1.0 {
+                    values.iter_mut().for_each(|v| *v *= per_second);
+                }
             }
         }
         let max = values.iter().copied().fold(0.0f32, f32::max);
@@ -307,6 +325,65 @@ impl Heatmap {
             }
         }
         out
+    }
+}
+
+/// Per display bucket and time bucket, the highest pressure index of
+/// its fine buckets ([`super::pressure`]), into `out`
+/// (`out[group * t_n + t]`).
+pub(super) fn pressure_max(recorder: &Recorder, group_of: &[u32], metric: Metric, out: &mut [f32]) {
+    let t_n = recorder.filled();
+    let fine = recorder.fine_buckets();
+    let secs = recorder.bucket_seconds().max(1e-9);
+    let base = recorder.base_latency_ms();
+    let own = if metric == Metric::ReadPressure {
+        Metric::ReadCpu
+    } else {
+        Metric::WriteCpu
+    };
+    let other = if own == Metric::ReadCpu {
+        Metric::WriteCpu
+    } else {
+        Metric::ReadCpu
+    };
+    let (Some(own), Some(other)) = (recorder.matrix(own), recorder.matrix(other)) else {
+        return;
+    };
+    let lw = recorder.latency_work();
+    // The index is 100 * sqrt(q) with q the product of the two ratios (see
+    // `pressure_index`): the worst fine bucket of a group has the largest
+    // q, so each cell needs only q, and each group one square root.
+    let cpu_scale = 1.0 / (secs * CPU_AT_POOR);
+    let slow_scale = 1.0 / (SLOWDOWN_AT_POOR - 1.0);
+    let k_n = out.len() / t_n.max(1);
+    let mut row_max = vec![0.0f64; k_n];
+    for t in 0..t_n {
+        let row = t * fine..(t + 1) * fine;
+        let (Some(own), Some(other), Some(lw)) =
+            (own.get(row.clone()), other.get(row.clone()), lw.get(row))
+        else {
+            continue;
+        };
+        row_max.iter_mut().for_each(|q| *q = 0.0);
+        for (((&g, &c), &o), &l) in group_of.iter().zip(own).zip(other).zip(lw) {
+            if c <= 0.0 {
+                continue;
+            }
+            let slowdown = f64::from(l) / (f64::from(c + o) * base) - 1.0;
+            let q = f64::from(c) * cpu_scale * slowdown.max(0.0) * slow_scale;
+            if let Some(m) = row_max.get_mut(g as usize)
+                && q > *m
+            {
+                *m = q;
+            }
+        }
+        for (g, &q) in row_max.iter().enumerate() {
+            if q > 0.0
+                && let Some(cell) = out.get_mut(g * t_n + t)
+            {
+                *cell = (POOR_PRESSURE * q.sqrt()) as f32;
+            }
+        }
     }
 }
 

@@ -21,8 +21,9 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    BucketMode, Context, Diagnostic, Heatmap, HotKey, KeyAxis, KeyGrouping, MAX_KEY_BUCKETS,
-    Metric, PrefixTree, Recorder, diagnose, human_seconds,
+    BucketMode, Context, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
+    MAX_KEY_BUCKETS, Metric, POOR_PRESSURE, PrefixShare, PrefixTree, Recorder, SLOWDOWN_AT_POOR,
+    diagnose, google_messages, human_seconds, messages_text, prefixes_text, queue_latency_ms,
 };
 use crate::scenario::ClusterSpec;
 use tabletop_sql::Instance;
@@ -120,6 +121,14 @@ pub struct LiveReport {
     pub totals: LiveTotals,
     /// The findings, most severe first.
     pub diagnostics: Vec<Diagnostic>,
+    /// Google's Key Visualizer messages (high read or write pressure,
+    /// large rows, no data scanned, key space not to scale).
+    #[serde(default)]
+    pub messages: Vec<GoogleMessage>,
+    /// The key space as a hierarchy of prefixes, with shares of rows and
+    /// operations.
+    #[serde(default)]
+    pub prefixes: Vec<PrefixShare>,
     /// Heatmaps, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heatmaps: Option<Vec<Heatmap>>,
@@ -323,11 +332,28 @@ impl LiveKeyViz {
             node_cpu: vec![0.0; t_n],
             cluster: ClusterSpec::default(),
         };
+        live.rec.set_base_latency_ms(live.cluster.base_latency_ms);
+        let t_of = |start: i64| {
+            (((start - first) / TRAFFIC_BUCKET_MICROS) as usize / merge).min(t_n.saturating_sub(1))
+        };
+        // The node's load in each time bucket first: every operation's
+        // latency depends on it.
+        for b in &buckets {
+            let t = t_of(b.start_micros);
+            let work: f64 = b
+                .spans()
+                .iter()
+                .map(|s| live.work(&s.counts))
+                .map(|(r, w)| r + w)
+                .sum();
+            if let Some(cpu) = live.node_cpu.get_mut(t) {
+                *cpu += (work / bucket_seconds * 100.0) as f32;
+            }
+        }
         let mut points: Vec<(u128, f64, f64)> = Vec::new();
         let mut t_open = 0usize;
         for b in &buckets {
-            let t = (((b.start_micros - first) / TRAFFIC_BUCKET_MICROS) as usize / merge)
-                .min(t_n.saturating_sub(1));
+            let t = t_of(b.start_micros);
             while t_open < t {
                 live.rec.close(t_open, &live.rows, &live.bytes);
                 t_open += 1;
@@ -362,12 +388,16 @@ impl LiveKeyViz {
         let stored: f64 = self.rows.get(a..=b).map_or(0.0, |r| r.iter().sum());
         let width = (b - a + 1) as f64;
         let c = &s.counts;
+        let (read, write) = self.work(c);
+        let load = f64::from(self.node_cpu.get(t).copied().unwrap_or(0.0)) / 100.0;
+        let latency = queue_latency_ms(self.cluster.base_latency_ms, load);
         for f in a..=b {
             let share = if stored > 0.0 {
                 self.rows.get(f).copied().unwrap_or(0.0) / stored
             } else {
                 1.0 / width
             };
+            self.rec.add_cpu(f, read * share, write * share, latency);
             let ops = f64::from(c.point_ops) * share + f64::from(c.scans);
             self.rec.add_read(
                 f,
@@ -384,15 +414,18 @@ impl LiveKeyViz {
             );
         }
         self.totals.add(c);
-        // One node at the published capacity: the share of a second of it
-        // this traffic needs, per second of the time bucket.
-        let secs = self.rec.bucket_seconds().max(1e-9);
-        let work = f64::from(c.point_ops - c.write_rows).max(0.0) / self.cluster.reads_per_second()
-            + f64::from(c.write_rows) / self.cluster.writes_per_second()
-            + f64::from(c.read_bytes.max(0.0)) / (self.cluster.scan_bytes_per_second() * 1e6);
-        if let Some(cpu) = self.node_cpu.get_mut(t) {
-            *cpu += (work / secs * 100.0) as f32;
-        }
+    }
+
+    /// Node-seconds of reading and of writing the counts need from one
+    /// node at the published capacity.
+    fn work(&self, c: &TrafficCounts) -> (f64, f64) {
+        let c64 = |v: f32| f64::from(v).max(0.0);
+        let point_reads = (c64(c.point_ops) - c64(c.write_rows)).max(0.0);
+        let read = point_reads / self.cluster.reads_per_second()
+            + c64(c.scans) / self.cluster.reads_per_second()
+            + c64(c.read_bytes) / self.cluster.scan_bytes_per_second();
+        let write = c64(c.write_rows) / self.cluster.writes_per_second();
+        (read, write)
     }
 
     /// The busiest single keys, busiest first.
@@ -491,11 +524,14 @@ impl LiveKeyViz {
         (match metric {
             Metric::Ops | Metric::ReadRows => c.reads_per_second(),
             Metric::WriteRows => c.writes_per_second(),
-            Metric::ReadBytes | Metric::WriteBytes => c.scan_bytes_per_second() * 1e6,
-            Metric::RowsScanned => c.scan_bytes_per_second() * 1e6 / rb,
+            Metric::ReadBytes | Metric::WriteBytes => c.scan_bytes_per_second(),
+            Metric::RowsScanned => c.scan_bytes_per_second() / rb,
             Metric::DataStored => c.split_bytes as f64,
             Metric::Rows => c.split_bytes as f64 / rb,
             Metric::ScanRatio => 100.0,
+            Metric::ReadCpu | Metric::WriteCpu => 100.0,
+            Metric::Latency => c.base_latency_ms * SLOWDOWN_AT_POOR,
+            Metric::ReadPressure | Metric::WritePressure => POOR_PRESSURE,
         }) as f32
     }
 
@@ -517,14 +553,51 @@ impl LiveKeyViz {
         if self.totals.point_ops + self.totals.scans <= 0.0 {
             return Vec::new();
         }
-        diagnose(&Context {
+        diagnose(&self.context())
+    }
+
+    /// Google's Key Visualizer messages.
+    #[must_use]
+    pub fn messages(&self) -> Vec<GoogleMessage> {
+        google_messages(&self.context())
+    }
+
+    fn context(&self) -> Context<'_> {
+        Context {
             recorder: &self.rec,
             axis: &self.axis,
             node_cpu: &self.node_cpu,
             nodes: 1,
             hot_keys: &self.hot_keys,
             point_ops: self.totals.point_ops,
-        })
+        }
+    }
+
+    /// The key space as a hierarchy of prefixes (1000 equal-row buckets,
+    /// segments cut at `#`, `/`, `:` and `|`; the busiest ten prefixes,
+    /// five under each, three under those).
+    #[must_use]
+    pub fn prefix_shares(&self) -> Vec<PrefixShare> {
+        let grouping = self.grouping(BucketMode::EqualKeys, MAX_KEY_BUCKETS);
+        let starts: Vec<&[u8]> = grouping
+            .bounds
+            .iter()
+            .take(grouping.len())
+            .map(|&b| self.axis.start(b as usize))
+            .collect();
+        let tree = PrefixTree::build(&starts, split_segments, 3);
+        let ops = self.rec.totals_by_key(Metric::Ops);
+        let per_group = |v: &[f64]| -> Vec<f64> {
+            grouping
+                .bounds
+                .windows(2)
+                .map(|w| {
+                    v.get(w[0] as usize..w[1] as usize)
+                        .map_or(0.0, |s| s.iter().sum())
+                })
+                .collect()
+        };
+        tree.shares(&per_group(&self.rows), &per_group(&ops), &[10, 5, 3])
     }
 
     /// The report, with heatmaps of `metrics` when given (all of them if
@@ -543,6 +616,8 @@ impl LiveKeyViz {
             tablets: self.tablets.clone(),
             totals: self.totals,
             diagnostics: self.diagnostics(),
+            messages: self.messages(),
+            prefixes: self.prefix_shares(),
             heatmaps: heatmaps.map(|(metrics, mode, max)| {
                 let list: &[Metric] = if metrics.is_empty() {
                     &Metric::ALL
@@ -580,6 +655,8 @@ impl LiveReport {
         );
         if t.point_ops + t.scans <= 0.0 {
             let _ = writeln!(out, "No traffic recorded yet.");
+            let _ = writeln!(out, "\nKey Visualizer messages (Google's)");
+            out.push_str(&messages_text(&self.messages, "  "));
             return out;
         }
         let _ = writeln!(
@@ -597,8 +674,14 @@ impl LiveReport {
             t.write_rows.round(),
             human_bytes(t.write_bytes),
         );
+        let _ = writeln!(out, "\nKey Visualizer messages (Google's)");
+        out.push_str(&messages_text(&self.messages, "  "));
+        if !self.prefixes.is_empty() {
+            let _ = writeln!(out, "\nKey space by prefix (busiest first levels)");
+            out.push_str(&prefixes_text(&self.prefixes, "  "));
+        }
         if self.diagnostics.is_empty() {
-            let _ = writeln!(out, "Findings: none.");
+            let _ = writeln!(out, "\nFindings: none.");
         }
         for d in &self.diagnostics {
             let _ = writeln!(

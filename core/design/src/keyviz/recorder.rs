@@ -3,8 +3,14 @@
 
 use super::Metric;
 
-/// Number of metrics with a stored matrix ([`Metric::STORED`]).
-pub const STORED: usize = 8;
+/// Number of stored matrices: the eight stored traffic and storage
+/// metrics, read and write CPU, and the latency-weighted work behind the
+/// derived latency and pressure metrics.
+pub const STORED: usize = 11;
+/// The matrix of latency x work (ms x node-seconds).
+const LATENCY_WORK: usize = 10;
+/// Idle latency when nothing says otherwise (the scenario default).
+const DEFAULT_BASE_LATENCY_MS: f64 = 5.0;
 
 /// The recorder behind every heatmap.
 ///
@@ -23,6 +29,8 @@ pub struct Recorder {
     open: Vec<f64>,
     /// Time buckets written so far (closed, or synced while open).
     filled: usize,
+    /// Latency of an idle node, for the pressure indexes.
+    base_latency_ms: f64,
 }
 
 impl Recorder {
@@ -39,7 +47,22 @@ impl Recorder {
             matrices: vec![vec![0.0; time_buckets * fine]; STORED],
             open: vec![0.0; fine * STORED],
             filled: 0,
+            base_latency_ms: DEFAULT_BASE_LATENCY_MS,
         }
+    }
+
+    /// Sets the latency of an idle node (ms), which the pressure indexes
+    /// compare latencies with.
+    pub fn set_base_latency_ms(&mut self, ms: f64) {
+        if ms.is_finite() && ms > 0.0 {
+            self.base_latency_ms = ms;
+        }
+    }
+
+    /// Latency of an idle node (ms).
+    #[must_use]
+    pub fn base_latency_ms(&self) -> f64 {
+        self.base_latency_ms
     }
 
     /// Time buckets.
@@ -96,6 +119,28 @@ impl Recorder {
             cell[3] += bytes;
             cell[5] += scanned;
         }
+    }
+
+    /// Adds work: `read` and `write` node-seconds of CPU, done at a latency
+    /// of `latency_ms`.
+    #[inline]
+    pub fn add_cpu(&mut self, fine: usize, read: f64, write: f64, latency_ms: f64) {
+        if let Some(cell) = self.open.get_mut(fine * STORED..fine * STORED + STORED) {
+            cell[8] += read;
+            cell[9] += write;
+            cell[LATENCY_WORK] += (read + write) * latency_ms;
+        }
+    }
+
+    /// The matrix of latency x work (ms x node-seconds), laid out like
+    /// [`Recorder::matrix`]: divided by the read and write CPU it gives the
+    /// mean latency.
+    #[must_use]
+    pub fn latency_work(&self) -> &[f32] {
+        self.matrices
+            .get(LATENCY_WORK)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 
     /// Writes the open bucket into time bucket `t` (keeping it open):

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::cluster::SimEvent;
 use super::views::ViewLag;
-use crate::keyviz::{Diagnostic, Heatmap, human_seconds};
+use crate::keyviz::{
+    Diagnostic, GoogleMessage, Heatmap, PrefixShare, human_seconds, messages_text, prefixes_text,
+};
 use tabletop_store::human_bytes;
 
 /// The result of a simulation (or of its first part, for a run still in
@@ -43,6 +45,14 @@ pub struct Report {
     pub bytes: f64,
     /// Findings, most severe first.
     pub diagnostics: Vec<Diagnostic>,
+    /// Google's Key Visualizer messages for the same run (high read or
+    /// write pressure, large rows, no data scanned, key space not to scale).
+    #[serde(default)]
+    pub messages: Vec<GoogleMessage>,
+    /// The key space as a hierarchy of prefixes (one level per key
+    /// segment), with each prefix's share of rows and operations.
+    #[serde(default)]
+    pub prefixes: Vec<PrefixShare>,
     /// One entry per workload.
     pub workloads: Vec<WorkloadSummary>,
     /// One entry per node.
@@ -63,7 +73,7 @@ pub struct Report {
 }
 
 /// What one workload did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadSummary {
     /// Its name.
     pub name: String,
@@ -81,6 +91,52 @@ pub struct WorkloadSummary {
     pub max_tablets_per_op: u64,
     /// Mean rows one operation returned (reads and scans) or wrote.
     pub mean_rows_per_op: f64,
+    /// Rows examined per row returned (reads and scans; 1 when every row
+    /// read is wanted, far more for filtered scans; 0 for writes).
+    #[serde(default)]
+    pub rows_scanned_per_row: f64,
+    /// Mean latency of its operations (ms): the latency of the node that
+    /// served each, weighted by the work.
+    #[serde(default)]
+    pub mean_latency_ms: f64,
+    /// Share of its work that asked more of a node than the node had, in %.
+    #[serde(default)]
+    pub throttled_pct: f64,
+    /// Share of its work done by the node that did the most of it, in %
+    /// (100 / nodes when spread evenly; 100 when one node does it all).
+    #[serde(default)]
+    pub busiest_node_pct: f64,
+}
+
+impl WorkloadSummary {
+    /// A summary holding only how the workload was served: from its work
+    /// per node (node-seconds), the work times latency (ms), and the work
+    /// that was throttled.
+    #[must_use]
+    pub fn served(
+        work_per_node: &[f64],
+        latency_weighted: f64,
+        throttled_work: f64,
+        base_latency_ms: f64,
+    ) -> WorkloadSummary {
+        let work: f64 = work_per_node.iter().sum();
+        let busiest = work_per_node.iter().copied().fold(0.0, f64::max);
+        let (mean_latency_ms, throttled_pct, busiest_node_pct) = if work > 0.0 {
+            (
+                latency_weighted / work,
+                throttled_work / work * 100.0,
+                busiest / work * 100.0,
+            )
+        } else {
+            (base_latency_ms, 0.0, 0.0)
+        };
+        WorkloadSummary {
+            mean_latency_ms,
+            throttled_pct,
+            busiest_node_pct,
+            ..WorkloadSummary::default()
+        }
+    }
 }
 
 /// What one node did.
@@ -252,6 +308,13 @@ impl Report {
             );
             let _ = writeln!(s, "           {}", d.evidence);
             let _ = writeln!(s, "           Remedy: {}", d.remedy);
+        }
+
+        let _ = writeln!(s, "\nKey Visualizer messages (Google's)");
+        s.push_str(&messages_text(&self.messages, "  "));
+        if !self.prefixes.is_empty() {
+            let _ = writeln!(s, "\nKey space by prefix (busiest first levels)");
+            s.push_str(&prefixes_text(&self.prefixes, "  "));
         }
 
         let _ = writeln!(s, "\nWorkloads");

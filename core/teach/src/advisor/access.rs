@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use tabletop_design::compare::AccessCase;
 use tabletop_design::keydesign::{KeyInput, KeyRenderer, KeyTemplate, SegmentKind};
 use tabletop_design::rng::mix64;
 use tabletop_design::scenario::{AccessSpec, field_segment};
@@ -439,88 +440,174 @@ pub fn access_workloads(s: &Scenario) -> Vec<Workload> {
             continue;
         }
         let plan = classify(&s.key, a, s.table.entities);
-        let mut w = Workload {
-            name: format!("access: {}", a.name),
-            op: OpKind::Read,
-            rate: a.rate,
-            keys: KeyDist::Uniform,
-            shape: Shape::Steady,
-            value_bytes: None,
-            family: None,
-            prefix_segments: None,
-            prefix_labels: None,
-            rows: None,
-            selectivity: None,
-            hot_entity: None,
-            age: a.age,
-            from: None,
-            until: None,
-        };
-        let k = plan.prefix.len() as u32;
-        match plan.shape {
-            ReadShape::Point => {
-                w.rate = a.rate * plan.ranges.max(1) as f64;
-            }
-            ReadShape::SingleRange | ReadShape::MultiRange => {
-                w.op = OpKind::Scan;
-                let ranges = plan.ranges.max(1);
-                w.rate = a.rate * ranges as f64;
-                let site = plan.range_segment.as_ref().is_some_and(|r| {
-                    a.fixed
-                        .iter()
-                        .any(|f| field_segment(f) == (r.as_str(), true))
-                });
-                if site {
-                    w.prefix_segments = Some(k + 1);
-                    w.prefix_labels = Some(2);
-                } else if plan.range_segment.is_some() || k == 0 {
-                    if k > 0 {
-                        w.prefix_segments = Some(k);
-                    }
-                    w.rows = Some((a.rows.unwrap_or(100) / ranges).max(1));
-                } else {
-                    w.prefix_segments = Some(k.max(1));
-                    if let Some(r) = a.rows {
-                        w.rows = Some((r / ranges).max(1));
-                    }
-                }
-            }
-            ReadShape::FullScan => {
-                w.op = OpKind::FullScan;
-                w.age = None;
-                // The share of rows the filter keeps: one value of each
-                // fixed segment (a domain site: one of its sites).
-                let sel = if plan.missing.is_empty() {
-                    let mut card: f64 = 1.0;
-                    for f in &a.fixed {
-                        let (name, site) = field_segment(f);
-                        let Some(seg) = s
-                            .key
-                            .segment_index(name)
-                            .and_then(|i| s.key.segments.get(i))
-                        else {
-                            continue;
-                        };
-                        match (&seg.kind, seg.cardinality(s.table.entities)) {
-                            (SegmentKind::Domain { sites, .. }, _) if site => {
-                                card *= f64::from((*sites).max(1));
-                            }
-                            (_, tabletop_design::keydesign::Cardinality::Finite(c)) => {
-                                card *= c.max(1) as f64
-                            }
-                            _ => {}
-                        }
-                    }
-                    1.0 / card
-                } else {
-                    0.001
-                };
-                w.selectivity = Some(sel.clamp(1e-6, 1.0));
-            }
-        }
-        out.push(w);
+        out.push(workload_for(s, a, &plan, a.rate));
     }
     out
+}
+
+/// The workload that performs access pattern `a` (classified as `plan`)
+/// `rate` times a second.
+fn workload_for(s: &Scenario, a: &AccessSpec, plan: &AccessPlan, rate: f64) -> Workload {
+    let mut w = Workload {
+        name: format!("access: {}", a.name),
+        op: OpKind::Read,
+        rate,
+        keys: KeyDist::Uniform,
+        shape: Shape::Steady,
+        value_bytes: None,
+        family: None,
+        prefix_segments: None,
+        prefix_labels: None,
+        rows: None,
+        selectivity: None,
+        hot_entity: None,
+        age: a.age,
+        from: None,
+        until: None,
+    };
+    let k = plan.prefix.len() as u32;
+    match plan.shape {
+        ReadShape::Point => {
+            w.rate = rate * plan.ranges.max(1) as f64;
+        }
+        ReadShape::SingleRange | ReadShape::MultiRange => {
+            w.op = OpKind::Scan;
+            let ranges = plan.ranges.max(1);
+            w.rate = rate * ranges as f64;
+            let site = plan.range_segment.as_ref().is_some_and(|r| {
+                a.fixed
+                    .iter()
+                    .any(|f| field_segment(f) == (r.as_str(), true))
+            });
+            if site {
+                w.prefix_segments = Some(k + 1);
+                w.prefix_labels = Some(2);
+            } else if plan.range_segment.is_some() || k == 0 {
+                if k > 0 {
+                    w.prefix_segments = Some(k);
+                }
+                w.rows = Some((a.rows.unwrap_or(100) / ranges).max(1));
+            } else {
+                w.prefix_segments = Some(k.max(1));
+                if let Some(r) = a.rows {
+                    w.rows = Some((r / ranges).max(1));
+                }
+            }
+        }
+        ReadShape::FullScan => {
+            w.op = OpKind::FullScan;
+            w.age = None;
+            // The share of rows the filter keeps: one value of each
+            // fixed segment (a domain site: one of its sites).
+            let sel = if plan.missing.is_empty() {
+                let mut card: f64 = 1.0;
+                for f in &a.fixed {
+                    let (name, site) = field_segment(f);
+                    let Some(seg) = s
+                        .key
+                        .segment_index(name)
+                        .and_then(|i| s.key.segments.get(i))
+                    else {
+                        continue;
+                    };
+                    match (&seg.kind, seg.cardinality(s.table.entities)) {
+                        (SegmentKind::Domain { sites, .. }, _) if site => {
+                            card *= f64::from((*sites).max(1));
+                        }
+                        (_, tabletop_design::keydesign::Cardinality::Finite(c)) => {
+                            card *= c.max(1) as f64
+                        }
+                        _ => {}
+                    }
+                }
+                1.0 / card
+            } else {
+                0.001
+            };
+            w.selectivity = Some(sel.clamp(1e-6, 1.0));
+        }
+    }
+    w
+}
+
+/// Reads a second an A/B comparison simulates for an access pattern
+/// declared without a `rate`: enough to measure it, too few to load the
+/// cluster.
+pub const PROBE_RATE: f64 = 0.01;
+
+/// The scenario's access patterns as an A/B comparison runs them
+/// ([`tabletop_design::compare`]): the workload of each under this key
+/// (at its `rate`, or [`PROBE_RATE`] without one), with what a range scan
+/// must filter counted as rows read but not returned, and the advisor's
+/// sentence on how the read reaches its rows.
+///
+/// A range scan that filters on key segments behind a segment it does
+/// not know (a device id behind a timestamp) keeps one row in the product
+/// of those segments' cardinalities (at most one entity's worth). A full
+/// scan bounded by a range (a time window) returns the pattern's `rows`
+/// out of the rows the table holds half way through the run.
+#[must_use]
+pub fn access_cases(s: &Scenario) -> Vec<AccessCase> {
+    s.access
+        .iter()
+        .map(|a| {
+            let plan = classify(&s.key, a, s.table.entities);
+            let rate = if a.rate > 0.0 { a.rate } else { PROBE_RATE };
+            let mut w = workload_for(s, a, &plan, rate);
+            match w.op {
+                OpKind::Scan => {
+                    let card = filter_cardinality(s, &plan);
+                    if card > 1.0 {
+                        w.selectivity = Some((1.0 / card).clamp(1e-9, 1.0));
+                    }
+                }
+                OpKind::FullScan if a.range.is_some() => {
+                    let rows = a.rows.unwrap_or(100) as f64;
+                    let sel = (rows / mid_run_rows(s)).clamp(1e-9, 1.0);
+                    w.selectivity = Some(w.selectivity.map_or(sel, |x| x.min(sel)));
+                }
+                _ => {}
+            }
+            AccessCase {
+                name: a.name.clone(),
+                workload: w,
+                how: plan.explanation.clone(),
+            }
+        })
+        .collect()
+}
+
+/// How many values of the key segments a scan must filter on it has:
+/// the product of their cardinalities, at most the entities.
+fn filter_cardinality(s: &Scenario, plan: &AccessPlan) -> f64 {
+    let mut card = 1.0f64;
+    for f in &plan.filtered {
+        let Some(seg) = s
+            .key
+            .segment_index(field_segment(f).0)
+            .and_then(|i| s.key.segments.get(i))
+        else {
+            continue;
+        };
+        if let tabletop_design::keydesign::Cardinality::Finite(c) =
+            seg.cardinality(s.table.entities)
+        {
+            card *= c.max(1) as f64;
+        }
+    }
+    card.min(s.table.entities.max(1) as f64)
+}
+
+/// Rows the table holds half way through the run: the rows at the start
+/// plus half of what the writers send.
+fn mid_run_rows(s: &Scenario) -> f64 {
+    let writes: f64 = s
+        .workloads
+        .iter()
+        .filter(|w| w.op == OpKind::Write)
+        .map(|w| w.rate)
+        .sum();
+    (s.table.rows as f64 + writes * s.duration.0 / 2.0).max(1.0)
 }
 
 /// The scenario with its access patterns added as workloads (see

@@ -17,9 +17,9 @@ use tabletop_store::{CellView, OwnedRow, ReadStats, RowSink, RowView};
 use tabletop_store::{
     CheckAndMutateRowRequest, ReadModifyWriteOp, ReadModifyWriteRowRequest, ReadModifyWriteRule,
 };
+use tabletop_store::{Code, Error, Result, Traces};
 use tabletop_store::{KeyBound, RowRange, RowSet};
 use tabletop_store::{MutateRowsEntry, ReadRowsRequest};
-use tabletop_store::{Result, Traces};
 
 // ------------------------------------------------------------ row sets
 
@@ -552,7 +552,7 @@ const STATS_VIEWS: &[(&str, i32)] = &[
     ("REQUEST_STATS_FULL", 2),
 ];
 
-fn request_stats(stats: &ReadStats) -> Value {
+pub(crate) fn request_stats(stats: &ReadStats) -> Value {
     let iteration = Out::new()
         .uint64("rowsSeenCount", stats.rows_seen)
         .uint64("rowsReturnedCount", stats.rows_returned)
@@ -623,14 +623,29 @@ pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) ->
 /// `answer_line` would make of [`read_rows`]'s value, but with every row
 /// written out as it streams from the engine: a big answer never exists
 /// as a JSON tree.
+/// Rows whose JSON text passes `cap` bytes stop the read with
+/// `RESOURCE_EXHAUSTED`.
 pub(crate) fn read_rows_line(
     db: &mut Instance,
     req: &At<'_>,
     traces: &mut Traces,
+    cap: usize,
 ) -> Result<String> {
     let (table, r, full_stats) = read_rows_request(req)?;
-    let mut sink = JsonText::default();
+    let mut sink = JsonText {
+        cap,
+        ..JsonText::default()
+    };
     let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
+    if sink.text.len() > cap {
+        return Err(Error::new(
+            Code::ResourceExhausted,
+            format!(
+                "the readRows answer would be larger than {cap} bytes, the most one answer \
+                 holds here; read fewer rows at a time (rowsLimit, a row range or a filter)"
+            ),
+        ));
+    }
     let mut line = String::with_capacity(sink.text.len() + 64);
     line.push_str("{\"response\":{");
     if full_stats {
@@ -649,6 +664,8 @@ pub(crate) fn read_rows_line(
 struct JsonText {
     text: String,
     rows: u64,
+    /// The read stops once `text` is longer.
+    cap: usize,
 }
 
 impl RowSink for JsonText {
@@ -658,7 +675,7 @@ impl RowSink for JsonText {
         }
         self.rows += 1;
         self.text.push_str(&row_view_to_json(&row).to_string());
-        true
+        self.text.len() <= self.cap
     }
 }
 

@@ -54,10 +54,15 @@ fn parse_error(start_line: usize, line: usize, column: usize, what: &str) -> Csv
 /// One record: its fields.
 pub(crate) type Record = Vec<Vec<u8>>;
 
-/// Reads records one at a time from a byte buffer.
-pub(crate) struct CsvReader<'a> {
-    input: &'a [u8],
-    pos: usize,
+/// The longest line the reader takes (a Bigtable row is at most 256 MB,
+/// so no importable line is longer); a longer one is an error, not a
+/// line read into memory until it ends.
+pub(crate) const MAX_LINE_BYTES: u64 = 256 << 20;
+
+/// Reads records one at a time from a byte stream (a buffer, or a file
+/// read as it goes), holding one record in memory at a time.
+pub(crate) struct CsvReader<R> {
+    input: R,
     num_line: usize,
     fields_per_record: Option<usize>,
 }
@@ -67,11 +72,10 @@ fn length_nl(b: &[u8]) -> usize {
     usize::from(b.last() == Some(&b'\n'))
 }
 
-impl<'a> CsvReader<'a> {
-    pub(crate) fn new(input: &'a [u8]) -> CsvReader<'a> {
+impl<R: std::io::BufRead> CsvReader<R> {
+    pub(crate) fn new(input: R) -> CsvReader<R> {
         CsvReader {
             input,
-            pos: 0,
             num_line: 0,
             fields_per_record: None,
         }
@@ -79,16 +83,24 @@ impl<'a> CsvReader<'a> {
 
     /// The next line with its `\n` (normalised from `\r\n`); `None` at the
     /// end of the input.
-    fn read_line(&mut self) -> Option<Vec<u8>> {
-        if self.pos >= self.input.len() {
-            return None;
+    fn read_line(&mut self) -> Result<Option<Vec<u8>>, CsvError> {
+        use std::io::{BufRead, Read};
+        let mut line = Vec::new();
+        let n = (&mut self.input)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| CsvError::Parse(format!("read error: {e}")))?;
+        if n == 0 {
+            return Ok(None);
         }
-        let rest = &self.input[self.pos..];
-        let (mut line, eof) = match rest.iter().position(|&b| b == b'\n') {
-            Some(i) => (rest[..=i].to_vec(), false),
-            None => (rest.to_vec(), true),
-        };
-        self.pos += line.len();
+        if line.len() as u64 > MAX_LINE_BYTES {
+            return Err(CsvError::Parse(format!(
+                "line {} is longer than {} MiB",
+                self.num_line + 1,
+                MAX_LINE_BYTES >> 20
+            )));
+        }
+        let eof = line.last() != Some(&b'\n');
         if eof && line.last() == Some(&b'\r') {
             // A trailing \r before the end of input is dropped.
             line.pop();
@@ -99,14 +111,14 @@ impl<'a> CsvReader<'a> {
             line.truncate(n - 2);
             line.push(b'\n');
         }
-        Some(line)
+        Ok(Some(line))
     }
 
     /// The next record.
     pub(crate) fn read(&mut self) -> Result<Record, CsvError> {
         // Skip empty lines.
         let mut line = loop {
-            match self.read_line() {
+            match self.read_line()? {
                 None => return Err(CsvError::Eof),
                 Some(l) if l.len() == length_nl(&l) => {}
                 Some(l) => break l,
@@ -186,7 +198,7 @@ impl<'a> CsvReader<'a> {
                     // The field goes on past the end of the line.
                     value.extend_from_slice(rest);
                     pos_col += rest.len();
-                    line = self.read_line().unwrap_or_default();
+                    line = self.read_line()?.unwrap_or_default();
                     cur = 0;
                     if !line.is_empty() {
                         pos_line += 1;
@@ -237,6 +249,27 @@ mod tests {
             }
         }
         out
+    }
+
+    /// `a,b` lines without end.
+    struct Endless;
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = b"a,b\n"[i % 4];
+            }
+            Ok(buf.len() / 4 * 4)
+        }
+    }
+
+    #[test]
+    fn a_stream_is_read_record_by_record() {
+        let mut r = CsvReader::new(std::io::BufReader::new(Endless));
+        for _ in 0..1000 {
+            assert_eq!(r.read().unwrap(), vec![b"a".to_vec(), b"b".to_vec()]);
+        }
+        assert_eq!(r.num_line, 1000);
     }
 
     #[test]

@@ -1169,7 +1169,10 @@ fn parse_import_args(args: &[&[u8]]) -> Result<ImportArgs, String> {
 
 /// `cbt`'s `parseCsvHeaders`: the family row (unless `column-family=` was
 /// given) and the qualifier row.
-fn parse_csv_headers(r: &mut CsvReader<'_>, family: &[u8]) -> Result<(Record, Record), String> {
+fn parse_csv_headers<R: std::io::BufRead>(
+    r: &mut CsvReader<R>,
+    family: &[u8],
+) -> Result<(Record, Record), String> {
     let mut fams = Vec::new();
     if family.is_empty() {
         fams = r
@@ -1215,10 +1218,10 @@ fn do_import(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
     let path = text(args[1]).into_owned();
     let data = ctx
         .host
-        .read_file(&path)
+        .open_file(&path)
         .map_err(|e| Fatal::new(Code::NotFound, format!("couldn't open the csv file: {e}")))?;
     let table = text(args[0]).into_owned();
-    let mut r = CsvReader::new(&data);
+    let mut r = CsvReader::new(data);
     let (fams, cols) = parse_csv_headers(&mut r, &ia.family)
         .map_err(|e| Fatal::usage(format!("error parsing headers: {e}")))?;
     let ts = ctx.now_millis();

@@ -1,0 +1,323 @@
+// tabletop-js against sql.js (SQLite in wasm) on the peer workload: the
+// mobile time series of bench/src/lib.rs (same generator, same rows, same
+// sampled keys and prefixes), loaded and read through each package's own
+// API, in one Node process, one after the other.
+//
+//   node bench/js/peer.mjs [ROWS] [PACKAGE_DIR]    defaults: 100000, target/tabletop-js
+//
+// scripts/bench.sh --js builds the package and runs this beside the core's
+// own in-process figures. BENCHMARKS.md explains the phases.
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const ROWS = Number(process.argv[2] ?? 100000);
+const PKG = path.resolve(process.argv[3] ?? path.join(ROOT, 'target', 'tabletop-js'));
+const require = createRequire(import.meta.url);
+const { Tabletop } = require(path.join(PKG, 'node', 'index.cjs'));
+const initSqlJs = require('sql.js');
+
+// ------------------------------------------------ the data set (bench/src/lib.rs)
+
+const MASK = (1n << 64n) - 1n;
+class Rng {
+  constructor(seed) { this.x = seed; }
+  next() {
+    let x = this.x;
+    x ^= (x << 13n) & MASK;
+    x ^= x >> 7n;
+    x ^= (x << 17n) & MASK;
+    this.x = x;
+    return x;
+  }
+  below(n) { return Number(this.next() % BigInt(n)); }
+}
+
+const QUALIFIERS = ['connected_cell', 'connected_wifi', 'os_build', 'battery_level', 'cpu_usage',
+  'memory_usage', 'signal_strength', 'storage_free', 'data_sent'];
+const SUMMARY = 'stats_summary';
+const DETAIL = 'stats_detail';
+const DAYS = 10;
+const MONTHS = 5;
+const pad = (n, w) => String(n).padStart(w, '0');
+
+function generate(rows) {
+  const perDevice = DAYS * MONTHS;
+  const devices = Math.max(1, Math.ceil(rows / perDevice));
+  const rng = new Rng(0x5eedcafef00d1234n);
+  const ids = [];
+  for (let i = 0; i < devices; i++) {
+    const phone = rng.below(4) !== 0;
+    ids.push([phone, Number(rng.next() & 0xffffffffn)]);
+  }
+  const out = [];
+  const monthPrefixes = [];
+  const tMay2020 = 1588291200000000;
+  for (let month = 0; month < MONTHS; month++) {
+    for (let day = 0; day < DAYS; day++) {
+      const ts = tMay2020 + (month * 31 + day) * 86400000000;
+      for (const [phone, id] of ids) {
+        const key = `${phone ? 'phone' : 'tablet'}#${id.toString(16).padStart(8, '0')}#2020${pad(5 + month, 2)}${pad(1 + day, 2)}`;
+        if (day === 0) monthPrefixes.push(key.slice(0, -2));
+        const r = rng.below(20);
+        const detail = r <= 7 ? 4 : r <= 16 ? 5 : 6;
+        const cells = [];
+        for (let q = 0; q < 3 + detail; q++) {
+          let value;
+          if (q < 2) value = String(rng.below(2));
+          else if (q === 2) value = `PQ2A.1904${pad(rng.below(30), 2)}.003`;
+          else value = String(rng.below(10000));
+          cells.push([q < 3 ? SUMMARY : DETAIL, QUALIFIERS[q], value]);
+        }
+        out.push({ key, ts, cells });
+      }
+    }
+  }
+  return { rows: out, monthPrefixes };
+}
+
+function sample(list, n, seed) {
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, () => list[rng.below(list.length)]);
+}
+
+function prefixEnd(prefix) {
+  // The month prefixes are ASCII and never end in 0xff.
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+// ----------------------------------------------------------------- timing
+
+function time(fn) {
+  const start = performance.now();
+  const result = fn();
+  return [performance.now() - start, result];
+}
+
+const BATCH = 1000;
+/** Point reads made before the timed ones, on each store (JIT warm-up). */
+const WARM_UP = 100;
+const TABLE = 'projects/p/instances/i/tables/mobile';
+const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
+const VALUE_GLOB = 'PQ2A.19040[0-9].003';
+
+function tabletop(data, keys, prefixes) {
+  const enc = new TextEncoder();
+  const b64 = (text) => Buffer.from(text).toString('base64');
+  const qualifiers = new Map(QUALIFIERS.map((q) => [q, b64(q)]));
+  // Requests are built before the clock starts, as sql.js's parameters
+  // are: byte fields as base64 text, the form of Bigtable's REST JSON.
+  let batches = [];
+  for (let i = 0; i < data.rows.length; i += BATCH) {
+    batches.push({
+      tableName: TABLE,
+      entries: data.rows.slice(i, i + BATCH).map((r) => ({
+        rowKey: b64(r.key),
+        mutations: r.cells.map(([family, q, value]) => ({
+          setCell: { familyName: family, columnQualifier: qualifiers.get(q), timestampMicros: r.ts, value: b64(value) },
+        })),
+      })),
+    });
+  }
+  const db = new Tabletop();
+  db.createTable({
+    parent: 'projects/p/instances/i', tableId: 'mobile',
+    table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
+  });
+  const out = {};
+  [out.load] = time(() => {
+    for (const req of batches) {
+      const answer = db.mutateRows(req);
+      if (answer.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
+    }
+  });
+  batches = null;
+  [out.compact] = time(() => db.compact({ tableName: TABLE }));
+  const pointReqs = keys.map((k) => ({ tableName: TABLE, rows: { rowKeys: [enc.encode(k)] } }));
+  const prefixReqs = prefixes.map((p) => ({
+    tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
+  }));
+  for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q);
+  let n = 0;
+  [out.point] = time(() => { for (const q of pointReqs) n += db.readRows(q).rows.length; });
+  out.pointRows = n;
+  n = 0;
+  [out.prefix] = time(() => { for (const q of prefixReqs) n += db.readRows(q).rows.length; });
+  out.prefixRows = n;
+  const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
+  [out.regex, out.regexRows] = time(() => db.readRows(regex).rows.length);
+  [out.regexIter, out.regexIterRows] = time(() => {
+    let count = 0;
+    for (const _ of db.readRowsIter(regex)) count += 1;
+    return count;
+  });
+  [out.fullScan, out.fullRows] = time(() => db.readRows({ tableName: TABLE }).rows.length);
+  [out.fullIter, out.fullIterRows] = time(() => {
+    let count = 0;
+    for (const _ of db.readRowsIter({ tableName: TABLE })) count += 1;
+    return count;
+  });
+  db.free();
+  return out;
+}
+
+/** The same workload through `handle`, the JSON-text API the package keeps. */
+function textApi(data, keys, prefixes) {
+  const b64 = (text) => Buffer.from(text).toString('base64');
+  const qualifiers = new Map(QUALIFIERS.map((q) => [q, b64(q)]));
+  let lines = [];
+  for (let i = 0; i < data.rows.length; i += BATCH) {
+    lines.push(JSON.stringify({ method: 'mutateRows', request: {
+      tableName: TABLE,
+      entries: data.rows.slice(i, i + BATCH).map((r) => ({
+        rowKey: b64(r.key),
+        mutations: r.cells.map(([family, q, value]) => ({
+          setCell: { familyName: family, columnQualifier: qualifiers.get(q), timestampMicros: String(r.ts), value: b64(value) },
+        })),
+      })),
+    } }));
+  }
+  const db = new Tabletop();
+  const call = (method, request) => {
+    const answer = JSON.parse(db.handle(JSON.stringify({ method, request })));
+    if (answer.error) throw new Error(answer.error.message);
+    return answer.response;
+  };
+  call('createTable', { parent: 'projects/p/instances/i', tableId: 'mobile', table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } } });
+  const out = {};
+  [out.load] = time(() => {
+    for (const line of lines) {
+      const answer = JSON.parse(db.handle(line));
+      if (answer.response.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
+    }
+  });
+  lines = null;
+  call('compact', { tableName: TABLE });
+  const point = (k) => call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length;
+  for (const k of keys.slice(0, WARM_UP)) point(k);
+  let n = 0;
+  [out.point] = time(() => { for (const k of keys) n += point(k); });
+  n = 0;
+  [out.prefix] = time(() => {
+    for (const p of prefixes) {
+      n += call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } }).rows.length;
+    }
+  });
+  [out.regex] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
+  [out.fullScan] = time(() => call('readRows', { tableName: TABLE }).rows.length);
+  db.free();
+  return out;
+}
+
+async function sqljs(data, keys, prefixes) {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database();
+  db.run(`CREATE TABLE cells (row_key TEXT, family TEXT, qualifier TEXT, ts INTEGER, value TEXT,
+          PRIMARY KEY (row_key, family, qualifier, ts DESC)) WITHOUT ROWID`);
+  let batches = [];
+  for (let i = 0; i < data.rows.length; i += BATCH) {
+    const params = [];
+    for (const r of data.rows.slice(i, i + BATCH)) {
+      for (const [family, q, value] of r.cells) params.push([r.key, family, q, r.ts, value]);
+    }
+    batches.push(params);
+  }
+  const out = {};
+  [out.load] = time(() => {
+    const insert = db.prepare('INSERT INTO cells VALUES (?, ?, ?, ?, ?)');
+    for (const params of batches) {
+      db.run('BEGIN');
+      for (const p of params) insert.run(p);
+      db.run('COMMIT');
+    }
+    insert.free();
+  });
+  batches = null;
+  const rowsOf = (stmt) => {
+    // Cells grouped into rows, as a Bigtable read returns them.
+    let rows = 0;
+    let last = null;
+    while (stmt.step()) {
+      const cell = stmt.get();
+      if (cell[0] !== last) {
+        rows += 1;
+        last = cell[0];
+      }
+    }
+    return rows;
+  };
+  const point = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key = ? ORDER BY row_key, family, qualifier, ts DESC');
+  for (const k of keys.slice(0, WARM_UP)) {
+    point.bind([k]);
+    rowsOf(point);
+    point.reset();
+  }
+  let n = 0;
+  [out.point] = time(() => {
+    for (const k of keys) {
+      point.bind([k]);
+      n += rowsOf(point);
+      point.reset();
+    }
+  });
+  out.pointRows = n;
+  const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
+  n = 0;
+  [out.prefix] = time(() => {
+    for (const p of prefixes) {
+      range.bind([p, prefixEnd(p)]);
+      n += rowsOf(range);
+      range.reset();
+    }
+  });
+  out.prefixRows = n;
+  const scan = (where) => {
+    const stmt = db.prepare(`SELECT row_key, family, qualifier, ts, value FROM cells ${where} ORDER BY row_key, family, qualifier, ts DESC`);
+    const rows = rowsOf(stmt);
+    stmt.free();
+    return rows;
+  };
+  [out.regex, out.regexRows] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
+  const re = new RegExp(`^(?:${VALUE_REGEX})$`);
+  db.create_function('regexp', (pattern, value) => (re.test(value) ? 1 : 0));
+  [out.regexFn, out.regexFnRows] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
+  [out.fullScan, out.fullRows] = time(() => scan(''));
+  point.free();
+  range.free();
+  db.close();
+  return out;
+}
+
+const ms = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const ratio = (a, b) => `${(a / b).toFixed(1)}x`;
+
+const data = generate(ROWS);
+const cells = data.rows.reduce((s, r) => s + r.cells.length, 0);
+const keys = sample(data.rows.map((r) => r.key), 1000, 7n);
+const prefixes = sample(data.monthPrefixes, 1000, 11n);
+console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}`);
+console.log(`data: ${data.rows.length} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows`);
+const t = tabletop(data, keys, prefixes);
+const h = textApi(data, keys, prefixes);
+const s = await sqljs(data, keys, prefixes);
+if (t.pointRows !== s.pointRows || t.prefixRows !== s.prefixRows || t.regexRows !== s.regexRows || t.regexRows !== s.regexFnRows || t.fullRows !== s.fullRows || t.fullIterRows !== s.fullRows) {
+  throw new Error(`row counts differ: ${JSON.stringify({ t, s })}`);
+}
+console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log('');
+console.log('| phase | rows returned | tabletop-js | sql.js | speed-up | handle (JSON text) |');
+console.log('|---|---:|---:|---:|---:|---:|');
+const line = (phase, rows, a, b, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${b === undefined ? '' : `${ms(b)} ms`} | ${b === undefined ? '' : ratio(b, a)} | ${c === undefined ? '' : `${ms(c)} ms`} |`);
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, s.load, h.load);
+line('1000 point reads', t.pointRows, t.point, s.point, h.point);
+line('1000 prefix scans', t.prefixRows, t.prefix, s.prefix, h.prefix);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, s.regex, h.regex);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, s.regexFn);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, s.regex);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, s.fullScan, h.fullScan);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, s.fullScan);
+console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | | |`);

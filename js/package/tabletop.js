@@ -1,0 +1,697 @@
+// The tabletop-js package's JavaScript: the `Tabletop` class users see,
+// over the wasm-bindgen class of js/src/lib.rs. Shared by the Node and the
+// browser builds: scripts/build-js.sh wraps this file as CommonJS
+// (lib/tabletop.cjs) and as an ES module (lib/tabletop.mjs), each ending
+// with an export of `makeTabletop`.
+//
+// What lives here rather than in Rust: argument checks (a wrong-typed
+// argument is a TypeError before anything reaches wasm), the packing of
+// bulk writes into one byte buffer, the unpacking of read answers into
+// plain objects, and turning the core's errors into TabletopError.
+
+/* eslint-disable no-bitwise */
+
+/**
+ * An error the core answered: Bigtable's status code number (`code`, as in
+ * gRPC) and name (`status`, e.g. 'NOT_FOUND'), and the core's message.
+ */
+class TabletopError extends Error {
+  constructor(code, status, message) {
+    super(message);
+    this.name = 'TabletopError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** Sent by a packer that meets something unusual: the general path decides. */
+const DECLINE = Symbol('decline');
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`;
+}
+
+function requireObject(method, request) {
+  if (typeof request !== 'object' || request === null || Array.isArray(request) || ArrayBuffer.isView(request)) {
+    throw new TypeError(`${method}: the request must be a plain object (Bigtable's REST JSON request), got ${describe(request)}`);
+  }
+}
+
+function requireString(method, text) {
+  if (typeof text !== 'string') {
+    throw new TypeError(`${method}: expected a string, got ${describe(text)}`);
+  }
+}
+
+// ------------------------------------------------------- request objects
+
+const NodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : null;
+
+function toBase64(u8) {
+  if (NodeBuffer) return NodeBuffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString('base64');
+  let text = '';
+  for (let i = 0; i < u8.length; i += 0x8000) text += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** Uint8Array (Buffer too) as base64, BigInt as decimal text. */
+function replacer(key, value) {
+  const original = this[key];
+  if (original instanceof Uint8Array) return toBase64(original);
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+/**
+ * A request object as the JSON text wasm reads: one string crosses into
+ * wasm instead of every key and value one by one (measured faster than
+ * walking the object from wasm with serde-wasm-bindgen).
+ */
+function requestText(request) {
+  return JSON.stringify(request, replacer);
+}
+
+// ------------------------------------------------------------ bulk writes
+
+const encoder = new TextEncoder();
+
+/** A growing byte buffer in the format js/src/write.rs reads. */
+class Packer {
+  constructor(size) {
+    this.buf = new Uint8Array(size);
+    this.view = new DataView(this.buf.buffer);
+    this.at = 0;
+  }
+
+  room(n) {
+    if (this.at + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.at + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.at));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  u8(v) {
+    this.room(1);
+    this.buf[this.at++] = v;
+  }
+
+  u32(v) {
+    this.room(4);
+    this.view.setUint32(this.at, v, true);
+    this.at += 4;
+  }
+
+  /** A string as u32 length + UTF-8 (ASCII fast, encodeInto otherwise). */
+  str(s) {
+    const n = s.length;
+    this.room(4 + n);
+    const start = this.at + 4;
+    const buf = this.buf;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) break;
+      buf[start + i] = c;
+    }
+    if (i === n) {
+      this.view.setUint32(this.at, n, true);
+      this.at = start + n;
+      return;
+    }
+    this.room(4 + 3 * n);
+    const { written } = encoder.encodeInto(s, this.buf.subarray(start));
+    this.view.setUint32(this.at, written, true);
+    this.at = start + written;
+  }
+
+  /** A bytes field: absent, raw (Uint8Array) or base64 text (string). */
+  bytes(v) {
+    if (v === undefined) {
+      this.u8(0);
+    } else if (typeof v === 'string') {
+      this.u8(2);
+      this.str(v);
+    } else if (v instanceof Uint8Array) {
+      this.u8(1);
+      this.u32(v.length);
+      this.room(v.length);
+      this.buf.set(v, this.at);
+      this.at += v.length;
+    } else {
+      throw DECLINE;
+    }
+  }
+
+  /** An int64 field: absent, a safe integer, or decimal text. */
+  int(v) {
+    if (v === undefined) {
+      this.u8(0);
+    } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
+      this.u8(1);
+      this.room(8);
+      this.view.setFloat64(this.at, v, true);
+      this.at += 8;
+    } else if (typeof v === 'string') {
+      this.u8(2);
+      this.str(v);
+    } else {
+      throw DECLINE;
+    }
+  }
+}
+
+function isObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function packSetCell(p, body) {
+  let family, qualifier, ts, value;
+  for (const k in body) {
+    if (k === 'familyName') family = body[k];
+    else if (k === 'columnQualifier') qualifier = body[k];
+    else if (k === 'timestampMicros') ts = body[k];
+    else if (k === 'value') value = body[k];
+    else throw DECLINE;
+  }
+  if (typeof family !== 'string') throw DECLINE;
+  p.u8(1);
+  p.str(family);
+  p.bytes(qualifier);
+  p.int(ts);
+  p.bytes(value);
+}
+
+function packDeleteFromColumn(p, body) {
+  let family, qualifier, range;
+  for (const k in body) {
+    if (k === 'familyName') family = body[k];
+    else if (k === 'columnQualifier') qualifier = body[k];
+    else if (k === 'timeRange') range = body[k];
+    else throw DECLINE;
+  }
+  if (typeof family !== 'string') throw DECLINE;
+  p.u8(2);
+  p.str(family);
+  p.bytes(qualifier);
+  if (range === undefined) {
+    p.u8(0);
+    return;
+  }
+  if (!isObject(range)) throw DECLINE;
+  let start, end;
+  for (const k in range) {
+    if (k === 'startTimestampMicros') start = range[k];
+    else if (k === 'endTimestampMicros') end = range[k];
+    else throw DECLINE;
+  }
+  p.u8(1);
+  p.int(start);
+  p.int(end);
+}
+
+function packMutation(p, m) {
+  if (!isObject(m)) throw DECLINE;
+  let kind, body, n = 0;
+  for (const k in m) {
+    kind = k;
+    body = m[k];
+    n += 1;
+  }
+  if (n !== 1 || !isObject(body)) throw DECLINE;
+  if (kind === 'setCell') {
+    packSetCell(p, body);
+  } else if (kind === 'deleteFromColumn') {
+    packDeleteFromColumn(p, body);
+  } else if (kind === 'deleteFromFamily') {
+    let family, fields = 0;
+    for (const k in body) {
+      fields += 1;
+      family = body[k];
+      if (k !== 'familyName') throw DECLINE;
+    }
+    if (fields !== 1 || typeof family !== 'string') throw DECLINE;
+    p.u8(3);
+    p.str(family);
+  } else if (kind === 'deleteFromRow') {
+    for (const _ in body) throw DECLINE;
+    p.u8(4);
+  } else {
+    throw DECLINE;
+  }
+}
+
+function packEntry(p, entry) {
+  if (!isObject(entry)) throw DECLINE;
+  let key, mutations;
+  for (const k in entry) {
+    if (k === 'rowKey') key = entry[k];
+    else if (k === 'mutations') mutations = entry[k];
+    else throw DECLINE;
+  }
+  if (key === undefined || !Array.isArray(mutations)) throw DECLINE;
+  p.bytes(key);
+  p.u32(mutations.length);
+  for (let i = 0; i < mutations.length; i++) packMutation(p, mutations[i]);
+}
+
+/** mutateRows or mutateRow packed, or `null` for the general decoder. */
+function packWrite(kind, request) {
+  const p = new Packer(256);
+  try {
+    let table, entries, key, mutations;
+    for (const k in request) {
+      if (k === 'tableName') table = request[k];
+      else if (kind === 1 && k === 'entries') entries = request[k];
+      else if (kind === 2 && k === 'rowKey') key = request[k];
+      else if (kind === 2 && k === 'mutations') mutations = request[k];
+      else throw DECLINE;
+    }
+    if (typeof table !== 'string') throw DECLINE;
+    p.u8(kind);
+    p.str(table);
+    if (kind === 1) {
+      if (!Array.isArray(entries)) throw DECLINE;
+      p.u32(entries.length);
+      for (let i = 0; i < entries.length; i++) packEntry(p, entries[i]);
+    } else {
+      p.u32(1);
+      packEntry(p, { rowKey: key, mutations });
+    }
+  } catch (e) {
+    if (e === DECLINE) return null;
+    throw e;
+  }
+  return p.buf.subarray(0, p.at);
+}
+
+/** A range bound: 0 none, 1 closed, 2 open (js/src/request.rs). */
+function packBound(p, closed, open) {
+  if (closed !== undefined && open !== undefined) throw DECLINE;
+  if (closed !== undefined) {
+    p.u8(1);
+    p.bytes(closed);
+  } else if (open !== undefined) {
+    p.u8(2);
+    p.bytes(open);
+  } else {
+    p.u8(0);
+  }
+}
+
+function packRange(p, range) {
+  if (!isObject(range)) throw DECLINE;
+  let sc, so, ec, eo;
+  for (const k in range) {
+    if (k === 'startKeyClosed') sc = range[k];
+    else if (k === 'startKeyOpen') so = range[k];
+    else if (k === 'endKeyClosed') ec = range[k];
+    else if (k === 'endKeyOpen') eo = range[k];
+    else throw DECLINE;
+  }
+  packBound(p, sc, so);
+  packBound(p, ec, eo);
+}
+
+/** A plain readRows (no filter) packed, or `null` for JSON text. */
+function packRead(request) {
+  const p = new Packer(128);
+  try {
+    let table, rows, limit, reversed;
+    for (const k in request) {
+      if (k === 'tableName') table = request[k];
+      else if (k === 'rows') rows = request[k];
+      else if (k === 'rowsLimit') limit = request[k];
+      else if (k === 'reversed') reversed = request[k];
+      else throw DECLINE;
+    }
+    if (typeof table !== 'string') throw DECLINE;
+    let keys = [];
+    let ranges = [];
+    if (rows !== undefined) {
+      if (!isObject(rows)) throw DECLINE;
+      for (const k in rows) {
+        if (k === 'rowKeys') keys = rows[k];
+        else if (k === 'rowRanges') ranges = rows[k];
+        else throw DECLINE;
+      }
+      if (!Array.isArray(keys) || !Array.isArray(ranges)) throw DECLINE;
+    }
+    p.str(table);
+    p.u32(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === undefined) throw DECLINE;
+      p.bytes(keys[i]);
+    }
+    p.u32(ranges.length);
+    for (let i = 0; i < ranges.length; i++) packRange(p, ranges[i]);
+    p.int(limit);
+    if (reversed === undefined || reversed === false) p.u8(0);
+    else if (reversed === true) p.u8(1);
+    else throw DECLINE;
+  } catch (e) {
+    if (e === DECLINE) return null;
+    throw e;
+  }
+  return p.buf.subarray(0, p.at);
+}
+
+// ------------------------------------------------------------------ reads
+
+const latin1 = new TextDecoder('latin1');
+
+/** Turns the packed rows of js/src/read.rs into google.bigtable.v2.Row objects. */
+class Unpacker {
+  constructor(bytes, at) {
+    this.u8 = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.node = NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+    this.at = at;
+    this.shared = [];
+  }
+
+  u32() {
+    const v = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return v;
+  }
+
+  /** An ASCII string, inline or from the answer's dictionary. */
+  str() {
+    const word = this.u32();
+    if (word >= 0x80000000) return this.shared[word - 0x80000000];
+    const n = word & 0x3fffffff;
+    const s = this.at;
+    this.at += n;
+    let text;
+    if (n === 0) text = '';
+    else if (this.node) text = this.node.latin1Slice(s, s + n);
+    else text = latin1.decode(this.u8.subarray(s, s + n));
+    if (word >= 0x40000000) this.shared.push(text);
+    return text;
+  }
+
+  done() {
+    return this.at >= this.u8.length;
+  }
+
+  row() {
+    const key = this.str();
+    const count = this.u32();
+    const families = [];
+    let columns = null;
+    let cells = null;
+    for (let i = 0; i < count; i++) {
+      const flags = this.u8[this.at++];
+      if (flags & 1) {
+        columns = [];
+        families.push({ name: this.str(), columns });
+      }
+      if (flags & 2) {
+        const qualifier = this.str();
+        cells = [];
+        columns.push(qualifier === '' ? { cells } : { qualifier, cells });
+      }
+      const cell = {};
+      const ts = this.str();
+      if (ts !== '') cell.timestampMicros = ts;
+      const value = this.str();
+      if (value !== '') cell.value = value;
+      const label = this.str();
+      if (label !== '') cell.labels = [label];
+      cells.push(cell);
+    }
+    return families.length ? { key, families } : { key };
+  }
+
+  rows(out) {
+    while (!this.done()) out.push(this.row());
+    return out;
+  }
+}
+
+// ------------------------------------------------------------- the class
+
+/** Bigtable's methods the class offers by name (besides readRows and the writes). */
+const GENERAL = [
+  'createTable', 'getTable', 'listTables', 'deleteTable', 'modifyColumnFamilies', 'dropRowRange',
+  'checkAndMutateRow', 'readModifyWriteRow', 'sampleRowKeys', 'sql',
+  'compact', 'advanceClock', 'listTablets', 'explain',
+];
+
+function makeTabletop(raw) {
+  const Raw = raw.Tabletop;
+
+  function convert(e) {
+    if (e !== null && typeof e === 'object' && !(e instanceof Error) && typeof e.status === 'string') {
+      return new TabletopError(e.code, e.status, e.message);
+    }
+    return e;
+  }
+
+  /**
+   * A Bigtable instance in memory. It starts empty, its clock at 0 (moved
+   * only by `advanceClock`), so tests repeat exactly.
+   */
+  class Tabletop {
+    #raw;
+    #broken = null;
+
+    constructor() {
+      if (arguments.length > 0 && arguments[0] instanceof Raw) {
+        this.#raw = arguments[0];
+      } else {
+        this.#raw = new Raw();
+      }
+    }
+
+    /** Runs `fn(raw)`, turning the core's errors into TabletopError. */
+    #run(fn) {
+      if (this.#broken) throw this.#broken;
+      try {
+        return fn(this.#raw);
+      } catch (e) {
+        if (e instanceof WebAssembly.RuntimeError) {
+          this.#broken = new TabletopError(13, 'INTERNAL',
+            `the wasm code failed (${e.message}); this Tabletop object can no longer be used, create a new one`);
+          throw this.#broken;
+        }
+        throw convert(e);
+      }
+    }
+
+    /** Runs any method of the protocol by name on a request object. */
+    call(method, request) {
+      requireString('call', method);
+      requireObject(method, request);
+      // A read's answer is built the packed way, never as one JSON tree.
+      if (method === 'readRows') return this.readRows(request);
+      const text = requestText(request);
+      return this.#run((r) => r.call(method, text));
+    }
+
+    mutateRow(request) {
+      requireObject('mutateRow', request);
+      const packed = packWrite(2, request);
+      if (packed) {
+        const done = this.#run((r) => r.writePacked(packed));
+        if (done === null) return {};
+      }
+      const text = requestText(request);
+      return this.#run((r) => r.call('mutateRow', text));
+    }
+
+    mutateRows(request) {
+      requireObject('mutateRows', request);
+      const packed = packWrite(1, request);
+      const failed = packed ? this.#run((r) => r.writePacked(packed)) : undefined;
+      if (failed === undefined) {
+        const text = requestText(request);
+        return this.#run((r) => r.call('mutateRows', text));
+      }
+      const entries = new Array(request.entries.length);
+      for (let i = 0; i < entries.length; i++) entries[i] = { index: i, status: { code: 0 } };
+      for (let i = 0; i < failed.length; i += 3) {
+        entries[failed[i]] = { index: failed[i], status: { code: failed[i + 1], message: failed[i + 2] } };
+      }
+      return entries.length ? { entries } : {};
+    }
+
+    readRows(request) {
+      requireObject('readRows', request);
+      const plain = packRead(request);
+      let packed = plain ? this.#run((r) => r.readPackedRequest(plain)) : undefined;
+      if (packed === undefined) {
+        const text = requestText(request);
+        packed = this.#run((r) => r.readPacked(text));
+      }
+      const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+      const statsLength = view.getUint32(0, true);
+      const answer = { rows: new Unpacker(packed, 4 + statsLength).rows([]) };
+      if (statsLength > 0) {
+        answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(4, 4 + statsLength)));
+      }
+      return answer;
+    }
+
+    /**
+     * The rows of a readRows request one at a time, read a chunk at a time
+     * (never the whole answer at once). Errors in the request throw here;
+     * leaving the loop early (`break`) closes the read.
+     */
+    readRowsIter(request) {
+      requireObject('readRowsIter', request);
+      const text = requestText(request);
+      const id = this.#run((r) => r.openRows(text));
+      const next = () => this.#run((r) => r.nextRows(id));
+      const close = () => {
+        if (!this.#broken) this.#raw.closeRows(id);
+      };
+      let rows = [];
+      let index = 0;
+      let over = false;
+      const fill = () => {
+        const chunk = next();
+        if (chunk === undefined) {
+          over = true;
+        } else {
+          rows = new Unpacker(chunk, 0).rows([]);
+          index = 0;
+        }
+      };
+      try {
+        fill();
+      } catch (e) {
+        close();
+        throw e;
+      }
+      return {
+        [Symbol.iterator]() {
+          return this;
+        },
+        next() {
+          while (index >= rows.length && !over) fill();
+          if (index < rows.length) return { value: rows[index++], done: false };
+          return { value: undefined, done: true };
+        },
+        return() {
+          over = true;
+          rows = [];
+          close();
+          return { value: undefined, done: true };
+        },
+      };
+    }
+
+    /** The whole instance as bytes, for `restore`. */
+    snapshot() {
+      return this.#run((r) => r.snapshot());
+    }
+
+    /**
+     * Puts this object back to the state `bytes` (from `snapshot()`) hold;
+     * this also revives an object that a wasm failure left unusable.
+     */
+    restore(bytes) {
+      if (!(bytes instanceof Uint8Array)) throw new TypeError(`restore: expected a Uint8Array, got ${describe(bytes)}`);
+      let next;
+      try {
+        next = Raw.restore(bytes);
+      } catch (e) {
+        throw convert(e);
+      }
+      if (this.#broken) {
+        // The old object may still be borrowed by the failed call: leave it.
+        next.maxAnswerBytes = 256 * 1024 * 1024;
+      } else {
+        next.maxAnswerBytes = this.#raw.maxAnswerBytes;
+        this.#raw.free();
+      }
+      this.#raw = next;
+      this.#broken = null;
+    }
+
+    /** A new object holding the instance `bytes` (from `snapshot()`) describe. */
+    static restore(bytes) {
+      if (!(bytes instanceof Uint8Array)) throw new TypeError(`restore: expected a Uint8Array, got ${describe(bytes)}`);
+      try {
+        return new Tabletop(Raw.restore(bytes));
+      } catch (e) {
+        throw convert(e);
+      }
+    }
+
+    /** The most bytes one readRows answer may take before RESOURCE_EXHAUSTED. */
+    get maxAnswerBytes() {
+      return this.#run((r) => r.maxAnswerBytes);
+    }
+
+    set maxAnswerBytes(bytes) {
+      if (!Number.isInteger(bytes) || bytes < 1024 || bytes > 0xffffffff) {
+        throw new TypeError(`maxAnswerBytes: expected an integer from 1024 to 4294967295, got ${describe(bytes)}`);
+      }
+      this.#run((r) => {
+        r.maxAnswerBytes = bytes;
+      });
+    }
+
+    /** One line of the JSON protocol in, one answer line out (as before the package). */
+    handle(line) {
+      requireString('handle', line);
+      return this.#run((r) => r.handle(line));
+    }
+
+    handleTraced(line) {
+      requireString('handleTraced', line);
+      return this.#run((r) => r.handleTraced(line));
+    }
+
+    /** One cbt command line in; what cbt prints out. */
+    cbt(line) {
+      requireString('cbt', line);
+      return this.#run((r) => r.cbt(line));
+    }
+
+    cbtOutcome(line) {
+      requireString('cbtOutcome', line);
+      return this.#run((r) => r.cbtOutcome(line));
+    }
+
+    cbtTraced(line) {
+      requireString('cbtTraced', line);
+      return this.#run((r) => r.cbtTraced(line));
+    }
+
+    /** Frees the wasm memory of this object now (it is also freed when collected). */
+    free() {
+      if (this.#raw) this.#raw.free();
+      this.#broken = new TabletopError(9, 'FAILED_PRECONDITION', 'this Tabletop object was freed');
+    }
+
+    static methods() {
+      return Raw.methods();
+    }
+
+    static cbtCommands() {
+      return Raw.cbtCommands();
+    }
+  }
+
+  for (const method of GENERAL) {
+    Object.defineProperty(Tabletop.prototype, method, {
+      value: function general(request) {
+        requireObject(method, request);
+        return this.call(method, request);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+
+  return { Tabletop, TabletopError };
+}

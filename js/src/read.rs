@@ -1,0 +1,449 @@
+//! Reads for JavaScript: rows packed into one byte buffer that the
+//! package's JavaScript turns into `google.bigtable.v2.Row` objects, with
+//! no JSON text in between, a cap on the size of one answer, and cursors
+//! that read a big answer a chunk at a time.
+//!
+//! The format (little-endian), one record per row:
+//!
+//! ```text
+//! row  := key:str cells:u32 cell*cells
+//! cell := flags:u8 [family:str if flags&1] [qualifier:str if flags&2]
+//!         timestamp:str value:str label:str
+//! str  := len:u32 ascii*len          a string (len < 2^30)
+//!       | (0x4000_0000|len):u32 ascii*len   a string, also the next entry of
+//!                                           the answer's dictionary
+//!       | (0x8000_0000|id):u32              dictionary entry `id`
+//! ```
+//!
+//! Keys, qualifiers and values are base64 (as proto3 JSON writes bytes),
+//! timestamps decimal (empty for 0), so every string is ASCII. Flag 1
+//! starts a new family, flag 2 a new column; cells come in the order the
+//! engine returns them (family, qualifier, newest first).
+
+use rustc_hash::FxHashMap as HashMap;
+use std::io::Write as _;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use tabletop_core::{
+    Code, Error, Instance, KeyBound, ReadRowsRequest, ReadStats, RowRange, RowSet, RowSink,
+    RowView, successor,
+};
+
+/// The largest readRows answer, packed, that one call builds (256 MiB);
+/// past it the call fails with RESOURCE_EXHAUSTED and the cursor
+/// (`readRowsIter`) is the way to read everything.
+pub(crate) const DEFAULT_MAX_ANSWER_BYTES: usize = 256 << 20;
+
+/// A chunk of a cursor stops after this many bytes or rows.
+const CHUNK_BYTES: usize = 4 << 20;
+const CHUNK_ROWS: u64 = 4096;
+
+/// A sink that packs rows until a byte budget or a row budget runs out.
+pub(crate) struct Packed {
+    pub(crate) buf: Vec<u8>,
+    shared: HashMap<Vec<u8>, u32>,
+    /// The last timestamp written and its dictionary entry.
+    last_ts: Option<(i64, u32)>,
+    pub(crate) rows: u64,
+    pub(crate) last_key: Vec<u8>,
+    /// A row did not fit the byte budget (it was not written).
+    pub(crate) over: bool,
+    /// The row budget ran out (more rows may follow).
+    pub(crate) full: bool,
+    max_bytes: usize,
+    max_rows: u64,
+}
+
+impl Packed {
+    pub(crate) fn new(max_bytes: usize, max_rows: u64) -> Packed {
+        Packed {
+            buf: Vec::new(),
+            shared: HashMap::default(),
+            last_ts: None,
+            rows: 0,
+            last_key: Vec::new(),
+            over: false,
+            full: false,
+            max_bytes,
+            max_rows,
+        }
+    }
+
+    /// A string: short ones go through the answer's dictionary, so the
+    /// JavaScript side makes each distinct family, qualifier, timestamp,
+    /// label or short value once.
+    fn str(&mut self, s: &[u8]) {
+        if s.len() <= MAX_SHARED_LEN && self.shared.len() < MAX_SHARED {
+            if let Some(&id) = self.shared.get(s) {
+                self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
+                return;
+            }
+            let id = u32::try_from(self.shared.len()).unwrap_or(0);
+            self.shared.insert(s.to_vec(), id);
+            self.buf
+                .extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
+        } else {
+            self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
+        }
+        self.buf.extend_from_slice(s);
+    }
+
+    /// Bytes as base64; `shared` for strings that may repeat in an answer
+    /// (qualifiers, values), not for row keys, which never do.
+    fn base64(&mut self, bytes: &[u8], shared: bool) {
+        let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
+        if shared && n <= MAX_SHARED_LEN {
+            let mut text = [0u8; MAX_SHARED_LEN];
+            let n = STANDARD.encode_slice(bytes, &mut text).unwrap_or(0);
+            self.str(&text[..n]);
+            return;
+        }
+        self.buf.extend_from_slice(&len32(n).to_le_bytes());
+        let at = self.buf.len();
+        self.buf.resize(at + n, 0);
+        // The slice is exactly the encoded length.
+        let _ = STANDARD.encode_slice(bytes, &mut self.buf[at..]);
+    }
+}
+
+/// Strings up to this long are shared through the dictionary, up to this
+/// many distinct ones per answer or chunk.
+const MAX_SHARED_LEN: usize = 32;
+const MAX_SHARED: usize = 1 << 16;
+/// Length word flags: the string is dictionary entry `len & 0x3fff_ffff`;
+/// the string follows and becomes the next dictionary entry.
+const SHARED_REF: u32 = 0x8000_0000;
+const SHARED_NEW: u32 = 0x4000_0000;
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn b64_len(n: usize) -> usize {
+    n.div_ceil(3) * 4
+}
+
+/// An upper bound of a row's packed size.
+fn packed_size(row: &RowView<'_>) -> usize {
+    let cells: usize = row
+        .cells
+        .iter()
+        .map(|c| {
+            1 + 8
+                + c.family.len()
+                + b64_len(c.qualifier.len())
+                + 24
+                + 4
+                + b64_len(c.value.len())
+                + 4
+                + c.label.map_or(0, str::len)
+        })
+        .sum();
+    8 + b64_len(row.key.len()) + cells
+}
+
+impl RowSink for Packed {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        // A chunk always takes its first row, whatever its size; an answer
+        // stops before the row that would pass its budget.
+        let first_of_chunk = self.rows == 0 && self.max_rows != u64::MAX;
+        if !first_of_chunk && self.buf.len() + packed_size(&row) > self.max_bytes {
+            self.over = true;
+            return false;
+        }
+        self.base64(row.key, false);
+        self.buf
+            .extend_from_slice(&len32(row.cells.len()).to_le_bytes());
+        let mut prev: Option<(&str, &[u8])> = None;
+        for c in row.cells {
+            let new_family = prev.is_none_or(|(f, _)| f != c.family);
+            let new_column = new_family || prev.is_some_and(|(_, q)| q != c.qualifier);
+            self.buf
+                .push(u8::from(new_family) | (u8::from(new_column) << 1));
+            if new_family {
+                self.str(c.family.as_bytes());
+            }
+            if new_column {
+                self.base64(c.qualifier, true);
+            }
+            if c.timestamp_micros == 0 {
+                self.str(b"");
+            } else if let Some(id) = self.last_ts.filter(|(ts, _)| *ts == c.timestamp_micros) {
+                // The cells of a row often share one timestamp.
+                self.buf
+                    .extend_from_slice(&(id.1 | SHARED_REF).to_le_bytes());
+            } else {
+                let mut text = [0u8; 24];
+                let mut at = &mut text[..];
+                let _ = write!(at, "{}", c.timestamp_micros);
+                let n = 24 - at.len();
+                self.str(&text[..n]);
+                self.last_ts = self
+                    .shared
+                    .get(&text[..n])
+                    .map(|&id| (c.timestamp_micros, id));
+            }
+            self.base64(c.value, true);
+            self.str(c.label.unwrap_or("").as_bytes());
+            prev = Some((c.family, c.qualifier));
+        }
+        self.rows += 1;
+        self.last_key.clear();
+        self.last_key.extend_from_slice(row.key);
+        if self.rows >= self.max_rows {
+            self.full = true;
+            return false;
+        }
+        true
+    }
+}
+
+/// A whole answer, packed, or RESOURCE_EXHAUSTED past `max_bytes`.
+pub(crate) fn answer(
+    db: &mut Instance,
+    table: &str,
+    req: &ReadRowsRequest,
+    max_bytes: usize,
+) -> Result<(Packed, ReadStats), Error> {
+    let mut sink = Packed::new(max_bytes, u64::MAX);
+    let stats = db.read_rows(table, req, &mut sink)?;
+    if sink.over {
+        return Err(too_big(max_bytes));
+    }
+    Ok((sink, stats))
+}
+
+/// A sink that only adds up an upper bound of the JSON text rows make,
+/// stopping once it passes `max`.
+struct JsonSize {
+    bytes: usize,
+    max: usize,
+}
+
+impl RowSink for JsonSize {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        // `{"key":"","families":[]}` and per cell
+        // `{"name":"","columns":[{"qualifier":"","cells":[{"timestampMicros":"","value":"","labels":[""]}]}]}`.
+        let cells: usize = row
+            .cells
+            .iter()
+            .map(|c| {
+                120 + c.family.len()
+                    + b64_len(c.qualifier.len())
+                    + b64_len(c.value.len())
+                    + c.label.map_or(0, str::len)
+            })
+            .sum();
+        self.bytes = self
+            .bytes
+            .saturating_add(32 + b64_len(row.key.len()) + cells);
+        self.bytes <= self.max
+    }
+}
+
+/// RESOURCE_EXHAUSTED when the JSON answer of a readRows could pass `max`
+/// bytes (for the text and value paths, which build the whole answer).
+pub(crate) fn check_json_size(
+    db: &mut Instance,
+    table: &str,
+    req: &ReadRowsRequest,
+    max: usize,
+) -> Result<(), Error> {
+    let mut sink = JsonSize { bytes: 0, max };
+    db.read_rows(table, req, &mut sink)?;
+    if sink.bytes > max {
+        return Err(too_big(max));
+    }
+    Ok(())
+}
+
+fn too_big(max: usize) -> Error {
+    Error::new(
+        Code::ResourceExhausted,
+        format!(
+            "the readRows answer is larger than {max} bytes, the most one call returns; \
+             read it row by row with readRowsIter, or narrow the request"
+        ),
+    )
+}
+
+/// A read in progress: what is left of the request.
+#[derive(Debug)]
+pub(crate) struct Cursor {
+    table: String,
+    req: ReadRowsRequest,
+    done: bool,
+}
+
+impl Cursor {
+    pub(crate) fn new(table: String, req: ReadRowsRequest) -> Cursor {
+        Cursor {
+            table,
+            req,
+            done: false,
+        }
+    }
+
+    /// The next chunk of rows, packed; `None` once the read is over.
+    pub(crate) fn next(&mut self, db: &mut Instance) -> Result<Option<Vec<u8>>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut sink = Packed::new(CHUNK_BYTES, CHUNK_ROWS);
+        db.read_rows(&self.table, &self.req, &mut sink)?;
+        let more = sink.full || sink.over;
+        if sink.rows == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        self.done = !more || !self.resume_after(sink.rows, &sink.last_key);
+        Ok(Some(sink.buf))
+    }
+
+    /// Narrows the request to the rows after `last` (before it, reversed)
+    /// and lowers the row limit by what was returned, as Bigtable's clients
+    /// resume a stream. False when nothing can be left.
+    fn resume_after(&mut self, returned: u64, last: &[u8]) -> bool {
+        if self.req.rows_limit > 0 {
+            let left = self.req.rows_limit - i64::try_from(returned).unwrap_or(i64::MAX);
+            if left <= 0 {
+                return false;
+            }
+            self.req.rows_limit = left;
+        }
+        match rows_after(&self.req.rows, last, self.req.reversed) {
+            Some(rows) => {
+                self.req.rows = rows;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The part of `rows` strictly after `last` (strictly before it when
+/// reversed); `None` when that part is empty.
+fn rows_after(rows: &RowSet, last: &[u8], reversed: bool) -> Option<RowSet> {
+    let all = [RowRange::default()];
+    let ranges: &[RowRange] = if rows.is_all() {
+        &all
+    } else {
+        &rows.row_ranges
+    };
+    let keep = |k: &Vec<u8>| {
+        if reversed {
+            k.as_slice() < last
+        } else {
+            k.as_slice() > last
+        }
+    };
+    let out = RowSet {
+        row_keys: rows.row_keys.iter().filter(|k| keep(k)).cloned().collect(),
+        row_ranges: ranges
+            .iter()
+            .filter_map(|r| {
+                if reversed {
+                    before(r, last)
+                } else {
+                    after(r, last)
+                }
+            })
+            .collect(),
+    };
+    (!out.row_keys.is_empty() || !out.row_ranges.is_empty()).then_some(out)
+}
+
+/// `r` without the keys up to and including `last`.
+fn after(r: &RowRange, last: &[u8]) -> Option<RowRange> {
+    let ends_after = match &r.end {
+        KeyBound::Unbounded => true,
+        KeyBound::Closed(e) => e.as_slice() > last,
+        KeyBound::Open(e) => *e > successor(last),
+    };
+    let starts_after = match &r.start {
+        KeyBound::Unbounded => false,
+        KeyBound::Closed(s) => s.as_slice() > last,
+        KeyBound::Open(s) => s.as_slice() >= last,
+    };
+    ends_after.then(|| RowRange {
+        start: if starts_after {
+            r.start.clone()
+        } else {
+            KeyBound::Open(last.to_vec())
+        },
+        end: r.end.clone(),
+    })
+}
+
+/// `r` without the keys from `last` on.
+fn before(r: &RowRange, last: &[u8]) -> Option<RowRange> {
+    let starts_before = match &r.start {
+        KeyBound::Unbounded => true,
+        KeyBound::Closed(s) => s.as_slice() < last,
+        KeyBound::Open(s) => successor(s).as_slice() < last,
+    };
+    let ends_before = match &r.end {
+        KeyBound::Unbounded => false,
+        KeyBound::Closed(e) => e.as_slice() < last,
+        KeyBound::Open(e) => e.as_slice() <= last,
+    };
+    starts_before.then(|| RowRange {
+        start: r.start.clone(),
+        end: if ends_before {
+            r.end.clone()
+        } else {
+            KeyBound::Open(last.to_vec())
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn closed_open(a: &str, b: &str) -> RowRange {
+        RowRange::closed_open(a.as_bytes(), b.as_bytes())
+    }
+
+    #[test]
+    fn resuming_forward_drops_what_was_read() {
+        let rows = RowSet {
+            row_keys: vec![b"a".to_vec(), b"m".to_vec()],
+            row_ranges: vec![closed_open("b", "d"), closed_open("x", "z")],
+        };
+        let next = rows_after(&rows, b"c", false).unwrap();
+        assert_eq!(next.row_keys, vec![b"m".to_vec()]);
+        assert_eq!(
+            next.row_ranges,
+            vec![
+                RowRange {
+                    start: KeyBound::Open(b"c".to_vec()),
+                    end: KeyBound::Open(b"d".to_vec())
+                },
+                closed_open("x", "z"),
+            ]
+        );
+        assert_eq!(rows_after(&rows, b"z", false), None);
+        let all = rows_after(&RowSet::all(), b"k", false).unwrap();
+        assert_eq!(all.row_ranges[0].start, KeyBound::Open(b"k".to_vec()));
+    }
+
+    #[test]
+    fn resuming_reversed_keeps_what_comes_before() {
+        let rows = RowSet {
+            row_keys: vec![b"a".to_vec(), b"m".to_vec()],
+            row_ranges: vec![closed_open("b", "d"), closed_open("x", "z")],
+        };
+        let next = rows_after(&rows, b"c", true).unwrap();
+        assert_eq!(next.row_keys, vec![b"a".to_vec()]);
+        assert_eq!(
+            next.row_ranges,
+            vec![RowRange {
+                start: KeyBound::Closed(b"b".to_vec()),
+                end: KeyBound::Open(b"c".to_vec())
+            }]
+        );
+        assert_eq!(rows_after(&rows, b"a", true), None);
+    }
+}

@@ -1,0 +1,288 @@
+//! The bulk-write path: `mutateRows` and `mutateRow` packed into one byte
+//! buffer by the package's JavaScript (no JSON text, no object walk in
+//! wasm), decoded here into mutations that borrow one buffer.
+//!
+//! Like the core's own fast path for JSON text, this path only ever
+//! *accepts*: whenever anything is unusual (bad base64, a timestamp that
+//! is not a plain integer, a row key the engine refuses at decode time, an
+//! entry without mutations, a table name of another shape), it declines
+//! and the wrapper sends the request through the general decoder, which
+//! words the error with its field path.
+//!
+//! The format (little-endian):
+//!
+//! ```text
+//! request  := kind:u8 (1 mutateRows, 2 mutateRow) table:str count:u32 entry*count
+//! entry    := key:bytes n:u32 mutation*n
+//! mutation := 1 family:str qualifier:bytes ts:int value:bytes       setCell
+//!           | 2 family:str qualifier:bytes has_range:u8 [start:int end:int]
+//!           | 3 family:str                                          deleteFromFamily
+//!           | 4                                                     deleteFromRow
+//! str      := len:u32 utf8*len
+//! bytes    := 0 | 1 len:u32 raw*len | 2 len:u32 base64*len
+//! int      := 0 | 1 f64 (a safe integer) | 2 len:u32 decimal*len
+//! ```
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+use tabletop_core::{
+    Instance, MAX_ROW_KEY_BYTES, MutateRowsEntry, Mutation, Result, TimestampRange, base64_text,
+};
+
+/// Reads the packed format.
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+    last_str: Option<&'a str>,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader {
+            buf,
+            at: 0,
+            last_str: None,
+        }
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.at == self.buf.len()
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.buf.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+    pub(crate) fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    pub(crate) fn u32(&mut self) -> Option<usize> {
+        let b = self.take(4)?;
+        usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+    }
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
+        let n = self.u32()?;
+        let bytes = self.take(n)?;
+        // Family names repeat from cell to cell: check each new one once.
+        if let Some(last) = self.last_str.filter(|s| s.as_bytes() == bytes) {
+            return Some(last);
+        }
+        let s = std::str::from_utf8(bytes).ok()?;
+        self.last_str = Some(s);
+        Some(s)
+    }
+    /// A bytes field, appended to `out`; its range there.
+    pub(crate) fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
+        let start = out.len();
+        match self.u8()? {
+            0 => {}
+            1 => {
+                let n = self.u32()?;
+                out.extend_from_slice(self.take(n)?);
+            }
+            2 => {
+                let n = self.u32()?;
+                decode_base64(self.take(n)?, out)?;
+            }
+            _ => return None,
+        }
+        Some(start..out.len())
+    }
+    pub(crate) fn int(&mut self) -> Option<i64> {
+        match self.u8()? {
+            0 => Some(0),
+            1 => {
+                let b = self.take(8)?;
+                let v = f64::from_le_bytes(b.try_into().ok()?);
+                // The wrapper sends only safe integers.
+                (v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0).then_some(v as i64)
+            }
+            2 => {
+                let n = self.u32()?;
+                let text = std::str::from_utf8(self.take(n)?).ok()?;
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                text.parse().ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The engine the core's base64 reader uses (standard alphabet, padding
+/// optional, trailing bits allowed).
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
+
+/// Appends the bytes of base64 `text` to `out`. Text in groups of four in
+/// the standard alphabet (what encoders write) is decoded in place;
+/// anything else goes through the core's reader, so both accept exactly
+/// what `tabletop_core::base64_text::decode` accepts.
+fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let padding = text.iter().rev().take_while(|&&b| b == b'=').count();
+    let plain = text.len().is_multiple_of(4)
+        && padding <= 2
+        && !text.iter().any(|&b| b == b'-' || b == b'_');
+    if plain {
+        return BASE64.decode_vec(text, out).ok();
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    out.extend_from_slice(&base64_text::decode(text).ok()?);
+    Some(())
+}
+
+/// A mutation whose byte fields are ranges of the decoded buffer.
+enum Planned<'a> {
+    Set(&'a str, Range<usize>, i64, Range<usize>),
+    DeleteColumn(&'a str, Range<usize>, Option<TimestampRange>),
+    DeleteFamily(&'a str),
+    DeleteRow,
+}
+
+fn mutation<'a>(r: &mut Reader<'a>, out: &mut Vec<u8>) -> Option<Planned<'a>> {
+    Some(match r.u8()? {
+        1 => {
+            let family = r.str()?;
+            let qualifier = r.bytes(out)?;
+            let ts = r.int()?;
+            Planned::Set(family, qualifier, ts, r.bytes(out)?)
+        }
+        2 => {
+            let family = r.str()?;
+            let qualifier = r.bytes(out)?;
+            let range = match r.u8()? {
+                0 => None,
+                1 => Some(TimestampRange {
+                    start_micros: r.int()?,
+                    end_micros: r.int()?,
+                }),
+                _ => return None,
+            };
+            Planned::DeleteColumn(family, qualifier, range)
+        }
+        3 => Planned::DeleteFamily(r.str()?),
+        4 => Planned::DeleteRow,
+        _ => return None,
+    })
+}
+
+fn build<'b>(p: &Planned<'b>, buf: &'b [u8]) -> Mutation<'b> {
+    match p {
+        Planned::Set(family, q, ts, v) => Mutation::SetCell {
+            family_name: Cow::Borrowed(family),
+            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
+            timestamp_micros: *ts,
+            value: Cow::Borrowed(&buf[v.clone()]),
+        },
+        Planned::DeleteColumn(family, q, range) => Mutation::DeleteFromColumn {
+            family_name: Cow::Borrowed(family),
+            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
+            time_range: *range,
+        },
+        Planned::DeleteFamily(family) => Mutation::DeleteFromFamily {
+            family_name: Cow::Borrowed(family),
+        },
+        Planned::DeleteRow => Mutation::DeleteFromRow,
+    }
+}
+
+/// The table id of a well-formed table name (the shape the core's own
+/// fast path accepts; anything else goes to the general decoder).
+pub(crate) fn table_id(name: &str) -> Option<&str> {
+    let ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/');
+    let parts: Vec<&str> = name.split('/').collect();
+    match parts.as_slice() {
+        ["projects", p, "instances", i, "tables", t] if ok(p) && ok(i) && ok(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// What a packed write did.
+pub(crate) enum Written {
+    /// mutateRow succeeded.
+    Row,
+    /// mutateRows: one status per entry.
+    Rows(Vec<Result<()>>),
+}
+
+type PlannedEntry<'a> = (Range<usize>, Vec<Planned<'a>>);
+
+/// Runs a packed write, or `None` if the request must go through the
+/// general decoder. Nothing is written unless the whole request decoded.
+pub(crate) fn run(db: &mut Instance, packed: &[u8]) -> Option<Result<Written>> {
+    let mut r = Reader {
+        buf: packed,
+        at: 0,
+        last_str: None,
+    };
+    let kind = r.u8()?;
+    let table = table_id(r.str()?)?;
+    let count = r.u32()?;
+    if kind == 2 && count != 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(packed.len());
+    let mut planned: Vec<PlannedEntry<'_>> = Vec::with_capacity(count.min(packed.len()));
+    for _ in 0..count {
+        let key = r.bytes(&mut out)?;
+        let n = r.u32()?;
+        if key.is_empty() || key.len() > MAX_ROW_KEY_BYTES || (n == 0 && kind == 1) {
+            return None;
+        }
+        let muts = (0..n)
+            .map(|_| mutation(&mut r, &mut out))
+            .collect::<Option<Vec<_>>>()?;
+        planned.push((key, muts));
+    }
+    if r.at != packed.len() {
+        return None;
+    }
+    let buf = out.as_slice();
+    let mut entries: Vec<MutateRowsEntry<'_>> = planned
+        .iter()
+        .map(|(key, muts)| MutateRowsEntry {
+            row_key: Cow::Borrowed(&buf[key.clone()]),
+            mutations: muts.iter().map(|m| build(m, buf)).collect(),
+        })
+        .collect();
+    Some(match (kind, entries.pop()) {
+        (2, Some(e)) => db
+            .mutate_row(table, &e.row_key, &e.mutations)
+            .map(|()| Written::Row),
+        (1, last) => {
+            entries.extend(last);
+            db.mutate_rows(table, &entries).map(Written::Rows)
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_accepts_exactly_what_the_core_accepts() {
+        for text in [
+            "", "QQ==", "QQ", "QUI=", "QUJD", "QUJDRA", "QQ=", "Q===", "QQ==QQ==", "-_8=", "_w",
+            "QUJD\n", "QR==", "Q", "!!!!", "QUJDRA==",
+        ] {
+            let mut out = vec![9];
+            let fast = decode_base64(text.as_bytes(), &mut out).map(|()| out[1..].to_vec());
+            assert_eq!(fast, base64_text::decode(text).ok(), "{text:?}");
+        }
+    }
+}

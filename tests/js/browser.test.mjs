@@ -1,0 +1,97 @@
+// The browser build of tabletop-js in headless Chromium: the package is
+// installed from its folder (npm install --install-links) into a temporary
+// project, that project is served over HTTP (tests/e2e/static-server.mjs),
+// and a page imports web/index.js as an ES module, calls init() and drives
+// the same methods as in Node.
+//
+// Run: node --test tests/js/   (CHROMIUM names the browser; /usr/bin/chromium
+// by default).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../e2e/static-server.mjs';
+import { installPackage } from './install.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// What the page runs, once the module is loaded: every answer it gets, or
+// the name, status and message of what it threw.
+const PAGE = `<!doctype html>
+<meta charset="utf-8">
+<title>tabletop-js in a browser</title>
+<script type="module">
+import init, { Tabletop, TabletopError } from './node_modules/tabletop-js/web/index.js';
+const TABLE = 'projects/p/instances/i/tables/t';
+const bytes = (s) => new TextEncoder().encode(s);
+const attempt = (fn) => {
+  try {
+    return { ok: fn() };
+  } catch (e) {
+    return { threw: e.name, status: e.status, code: e.code, isTabletopError: e instanceof TabletopError };
+  }
+};
+window.run = async () => {
+  await init();
+  const db = new Tabletop();
+  const out = {};
+  out.created = db.createTable({ parent: 'projects/p/instances/i', tableId: 't', table: { columnFamilies: { cf: {} } } });
+  out.written = db.mutateRows({
+    tableName: TABLE,
+    entries: ['a', 'b', 'c'].map((k) => ({ rowKey: bytes(k), mutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('q'), value: bytes(k + k) } }] })),
+  });
+  out.read = db.readRows({ tableName: TABLE, rows: { rowKeys: [bytes('b')] } });
+  out.iterated = [...db.readRowsIter({ tableName: TABLE, reversed: true })].map((r) => r.key);
+  out.notFound = attempt(() => db.getTable({ name: TABLE + 'x' }));
+  out.typeError = attempt(() => db.handle(12345));
+  db.maxAnswerBytes = 1024;
+  db.mutateRow({ tableName: TABLE, rowKey: bytes('big'), mutations: [{ setCell: { familyName: 'cf', value: new Uint8Array(4096) } }] });
+  out.tooBig = attempt(() => db.readRows({ tableName: TABLE }));
+  out.snapshotRows = Tabletop.restore(db.snapshot()).readRows({ tableName: TABLE }).rows.length;
+  out.cbt = db.cbt('count t');
+  return out;
+};
+window.ready = true;
+</script>`;
+
+let installed;
+let server;
+let browser;
+
+before(async () => {
+  installed = installPackage({ from: 'folder' });
+  writeFileSync(path.join(installed.dir, 'index.html'), PAGE);
+  server = await serveStatic(installed.dir, '/app/');
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  installed?.remove();
+});
+
+test('the browser build loads with init() and answers like the Node one', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}index.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const out = await page.evaluate(() => window.run());
+  assert.deepEqual(errors, []);
+  assert.equal(out.created.name, 'projects/p/instances/i/tables/t');
+  assert.deepEqual(out.written.entries.map((e) => e.status.code), [0, 0, 0]);
+  assert.deepEqual(out.read, {
+    rows: [{ key: 'Yg==', families: [{ name: 'cf', columns: [{ qualifier: 'cQ==', cells: [{ value: 'YmI=' }] }] }] }],
+  });
+  assert.deepEqual(out.iterated, ['Yw==', 'Yg==', 'YQ==']);
+  assert.deepEqual(out.notFound, { threw: 'TabletopError', status: 'NOT_FOUND', code: 5, isTabletopError: true });
+  assert.equal(out.typeError.threw, 'TypeError');
+  assert.equal(out.tooBig.status, 'RESOURCE_EXHAUSTED');
+  assert.equal(out.snapshotRows, 4);
+  assert.equal(out.cbt, '4\n');
+  await page.close();
+});

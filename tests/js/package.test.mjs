@@ -1,0 +1,561 @@
+// The tabletop-js package in Node, installed from its packed .tgz into a
+// temporary project (tests/js/install.mjs) and loaded from there by name,
+// as an ES module and as CommonJS: every method, errors as TabletopError,
+// TypeErrors for wrong-typed arguments, the answer cap and the row
+// iterator, snapshots, and the object still answering after each failure.
+//
+// Run: node --test tests/js/   (builds the package with scripts/build-js.sh;
+// set TABLETOP_JS_PKG to a built package folder to skip the build).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { installPackage } from './install.mjs';
+
+const TABLE = 'projects/p/instances/i/tables/t';
+const PARENT = 'projects/p/instances/i';
+
+let installed;
+let esm;
+let cjs;
+let Tabletop;
+let TabletopError;
+
+before(async () => {
+  installed = installPackage({ from: 'tgz' });
+  esm = await import(pathToFileURL(installed.esm).href);
+  cjs = createRequire(installed.cjs)(installed.cjs);
+  ({ Tabletop, TabletopError } = esm);
+});
+
+after(() => installed?.remove());
+
+const b64 = (bytes) => Buffer.from(bytes).toString('base64');
+const text = (base64) => Buffer.from(base64, 'base64').toString();
+const bytes = (s) => new TextEncoder().encode(s);
+
+function withTable(families = { cf: { gcRule: { maxNumVersions: 1 } } }) {
+  const db = new Tabletop();
+  db.createTable({ parent: PARENT, tableId: 't', table: { columnFamilies: families } });
+  return db;
+}
+
+/** The answer `handle` (JSON text) gives, for comparing with the methods. */
+function viaHandle(db, method, request) {
+  return JSON.parse(db.handle(JSON.stringify({ method, request })));
+}
+
+function throwsStatus(fn, status) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof TabletopError, `expected a TabletopError, got ${err}`);
+    assert.ok(err instanceof Error);
+    assert.equal(err.status, status, err.message);
+    assert.equal(typeof err.code, 'number');
+    return true;
+  });
+}
+
+/** The object still answers: a write and a read of a row of its own. */
+function stillAnswers(db) {
+  const key = bytes(`alive-${Math.random()}`);
+  db.mutateRow({ tableName: TABLE, rowKey: key, mutations: [{ setCell: { familyName: 'cf', value: 'eQ==' } }] });
+  const { rows } = db.readRows({ tableName: TABLE, rows: { rowKeys: [key] } });
+  assert.equal(rows.length, 1);
+  assert.equal(db.cbt('ls'), 't\n');
+}
+
+describe('the installed package', () => {
+  test('loads by name as an ES module and as CommonJS, one class for both', () => {
+    assert.equal(typeof esm.Tabletop, 'function');
+    assert.equal(esm.Tabletop, cjs.Tabletop);
+    assert.equal(esm.TabletopError, cjs.TabletopError);
+    const db = new cjs.Tabletop();
+    assert.deepEqual(db.listTables({ parent: PARENT }), {});
+  });
+
+  test('carries package.json with an exports map, types and both builds', () => {
+    const dir = path.join(installed.dir, 'node_modules', 'tabletop-js');
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    assert.equal(pkg.name, 'tabletop-js');
+    assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'browser', 'import', 'require']);
+    const types = readFileSync(path.join(dir, pkg.exports['.'].types), 'utf8');
+    for (const m of ['createTable', 'getTable', 'listTables', 'deleteTable', 'modifyColumnFamilies', 'dropRowRange',
+      'mutateRow', 'mutateRows', 'checkAndMutateRow', 'readModifyWriteRow', 'readRows', 'readRowsIter',
+      'sampleRowKeys', 'sql', 'snapshot', 'restore', 'cbt', 'handle']) {
+      assert.match(types, new RegExp(`\\n  (static )?${m}\\(`), `index.d.ts declares ${m}`);
+    }
+    assert.match(types, /export interface Row \{ key: string; families\?: Family\[\] \}/);
+    readFileSync(path.join(dir, 'web', 'index.js'));
+    readFileSync(path.join(dir, 'web', 'tabletop_js_bg.wasm'));
+  });
+
+  test("the README's example test passes when run with node --test", () => {
+    const readme = readFileSync(path.join(installed.dir, 'node_modules', 'tabletop-js', 'README.md'), 'utf8');
+    const example = readme.match(/```js\n(\/\/ example\.test\.mjs\n[\s\S]*?)```/);
+    assert.ok(example, 'README.md has the example test');
+    writeFileSync(path.join(installed.dir, 'example.test.mjs'), example[1]);
+    const out = execFileSync(process.execPath, ['--test', '--test-reporter=tap', 'example.test.mjs'], {
+      cwd: installed.dir, encoding: 'utf8', env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+    });
+    assert.match(out, /^# pass 4$/m);
+    assert.match(out, /^# fail 0$/m);
+  });
+});
+
+describe('table admin', () => {
+  test('createTable, getTable, listTables, modifyColumnFamilies, deleteTable', () => {
+    const db = withTable();
+    assert.deepEqual(db.getTable({ name: TABLE }), {
+      name: TABLE,
+      granularity: 'MILLIS',
+      columnFamilies: { cf: { gcRule: { maxNumVersions: 1 } } },
+    });
+    assert.deepEqual(db.listTables({ parent: PARENT }), { tables: [{ name: TABLE }] });
+    const modified = db.modifyColumnFamilies({ name: TABLE, modifications: [{ id: 'cf2', create: {} }] });
+    assert.deepEqual(Object.keys(modified.columnFamilies).sort(), ['cf', 'cf2']);
+    throwsStatus(() => db.createTable({ parent: PARENT, tableId: 't' }), 'ALREADY_EXISTS');
+    assert.deepEqual(db.deleteTable({ name: TABLE }), {});
+    throwsStatus(() => db.getTable({ name: TABLE }), 'NOT_FOUND');
+    assert.deepEqual(db.listTables({ parent: PARENT }), {});
+  });
+
+  test('dropRowRange deletes a prefix', () => {
+    const db = withTable();
+    db.mutateRows({
+      tableName: TABLE,
+      entries: ['a1', 'a2', 'b1'].map((k) => ({ rowKey: bytes(k), mutations: [{ setCell: { familyName: 'cf', value: 'eA==' } }] })),
+    });
+    assert.deepEqual(db.dropRowRange({ name: TABLE, rowKeyPrefix: bytes('a') }), {});
+    assert.deepEqual(db.readRows({ tableName: TABLE }).rows.map((r) => text(r.key)), ['b1']);
+  });
+});
+
+describe('writes', () => {
+  test('binary keys and values round-trip, given as base64 or as Uint8Array', () => {
+    const db = withTable();
+    const key = [0x00, 0xff, 0x80, 0x0a];
+    const value = Array.from({ length: 256 }, (_, i) => i);
+    assert.deepEqual(db.mutateRow({
+      tableName: TABLE,
+      rowKey: b64(key),
+      mutations: [{ setCell: { familyName: 'cf', columnQualifier: new Uint8Array([1, 2]), timestampMicros: '5000', value: new Uint8Array(value) } }],
+    }), {});
+    const { rows } = db.readRows({ tableName: TABLE });
+    assert.equal(rows.length, 1);
+    assert.deepEqual([...Buffer.from(rows[0].key, 'base64')], key);
+    const [family] = rows[0].families;
+    assert.equal(family.name, 'cf');
+    assert.equal(family.columns[0].qualifier, b64([1, 2]));
+    assert.equal(family.columns[0].cells[0].timestampMicros, '5000');
+    assert.deepEqual([...Buffer.from(family.columns[0].cells[0].value, 'base64')], value);
+    // A Node Buffer is a Uint8Array too.
+    db.mutateRow({ tableName: TABLE, rowKey: Buffer.from('buf'), mutations: [{ setCell: { familyName: 'cf', value: Buffer.from('v') } }] });
+    assert.equal(db.readRows({ tableName: TABLE, rows: { rowKeys: [Buffer.from('buf')] } }).rows.length, 1);
+  });
+
+  test('mutateRows reports one status per entry, in the documented form', () => {
+    const db = withTable();
+    const answer = db.mutateRows({
+      tableName: TABLE,
+      entries: [
+        { rowKey: bytes('1'), mutations: [{ setCell: { familyName: 'cf', value: 'AQ==' } }] },
+        { rowKey: bytes('2'), mutations: [{ setCell: { familyName: 'nope', value: 'Ag==' } }] },
+        { rowKey: 'Mw==', mutations: [{ deleteFromRow: {} }] },
+      ],
+    });
+    assert.deepEqual(answer.entries[0], { index: 0, status: { code: 0 } });
+    assert.equal(answer.entries[1].index, 1);
+    assert.equal(answer.entries[1].status.code, 5);
+    assert.match(answer.entries[1].status.message, /nope/);
+    assert.deepEqual(answer.entries[2], { index: 2, status: { code: 0 } });
+  });
+
+  test('the packed path and the JSON path write the same and answer the same', () => {
+    const requests = [
+      { tableName: TABLE, entries: [
+        { rowKey: 'cjE=', mutations: [
+          { setCell: { familyName: 'cf', columnQualifier: 'cQ==', timestampMicros: 1000, value: 'dg==' } },
+          { setCell: { familyName: 'cf', columnQualifier: 'cQ==', timestampMicros: '2000', value: 'dzI=' } },
+          { setCell: { familyName: 'cf2', value: '' } },
+        ] },
+        { rowKey: 'cjI=', mutations: [{ setCell: { familyName: 'cf', timestampMicros: -1, value: 'eA==' } }] },
+      ] },
+      { tableName: TABLE, entries: [
+        { rowKey: 'cjE=', mutations: [{ deleteFromColumn: { familyName: 'cf', columnQualifier: 'cQ==', timeRange: { startTimestampMicros: '1000', endTimestampMicros: 1500 } } }] },
+        { rowKey: 'cjI=', mutations: [{ deleteFromFamily: { familyName: 'cf' } }] },
+        { rowKey: 'cjM=', mutations: [{ setCell: { familyName: 'missing', value: 'eA==' } }] },
+      ] },
+    ];
+    const families = { cf: {}, cf2: {} };
+    const a = withTable(families);
+    const b = withTable(families);
+    for (const req of requests) {
+      assert.deepEqual(a.mutateRows(req), viaHandle(b, 'mutateRows', req).response);
+    }
+    const read = { tableName: TABLE };
+    assert.deepEqual(a.readRows(read), viaHandle(b, 'readRows', read).response);
+    assert.deepEqual(a.readRows(read), b.readRows(read));
+  });
+
+  test('requests the packed path declines get the precise errors of the JSON path', () => {
+    const db = withTable();
+    const bad = [
+      { tableName: TABLE, entries: [{ rowKey: '$$', mutations: [{ deleteFromRow: {} }] }] },
+      { tableName: TABLE, entries: [{ rowKey: 'cg==', mutations: [] }] },
+      { tableName: TABLE, entries: [{ rowKey: 'cg==', mutations: [{ setCell: { familyName: 'cf', extra: 1 } }] }] },
+      { tableName: TABLE, entries: [{ rowKey: 'cg==', mutations: [{ setCell: { familyName: 'cf', timestampMicros: 1.5 } }] }] },
+      { tableName: 'tables/t', entries: [{ rowKey: 'cg==', mutations: [{ deleteFromRow: {} }] }] },
+    ];
+    for (const req of bad) {
+      const expected = viaHandle(db, 'mutateRows', req).error;
+      assert.ok(expected, JSON.stringify(req));
+      assert.throws(() => db.mutateRows(req), (err) => {
+        assert.ok(err instanceof TabletopError);
+        assert.deepEqual({ code: err.code, status: err.status, message: err.message }, expected);
+        return true;
+      });
+      stillAnswers(db);
+    }
+  });
+
+  test('an invalid mutation leaves the row untouched', () => {
+    const db = withTable();
+    db.mutateRow({ tableName: TABLE, rowKey: 'cg==', mutations: [{ setCell: { familyName: 'cf', value: 'b2xk' } }] });
+    throwsStatus(() => db.mutateRow({
+      tableName: TABLE,
+      rowKey: 'cg==',
+      mutations: [{ setCell: { familyName: 'cf', value: 'bmV3' } }, { setCell: { familyName: 'nope', value: 'eA==' } }],
+    }), 'NOT_FOUND');
+    assert.equal(db.readRows({ tableName: TABLE }).rows[0].families[0].columns[0].cells[0].value, 'b2xk');
+  });
+
+  test('checkAndMutateRow and readModifyWriteRow', () => {
+    const db = withTable();
+    const row = { tableName: TABLE, rowKey: bytes('counter') };
+    assert.deepEqual(db.checkAndMutateRow({
+      ...row,
+      predicateFilter: { familyNameRegexFilter: 'cf' },
+      falseMutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('made'), value: bytes('yes') } }],
+    }), {});
+    assert.deepEqual(db.checkAndMutateRow({
+      ...row,
+      predicateFilter: { familyNameRegexFilter: 'cf' },
+      trueMutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('again'), value: bytes('yes') } }],
+    }), { predicateMatched: true });
+    throwsStatus(() => db.checkAndMutateRow({ ...row, trueMutations: [] }), 'INVALID_ARGUMENT');
+    db.readModifyWriteRow({ ...row, rules: [{ familyName: 'cf', columnQualifier: bytes('n'), incrementAmount: '2' }] });
+    const answer = db.readModifyWriteRow({ ...row, rules: [{ familyName: 'cf', columnQualifier: bytes('n'), incrementAmount: 40 }] });
+    const cell = answer.row.families[0].columns[0].cells[0];
+    assert.equal(Buffer.from(cell.value, 'base64').readBigInt64BE(), 42n);
+  });
+});
+
+describe('reads', () => {
+  /** A table with several families, labels, empty qualifiers and values, timestamps 0. */
+  function richTable() {
+    const db = withTable({ a: {}, b: {} });
+    const entries = [];
+    for (let i = 0; i < 40; i++) {
+      entries.push({
+        rowKey: bytes(`row${String(i).padStart(3, '0')}`),
+        mutations: [
+          { setCell: { familyName: 'a', columnQualifier: bytes('q1'), timestampMicros: 1000 * (i + 1), value: bytes(`v${i}`) } },
+          { setCell: { familyName: 'a', columnQualifier: bytes('q1'), timestampMicros: 7000, value: bytes('old') } },
+          { setCell: { familyName: 'a', value: bytes(i % 2 ? '' : 'noqual') } },
+          { setCell: { familyName: 'b', columnQualifier: bytes('q2'), timestampMicros: 0, value: bytes(`${i % 7}`) } },
+        ],
+      });
+    }
+    db.mutateRows({ tableName: TABLE, entries });
+    return db;
+  }
+
+  const READS = [
+    { tableName: TABLE },
+    { tableName: TABLE, rowsLimit: '5', reversed: true },
+    { tableName: TABLE, rows: { rowKeys: ['cm93MDAz', bytes('row010'), bytes('nope')] } },
+    { tableName: TABLE, rows: { rowRanges: [{ startKeyOpen: bytes('row005'), endKeyClosed: bytes('row012') }] } },
+    { tableName: TABLE, rows: { rowKeys: [bytes('row039')], rowRanges: [{ endKeyOpen: 'cm93MDAy' }, { startKeyClosed: 'cm93MDIw', endKeyOpen: 'cm93MDIy' }] }, reversed: true, rowsLimit: 3 },
+    { tableName: TABLE, rows: {}, reversed: false, rowsLimit: '0' },
+    { tableName: TABLE, filter: { valueRegexFilter: b64('v1.*') } },
+    { tableName: TABLE, filter: { chain: { filters: [{ cellsPerColumnLimitFilter: 1 }, { applyLabelTransformer: 'lab' }] } } },
+    { tableName: TABLE, filter: { stripValueTransformer: true } },
+    { tableName: TABLE, filter: { familyNameRegexFilter: 'b' }, requestStatsView: 'REQUEST_STATS_FULL' },
+    { tableName: TABLE, filter: { blockAllFilter: true } },
+  ];
+
+  test('readRows answers exactly what the JSON protocol answers', () => {
+    const db = richTable();
+    for (const req of READS) {
+      const expected = viaHandle(db, 'readRows', JSON.parse(JSON.stringify(req, (k, v) => (v instanceof Uint8Array ? b64(v) : v))));
+      assert.deepEqual(db.readRows(req), expected.response, JSON.stringify(req));
+    }
+  });
+
+  test('reads the packed path declines get the precise errors of the JSON path', () => {
+    const db = richTable();
+    const bad = [
+      { tableName: TABLE, rows: { rowKeys: [''] } },
+      { tableName: TABLE, rows: { rowKeys: ['$$'] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: 'YQ==', startKeyOpen: 'Yg==' }] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: 'Yg==', endKeyOpen: 'YQ==' }] } },
+      { tableName: TABLE, rowsLimit: -1 },
+      { tableName: TABLE, rowsLimit: 1.5 },
+      { tableName: TABLE, reversed: 'yes' },
+      { tableName: TABLE, rows: { rowKeys: 'YQ==' } },
+      { tableName: 'projects/p/instances/i/tables/nope' },
+      { tableName: 'tables/t' },
+    ];
+    for (const req of bad) {
+      const expected = viaHandle(db, 'readRows', req).error;
+      assert.ok(expected, JSON.stringify(req));
+      assert.throws(() => db.readRows(req), (err) => {
+        assert.ok(err instanceof TabletopError);
+        assert.deepEqual({ code: err.code, status: err.status, message: err.message }, expected, JSON.stringify(req));
+        return true;
+      });
+    }
+  });
+
+  test('readRowsIter gives the rows of readRows, a chunk at a time', () => {
+    const db = withTable();
+    const entries = [];
+    // More rows than one chunk holds (4096), so reads resume.
+    for (let i = 0; i < 9000; i++) {
+      entries.push({ rowKey: bytes(`k${String(i).padStart(5, '0')}`), mutations: [{ setCell: { familyName: 'cf', value: bytes(`${i}`) } }] });
+    }
+    db.mutateRows({ tableName: TABLE, entries });
+    const requests = [
+      { tableName: TABLE },
+      { tableName: TABLE, reversed: true },
+      { tableName: TABLE, rowsLimit: 5000 },
+      { tableName: TABLE, reversed: true, rowsLimit: '4097' },
+      { tableName: TABLE, rows: { rowKeys: [bytes('k00002'), bytes('k08400')], rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k05800') }] } },
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: bytes('k00500'), endKeyOpen: bytes('k05800') }, { startKeyOpen: bytes('k06000') }] }, reversed: true },
+      { tableName: TABLE, filter: { valueRegexFilter: b64('.*7.*') } },
+    ];
+    for (const req of requests) {
+      const all = db.readRows(req).rows;
+      const iterated = [...db.readRowsIter(req)];
+      assert.equal(iterated.length, all.length, JSON.stringify(req));
+      assert.deepEqual(iterated, all);
+    }
+  });
+
+  test('leaving an iteration early closes it; errors throw at the call', () => {
+    const db = richTable();
+    let seen = 0;
+    for (const row of db.readRowsIter({ tableName: TABLE })) {
+      assert.ok(row.key);
+      seen += 1;
+      if (seen === 3) break;
+    }
+    assert.equal(seen, 3);
+    throwsStatus(() => db.readRowsIter({ tableName: 'projects/p/instances/i/tables/nope' }), 'NOT_FOUND');
+    throwsStatus(() => db.readRowsIter({ tableName: TABLE, rowsLimit: -1 }), 'INVALID_ARGUMENT');
+    const it = db.readRowsIter({ tableName: TABLE });
+    db.deleteTable({ name: TABLE });
+    // The first chunk was read when the iterator was made.
+    assert.equal([...it].length, 40);
+  });
+
+  test('sampleRowKeys and sql', () => {
+    const db = richTable();
+    const { samples } = db.sampleRowKeys({ tableName: TABLE });
+    assert.ok(samples.length >= 1);
+    assert.ok(samples.every((s) => s.offsetBytes === undefined || /^[0-9]+$/.test(s.offsetBytes)));
+    const result = db.sql({ query: "SELECT _key FROM t WHERE _key >= b'row038'" });
+    assert.deepEqual(result.columns, [{ name: '_key', type: 'BYTES' }]);
+    assert.deepEqual(result.rows.map(([k]) => text(k)), ['row038', 'row039']);
+    throwsStatus(() => db.sql({ query: 'SELEC nonsense' }), 'INVALID_ARGUMENT');
+  });
+
+  test('the answer to the general call is a plain object', () => {
+    const db = richTable();
+    const answer = db.call('readRows', { tableName: TABLE, rowsLimit: 1 });
+    assert.equal(Object.getPrototypeOf(answer), Object.prototype);
+    assert.equal(answer.rows.length, 1);
+    throwsStatus(() => db.call('noSuchMethod', {}), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.call('executeQuery', {}), 'UNIMPLEMENTED');
+  });
+});
+
+describe('never poisoned', () => {
+  test('a readRows answer past the cap throws RESOURCE_EXHAUSTED; the iterator still reads it', () => {
+    const db = withTable();
+    db.maxAnswerBytes = 64 * 1024;
+    assert.equal(db.maxAnswerBytes, 64 * 1024);
+    const value = new Uint8Array(1024).fill(7);
+    const entries = Array.from({ length: 200 }, (_, i) => ({
+      rowKey: bytes(`r${String(i).padStart(3, '0')}`),
+      mutations: [{ setCell: { familyName: 'cf', value } }],
+    }));
+    db.mutateRows({ tableName: TABLE, entries });
+    throwsStatus(() => db.readRows({ tableName: TABLE }), 'RESOURCE_EXHAUSTED');
+    throwsStatus(() => db.call('readRows', { tableName: TABLE }), 'RESOURCE_EXHAUSTED');
+    const line = viaHandle(db, 'readRows', { tableName: TABLE });
+    assert.equal(line.error.status, 'RESOURCE_EXHAUSTED');
+    assert.equal(db.readRows({ tableName: TABLE, rowsLimit: 10 }).rows.length, 10);
+    let n = 0;
+    for (const row of db.readRowsIter({ tableName: TABLE })) {
+      assert.equal(Buffer.from(row.families[0].columns[0].cells[0].value, 'base64').length, 1024);
+      n += 1;
+    }
+    assert.equal(n, 200);
+    stillAnswers(db);
+  });
+
+  test('an answer of about a gigabyte at the default cap throws; the object stays usable', () => {
+    const db = withTable();
+    assert.equal(db.maxAnswerBytes, 256 * 1024 * 1024);
+    // Three rows of 95 MB values: 285 MB stored, 380 MB as base64.
+    const value = new Uint8Array(95 * 1024 * 1024).fill(65);
+    for (let i = 0; i < 3; i++) {
+      db.mutateRow({ tableName: TABLE, rowKey: bytes(`big${i}`), mutations: [{ setCell: { familyName: 'cf', value } }] });
+    }
+    throwsStatus(() => db.readRows({ tableName: TABLE }), 'RESOURCE_EXHAUSTED');
+    assert.equal(viaHandle(db, 'readRows', { tableName: TABLE }).error.status, 'RESOURCE_EXHAUSTED');
+    stillAnswers(db);
+    let n = 0;
+    for (const row of db.readRowsIter({ tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: bytes('big') }] } })) {
+      assert.equal(row.families[0].columns[0].cells[0].value.length, (95 * 1024 * 1024 * 4) / 3 + 4 - ((95 * 1024 * 1024 * 4) / 3) % 4);
+      n += 1;
+    }
+    assert.equal(n, 3);
+    db.dropRowRange({ name: TABLE, deleteAllDataFromTable: true });
+    stillAnswers(db);
+    db.free();
+  });
+
+  test('a SQL expression that would build a huge string throws; the object stays usable', () => {
+    const db = withTable();
+    stillAnswers(db);
+    let expr = `'${'a'.repeat(100)}'`;
+    for (let i = 0; i < 5; i++) expr = `REPLACE(${expr}, 'a', '${'a'.repeat(100)}')`;
+    assert.throws(() => db.sql({ query: `SELECT ${expr} AS s FROM t` }), (err) => {
+      assert.ok(err instanceof TabletopError);
+      assert.ok(['RESOURCE_EXHAUSTED', 'INVALID_ARGUMENT'].includes(err.status), err.status);
+      return true;
+    });
+    stillAnswers(db);
+    const line = viaHandle(db, 'sql', { query: `SELECT ${expr} AS s FROM t` });
+    assert.ok(line.error);
+    stillAnswers(db);
+  });
+
+  test('wrong-typed arguments throw TypeError, before reaching the core', () => {
+    const db = withTable();
+    const cases = [
+      () => db.handle(12345),
+      () => db.handle(),
+      () => db.handle(null),
+      () => db.handleTraced({}),
+      () => db.cbt(7),
+      () => db.cbtOutcome(undefined),
+      () => db.cbtTraced(['ls']),
+      () => db.readRows(),
+      () => db.readRows(null),
+      () => db.readRows('{"tableName": "x"}'),
+      () => db.readRowsIter(42),
+      () => db.mutateRows([]),
+      () => db.mutateRow(new Uint8Array(3)),
+      () => db.createTable(1),
+      () => db.sql(null),
+      () => db.call(5, {}),
+      () => db.call('readRows'),
+      () => db.restore('bytes'),
+      () => Tabletop.restore([1, 2, 3]),
+      () => { db.maxAnswerBytes = -1; },
+      () => { db.maxAnswerBytes = '1000000'; },
+    ];
+    for (const fn of cases) {
+      assert.throws(fn, TypeError, String(fn));
+      stillAnswers(db);
+    }
+  });
+
+  test('errors inside the core leave the object answering', () => {
+    const db = withTable();
+    throwsStatus(() => db.getTable({ name: 'projects/p/instances/i/tables/nope' }), 'NOT_FOUND');
+    throwsStatus(() => db.readRows({ tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: '$$' }] } }), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.readRows({ tableName: TABLE, filter: { chain: { filters: [{ nope: 1 }] } } }), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.mutateRow({ tableName: TABLE, rowKey: '', mutations: [{ deleteFromRow: {} }] }), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.mutateRow({ tableName: TABLE, rowKey: 'eA==', mutations: [{ setCell: { familyName: 'cf', value: b64('x'.repeat(10)), timestampMicros: '9'.repeat(30) } }] }), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.createTable({ parent: PARENT, tableId: 'x'.repeat(300) }), 'INVALID_ARGUMENT');
+    throwsStatus(() => db.readRows({ tableName: TABLE, filter: { valueRegexFilter: b64('(') } }), 'INVALID_ARGUMENT');
+    const circular = { tableName: TABLE };
+    circular.self = circular;
+    assert.throws(() => db.readRows(circular), TypeError);
+    stillAnswers(db);
+  });
+});
+
+describe('made for tests', () => {
+  test('an object starts empty with its clock at 0', () => {
+    const db = new Tabletop();
+    assert.deepEqual(db.listTables({ parent: PARENT }), {});
+    assert.equal(db.advanceClock({}).nowMicros, '0');
+    assert.equal(db.advanceClock({ nowMicros: '1600000000000000' }).time, '2020-09-13T12:26:40Z');
+  });
+
+  test('snapshot and restore bring an instance back', () => {
+    const db = withTable();
+    db.mutateRow({ tableName: TABLE, rowKey: 'YQ==', mutations: [{ setCell: { familyName: 'cf', value: 'eA==' } }] });
+    db.advanceClock({ seconds: 5 });
+    const snap = db.snapshot();
+    assert.ok(snap instanceof Uint8Array);
+    const before = db.readRows({ tableName: TABLE });
+    db.mutateRow({ tableName: TABLE, rowKey: 'Yg==', mutations: [{ setCell: { familyName: 'cf', value: 'eQ==' } }] });
+    db.restore(snap);
+    assert.deepEqual(db.readRows({ tableName: TABLE }), before);
+    const copy = Tabletop.restore(snap);
+    assert.deepEqual(copy.readRows({ tableName: TABLE }), before);
+    assert.equal(copy.advanceClock({}).nowMicros, db.advanceClock({}).nowMicros);
+    copy.mutateRow({ tableName: TABLE, rowKey: 'Yw==', mutations: [{ setCell: { familyName: 'cf', value: 'eQ==' } }] });
+    assert.equal(db.readRows({ tableName: TABLE }).rows.length, 1, 'a restored copy is independent');
+    throwsStatus(() => Tabletop.restore(new Uint8Array([1, 2, 3])), 'INVALID_ARGUMENT');
+    assert.throws(() => db.restore(snap.subarray(0, snap.length - 3)), TabletopError);
+    stillAnswers(db);
+  });
+});
+
+describe('the text API stays', () => {
+  test('handle answers lines and cbt speaks to the same instance', () => {
+    const db = withTable();
+    const line = db.handle(JSON.stringify({ method: 'getTable', request: { name: TABLE } }));
+    assert.equal(JSON.parse(line).response.name, TABLE);
+    assert.equal(JSON.parse(db.handle('not json')).error.code, 3);
+    assert.equal(db.cbt('ls'), 't\n');
+    db.cbt('set t row1 cf:q=hello@1000');
+    assert.match(db.cbt('read t'), /row1\n\s+cf:q\s+@ 1970\/01\/01-00:00:00\.001000\n\s+"hello"/);
+    const failed = JSON.parse(db.cbtOutcome('read nosuchtable'));
+    assert.equal(failed.exitCode, 1);
+    assert.notEqual(failed.stderr, '');
+  });
+
+  test('traced calls say what each operation did', () => {
+    const db = withTable();
+    const set = JSON.parse(db.cbtTraced('set t row1 cf:q=hello@1000'));
+    assert.equal(set.traces[0].operation, 'MutateRow');
+    const read = JSON.parse(db.cbtTraced('read t prefix=row'));
+    assert.equal(read.traces[0].shape, 'single_range');
+    const json = JSON.parse(db.handleTraced(JSON.stringify({ method: 'readRows', request: { tableName: TABLE, rowsLimit: '1' } })));
+    assert.equal(json.answer.response.rows.length, 1);
+    assert.equal(json.traces[0].rowsLimit, 1);
+  });
+
+  test('methods and cbt commands are listed', () => {
+    const methods = JSON.parse(Tabletop.methods());
+    const bigtable = methods.filter((m) => m.service !== 'playground').map((m) => m.name);
+    const db = new Tabletop();
+    for (const name of ['createTable', 'getTable', 'listTables', 'deleteTable', 'modifyColumnFamilies', 'dropRowRange',
+      'mutateRow', 'mutateRows', 'checkAndMutateRow', 'readModifyWriteRow', 'readRows', 'sampleRowKeys']) {
+      assert.ok(bigtable.includes(name), name);
+      assert.equal(typeof db[name], 'function', name);
+    }
+    assert.ok(JSON.parse(Tabletop.cbtCommands()).includes('createtable'));
+  });
+});
