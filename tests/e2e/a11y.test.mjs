@@ -45,11 +45,15 @@ for (const colorScheme of ['light', 'dark']) {
     await runCommand(page, 'read mobile-time-series prefix=phone');
     await runCommand(page, 'EXPLAIN SELECT * FROM `mobile-time-series` WHERE _key = "phone#1"', { tab: 'SQL' });
     await region(page, 'Console').getByRole('button', { name: 'Filter builder' }).click();
-    await expectClean(page, 'the console with output and the filter builder');
+    // The reads are the person's work: the Key Visualizer shows the live
+    // map of the table, which is audited with the rest.
+    await page.waitForSelector('section.keyviz-panel[data-view=live] canvas.kv-canvas');
+    await expectClean(page, 'the console with output, the filter builder and the live Key Visualizer');
     await region(page, 'Console').getByRole('button', { name: 'Filter builder' }).click();
 
     // A scenario run to its end: the heatmap, its banners and controls.
     const keyviz = region(page, 'Key Visualizer');
+    await keyviz.getByRole('button', { name: 'Simulation', exact: true }).click();
     await keyviz.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
     await keyviz.getByRole('combobox', { name: 'Speed' }).selectOption('max');
     await keyviz.getByRole('button', { name: 'Play' }).click();
@@ -100,6 +104,9 @@ test('no serious accessibility violation on a phone', async () => {
   for (const colorScheme of ['light', 'dark']) {
     const { page, problems, context } = await openApp({ colorScheme, viewport: { width: 390, height: 844 } });
     await expectClean(page, `the phone layout (${colorScheme})`);
+    await runCommand(page, 'read mobile-time-series prefix=phone');
+    await page.waitForSelector('section.keyviz-panel[data-view=live] .kv-live-summary', { state: 'attached' });
+    await expectClean(page, `the live Key Visualizer on a phone (${colorScheme})`);
     assert.deepEqual(problems, []);
     await context.close();
   }

@@ -185,8 +185,9 @@ pub fn app() -> Html {
 /// Writes the state into the fragment and (outside embeds) autosave,
 /// which notes the link it was written with (so a reload can tell the
 /// page's own link from someone else's). When the browser refuses the
-/// autosave (its storage is full), it is written again without the rows
-/// of work set aside, then without any rows; the status line says so.
+/// autosave (its storage is full), it is written again without the
+/// tables' recorded traffic, then without the rows of work set aside,
+/// then without any rows; the status line says so.
 fn save(state: &AppContext) {
     let link = share::encode(&state.to_shared(true));
     browser::set_fragment(&link);
@@ -197,6 +198,13 @@ fn save(state: &AppContext) {
     saved.link = Some(share::link_hash(&link));
     if browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) {
         return;
+    }
+    // The recorded traffic goes first: the rows must not give way to it.
+    if saved.snapshot.is_some() {
+        saved.snapshot = state.saved_snapshot_without_traffic();
+        if browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) {
+            return;
+        }
     }
     for aside in [&mut saved.home, &mut saved.replaced].into_iter().flatten() {
         aside.work.snapshot = None;

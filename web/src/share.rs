@@ -15,13 +15,19 @@
 //! - `loads`: the data generator runs, in order (`table`, `rows`, `seed`);
 //! - `generator`: the generator form's settings;
 //! - `snapshot`: the whole instance as `Instance::snapshot()` bytes in
-//!   base64, only when small (rows typed by hand travel this way);
+//!   base64, only when small (rows typed by hand travel this way); the
+//!   tables' recorded traffic is in it only while the snapshot with it
+//!   stays under the same limit, else it is left out
+//!   (`snapshot_without_traffic()`);
 //! - `layout`, `selected`, `tab`, `input`: the screen;
 //! - `history`: console history (autosave only, never in links);
 //! - `sim`: the simulation (added within v1: older links simply lack it):
 //!   `scenario` (a shipped file's name) or `design` (the edited design as
 //!   scenario TOML), `source`, `seconds` run, `speed`, `keyviz` (`metric`,
 //!   `scale`, `mode`, `zoom`, `table`) and `tablets` (which view);
+//! - `live`: the live Key Visualizer (added within v1): `view` (`live` or
+//!   `simulation`, when the person picked one), `active` (operations had
+//!   been run on a real table) and `keyviz` (as the simulation's);
 //! - `home` and `replaced` (autosave only, added within v1): the user's own
 //!   work set aside while a lesson holds the playground, and the work the
 //!   last snapshot import or link replaced (kept for an undo), each as
@@ -80,6 +86,10 @@ pub struct SharedState {
     /// settings (absent in links made before it existed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::state::sim::SimShared>,
+    /// The live Key Visualizer: the view picked, whether the person had
+    /// worked on a real table, and the live map's settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<crate::state::live::LiveShared>,
     /// The user's own work, set aside while a lesson runs (autosave only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<Box<SharedAside>>,
@@ -193,10 +203,29 @@ pub fn table_requests(instance: &mut Instance) -> Vec<Value> {
 }
 
 /// The snapshot of `instance` in base64, when its tables hold at most
-/// `max_bytes`.
+/// `max_bytes`. The tables' traffic (what the live Key Visualizer draws)
+/// rides along only while the whole snapshot stays within `max_bytes`:
+/// whether the rows travel never depends on it, the traffic goes first.
 pub fn small_snapshot(instance: &mut Instance, max_bytes: u64) -> Option<String> {
     let bytes: u64 = instance.list_tables().iter().map(|t| t.bytes).sum();
-    (bytes <= max_bytes).then(|| api::encode_base64(&instance.snapshot()))
+    if bytes > max_bytes {
+        return None;
+    }
+    let with_traffic = instance.snapshot();
+    let chosen = if with_traffic.len() as u64 <= max_bytes {
+        with_traffic
+    } else {
+        instance.snapshot_without_traffic()
+    };
+    Some(api::encode_base64(&chosen))
+}
+
+/// The snapshot of `instance` in base64 without the tables' traffic, when
+/// its tables hold at most `max_bytes` (autosave falls back to it when the
+/// browser's storage is full, before it gives up the rows).
+pub fn snapshot_without_traffic(instance: &mut Instance, max_bytes: u64) -> Option<String> {
+    let bytes: u64 = instance.list_tables().iter().map(|t| t.bytes).sum();
+    (bytes <= max_bytes).then(|| api::encode_base64(&instance.snapshot_without_traffic()))
 }
 
 /// Creates the tables of a shared state in `instance` (through the JSON
@@ -438,5 +467,56 @@ mod tests {
         assert!(out.trim_end().ends_with('4'), "{out}");
         // Encoding it again gives the same text: nothing was added.
         assert_eq!(encode(&state), FROZEN_PRE_SIM_LINK);
+    }
+
+    #[test]
+    fn traffic_travels_while_small_and_gives_way_to_the_rows() {
+        let mut db = Instance::default();
+        cbt::run_line(&mut db, "createtable t families=cf").unwrap();
+        let t0 = 1_700_000_000_000_000;
+        db.set_now(t0);
+        cbt::run_line(&mut db, "set t r cf:q=v").unwrap();
+        let rows = |db: &mut Instance| {
+            let mut count = tabletop_core::CountRows::default();
+            db.read_rows("t", &tabletop_core::ReadRowsRequest::default(), &mut count)
+                .unwrap();
+            count.rows
+        };
+        let small = small_snapshot(&mut db, LINK_SNAPSHOT_BYTES).unwrap();
+        let back = restore_snapshot(&small).unwrap();
+        assert!(!back.traffic("t").unwrap().is_empty(), "small: it travels");
+        // Reads of many keys over many ten-second buckets: a log far
+        // bigger than the one row.
+        for b in 0..300 {
+            db.set_now(t0 + b * 10_000_000);
+            for k in 0..100 {
+                db.read_row("t", format!("k{b:03}-{k:03}").as_bytes(), None)
+                    .unwrap();
+            }
+        }
+        assert!(db.snapshot().len() as u64 > LINK_SNAPSHOT_BYTES);
+        let link = small_snapshot(&mut db, LINK_SNAPSHOT_BYTES).expect("the rows still travel");
+        let mut back = restore_snapshot(&link).unwrap();
+        assert!(
+            back.traffic("t").unwrap().is_empty(),
+            "the traffic stays home"
+        );
+        assert_eq!(rows(&mut back), 1);
+        assert!(link.len() < small.len() * 2, "{} bytes", link.len());
+        // Autosave's larger limit keeps it while it fits.
+        let saved = small_snapshot(&mut db, SAVE_SNAPSHOT_BYTES).unwrap();
+        let back = restore_snapshot(&saved).unwrap();
+        assert_eq!(
+            back.traffic("t").unwrap().buckets().count(),
+            db.traffic("t").unwrap().buckets().count()
+        );
+        let bare = snapshot_without_traffic(&mut db, SAVE_SNAPSHOT_BYTES).unwrap();
+        assert!(
+            restore_snapshot(&bare)
+                .unwrap()
+                .traffic("t")
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -57,6 +57,7 @@ pub mod flows;
 pub mod generator;
 pub mod layout;
 pub mod learn;
+pub mod live;
 pub mod rows;
 pub mod sim;
 pub mod tools;
@@ -303,6 +304,8 @@ pub enum Action {
     SetDesign(String, Box<tabletop_core::sim::Scenario>),
     /// The simulation's actions.
     Sim(sim::SimAction),
+    /// The live Key Visualizer's actions.
+    Live(live::LiveAction),
     /// Lessons' and the advisor's actions.
     Learn(learn::LearnAction),
     /// Export, import and SQL actions.
@@ -356,6 +359,8 @@ pub struct AppState {
     pub design: Rc<design::DesignState>,
     /// The simulation.
     pub sim: Rc<sim::SimState>,
+    /// The live Key Visualizer of the selected table.
+    pub live: Rc<live::LiveState>,
     /// Lessons, the designer's draft and the advisor's fixes.
     pub learn: Rc<learn::LearnState>,
     /// The advisor's findings on the current design.
@@ -414,6 +419,7 @@ impl AppState {
             notice: None,
             design: Rc::default(),
             sim: Rc::default(),
+            live: Rc::default(),
             learn: Rc::default(),
             advisor: advisor::AdvisorState::default(),
             tools: Rc::default(),
@@ -449,12 +455,34 @@ impl AppState {
             || self.indexer.borrow().pending(self.data_rev)
             || self.tools_has_work()
             || self.sim.has_work()
+            || self.live_has_work()
+    }
+
+    /// Whether the live Key Visualizer is on screen.
+    pub fn live_shown(&self) -> bool {
+        self.panels.has(PanelId::KeyVisualizer)
+            && self.live.shown(self.sim.loaded()) == live::KvView::Live
+    }
+
+    /// Whether the live map on screen is behind the table (it is rebuilt
+    /// in a coming frame).
+    fn live_has_work(&self) -> bool {
+        self.live_shown() && self.live.is_stale()
     }
 
     /// The whole instance as snapshot bytes (what the CLI's `--state` file
     /// holds).
     pub fn snapshot(&self) -> Vec<u8> {
         self.instance.borrow_mut().snapshot()
+    }
+
+    /// The autosave's snapshot without the tables' traffic (when the
+    /// browser's storage is full, traffic goes before rows do).
+    pub fn saved_snapshot_without_traffic(&self) -> Option<String> {
+        if self.job.is_some() || !self.queue.is_empty() {
+            return None;
+        }
+        share::snapshot_without_traffic(&mut self.instance.borrow_mut(), share::SAVE_SNAPSHOT_BYTES)
     }
 
     /// The state as a share link carries it (`for_link`) or as autosave
@@ -495,6 +523,7 @@ impl AppState {
                     .collect()
             },
             sim: self.sim.shared(&self.design),
+            live: Some(self.live.shared()).filter(|l| *l != live::LiveShared::default()),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
@@ -515,6 +544,7 @@ impl AppState {
         // What follows the design and the data, whichever action moved them.
         next.follow_design();
         next.follow_advisor();
+        next.follow_live();
         next
     }
 
@@ -638,12 +668,18 @@ impl AppState {
             }
             Action::SetDesign(source, scenario) => {
                 Rc::make_mut(&mut self.design).set(source, *scenario);
+                // A new design is shown on the simulated cluster.
+                Rc::make_mut(&mut self.live).choice = None;
                 let effects = self.learn.follow_design(&cx!(self));
                 self.apply_effects(effects)
             }
             Action::Sim(action) => {
                 let effects = Rc::make_mut(&mut self.sim).reduce(action, &cx!(self));
                 self.apply_effects(effects)
+            }
+            Action::Live(action) => {
+                Rc::make_mut(&mut self.live).reduce(action);
+                false
             }
             Action::Learn(action) => self.reduce_learn(action),
             Action::Tools(action) => {
@@ -843,6 +879,45 @@ impl AppState {
             finished,
             || sim.finished_report(design_rev),
         );
+    }
+
+    /// Keeps the live Key Visualizer up to date (run after every action):
+    /// notes whether the person has worked on a real table since the page
+    /// started, and, while the live map is on screen, rebuilds it when the
+    /// selected table's data or traffic changed and a rebuild is due (see
+    /// [`live`]).
+    fn follow_live(&mut self) {
+        if !self.panels.has(PanelId::KeyVisualizer) {
+            return;
+        }
+        let (print, table_print) = {
+            let db = self.instance.borrow();
+            (
+                live::instance_print(&db, self.tables.iter().map(|t| t.name.as_str())),
+                self.selected
+                    .as_deref()
+                    .map_or(0, |t| live::traffic_print(&db, t)),
+            )
+        };
+        Rc::make_mut(&mut self.live).observe_activity(print);
+        let shown = self.live_shown();
+        let loading = self.job.is_some() || !self.queue.is_empty();
+        let sig = live::Signature {
+            table: self.selected.clone(),
+            data_rev: self.data_rev,
+            traffic: table_print,
+            bytes: self
+                .tables
+                .iter()
+                .find(|t| Some(&t.name) == self.selected.as_ref())
+                .map_or(0, |t| t.bytes),
+        };
+        let now = self.clock.now_ms();
+        let state = Rc::make_mut(&mut self.live);
+        if shown && state.observe(sig) && state.due(now, loading) {
+            let clock = Rc::clone(&self.clock);
+            state.rebuild(&mut self.instance.borrow_mut(), &move || clock.now_ms());
+        }
     }
 
     /// One slice of background work within `budget_ms`: the data load if

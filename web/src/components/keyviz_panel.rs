@@ -1,11 +1,12 @@
-//! The Key Visualizer panel: the simulation's controls, then the heatmap
-//! of the running simulation (time left to right over the whole run, the
-//! key space top to bottom) with its metric, scale, bucket and zoom
-//! controls, the colour legend, key-prefix labels at the side, round
-//! ticks along the time axis, a tooltip under the pointer (click pins it),
-//! drag to zoom into a key range, the findings (one folded line that opens
-//! into each finding's remedy and evidence), and a data table with the
-//! same numbers for screen readers.
+//! The Key Visualizer panel: a choice between the real tables' recorded
+//! traffic ("Your tables", see [`super::keyviz_live`]) and the simulation
+//! (its controls, then the heatmap of the running simulation). Both draw
+//! the same map: time left to right, the key space top to bottom, with
+//! metric, scale, bucket and zoom controls, the colour legend, key-prefix
+//! labels at the side, round ticks along the time axis, a tooltip under
+//! the pointer (click pins it), drag to zoom into a key range, the
+//! findings (one folded line that opens into each finding's remedy and
+//! evidence), and a data table with the same numbers for screen readers.
 //!
 //! The canvas is painted from one reused pixel buffer
 //! ([`Painter`](crate::view_model::keyviz::Painter)) with `putImageData`,
@@ -16,12 +17,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use tabletop_core::keyviz::{BucketMode, ColorScale, Metric};
+use tabletop_core::keyviz::{BucketMode, ColorScale, Diagnostic, Metric};
 use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
 use super::key_view::key_html;
+use super::keyviz_live::LiveBody;
 use super::sim_controls::SimControls;
+use crate::state::live::{KvView, LiveAction, LiveState, MapAction};
 use crate::state::sim::{SimAction, SimState};
 use crate::view_model::keys::{DisplayKey, key_parts};
 use crate::view_model::keyviz::{
@@ -29,6 +32,7 @@ use crate::view_model::keyviz::{
     hit, label_boxes, label_widths, legend, metric_label, time_ticks, zoom_in, zoom_out,
     zoom_to_rows,
 };
+use crate::view_model::schema::TableSummary;
 use crate::view_model::sim::scenario_choices;
 
 /// Props of [`KeyVizPanel`].
@@ -38,13 +42,23 @@ pub struct KeyVizPanelProps {
     pub sim: Rc<SimState>,
     /// The simulation's actions.
     pub on_sim: Callback<SimAction>,
+    /// The live Key Visualizer slice.
+    pub live: Rc<LiveState>,
+    /// Its actions.
+    pub on_live: Callback<LiveAction>,
+    /// The real tables (for the live view's table picker).
+    pub tables: Rc<Vec<TableSummary>>,
+    /// The selected table.
+    pub selected: Option<String>,
+    /// Selects a table (the live view's picker; the Rows panel follows).
+    pub on_select: Callback<String>,
     /// The header's maximize button (empty where the panel cannot take
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
 }
 
-fn select_value(e: &Event) -> Option<String> {
+pub(super) fn select_value(e: &Event) -> Option<String> {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
         .map(|s| s.value())
@@ -54,38 +68,87 @@ fn select_value(e: &Event) -> Option<String> {
 #[component(KeyVizPanel)]
 pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
     let sim = &props.sim;
-    let on_sim = props.on_sim.clone();
-    let meta = sim.snapshot.as_ref().map(|s| s.title.clone());
-    let controls = html! {
-        <SimControls snapshot={sim.snapshot.clone()} source={sim.source.clone()} playing={sim.playing}
-            seeking={sim.seek_to.is_some()} speed={sim.speed} on_sim={on_sim.clone()} />
+    let live = &props.live;
+    let view = live.shown(sim.loaded());
+    let meta = match view {
+        KvView::Simulation => sim.snapshot.as_ref().map(|s| s.title.clone()),
+        KvView::Live => live.table.clone(),
     };
-    let body = match (&sim.map, &sim.error) {
-        (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
-        (None, None) => intro(&on_sim),
-        (Some(map), None) => map_view(sim, map, &on_sim),
+    let body = match view {
+        KvView::Simulation => sim_body(sim, &props.on_sim, &props.on_live),
+        KvView::Live => html! {
+            <LiveBody live={Rc::clone(live)} on_live={props.on_live.clone()} tables={Rc::clone(&props.tables)}
+                selected={props.selected.clone()} on_select={props.on_select.clone()} />
+        },
     };
     html! {
-        <section class="panel keyviz-panel" aria-label="Key Visualizer" style="grid-area: keyviz"
-            data-map-ms={format!("{:.2}", sim.map_ms)} data-diagnose-ms={format!("{:.2}", sim.diagnose_ms)}>
+        <section class={classes!("panel", "keyviz-panel", (view == KvView::Live).then_some("live"))}
+            aria-label="Key Visualizer" style="grid-area: keyviz"
+            data-view={match view { KvView::Live => "live", KvView::Simulation => "simulation" }}
+            data-map-ms={format!("{:.2}", sim.map_ms)} data-diagnose-ms={format!("{:.2}", sim.diagnose_ms)}
+            data-live-build-ms={format!("{:.2}", live.build_ms)} data-live-builds={live.builds.to_string()}>
             <header class="panel-head">
                 <h2 class="panel-title">{ "Key Visualizer" }</h2>
-                if let Some(meta) = meta {
-                    <span class="panel-meta" title={meta.clone()}>{ meta }</span>
-                }
+                <span class="panel-meta" title={meta.clone().unwrap_or_default()}>{ meta.unwrap_or_default() }</span>
+                { view_switch(view, &props.on_live) }
                 { props.maximize.clone() }
             </header>
             <div class="panel-body kv-body">
-                { controls }
                 { body }
             </div>
         </section>
     }
 }
 
-/// Before any simulation: what the panel shows, and the two designs to
-/// compare first, one click each.
-fn intro(on_sim: &Callback<SimAction>) -> Html {
+/// The two views, as a pair of toggle buttons.
+fn view_switch(view: KvView, on_live: &Callback<LiveAction>) -> Html {
+    let button = |v: KvView, text: &'static str, title: &'static str| {
+        let on_live = on_live.clone();
+        let onclick = Callback::from(move |_: MouseEvent| on_live.emit(LiveAction::Show(v)));
+        html! {
+            <button type="button" class={classes!("seg-button", (v == view).then_some("pressed"))}
+                aria-pressed={(v == view).to_string()} {title} {onclick}>{ text }</button>
+        }
+    };
+    html! {
+        <span class="seg-switch kv-switch" role="group" aria-label="What the Key Visualizer shows">
+            { button(KvView::Live, "Your tables", "The traffic your operations put on the selected table") }
+            { button(KvView::Simulation, "Simulation", "A scenario's workload on a simulated cluster") }
+        </span>
+    }
+}
+
+/// The simulation's controls, then its map (or why there is none).
+fn sim_body(sim: &SimState, on_sim: &Callback<SimAction>, on_live: &Callback<LiveAction>) -> Html {
+    let on_map = on_sim.reform(SimAction::from);
+    let body = match (&sim.map, &sim.error) {
+        (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
+        (None, None) => intro(on_sim, on_live),
+        (Some(map), None) => map_view(
+            map,
+            sim.keyviz,
+            &sim.diagnostics,
+            sim.findings_open,
+            &on_map,
+        ),
+    };
+    html! {
+        <>
+            <SimControls snapshot={sim.snapshot.clone()} source={sim.source.clone()} playing={sim.playing}
+                seeking={sim.seek_to.is_some()} speed={sim.speed} on_sim={on_sim.clone()} />
+            { body }
+        </>
+    }
+}
+
+/// Before any simulation: what the panel shows, the two designs to
+/// compare first, one click each, and where the person's own operations
+/// are drawn.
+fn intro(on_sim: &Callback<SimAction>, on_live: &Callback<LiveAction>) -> Html {
+    let to_live = {
+        let on_live = on_live.clone();
+        Callback::from(move |_: MouseEvent| on_live.emit(LiveAction::Show(KvView::Live)))
+    };
     let try_button = |file: &'static str| {
         let title = scenario_choices()
             .iter()
@@ -106,58 +169,67 @@ fn intro(on_sim: &Callback<SimAction>) -> Html {
                 { "Try " }{ try_button("mobile_timestamp_first.toml") }{ ", then " }
                 { try_button("mobile_device_first.toml") }{ " to compare." }
             </p>
+            <p class="hint">
+                { "The reads and writes you run on your own tables have a map too: " }
+                <button type="button" class="link-button" onclick={to_live}>{ "show your tables' traffic" }</button>{ "." }
+            </p>
         </div>
     }
 }
 
-/// A simulation's map: the findings, the toolbar, the legend with the
-/// zoom, then the heatmap or its data table.
-fn map_view(sim: &SimState, map: &Rc<MapData>, on_sim: &Callback<SimAction>) -> Html {
-    let settings = sim.keyviz;
-    let findings = banners(&sim.diagnostics);
+/// A map, simulated or live: the findings, the toolbar, the legend with
+/// the zoom, then the heatmap or its data table.
+pub(super) fn map_view(
+    map: &Rc<MapData>,
+    settings: KeyVizSettings,
+    diagnostics: &[Diagnostic],
+    findings_open: bool,
+    on_map: &Callback<MapAction>,
+) -> Html {
+    let findings = banners(diagnostics, map.origin_micros);
     html! {
         <>
             if !findings.is_empty() {
-                <Findings banners={Rc::new(findings)} open={sim.findings_open} on_sim={on_sim.clone()} />
+                <Findings banners={Rc::new(findings)} open={findings_open} on_map={on_map.clone()} />
             }
-            { toolbar(settings, on_sim) }
-            { legend_row(map, settings.scale, on_sim) }
+            { toolbar(settings, on_map) }
+            { legend_row(map, settings.scale, on_map) }
             if settings.table {
                 <KeyVizTable map={Rc::clone(map)} />
             } else {
-                <Heatmap map={Rc::clone(map)} scale={settings.scale} on_sim={on_sim.clone()} />
+                <Heatmap map={Rc::clone(map)} scale={settings.scale} on_map={on_map.clone()} />
             }
         </>
     }
 }
 
 /// The metric, scale and bucket choices, and the Data table toggle.
-fn toolbar(settings: KeyVizSettings, on_sim: &Callback<SimAction>) -> Html {
-    let on_select = |f: fn(Option<String>) -> Option<SimAction>| {
-        let on_sim = on_sim.clone();
+fn toolbar(settings: KeyVizSettings, on_map: &Callback<MapAction>) -> Html {
+    let on_select = |f: fn(Option<String>) -> Option<MapAction>| {
+        let on_map = on_map.clone();
         Callback::from(move |e: Event| {
             if let Some(a) = f(select_value(&e)) {
-                on_sim.emit(a);
+                on_map.emit(a);
             }
         })
     };
-    let on_metric = on_select(|v| v.and_then(|v| Metric::from_name(&v)).map(SimAction::Metric));
+    let on_metric = on_select(|v| v.and_then(|v| Metric::from_name(&v)).map(MapAction::Metric));
     let on_scale = on_select(|v| {
-        Some(SimAction::Scale(match v.as_deref() {
+        Some(MapAction::Scale(match v.as_deref() {
             Some("absolute") => ColorScale::Absolute,
             _ => ColorScale::Relative,
         }))
     });
     let on_mode = on_select(|v| {
-        Some(SimAction::Mode(match v.as_deref() {
+        Some(MapAction::Mode(match v.as_deref() {
             Some("traffic") => BucketMode::TrafficWeighted,
             _ => BucketMode::EqualKeys,
         }))
     });
     let table_toggle = {
-        let on_sim = on_sim.clone();
+        let on_map = on_map.clone();
         let on = settings.table;
-        Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowTable(!on)))
+        Callback::from(move |_: MouseEvent| on_map.emit(MapAction::ShowTable(!on)))
     };
     html! {
         <div class="kv-toolbar">
@@ -190,13 +262,13 @@ fn toolbar(settings: KeyVizSettings, on_sim: &Callback<SimAction>) -> Html {
 }
 
 /// The colour legend, and the zoom buttons beside it.
-fn legend_row(map: &MapData, scale: ColorScale, on_sim: &Callback<SimAction>) -> Html {
+fn legend_row(map: &MapData, scale: ColorScale, on_map: &Callback<MapAction>) -> Html {
     let zoom_button = |text: &'static str, zoom: Option<Option<[u32; 2]>>, title: &'static str| {
-        let on_sim = on_sim.clone();
+        let on_map = on_map.clone();
         let disabled = zoom.is_none();
         let onclick = Callback::from(move |_: MouseEvent| {
             if let Some(z) = zoom {
-                on_sim.emit(SimAction::Zoom(z));
+                on_map.emit(MapAction::Zoom(z));
             }
         });
         html! { <button type="button" class="button small" {onclick} {disabled} {title}>{ text }</button> }
@@ -226,7 +298,7 @@ struct FindingsProps {
     banners: Rc<Vec<Banner>>,
     /// Whether they are unfolded.
     open: bool,
-    on_sim: Callback<SimAction>,
+    on_map: Callback<MapAction>,
 }
 
 /// The findings: folded, one line naming the most severe (and how many
@@ -240,8 +312,8 @@ fn findings(props: &FindingsProps) -> Html {
     let severity = props.banners.first().map_or("info", |b| b.severity);
     let open = props.open;
     let onclick = {
-        let on_sim = props.on_sim.clone();
-        Callback::from(move |_: MouseEvent| on_sim.emit(SimAction::ShowFindings(!open)))
+        let on_map = props.on_map.clone();
+        Callback::from(move |_: MouseEvent| on_map.emit(MapAction::ShowFindings(!open)))
     };
     html! {
         <div class={classes!("kv-findings", open.then_some("open"))} role="region" aria-label="Key Visualizer findings">
@@ -271,7 +343,7 @@ fn findings(props: &FindingsProps) -> Html {
 struct HeatmapProps {
     map: Rc<MapData>,
     scale: ColorScale,
-    on_sim: Callback<SimAction>,
+    on_map: Callback<MapAction>,
 }
 
 // The map is compared by identity: the reducer makes a new one whenever
@@ -281,7 +353,7 @@ impl PartialEq for HeatmapProps {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.map, &other.map)
             && self.scale == other.scale
-            && self.on_sim == other.on_sim
+            && self.on_map == other.on_map
     }
 }
 
@@ -336,7 +408,7 @@ fn heatmap(props: &HeatmapProps) -> Html {
     };
     let onmousedown = pointer.on_down();
     let onmousemove = pointer.on_move();
-    let onmouseup = pointer.on_up(props.on_sim.clone());
+    let onmouseup = pointer.on_up(props.on_map.clone());
     let onmouseleave = pointer.on_leave();
     let onkeydown = keyboard_cursor(Rc::clone(map), pinned.clone(), (w, h));
     let (labels, gutter) = prefix_labels(map, h);
@@ -504,7 +576,7 @@ impl Pointer {
         })
     }
 
-    fn on_up(&self, on_sim: Callback<SimAction>) -> Callback<MouseEvent> {
+    fn on_up(&self, on_map: Callback<MapAction>) -> Callback<MouseEvent> {
         let canvas = self.canvas.clone();
         let pressed = Rc::clone(&self.pressed);
         let drag = self.drag.clone();
@@ -523,7 +595,7 @@ impl Pointer {
                 let row = |py: f64| ((py.clamp(0.0, ch - 0.01) / ch) * rows) as usize;
                 if let Some(zoom) = zoom_to_rows(&map, row(from), row(y)) {
                     pinned.set(None);
-                    on_sim.emit(SimAction::Zoom(Some(zoom)));
+                    on_map.emit(MapAction::Zoom(Some(zoom)));
                 }
             } else {
                 // A click pins the tooltip here (or unpins it).
@@ -601,7 +673,11 @@ fn cursor_text(map: &MapData, pinned: Option<Cell>) -> String {
                 .key_end
                 .clone()
                 .unwrap_or_else(|| "the end of the table".into());
-            format!("Keys {start} to {end}; {}; {}", info.time, info.value)
+            let place = info.place.map(|p| format!("; {p}")).unwrap_or_default();
+            format!(
+                "Keys {start} to {end}; {}; {}{place}",
+                info.time, info.value
+            )
         })
         .unwrap_or_default()
 }
@@ -651,6 +727,9 @@ fn tooltip_html(
             </div>
             <div class="kv-tip-time">{ info.time }</div>
             <div class="kv-tip-value">{ info.value }</div>
+            if let Some(place) = info.place {
+                <div class="kv-tip-place">{ place }</div>
+            }
             if pinned { <div class="kv-tip-hint">{ "Pinned: click again or press Escape to release" }</div> }
         </div>
     })

@@ -63,6 +63,7 @@ pub struct Callbacks {
     pub notify: Callback<Notice>,
     pub dismiss: Callback<()>,
     pub sim: Callback<crate::state::sim::SimAction>,
+    pub live: Callback<crate::state::live::LiveAction>,
     pub tools: Callback<crate::state::tools::ToolsAction>,
     pub open_export: Callback<()>,
     pub open_import: Callback<()>,
@@ -142,6 +143,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         notify,
         dismiss: to(|()| Action::DismissNotice),
         sim: d.to_callback().reform(Action::Sim),
+        live: d.to_callback().reform(Action::Live),
         tools: d.to_callback().reform(Action::Tools),
         open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
         open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
@@ -302,7 +304,7 @@ pub fn workspace() -> Html {
                 on_open_import={cb.open_import.clone()}
             />
             { dialogs(&app, &cb) }
-            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&app.layout, panels, app.sim.loaded())} onkeydown={on_escape}>
+            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&app.layout, panels, kv_has_map(&app))} onkeydown={on_escape}>
                 // Every panel the page shows stays mounted while another is
                 // maximized (half-typed forms, the console's input and the
                 // heatmap's pin survive); the hidden ones are `display:
@@ -321,7 +323,9 @@ pub fn workspace() -> Html {
                         { grid.handle(Splitter::Right, app.layout.right, &cb, "grid-area: rs") }
                     }
                     <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
-                        <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} />
+                        <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} live={Rc::clone(&app.live)} on_live={cb.live.clone()}
+                            tables={Rc::clone(&app.tables)} selected={app.selected.clone()} on_select={cb.select_table.clone()}
+                            maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} />
                     </div>
                 }
                 if all.has(PanelId::Console) {
@@ -333,6 +337,13 @@ pub fn workspace() -> Html {
             </main>
         </div>
     }
+}
+
+/// Whether the Key Visualizer shows a simulation's heatmap (then it takes
+/// more of the width). The live map of a table does not widen it: while
+/// the person works on their rows, the Rows panel keeps its room.
+fn kv_has_map(app: &AppContext) -> bool {
+    app.sim.loaded() && app.live.shown(true) == crate::state::live::KvView::Simulation
 }
 
 /// Whether `panels` has a panel of the left column.

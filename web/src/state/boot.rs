@@ -112,6 +112,11 @@ impl AppState {
         self.layout = Layout::default();
         self.home = None;
         self.replaced = None;
+        let live = match &boot {
+            Boot::Shared(shared) => shared.live.clone(),
+            Boot::LinkOver { link, .. } => link.live.clone(),
+            Boot::Demo => None,
+        };
         match boot {
             Boot::Demo => {
                 self.load_work(SharedState::default());
@@ -156,6 +161,12 @@ impl AppState {
             }
         }
         self.sync_clock();
+        // The traffic there is now is not the person's work of this visit.
+        let state = Rc::make_mut(&mut self.live);
+        state.restart();
+        if let Some(live) = live {
+            state.take_shared(&live);
+        }
     }
 
     /// The screen part of a saved state: panel sizes, the generator form,

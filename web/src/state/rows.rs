@@ -32,6 +32,18 @@ pub struct Viewport {
     pub width_px: u32,
 }
 
+/// Runs `f` with the instance's traffic recording off: the playground
+/// looking at a table (the rows on screen, the index behind the
+/// scrollbar) is not the person's traffic, and would otherwise light up
+/// the live Key Visualizer with reads nobody asked for.
+pub(crate) fn quietly<T>(instance: &mut Instance, f: impl FnOnce(&mut Instance) -> T) -> T {
+    let was = instance.records_traffic();
+    instance.set_traffic_recording(false);
+    let out = f(instance);
+    instance.set_traffic_recording(was);
+    out
+}
+
 /// Rows one slice of index building reads at most before checking the
 /// time budget.
 pub const INDEX_SLICE_ROWS: u64 = 20_000;
@@ -94,6 +106,15 @@ impl RowIndexer {
     /// Builds the index for `data_rev` a slice at a time until it is done
     /// or `out_of_time` says stop. Returns whether it is done.
     pub fn work(
+        &mut self,
+        instance: &mut Instance,
+        data_rev: u64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
+        quietly(instance, |db| self.work_recorded(db, data_rev, out_of_time))
+    }
+
+    fn work_recorded(
         &mut self,
         instance: &mut Instance,
         data_rev: u64,
@@ -277,6 +298,10 @@ impl RowsState {
 
     /// Reads the rows visible from `top` from the core.
     pub fn read(&mut self, instance: &mut Instance, indexer: &RowIndexer) {
+        quietly(instance, |db| self.read_recorded(db, indexer));
+    }
+
+    fn read_recorded(&mut self, instance: &mut Instance, indexer: &RowIndexer) {
         self.index = indexer.status();
         let Some(table) = self.table.clone() else {
             self.window = Rc::default();
@@ -449,7 +474,7 @@ impl RowsState {
         if self.table.is_none() {
             return Err("no table is selected".into());
         }
-        let position = indexer.position(instance, key)?;
+        let position = quietly(instance, |db| indexer.position(db, key))?;
         self.top = position.min(self.total_rows().saturating_sub(1));
         self.ghost = None;
         Ok(position)

@@ -237,7 +237,7 @@ impl SimState {
         let clock = |f: &dyn Fn() -> f64| f();
         if all || filled != self.map_columns {
             let t0 = now_ms.map(clock);
-            self.map = Some(Rc::new(build_map(&sim, &self.keyviz)));
+            self.map = Some(Rc::new(build_map(&*sim, &self.keyviz)));
             self.map_columns = filled;
             if let (Some(t0), Some(now)) = (t0, now_ms) {
                 self.map_ms = follow_cost(self.map_ms, now() - t0);
@@ -259,7 +259,7 @@ impl SimState {
         if let Some(engine) = &self.engine {
             let sim = engine.borrow();
             self.keyviz.zoom = clamp_zoom(self.keyviz.zoom, sim.recorder().fine_buckets() as u32);
-            self.map = Some(Rc::new(build_map(&sim, &self.keyviz)));
+            self.map = Some(Rc::new(build_map(&*sim, &self.keyviz)));
         }
     }
 
@@ -420,6 +420,20 @@ pub enum SimAction {
     TabletsView(TabletsView),
     /// Unfold (`true`) or fold the Key Visualizer's findings.
     ShowFindings(bool),
+}
+
+impl From<super::live::MapAction> for SimAction {
+    fn from(action: super::live::MapAction) -> SimAction {
+        use super::live::MapAction;
+        match action {
+            MapAction::Metric(m) => SimAction::Metric(m),
+            MapAction::Scale(s) => SimAction::Scale(s),
+            MapAction::Mode(m) => SimAction::Mode(m),
+            MapAction::Zoom(z) => SimAction::Zoom(z),
+            MapAction::ShowTable(on) => SimAction::ShowTable(on),
+            MapAction::ShowFindings(open) => SimAction::ShowFindings(open),
+        }
+    }
 }
 
 impl SimState {

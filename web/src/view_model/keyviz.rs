@@ -1,5 +1,6 @@
-//! The Key Visualizer's display data: a heatmap of the running simulation
-//! for the chosen metric, scale and key range ([`MapData`]), painted into a
+//! The Key Visualizer's display data: a heatmap of the running simulation,
+//! or of a real table's recorded traffic ([`MapSource`]), for the chosen
+//! metric, scale and key range ([`MapData`]), painted into a
 //! reused RGBA buffer the size of the canvas ([`Painter`]); what lies under
 //! the pointer ([`hit`], [`cell_info`]); the colour legend; the key-prefix
 //! labels at the side; the data-table alternative; zooming; and the
@@ -13,8 +14,9 @@
 
 use tabletop_core::human_bytes;
 use tabletop_core::keyviz::{
-    BucketMode, ColorScale, Diagnostic, Heatmap, KeyBucket, Metric, Pattern, PrefixNode, Severity,
-    human_seconds, viridis,
+    BucketMode, ColorScale, Diagnostic, Heatmap, KeyAxis, KeyBucket, KeyGrouping, LiveKeyViz,
+    MAX_KEY_BUCKETS, Metric, Pattern, PrefixNode, PrefixTree, Recorder, Severity, human_seconds,
+    viridis,
 };
 use tabletop_core::sim::Simulation;
 
@@ -101,6 +103,23 @@ pub struct MapData {
     pub fine_total: u32,
     /// The fine buckets shown.
     pub range: [u32; 2],
+    /// Where the first column starts on the instance clock (µs since the
+    /// epoch) for a real table's traffic; `None` for a simulation, whose
+    /// times count from the start of the run.
+    pub origin_micros: Option<i64>,
+    /// The real tablets on the fine key axis (a real table's map only).
+    pub tablets: Vec<TabletSpan>,
+    /// Rows stored now in each key bucket shown (a real table's map only).
+    pub stored_rows: Vec<f64>,
+}
+
+/// A real tablet's place on the fine key axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TabletSpan {
+    /// The tablet id.
+    pub id: u64,
+    /// The fine buckets `[first, last)` it covers.
+    pub fine: [u32; 2],
 }
 
 impl MapData {
@@ -147,14 +166,138 @@ pub fn clamp_zoom(zoom: Option<[u32; 2]>, fine_total: u32) -> Option<[u32; 2]> {
     }
 }
 
-/// Builds the map of `settings` from the simulation as it is now.
-pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
-    let fine_total = sim.recorder().fine_buckets() as u32;
-    let time_total = sim.recorder().time_buckets();
+/// What a map is drawn from: the simulation, or the traffic a real table
+/// recorded ([`LiveKeyViz`]). Both cut the key space into fine buckets
+/// and record the same metrics; the map is built the same way from either.
+pub trait MapSource {
+    /// The recorded metrics, by time and fine key bucket.
+    fn recorder(&self) -> &Recorder;
+    /// The fine key buckets.
+    fn axis(&self) -> &KeyAxis;
+    /// A heatmap of the whole key space.
+    fn heatmap(&self, metric: Metric, mode: BucketMode, max_key_buckets: usize) -> Heatmap;
+    /// Key groups inside the fine buckets `range`, with one group before
+    /// it and one after it where the range leaves space there.
+    fn grouping_within(&self, mode: BucketMode, range: [u32; 2], max: usize) -> KeyGrouping;
+    /// Key-prefix labels of a heatmap's buckets.
+    fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree;
+    /// The instance-clock time of the first column, for real traffic.
+    fn origin_micros(&self) -> Option<i64>;
+    /// The real tablets on the fine axis (none for a simulation, whose
+    /// tablets move as it runs).
+    fn tablets(&self) -> Vec<TabletSpan> {
+        Vec::new()
+    }
+    /// Rows stored now per fine bucket, when they are real rows.
+    fn stored_rows(&self) -> Option<Vec<f64>> {
+        None
+    }
+}
+
+impl MapSource for Simulation {
+    fn recorder(&self) -> &Recorder {
+        Simulation::recorder(self)
+    }
+    fn axis(&self) -> &KeyAxis {
+        Simulation::axis(self)
+    }
+    fn heatmap(&self, metric: Metric, mode: BucketMode, max_key_buckets: usize) -> Heatmap {
+        Simulation::heatmap(self, metric, mode, max_key_buckets)
+    }
+    fn grouping_within(&self, mode: BucketMode, range: [u32; 2], max: usize) -> KeyGrouping {
+        Simulation::grouping_within(self, mode, range, max)
+    }
+    fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree {
+        Simulation::prefix_tree(self, heatmap, max_depth)
+    }
+    fn origin_micros(&self) -> Option<i64> {
+        None
+    }
+}
+
+impl MapSource for LiveKeyViz {
+    fn recorder(&self) -> &Recorder {
+        LiveKeyViz::recorder(self)
+    }
+    fn axis(&self) -> &KeyAxis {
+        LiveKeyViz::axis(self)
+    }
+    fn heatmap(&self, metric: Metric, mode: BucketMode, max_key_buckets: usize) -> Heatmap {
+        LiveKeyViz::heatmap(self, metric, mode, max_key_buckets)
+    }
+    fn grouping_within(&self, mode: BucketMode, range: [u32; 2], max: usize) -> KeyGrouping {
+        // The rows stored per fine bucket are the `rows` metric of the
+        // last column (the table as it is now).
+        let rows = self.recorder().totals_by_key(Metric::Rows);
+        let traffic = match mode {
+            BucketMode::EqualKeys => vec![0.0; rows.len()],
+            BucketMode::TrafficWeighted => self.recorder().totals_by_key(Metric::Ops),
+        };
+        grouping_within(mode, &rows, &traffic, range, max)
+    }
+    fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree {
+        LiveKeyViz::prefix_tree(self, heatmap, max_depth)
+    }
+    fn origin_micros(&self) -> Option<i64> {
+        Some(self.start_micros())
+    }
+    fn tablets(&self) -> Vec<TabletSpan> {
+        LiveKeyViz::tablets(self)
+            .iter()
+            .map(|t| TabletSpan {
+                id: t.id,
+                fine: t.fine,
+            })
+            .collect()
+    }
+    fn stored_rows(&self) -> Option<Vec<f64>> {
+        // The `rows` metric of the last column: the table as it is now.
+        Some(self.recorder().totals_by_key(Metric::Rows))
+    }
+}
+
+/// Key groups of `rows` (and `traffic`, for traffic-weighted buckets)
+/// inside the fine buckets `range`, one group before and one after it.
+fn grouping_within(
+    mode: BucketMode,
+    rows: &[f64],
+    traffic: &[f64],
+    range: [u32; 2],
+    max: usize,
+) -> KeyGrouping {
+    let total = rows.len();
+    let lo = (range[0] as usize).min(total);
+    let hi = (range[1] as usize).clamp(lo, total);
+    let inner_traffic = traffic
+        .get(lo..hi)
+        .map_or_else(|| vec![0.0; hi - lo], <[f64]>::to_vec);
+    let inner_rows = rows.get(lo..hi).unwrap_or_default();
+    let inner = KeyGrouping::for_mode(
+        mode,
+        inner_rows,
+        &inner_traffic,
+        max.clamp(1, MAX_KEY_BUCKETS),
+    );
+    let mut bounds = Vec::with_capacity(inner.bounds.len() + 2);
+    if lo > 0 {
+        bounds.push(0);
+    }
+    bounds.extend(inner.bounds.iter().map(|b| b + lo as u32));
+    if hi < total {
+        bounds.push(total as u32);
+    }
+    bounds.dedup();
+    KeyGrouping { bounds }
+}
+
+/// Builds the map of `settings` from `source` as it is now.
+pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData {
+    let fine_total = source.recorder().fine_buckets() as u32;
+    let time_total = source.recorder().time_buckets();
     let zoom = clamp_zoom(settings.zoom, fine_total);
     let (heatmap, skip, take) = match zoom {
         None => {
-            let h = sim.heatmap(settings.metric, settings.mode, KEY_BUCKETS);
+            let h = source.heatmap(settings.metric, settings.mode, KEY_BUCKETS);
             let n = h.key_buckets;
             (h, 0, n)
         }
@@ -162,14 +305,14 @@ pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
             // Inside a zoom the range is grouped the way the whole map is
             // (by rows, or half rows and half traffic); the parts before
             // and after it are one group each, dropped below.
-            let grouping = sim.grouping_within(settings.mode, [lo, hi], KEY_BUCKETS);
+            let grouping = source.grouping_within(settings.mode, [lo, hi], KEY_BUCKETS);
             let n = grouping.len() - usize::from(lo > 0) - usize::from(hi < fine_total);
-            let reference = sim
+            let reference = source
                 .heatmap(settings.metric, BucketMode::EqualKeys, 1)
                 .reference;
             let h = Heatmap::build(
-                sim.recorder(),
-                sim.axis(),
+                source.recorder(),
+                source.axis(),
                 &grouping,
                 settings.metric,
                 reference,
@@ -191,7 +334,17 @@ pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
         keys,
         ..heatmap
     };
-    let labels = sim.prefix_tree(&shown, LABEL_DEPTH).nodes;
+    let labels = source.prefix_tree(&shown, LABEL_DEPTH).nodes;
+    let stored_rows = source.stored_rows().map_or_else(Vec::new, |rows| {
+        shown
+            .keys
+            .iter()
+            .map(|k| {
+                rows.get(k.fine[0] as usize..k.fine[1] as usize)
+                    .map_or(0.0, |r| r.iter().sum())
+            })
+            .collect()
+    });
     MapData {
         metric: shown.metric,
         unit: shown.unit,
@@ -205,6 +358,63 @@ pub fn build_map(sim: &Simulation, settings: &KeyVizSettings) -> MapData {
         labels,
         fine_total,
         range: zoom.unwrap_or([0, fine_total]),
+        origin_micros: source.origin_micros(),
+        tablets: source.tablets(),
+        stored_rows,
+    }
+}
+
+/// Where a key bucket of a real table's map lies: the tablets it falls
+/// in and the rows stored there (`tablet #2, 1,204 rows stored`), as the
+/// Tablets panel numbers them, or `None` for a
+/// simulation.
+pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
+    range_place(map, row, row + 1)
+}
+
+/// [`bucket_place`] of the key buckets `first..end` together.
+pub fn range_place(map: &MapData, first: usize, end: usize) -> Option<String> {
+    let lo = map.keys.get(first)?.fine[0];
+    let hi = map.keys.get(end.checked_sub(1)?)?.fine[1];
+    let rows: f64 = map.stored_rows.get(first..end)?.iter().sum();
+    let ids: Vec<u64> = map
+        .tablets
+        .iter()
+        .filter(|t| t.fine[0] < hi && lo < t.fine[1].max(t.fine[0] + 1))
+        .map(|t| t.id)
+        .collect();
+    let tablets = match ids.as_slice() {
+        [] => return None,
+        [one] => format!("tablet #{one}"),
+        [first, .., last] => format!("{} tablets, #{first} to #{last}", ids.len()),
+    };
+    let n = rows.round().max(0.0) as u64;
+    Some(format!(
+        "{tablets}, {} row{} stored",
+        format_count(n),
+        if n == 1 { "" } else { "s" }
+    ))
+}
+
+/// A time of day on the instance clock, `14:02:10 UTC`.
+pub fn clock_time(micros: i64) -> String {
+    let s = micros.div_euclid(1_000_000).rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02} UTC", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// The time from `from` to `to` seconds into a map: clock times for real
+/// traffic, else the time into the run.
+pub fn time_span(origin_micros: Option<i64>, from: f64, to: f64) -> String {
+    match origin_micros {
+        Some(origin) => {
+            let at = |s: f64| origin.saturating_add((s * 1e6) as i64);
+            format!("{} to {}", clock_time(at(from)), clock_time(at(to)))
+        }
+        None => format!(
+            "{} to {} into the run",
+            human_seconds(from),
+            human_seconds(to)
+        ),
     }
 }
 
@@ -310,11 +520,14 @@ pub struct CellInfo {
     pub key_start: String,
     /// The key after it (escaped), or `None` at the end of the table.
     pub key_end: Option<String>,
-    /// The time the column covers, from the start of the run.
+    /// The time the column covers: from the start of the run, or on the
+    /// instance clock for real traffic.
     pub time: String,
     /// The value with its unit, or a note that the time is not simulated
     /// yet.
     pub value: String,
+    /// A real table's tablets and rows under the cell ([`bucket_place`]).
+    pub place: Option<String>,
 }
 
 /// The tooltip of a cell.
@@ -334,12 +547,9 @@ pub fn cell_info(map: &MapData, row: usize, column: usize) -> Option<CellInfo> {
     Some(CellInfo {
         key_start: key.start.clone(),
         key_end: key.end.clone(),
-        time: format!(
-            "{} to {} into the run",
-            human_seconds(from),
-            human_seconds(to)
-        ),
+        time: time_span(map.origin_micros, from, to),
         value,
+        place: bucket_place(map, row),
     })
 }
 
@@ -654,11 +864,11 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
         .windows(2)
         .map(|w| {
             let (a, b) = (w[0], w[1]);
-            format!(
-                "{} to {}",
-                human_seconds(a as f64 * map.bucket_seconds),
-                human_seconds(b as f64 * map.bucket_seconds)
-            )
+            let (from, to) = (a as f64 * map.bucket_seconds, b as f64 * map.bucket_seconds);
+            match map.origin_micros {
+                Some(_) => time_span(map.origin_micros, from, to),
+                None => format!("{} to {}", human_seconds(from), human_seconds(to)),
+            }
         })
         .collect();
     let table_rows = re
@@ -670,7 +880,7 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
                 .checked_sub(1)
                 .and_then(|l| map.keys.get(l))
                 .and_then(|k| k.end.clone());
-            let label = format!(
+            let mut label = format!(
                 "{} to {}",
                 if start.is_empty() {
                     "start of table".to_string()
@@ -679,6 +889,10 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
                 },
                 end.unwrap_or_else(|| "end of table".into())
             );
+            // A real table's rows name their tablets and rows stored.
+            if let Some(place) = range_place(map, a, b) {
+                label = format!("{label} ({place})");
+            }
             let cells = ce
                 .windows(2)
                 .map(|cw| {
@@ -698,11 +912,16 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
         .collect();
     DataTable {
         caption: format!(
-            "{} ({}), averaged over blocks of the Key Visualizer's {} key buckets and {} simulated time buckets",
+            "{} ({}), averaged over blocks of the Key Visualizer's {} key buckets and {} {} time buckets",
             metric_label(map.metric),
             map.unit,
             rows,
-            cols
+            cols,
+            if map.origin_micros.is_some() {
+                "recorded"
+            } else {
+                "simulated"
+            }
         ),
         columns,
         rows: table_rows,
@@ -768,8 +987,10 @@ pub fn pattern_title(p: Pattern) -> &'static str {
     }
 }
 
-/// The findings as banners, most urgent first.
-pub fn banners(diagnostics: &[Diagnostic]) -> Vec<Banner> {
+/// The findings as banners, most urgent first; times on the instance
+/// clock when `origin_micros` (the first column's time) is given, else
+/// into the run.
+pub fn banners(diagnostics: &[Diagnostic], origin_micros: Option<i64>) -> Vec<Banner> {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
     sorted
@@ -782,15 +1003,14 @@ pub fn banners(diagnostics: &[Diagnostic]) -> Vec<Banner> {
             },
             title: pattern_title(d.pattern).to_string(),
             place: format!(
-                "keys {} to {}, {} to {} into the run",
+                "keys {} to {}, {}",
                 if d.key_start.is_empty() {
                     "start of table"
                 } else {
                     &d.key_start
                 },
                 d.key_end.as_deref().unwrap_or("end of table"),
-                human_seconds(d.time_start_seconds),
-                human_seconds(d.time_end_seconds)
+                time_span(origin_micros, d.time_start_seconds, d.time_end_seconds)
             ),
             evidence: d.evidence.clone(),
             remedy: d.remedy.clone(),
@@ -910,6 +1130,7 @@ mod tests {
         assert!(info.time.contains("into the run"), "{}", info.time);
         assert!(info.value.starts_with("Operations: "), "{}", info.value);
         assert!(info.value.ends_with("ops/s"), "{}", info.value);
+        assert_eq!(info.place, None, "a simulation's tablets move as it runs");
         assert!(cell_info(&map, map.rows(), 0).is_none());
     }
 
@@ -1026,7 +1247,7 @@ mod tests {
     #[test]
     fn the_hotspot_is_named_with_its_remedy() {
         let s = ran("mobile_timestamp_first.toml");
-        let b = banners(&s.diagnostics());
+        let b = banners(&s.diagnostics(), None);
         assert_eq!(b[0].title, "Hotspot: sequential writes");
         assert_eq!(b[0].severity, "critical");
         assert!(b[0].remedy.contains("row key"), "{}", b[0].remedy);
@@ -1103,7 +1324,7 @@ mod tests {
         );
         // From a run: the critical hotspot comes first.
         let s = ran("mobile_timestamp_first.toml");
-        let summary = findings_summary(&banners(&s.diagnostics())).unwrap();
+        let summary = findings_summary(&banners(&s.diagnostics(), None)).unwrap();
         assert!(
             summary.starts_with("Hotspot: sequential writes"),
             "{summary}"

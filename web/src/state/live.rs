@@ -1,0 +1,793 @@
+//! The live Key Visualizer slice: the selected real table's recorded
+//! traffic ([`LiveKeyViz`]) drawn with the simulation's map, metrics and
+//! findings, and which of the two the Key Visualizer panel shows.
+//!
+//! Building a [`LiveKeyViz`] reads the whole table, so it is never done
+//! while drawing. After every action the state compares a cheap
+//! [`Signature`] of the table (its name, the data revision and the newest
+//! traffic bucket's totals) with the one the map was built from; only
+//! when they differ, and only while the live map is on screen, is it
+//! rebuilt: at once when the last build was cheap, otherwise in a later
+//! frame, spaced so that rebuilding takes at most a tenth of the time,
+//! and not during a data load when one build costs more than a frame's
+//! share. Changing the metric, scale, buckets or zoom rebuilds only the
+//! map, from the table's traffic as last read.
+
+use std::fmt;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use tabletop_core::Instance;
+use tabletop_core::keyviz::{
+    BucketMode, ColorScale, Diagnostic, LiveKeyViz, LiveOptions, LiveTablet, LiveTotals, Metric,
+};
+
+use crate::view_model::keyviz::{KeyVizSettings, MapData, build_map, clamp_zoom};
+
+/// Which Key Visualizer the panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KvView {
+    /// The real tables' recorded traffic.
+    Live,
+    /// The simulated cluster running the current design.
+    Simulation,
+}
+
+/// A rebuild this cheap (ms) is done in the action that made it due.
+const INLINE_BUILD_MS: f64 = 4.0;
+/// Least time between two rebuilds that follow each other (ms), and how
+/// many times a build's own cost must pass before the next one: at most
+/// a tenth of the time goes to rebuilding.
+const MIN_GAP_MS: f64 = 250.0;
+const GAP_PER_BUILD_COST: f64 = 9.0;
+/// During a data load, builds dearer than this (ms) wait for its end.
+const LOAD_BUILD_MS: f64 = 12.0;
+/// A build expected to take longer than this (ms) would be a long task
+/// (one that holds the page up): it waits for the person to ask for it.
+pub const LONG_BUILD_MS: f64 = 45.0;
+/// Builds of tables at least this big (bytes) measure what a byte costs.
+const RATE_FROM_BYTES: u64 = 256 * 1024;
+/// What a build costs per byte before one was measured (ms): about 4 ms
+/// per MiB of table, a little above what a laptop takes (a 100,000-row
+/// sample table holds about 18 MiB).
+const DEFAULT_MS_PER_BYTE: f64 = 4.0 / (1024.0 * 1024.0);
+
+/// What the live map was built from: the table, the data revision and a
+/// fingerprint of its traffic. Equal signatures mean an equal map.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Signature {
+    /// The table shown.
+    pub table: Option<String>,
+    /// The app's data revision.
+    pub data_rev: u64,
+    /// [`traffic_print`] of the table.
+    pub traffic: u64,
+    /// Logical bytes the table holds (what a build's cost grows with).
+    pub bytes: u64,
+}
+
+/// A fingerprint of a table's traffic log: the number of time buckets,
+/// the newest one's start and totals. Every recorded operation adds to
+/// the newest bucket's counts (or opens a new one), so it changes the
+/// print. `0` for a table that does not exist.
+pub fn traffic_print(db: &Instance, table: &str) -> u64 {
+    let Ok(traffic) = db.traffic(table) else {
+        return 0;
+    };
+    let mut h = Fnv::default();
+    let mut buckets = 0u64;
+    let mut last = None;
+    for b in traffic.buckets() {
+        buckets += 1;
+        last = Some(b);
+    }
+    h.add(buckets);
+    if let Some(b) = last {
+        h.add(b.start_micros as u64);
+        for v in b.totals().to_array() {
+            h.add(u64::from(v.to_bits()));
+        }
+    }
+    h.0
+}
+
+/// The prints of every table in `tables`, combined: it changes whenever
+/// any table records an operation.
+pub fn instance_print<'a>(db: &Instance, tables: impl Iterator<Item = &'a str>) -> u64 {
+    let mut h = Fnv::default();
+    for t in tables {
+        h.add(traffic_print(db, t));
+    }
+    h.0
+}
+
+/// FNV-1a over 64-bit words.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn add(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// What the panel says above the live map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveSummary {
+    /// Rows stored now.
+    pub rows: f64,
+    /// The table's tablets on the map's key axis.
+    pub tablets: Rc<Vec<LiveTablet>>,
+    /// What the recorded operations did.
+    pub totals: LiveTotals,
+    /// Seconds of the instance clock the map covers.
+    pub seconds: f64,
+}
+
+impl LiveSummary {
+    /// Whether any operation was recorded.
+    pub fn has_traffic(&self) -> bool {
+        self.totals.point_ops + self.totals.scans > 0.0
+    }
+}
+
+/// What this slice holds.
+#[derive(Clone, Default)]
+pub struct LiveState {
+    /// The view the person picked (`None`: chosen by [`LiveState::shown`]).
+    pub choice: Option<KvView>,
+    /// Whether operations were recorded on a real table since the page
+    /// started (then, without a simulation, the live view is the default).
+    pub active: bool,
+    /// The live map's settings (apart from the simulation's).
+    pub keyviz: KeyVizSettings,
+    /// Whether the live findings are unfolded.
+    pub findings_open: bool,
+    /// The table the map shows.
+    pub table: Option<String>,
+    /// The map, once built.
+    pub map: Option<Rc<MapData>>,
+    /// The findings on the table's traffic.
+    pub diagnostics: Rc<Vec<Diagnostic>>,
+    /// Rows, tablets and totals of the last build.
+    pub summary: Option<LiveSummary>,
+    /// Why the table's traffic could not be read.
+    pub error: Option<String>,
+    /// What the last build cost (ms), shown to the performance test.
+    pub build_ms: f64,
+    /// Builds done (for tests and the performance test).
+    pub builds: u64,
+    /// When the map is behind the table and bringing it up to date would
+    /// hold the page up: how long that is expected to take (ms). The
+    /// panel offers to do it ([`LiveAction::Update`]).
+    pub behind_ms: Option<f64>,
+    /// What a build cost per byte of table, lately (ms).
+    ms_per_byte: Option<f64>,
+    /// The person asked for the map to be brought up to date.
+    update_asked: bool,
+    engine: Option<Rc<LiveKeyViz>>,
+    built: Option<Signature>,
+    /// The latest signature seen, when it differs from `built`.
+    stale: Option<Signature>,
+    /// [`instance_print`] when the page started.
+    baseline: Option<u64>,
+    /// No rebuild before this time (ms, the app clock's).
+    next_at: f64,
+    rev: u64,
+}
+
+impl PartialEq for LiveState {
+    fn eq(&self, other: &Self) -> bool {
+        self.rev == other.rev
+    }
+}
+
+impl fmt::Debug for LiveState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LiveState")
+            .field("rev", &self.rev)
+            .field("table", &self.table)
+            .field("choice", &self.choice)
+            .field("active", &self.active)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the live Key Visualizer keeps in a share link or autosave.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LiveShared {
+    /// The view the person picked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<KvView>,
+    /// Whether operations had been recorded on a real table.
+    pub active: bool,
+    /// The live map's settings.
+    pub keyviz: KeyVizSettings,
+}
+
+/// The settings both Key Visualizers share: what the toolbar, the legend,
+/// the map and the findings ask for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MapAction {
+    /// Show this metric.
+    Metric(Metric),
+    /// Colour on this scale.
+    Scale(ColorScale),
+    /// Cut the key axis this way.
+    Mode(BucketMode),
+    /// Show these fine key buckets (`None`: all).
+    Zoom(Option<[u32; 2]>),
+    /// Show the numbers as a table instead of the canvas.
+    ShowTable(bool),
+    /// Unfold (`true`) or fold the findings.
+    ShowFindings(bool),
+}
+
+/// What this slice does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveAction {
+    /// Show this view (and remember the choice).
+    Show(KvView),
+    /// A setting of the live map.
+    Map(MapAction),
+    /// Bring the map up to date now, however long it takes.
+    Update,
+}
+
+impl LiveState {
+    /// The view the panel shows: the person's choice, else the live one
+    /// once they have worked on a real table and no simulation is loaded,
+    /// else the simulation (with its scenario picker).
+    pub fn shown(&self, sim_loaded: bool) -> KvView {
+        self.choice.unwrap_or(if self.active && !sim_loaded {
+            KvView::Live
+        } else {
+            KvView::Simulation
+        })
+    }
+
+    /// The revision (for components' memo keys).
+    pub fn rev(&self) -> u64 {
+        self.rev
+    }
+
+    /// Whether the map is behind the table and will be rebuilt in a
+    /// coming frame (not when that waits for the person to ask).
+    pub fn is_stale(&self) -> bool {
+        self.stale.is_some() && self.behind_ms.is_none()
+    }
+
+    /// Applies an action of this slice.
+    pub(crate) fn reduce(&mut self, action: LiveAction) {
+        self.rev += 1;
+        match action {
+            LiveAction::Show(view) => self.choice = Some(view),
+            LiveAction::Update => {
+                self.update_asked = true;
+                self.behind_ms = None;
+            }
+            LiveAction::Map(action) => {
+                match action {
+                    MapAction::Metric(m) => self.keyviz.metric = m,
+                    MapAction::Scale(s) => self.keyviz.scale = s,
+                    MapAction::Mode(m) => self.keyviz.mode = m,
+                    MapAction::Zoom(z) => self.keyviz.zoom = z,
+                    MapAction::ShowTable(on) => self.keyviz.table = on,
+                    MapAction::ShowFindings(open) => self.findings_open = open,
+                }
+                if matches!(
+                    action,
+                    MapAction::Metric(_) | MapAction::Mode(_) | MapAction::Zoom(_)
+                ) {
+                    self.rebuild_map();
+                }
+            }
+        }
+    }
+
+    /// A fresh start (the page booted): nothing built, and the traffic
+    /// there is when the boot is over is not the person's own work (the
+    /// next [`LiveState::observe_activity`] takes it as the baseline).
+    pub(crate) fn restart(&mut self) {
+        *self = LiveState {
+            rev: self.rev + 1,
+            ..LiveState::default()
+        };
+    }
+
+    /// Notes the instance's traffic print: a change from the one at boot
+    /// means the person worked on a real table. Returns whether anything
+    /// changed.
+    pub(crate) fn observe_activity(&mut self, print: u64) -> bool {
+        match self.baseline {
+            None => {
+                self.baseline = Some(print);
+                false
+            }
+            Some(b) if b != print && !self.active => {
+                self.active = true;
+                self.rev += 1;
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// Notes the table's current signature; returns whether the map is
+    /// now behind it (and may be rebuilt without holding the page up, or
+    /// was asked for).
+    pub(crate) fn observe(&mut self, sig: Signature) -> bool {
+        if self.built.as_ref() == Some(&sig) {
+            self.stale = None;
+        } else if self.stale.as_ref() != Some(&sig) {
+            self.stale = Some(sig);
+        }
+        let behind = match &self.stale {
+            Some(sig) if !self.update_asked => {
+                Some(self.estimate_ms(sig.bytes)).filter(|ms| *ms > LONG_BUILD_MS)
+            }
+            _ => None,
+        };
+        if behind.is_some() != self.behind_ms.is_some() {
+            self.rev += 1;
+        }
+        self.behind_ms = behind;
+        self.stale.is_some() && behind.is_none()
+    }
+
+    /// What a build of a table of `bytes` is expected to cost (ms), from
+    /// the last measured cost per byte.
+    pub fn estimate_ms(&self, bytes: u64) -> f64 {
+        self.ms_per_byte.unwrap_or(DEFAULT_MS_PER_BYTE) * bytes as f64
+    }
+
+    /// Whether a rebuild may run now (`now_ms` on the app clock), given
+    /// whether a data load is running.
+    pub(crate) fn due(&self, now_ms: f64, loading: bool) -> bool {
+        if self.stale.is_none() || self.behind_ms.is_some() {
+            return false;
+        }
+        if self.update_asked {
+            return true;
+        }
+        let bytes = self.stale.as_ref().map_or(0, |s| s.bytes);
+        if loading && self.build_ms.max(self.estimate_ms(bytes)) > LOAD_BUILD_MS {
+            return false;
+        }
+        self.built.is_none() || self.build_ms <= INLINE_BUILD_MS || now_ms >= self.next_at
+    }
+
+    /// Rebuilds the live Key Visualizer of the stale signature's table
+    /// from `db`, timing it with `now_ms`.
+    pub(crate) fn rebuild(&mut self, db: &mut Instance, now_ms: &dyn Fn() -> f64) {
+        let Some(sig) = self.stale.take() else {
+            return;
+        };
+        let started = now_ms();
+        self.rev += 1;
+        self.builds += 1;
+        if self.table != sig.table {
+            self.keyviz.zoom = None;
+        }
+        self.table.clone_from(&sig.table);
+        self.error = None;
+        self.engine = None;
+        self.map = None;
+        self.summary = None;
+        self.diagnostics = Rc::default();
+        if let Some(table) = sig.table.as_deref() {
+            match LiveKeyViz::build(db, table, &LiveOptions::default()) {
+                Ok(live) => {
+                    let report = live.report(None);
+                    self.summary = Some(LiveSummary {
+                        rows: report.rows,
+                        tablets: Rc::new(report.tablets),
+                        totals: report.totals,
+                        seconds: report.bucket_seconds * report.time_buckets as f64,
+                    });
+                    self.diagnostics = Rc::new(report.diagnostics);
+                    self.engine = Some(Rc::new(live));
+                    self.rebuild_map();
+                }
+                Err(e) => self.error = Some(e.to_string()),
+            }
+        }
+        let bytes = sig.bytes;
+        self.built = Some(sig);
+        self.update_asked = false;
+        self.behind_ms = None;
+        let ended = now_ms();
+        self.build_ms = (ended - started).max(0.0);
+        // Small tables cost mostly the fixed part of a build: only larger
+        // ones tell what a byte costs.
+        if bytes >= RATE_FROM_BYTES {
+            self.ms_per_byte = Some(self.build_ms / bytes as f64);
+        }
+        self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
+    }
+
+    /// Rebuilds the map from the traffic last read (the settings changed).
+    fn rebuild_map(&mut self) {
+        if let Some(engine) = &self.engine {
+            self.keyviz.zoom =
+                clamp_zoom(self.keyviz.zoom, engine.recorder().fine_buckets() as u32);
+            self.map = Some(Rc::new(build_map(&**engine, &self.keyviz)));
+        }
+    }
+
+    /// What a share link or autosave keeps.
+    pub(crate) fn shared(&self) -> LiveShared {
+        LiveShared {
+            view: self.choice,
+            active: self.active,
+            keyviz: self.keyviz,
+        }
+    }
+
+    /// Takes a share link's or autosave's choice and settings.
+    pub(crate) fn take_shared(&mut self, shared: &LiveShared) {
+        self.choice = shared.view;
+        self.active = shared.active;
+        self.keyviz = shared.keyviz;
+        self.rev += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::state::console::Tab;
+    use crate::state::layout::Panels;
+    use crate::state::sim::SimAction;
+    use crate::state::{Action, AppState, Boot, TestClock, test_app};
+    use crate::view_model::keyviz::cell_info;
+
+    const NOW: i64 = 1_700_000_000_000_000;
+
+    fn run(state: &AppState, text: &str) -> AppState {
+        state
+            .apply(Action::ConsoleTab(Tab::Cbt))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun)
+    }
+
+    fn settle(mut state: AppState) -> AppState {
+        let mut frames = 0;
+        while state.has_work() {
+            state = state.apply(Action::Work);
+            frames += 1;
+            assert!(frames < 10_000, "the work ends");
+        }
+        state
+    }
+
+    /// Rows of the map whose keys start with `prefix`, and the others,
+    /// with their values in the last column.
+    fn lit(map: &MapData, prefix: &str) -> (Vec<f32>, Vec<f32>) {
+        let last = map.time_filled - 1;
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        for row in 0..map.rows() {
+            let info = cell_info(map, row, last).unwrap();
+            let v = map.value(row, last);
+            if info.key_start.starts_with(prefix) {
+                inside.push(v);
+            } else {
+                outside.push(v);
+            }
+        }
+        (inside, outside)
+    }
+
+    #[test]
+    fn the_simulation_is_shown_until_the_person_works_on_a_table() {
+        let state = test_app();
+        assert!(
+            !state.live.active,
+            "the demo's own rows are not the person's work"
+        );
+        assert_eq!(state.live.shown(false), KvView::Simulation);
+        assert_eq!(state.live.builds, 0, "nothing is built off screen");
+        let read = run(&state, "read mobile-time-series prefix=phone#4c41");
+        assert!(read.live.active);
+        assert_eq!(read.live.shown(read.sim.loaded()), KvView::Live);
+        assert!(read.live_shown());
+        // A scenario picked is shown on the simulated cluster.
+        let picked = read.apply(Action::Sim(SimAction::PickScenario(
+            "mobile_timestamp_first.toml".into(),
+        )));
+        assert_eq!(picked.live.shown(picked.sim.loaded()), KvView::Simulation);
+        // The person's choice wins, and travels in links and autosave.
+        let chosen = picked.apply(Action::Live(LiveAction::Show(KvView::Live)));
+        assert_eq!(chosen.live.shown(true), KvView::Live);
+        let shared = chosen.to_shared(true);
+        assert_eq!(shared.live.as_ref().unwrap().view, Some(KvView::Live));
+        let back = AppState::new(Rc::new(TestClock::new(NOW, 0.5)), false, Panels::default())
+            .apply(Action::Boot(Boot::Shared(Box::new(shared))));
+        assert!(back.live_shown());
+    }
+
+    #[test]
+    fn a_prefix_read_lights_only_its_keys() {
+        let state = settle(run(
+            &test_app(),
+            "read mobile-time-series prefix=phone#4c41",
+        ));
+        assert!(state.live.builds >= 1);
+        let summary = state.live.summary.as_ref().unwrap();
+        assert!(summary.has_traffic());
+        assert_eq!(summary.totals.read_rows, 2.0);
+        assert_eq!(
+            summary.totals.write_rows, 4.0,
+            "the demo's rows were written"
+        );
+        let state = state.apply(Action::Live(LiveAction::Map(MapAction::Metric(
+            Metric::ReadRows,
+        ))));
+        let map = state.live.map.as_ref().unwrap();
+        assert_eq!(map.metric, Metric::ReadRows);
+        assert!(map.origin_micros.is_some());
+        let (inside, outside) = lit(map, "phone#4c41");
+        // Both rows under the prefix were read (a bucket there may hold no
+        // row: the read's own start key cuts the axis).
+        assert_eq!(inside.iter().filter(|v| **v > 0.0).count(), 2, "{inside:?}");
+        assert!(outside.iter().all(|v| *v == 0.0), "{outside:?}");
+        // The times are on the instance clock.
+        let info = cell_info(map, 0, 0).unwrap();
+        assert!(info.time.ends_with(" UTC"), "{}", info.time);
+        // Each cell names its tablet and the rows stored under it.
+        let tablet = state.live.summary.as_ref().unwrap().tablets[0].id;
+        let place = info.place.unwrap();
+        assert!(place.starts_with(&format!("tablet #{tablet}, ")), "{place}");
+        assert_eq!(map.stored_rows.iter().sum::<f64>(), 4.0);
+        let last = map.rows() - 1;
+        let last_place = cell_info(map, last, 0).unwrap().place.unwrap();
+        assert!(last_place.ends_with(" 1 row stored"), "{last_place}");
+    }
+
+    #[test]
+    fn the_map_is_rebuilt_only_when_the_table_changed() {
+        let state = settle(run(&test_app(), "read mobile-time-series prefix=phone"));
+        let builds = state.live.builds;
+        let map = Rc::clone(state.live.map.as_ref().unwrap());
+        // Actions that touch no data, and the Rows panel reading its
+        // window, leave the map as it is.
+        let mut still = state
+            .apply(Action::DismissNotice)
+            .apply(Action::ScrollRows(2))
+            .apply(Action::ToggleRow(b"phone#4c410523#20200501".to_vec()))
+            .apply(Action::Work);
+        still = settle(still);
+        assert_eq!(still.live.builds, builds);
+        assert!(Rc::ptr_eq(still.live.map.as_ref().unwrap(), &map));
+        // A scale changes only the painting; a metric rebuilds the map from
+        // the traffic already read.
+        let scaled = still.apply(Action::Live(LiveAction::Map(MapAction::Scale(
+            ColorScale::Absolute,
+        ))));
+        assert!(Rc::ptr_eq(scaled.live.map.as_ref().unwrap(), &map));
+        let metric = scaled.apply(Action::Live(LiveAction::Map(MapAction::Metric(
+            Metric::WriteRows,
+        ))));
+        assert_eq!(metric.live.builds, builds, "no new read of the table");
+        assert!(!Rc::ptr_eq(metric.live.map.as_ref().unwrap(), &map));
+        // Another read is new traffic: the map follows.
+        let again = settle(run(&metric, "read mobile-time-series prefix=tablet"));
+        assert_eq!(again.live.builds, builds + 1);
+        assert_eq!(again.live.summary.as_ref().unwrap().totals.read_rows, 4.0);
+    }
+
+    #[test]
+    fn costly_rebuilds_wait_for_a_later_frame_and_are_spaced() {
+        // 5 ms per clock reading: every build looks dear.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 5.0)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo));
+        let first = run(&slow, "read mobile-time-series count=1");
+        assert_eq!(first.live.builds, 1, "the first build is at once");
+        assert!(first.live.build_ms > INLINE_BUILD_MS);
+        let second = run(&first, "read mobile-time-series count=2");
+        assert_eq!(second.live.builds, 1, "not in the action that ran the read");
+        assert!(second.live.is_stale() && second.has_work());
+        let mut state = second;
+        let mut frames = 0;
+        while state.live.builds == 1 {
+            state = state.apply(Action::Work);
+            frames += 1;
+            assert!(frames < 1000);
+        }
+        assert!(frames > 1, "a later frame, after a gap");
+        assert!(!state.has_work());
+        assert_eq!(state.live.summary.as_ref().unwrap().totals.read_rows, 3.0);
+    }
+
+    #[test]
+    fn nothing_is_built_while_the_simulation_is_shown() {
+        let state = run(&test_app(), "read mobile-time-series count=1");
+        let sim = state
+            .apply(Action::Live(LiveAction::Show(KvView::Simulation)))
+            .apply(Action::ConsoleRun);
+        let builds = sim.live.builds;
+        let more = settle(run(&sim, "read mobile-time-series count=2"));
+        assert_eq!(more.live.builds, builds);
+        let back = settle(more.apply(Action::Live(LiveAction::Show(KvView::Live))));
+        assert_eq!(back.live.builds, builds + 1);
+        assert_eq!(back.live.summary.as_ref().unwrap().totals.read_rows, 3.0);
+    }
+
+    #[test]
+    fn a_table_without_traffic_has_an_empty_state_and_picking_follows_the_selection() {
+        let state = settle(run(&test_app(), "createtable quiet families=cf"));
+        let quiet = settle(state.apply(Action::SelectTable("quiet".into())));
+        assert!(quiet.live_shown());
+        assert_eq!(quiet.live.table.as_deref(), Some("quiet"));
+        let summary = quiet.live.summary.as_ref().unwrap();
+        assert!(!summary.has_traffic());
+        let back = settle(quiet.apply(Action::SelectTable("mobile-time-series".into())));
+        assert_eq!(back.live.table.as_deref(), Some("mobile-time-series"));
+        assert!(back.live.summary.as_ref().unwrap().has_traffic());
+    }
+
+    #[test]
+    fn prints_change_with_every_operation() {
+        let state = test_app();
+        let before = traffic_print(&state.instance(), "mobile-time-series");
+        let read = run(&state, "read mobile-time-series count=1");
+        let after = traffic_print(&read.instance(), "mobile-time-series");
+        assert_ne!(before, after);
+        assert_eq!(traffic_print(&read.instance(), "missing"), 0);
+        let scrolled = read.apply(Action::ScrollRows(1));
+        assert_eq!(
+            traffic_print(&scrolled.instance(), "mobile-time-series"),
+            after,
+            "the Rows panel's own reads are not traffic"
+        );
+    }
+
+    #[test]
+    fn cells_name_the_real_tablets_they_fall_in() {
+        let mut state = run(&test_app(), "createtable split families=cf splits=m");
+        for key in ["a1", "a2", "n1", "n2", "n3"] {
+            state = run(&state, &format!("set split {key} cf:q=v"));
+        }
+        let state = settle(run(
+            &state.apply(Action::SelectTable("split".into())),
+            "read split",
+        ));
+        let summary = state.live.summary.as_ref().unwrap();
+        let ids: Vec<u64> = summary.tablets.iter().map(|t| t.id).collect();
+        assert_eq!(ids.len(), 2, "split at m");
+        let map = state.live.map.as_ref().unwrap();
+        let place = |key: &str| {
+            (0..map.rows())
+                .filter_map(|r| cell_info(map, r, 0))
+                .find(|i| i.key_start.starts_with(key))
+                .and_then(|i| i.place)
+                .unwrap()
+        };
+        assert!(
+            place("a").starts_with(&format!("tablet #{},", ids[0])),
+            "{}",
+            place("a")
+        );
+        assert!(
+            place("n").starts_with(&format!("tablet #{},", ids[1])),
+            "{}",
+            place("n")
+        );
+        // Every row is under exactly one bucket.
+        assert_eq!(map.stored_rows.iter().sum::<f64>(), 5.0);
+        // The data table says the same, for screen readers: each row of it
+        // names its tablets and the rows stored there.
+        let table = crate::view_model::keyviz::data_table(map, 1, 1);
+        let label = &table.rows[0].0;
+        assert!(
+            label.ends_with(&format!(
+                "(2 tablets, #{} to #{}, 5 rows stored)",
+                ids[0], ids[1]
+            )),
+            "{label}"
+        );
+    }
+
+    #[test]
+    fn a_build_that_would_hold_the_page_up_waits_for_a_click() {
+        use crate::state::generator::GeneratorSpec;
+        // 50 ms per clock reading: every build looks like a long task.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 50.0)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo))
+            .apply(Action::Live(LiveAction::Show(KvView::Live)));
+        let loaded = settle(
+            slow.apply(Action::SetGenerator(GeneratorSpec {
+                table: "big".into(),
+                rows: 5000,
+                seed: 1,
+            }))
+            .apply(Action::StartGenerator),
+        );
+        let bytes = loaded
+            .tables
+            .iter()
+            .find(|t| t.name == "big")
+            .unwrap()
+            .bytes;
+        assert!(bytes >= RATE_FROM_BYTES, "{bytes} bytes");
+        assert_eq!(loaded.live.table.as_deref(), Some("big"));
+        assert_eq!(
+            loaded.live.summary.as_ref().unwrap().rows,
+            5000.0,
+            "drawn once loaded"
+        );
+        assert_eq!(loaded.live.behind_ms, None);
+        let builds = loaded.live.builds;
+        // A read now: the next build is known to be long, so it waits.
+        let read = settle(run(&loaded, "read big count=1"));
+        assert_eq!(read.live.builds, builds);
+        let behind = read.live.behind_ms.expect("the map says it is behind");
+        assert!(behind > LONG_BUILD_MS, "{behind}");
+        assert!(!read.has_work(), "no frames are spent waiting");
+        // Asked for, it is done.
+        let updated = settle(read.apply(Action::Live(LiveAction::Update)));
+        assert_eq!(updated.live.builds, builds + 1);
+        assert_eq!(updated.live.behind_ms, None);
+        assert_eq!(updated.live.summary.as_ref().unwrap().totals.read_rows, 1.0);
+    }
+
+    #[test]
+    fn a_large_table_waits_for_a_click_before_its_first_build() {
+        let mut live = LiveState::default();
+        let sig = |bytes: u64| Signature {
+            table: Some("t".into()),
+            data_rev: 1,
+            traffic: 7,
+            bytes,
+        };
+        // A sample table of 10,000 rows (1.8 MiB) is drawn at once...
+        assert!(live.observe(sig(1_800_000)));
+        assert!(live.due(0.0, false));
+        assert_eq!(live.behind_ms, None);
+        // ...one of a million rows (180 MiB) waits to be asked for.
+        assert!(!live.observe(sig(180 << 20)));
+        assert!(!live.due(0.0, false) && !live.is_stale());
+        assert!(live.behind_ms.unwrap() > 500.0);
+        live.reduce(LiveAction::Update);
+        assert!(live.observe(sig(180 << 20)));
+        assert!(live.due(0.0, true), "asked for, even during a load");
+    }
+
+    #[test]
+    fn reads_in_every_console_language_show_up() {
+        let read_rows = |s: &AppState| s.live.summary.as_ref().unwrap().totals.read_rows;
+        let cbt = settle(run(&test_app(), "read mobile-time-series count=1"));
+        assert_eq!(read_rows(&cbt), 1.0);
+        let name = format!("{}/tables/mobile-time-series", cbt.instance().name());
+        let json = crate::view_model::filter::read_rows_line(&name, None, Some(2));
+        let json = settle(
+            cbt.apply(Action::ConsoleTab(Tab::Json))
+                .apply(Action::ConsoleInput(json))
+                .apply(Action::ConsoleRun),
+        );
+        assert!(json.console.entries.last().unwrap().ok);
+        assert_eq!(read_rows(&json), 3.0);
+        let sql = settle(
+            json.apply(Action::ConsoleTab(Tab::Sql))
+                .apply(Action::ConsoleInput(
+                    "SELECT _key FROM `mobile-time-series` WHERE _key = 'tablet#a0b81f74#20200501'"
+                        .into(),
+                ))
+                .apply(Action::ConsoleRun),
+        );
+        let entry = sql.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert_eq!(read_rows(&sql), 4.0);
+    }
+}
