@@ -105,7 +105,7 @@ const TABLE = 'projects/p/instances/i/tables/mobile';
 const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
 const VALUE_GLOB = 'PQ2A.19040[0-9].003';
 
-function tabletop(data, keys, prefixes) {
+function tabletop(data, keys, prefixes, options = {}) {
   const enc = new TextEncoder();
   const b64 = (text) => Buffer.from(text).toString('base64');
   const qualifiers = new Map(QUALIFIERS.map((q) => [q, b64(q)]));
@@ -123,7 +123,8 @@ function tabletop(data, keys, prefixes) {
       })),
     });
   }
-  const db = new Tabletop();
+  const db = new Tabletop(options.engine ? { engine: options.engine } : undefined);
+  const read = options.values ? { values: options.values } : undefined;
   db.createTable({
     parent: 'projects/p/instances/i', tableId: 'mobile',
     table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
@@ -141,24 +142,24 @@ function tabletop(data, keys, prefixes) {
   const prefixReqs = prefixes.map((p) => ({
     tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
   }));
-  for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q);
+  for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
-  [out.point] = time(() => { for (const q of pointReqs) n += db.readRows(q).rows.length; });
+  [out.point] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
   out.pointRows = n;
   n = 0;
-  [out.prefix] = time(() => { for (const q of prefixReqs) n += db.readRows(q).rows.length; });
+  [out.prefix] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
   out.prefixRows = n;
   const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
-  [out.regex, out.regexRows] = time(() => db.readRows(regex).rows.length);
+  [out.regex, out.regexRows] = time(() => db.readRows(regex, read).rows.length);
   [out.regexIter, out.regexIterRows] = time(() => {
     let count = 0;
-    for (const _ of db.readRowsIter(regex)) count += 1;
+    for (const _ of db.readRowsIter(regex, read)) count += 1;
     return count;
   });
-  [out.fullScan, out.fullRows] = time(() => db.readRows({ tableName: TABLE }).rows.length);
+  [out.fullScan, out.fullRows] = time(() => db.readRows({ tableName: TABLE }, read).rows.length);
   [out.fullIter, out.fullIterRows] = time(() => {
     let count = 0;
-    for (const _ of db.readRowsIter({ tableName: TABLE })) count += 1;
+    for (const _ of db.readRowsIter({ tableName: TABLE }, read)) count += 1;
     return count;
   });
   db.free();
@@ -302,22 +303,28 @@ const prefixes = sample(data.monthPrefixes, 1000, 11n);
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}`);
 console.log(`data: ${data.rows.length} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows`);
 const t = tabletop(data, keys, prefixes);
+// The same with the options for large data: the engine's bulk thresholds,
+// and cell values as bytes (no base64 text made).
+const b = tabletop(data, keys, prefixes, { engine: 'bulk', values: 'bytes' });
 const h = textApi(data, keys, prefixes);
 const s = await sqljs(data, keys, prefixes);
-if (t.pointRows !== s.pointRows || t.prefixRows !== s.prefixRows || t.regexRows !== s.regexRows || t.regexRows !== s.regexFnRows || t.fullRows !== s.fullRows || t.fullIterRows !== s.fullRows) {
-  throw new Error(`row counts differ: ${JSON.stringify({ t, s })}`);
+for (const x of [t, b]) {
+  if (x.pointRows !== s.pointRows || x.prefixRows !== s.prefixRows || x.regexRows !== s.regexRows || x.regexRows !== s.regexFnRows || x.fullRows !== s.fullRows || x.fullIterRows !== s.fullRows) {
+    throw new Error(`row counts differ: ${JSON.stringify({ x, s })}`);
+  }
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log('');
-console.log('| phase | rows returned | tabletop-js | sql.js | speed-up | handle (JSON text) |');
-console.log('|---|---:|---:|---:|---:|---:|');
-const line = (phase, rows, a, b, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${b === undefined ? '' : `${ms(b)} ms`} | ${b === undefined ? '' : ratio(b, a)} | ${c === undefined ? '' : `${ms(c)} ms`} |`);
-line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, s.load, h.load);
-line('1000 point reads', t.pointRows, t.point, s.point, h.point);
-line('1000 prefix scans', t.prefixRows, t.prefix, s.prefix, h.prefix);
-line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, s.regex, h.regex);
-line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, s.regexFn);
-line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, s.regex);
-line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, s.fullScan, h.fullScan);
-line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, s.fullScan);
-console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | | |`);
+console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | sql.js | speed-up | speed-up, bulk + bytes | handle (JSON text) |");
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+const cell = (v) => (v === undefined ? '' : `${ms(v)} ms`);
+const line = (phase, rows, a, a2, sq, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${cell(a2)} | ${cell(sq)} | ${sq === undefined ? '' : ratio(sq, a)} | ${sq === undefined || a2 === undefined ? '' : ratio(sq, a2)} | ${cell(c)} |`);
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, b.load, s.load, h.load);
+line('1000 point reads', t.pointRows, t.point, b.point, s.point, h.point);
+line('1000 prefix scans', t.prefixRows, t.prefix, b.prefix, s.prefix, h.prefix);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, b.regex, s.regex, h.regex);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, b.regex, s.regexFn);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, b.regexIter, s.regex);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, b.fullScan, s.fullScan, h.fullScan);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, b.fullIter, s.fullScan);
+console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | ${ms(b.compact)} ms | | | | |`);

@@ -175,6 +175,33 @@ export interface RequestStats {
 }
 export interface ReadRowsResponse { rows: Row[]; requestStats?: RequestStats }
 
+/** A cell of an answer read with `{ values: 'bytes' }`: the value as bytes. */
+export interface BytesCell { timestampMicros?: string; value?: Uint8Array; labels?: string[] }
+export interface BytesColumn { qualifier?: string; cells: BytesCell[] }
+export interface BytesFamily { name: string; columns: BytesColumn[] }
+/** A Row whose cell values are bytes; everything else as in `Row`. */
+export interface BytesRow { key: string; families?: BytesFamily[] }
+export interface BytesReadRowsResponse { rows: BytesRow[]; requestStats?: RequestStats }
+
+/**
+ * How readRows and readRowsIter give cell values: `'base64'` (the default,
+ * Bigtable's REST JSON) or `'bytes'`, each value a `Uint8Array` viewing one
+ * buffer the answer (or the iterator's chunk) shares, with no base64 text
+ * made. Empty values are left out either way.
+ */
+export interface ReadOptions { values?: 'base64' | 'bytes' }
+
+/** The options of `new Tabletop(options)`. */
+export interface TabletopOptions {
+  /**
+   * The engine's thresholds: `'default'`, the playground's small memtables
+   * and tablets (flushes and splits show in small tables), or `'bulk'`,
+   * big memtables and tablets, for loading large data sets fast (as the
+   * core's own benchmark does). Answers are the same either way.
+   */
+  engine?: 'default' | 'bulk';
+}
+
 export interface SampleRowKeysRequest { tableName: string }
 export interface SampleRowKeysResponse { samples?: { rowKey?: string; offsetBytes?: string }[] }
 
@@ -191,6 +218,9 @@ export interface SqlResponse {
 export interface RowIterator extends IterableIterator<Row> {
   return(): IteratorResult<Row, undefined>;
 }
+export interface BytesRowIterator extends IterableIterator<BytesRow> {
+  return(): IteratorResult<BytesRow, undefined>;
+}
 
 /**
  * A Cloud Bigtable instance in memory. It starts empty with its clock at 0
@@ -200,7 +230,7 @@ export interface RowIterator extends IterableIterator<Row> {
  * throws `TypeError`.
  */
 export class Tabletop {
-  constructor();
+  constructor(options?: TabletopOptions);
 
   createTable(request: CreateTableRequest): Table;
   getTable(request: GetTableRequest): Table;
@@ -213,9 +243,11 @@ export class Tabletop {
   checkAndMutateRow(request: CheckAndMutateRowRequest): CheckAndMutateRowResponse;
   readModifyWriteRow(request: ReadModifyWriteRowRequest): ReadModifyWriteRowResponse;
   /** The whole answer; past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED. */
-  readRows(request: ReadRowsRequest): ReadRowsResponse;
+  readRows(request: ReadRowsRequest, options?: ReadOptions & { values?: 'base64' }): ReadRowsResponse;
+  readRows(request: ReadRowsRequest, options: ReadOptions & { values: 'bytes' }): BytesReadRowsResponse;
   /** The rows one at a time, read a chunk at a time, never the whole answer. */
-  readRowsIter(request: ReadRowsRequest): RowIterator;
+  readRowsIter(request: ReadRowsRequest, options?: ReadOptions & { values?: 'base64' }): RowIterator;
+  readRowsIter(request: ReadRowsRequest, options: ReadOptions & { values: 'bytes' }): BytesRowIterator;
   sampleRowKeys(request: SampleRowKeysRequest): SampleRowKeysResponse;
   sql(request: SqlRequest): SqlResponse;
 

@@ -367,12 +367,15 @@ const latin1 = new TextDecoder('latin1');
 
 /** Turns the packed rows of js/src/read.rs into google.bigtable.v2.Row objects. */
 class Unpacker {
-  constructor(bytes, at) {
+  constructor(bytes, at, rawValues) {
+    this.rawValues = rawValues;
     this.u8 = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.node = NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
     this.at = at;
     this.shared = [];
+    this.fams = [];
+    this.cols = [];
   }
 
   u32() {
@@ -403,36 +406,89 @@ class Unpacker {
   row() {
     const key = this.str();
     const count = this.u32();
-    const families = [];
-    let columns = null;
+    // Arrays are made at their final size (a literal or a slice of a
+    // scratch array): an array grown by push from empty reserves room for
+    // 17 elements, and answers of many small rows then cost the garbage
+    // collector several times their size.
+    const fams = this.fams;
+    const cols = this.cols;
+    fams.length = 0;
+    cols.length = 0;
+    let family = null;
+    let column = null;
     let cells = null;
     for (let i = 0; i < count; i++) {
       const flags = this.u8[this.at++];
       if (flags & 1) {
-        columns = [];
-        families.push({ name: this.str(), columns });
+        if (family !== null) {
+          family.columns = cols.slice();
+          cols.length = 0;
+        }
+        family = { name: this.str(), columns: null };
+        fams.push(family);
       }
       if (flags & 2) {
         const qualifier = this.str();
-        cells = [];
-        columns.push(qualifier === '' ? { cells } : { qualifier, cells });
+        column = qualifier === '' ? { cells: null } : { qualifier, cells: null };
+        cols.push(column);
+        cells = null;
       }
-      const cell = {};
       const ts = this.str();
-      if (ts !== '') cell.timestampMicros = ts;
-      const value = this.str();
-      if (value !== '') cell.value = value;
+      let value;
+      if (this.rawValues) {
+        // The value's own bytes: a view into the answer's one buffer.
+        const n = this.u32();
+        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
+        this.at += n;
+      } else {
+        value = this.str();
+        if (value === '') value = undefined;
+      }
       const label = this.str();
-      if (label !== '') cell.labels = [label];
-      cells.push(cell);
+      // Cells are made in the few shapes answers have, each as one literal.
+      let cell;
+      if (ts !== '') {
+        if (value !== undefined) cell = label === '' ? { timestampMicros: ts, value } : { timestampMicros: ts, value, labels: [label] };
+        else cell = label === '' ? { timestampMicros: ts } : { timestampMicros: ts, labels: [label] };
+      } else if (value !== undefined) {
+        cell = label === '' ? { value } : { value, labels: [label] };
+      } else {
+        cell = label === '' ? {} : { labels: [label] };
+      }
+      if (cells === null) {
+        cells = [cell];
+        column.cells = cells;
+      } else {
+        cells.push(cell);
+      }
     }
-    return families.length ? { key, families } : { key };
+    if (family === null) return { key };
+    family.columns = cols.length === 1 ? [cols[0]] : cols.slice();
+    return { key, families: fams.length === 1 ? [fams[0]] : fams.slice() };
   }
 
   rows(out) {
     while (!this.done()) out.push(this.row());
     return out;
   }
+}
+
+/**
+ * The options of readRows and readRowsIter: whether cell values come as
+ * base64 text (Bigtable's REST JSON, the default) or as bytes.
+ */
+function rawValues(method, options) {
+  if (options === undefined) return false;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
+  }
+  for (const k in options) {
+    if (k !== 'values') throw new TypeError(`${method}: unknown option ${JSON.stringify(k)} (the options are: values)`);
+  }
+  const v = options.values;
+  if (v === undefined || v === 'base64') return false;
+  if (v === 'bytes') return true;
+  throw new TypeError(`${method}: options.values must be 'base64' or 'bytes', got ${describe(v)}`);
 }
 
 // ------------------------------------------------------------- the class
@@ -462,12 +518,32 @@ function makeTabletop(raw) {
     #raw;
     #broken = null;
 
-    constructor() {
-      if (arguments.length > 0 && arguments[0] instanceof Raw) {
-        this.#raw = arguments[0];
-      } else {
-        this.#raw = new Raw();
+    /**
+     * `options.engine`: 'default' (the playground's engine thresholds:
+     * small memtables and tablets, so flushes and splits show in small
+     * tables) or 'bulk' (big memtables and tablets, for loading large data
+     * sets fast, as the core's own benchmark does).
+     */
+    constructor(options) {
+      if (options instanceof Raw) {
+        this.#raw = options;
+        return;
       }
+      if (options === undefined) {
+        this.#raw = new Raw();
+        return;
+      }
+      if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+        throw new TypeError(`Tabletop: options must be an object, got ${describe(options)}`);
+      }
+      for (const k in options) {
+        if (k !== 'engine') throw new TypeError(`Tabletop: unknown option ${JSON.stringify(k)} (the options are: engine)`);
+      }
+      const engine = options.engine ?? 'default';
+      if (engine !== 'default' && engine !== 'bulk') {
+        throw new TypeError(`Tabletop: options.engine must be 'default' or 'bulk', got ${describe(engine)}`);
+      }
+      this.#raw = engine === 'default' ? new Raw() : Raw.withEngine(engine);
     }
 
     /** Runs `fn(raw)`, turning the core's errors into TabletopError. */
@@ -522,17 +598,23 @@ function makeTabletop(raw) {
       return entries.length ? { entries } : {};
     }
 
-    readRows(request) {
+    /**
+     * The rows of a readRows request. `options.values`: 'base64' (the
+     * default, Bigtable's REST JSON) or 'bytes' (each cell's value a
+     * Uint8Array, a view into one buffer shared by the answer).
+     */
+    readRows(request, options) {
       requireObject('readRows', request);
+      const raw = rawValues('readRows', options);
       const plain = packRead(request);
-      let packed = plain ? this.#run((r) => r.readPackedRequest(plain)) : undefined;
+      let packed = plain ? this.#run((r) => r.readPackedRequest(plain, raw)) : undefined;
       if (packed === undefined) {
         const text = requestText(request);
-        packed = this.#run((r) => r.readPacked(text));
+        packed = this.#run((r) => r.readPacked(text, raw));
       }
       const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
       const statsLength = view.getUint32(0, true);
-      const answer = { rows: new Unpacker(packed, 4 + statsLength).rows([]) };
+      const answer = { rows: new Unpacker(packed, 4 + statsLength, raw).rows([]) };
       if (statsLength > 0) {
         answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(4, 4 + statsLength)));
       }
@@ -544,10 +626,11 @@ function makeTabletop(raw) {
      * (never the whole answer at once). Errors in the request throw here;
      * leaving the loop early (`break`) closes the read.
      */
-    readRowsIter(request) {
+    readRowsIter(request, options) {
       requireObject('readRowsIter', request);
+      const raw = rawValues('readRowsIter', options);
       const text = requestText(request);
-      const id = this.#run((r) => r.openRows(text));
+      const id = this.#run((r) => r.openRows(text, raw));
       const next = () => this.#run((r) => r.nextRows(id));
       const close = () => {
         if (!this.#broken) this.#raw.closeRows(id);
@@ -560,7 +643,7 @@ function makeTabletop(raw) {
         if (chunk === undefined) {
           over = true;
         } else {
-          rows = new Unpacker(chunk, 0).rows([]);
+          rows = new Unpacker(chunk, 0, raw).rows([]);
           index = 0;
         }
       };

@@ -48,7 +48,9 @@ mod write;
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
-use tabletop_core::{Error, Instance, TraceOptions, Traces, api, cbt};
+use tabletop_core::{
+    EngineConfig, Error, Instance, InstanceConfig, TraceOptions, Traces, api, cbt,
+};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -90,6 +92,27 @@ impl Tabletop {
     #[must_use]
     pub fn new() -> Tabletop {
         Tabletop::default()
+    }
+
+    /// An empty instance with the engine thresholds named `engine`:
+    /// `"default"` (the playground's small memtables and tablets, so
+    /// flushes and splits show in small tables) or `"bulk"` (big memtables
+    /// and tablets, as the core's benchmark loads large data sets).
+    #[wasm_bindgen(js_name = withEngine)]
+    pub fn with_engine(engine: &str) -> Result<Tabletop, JsValue> {
+        let engine = match engine {
+            "default" => EngineConfig::default(),
+            "bulk" => EngineConfig::bulk(),
+            other => {
+                return Err(error_to_js(&Error::invalid(format!(
+                    "engine: expected \"default\" or \"bulk\", got {other:?}"
+                ))));
+            }
+        };
+        Ok(Tabletop::with(Instance::new(InstanceConfig {
+            engine,
+            ..InstanceConfig::default()
+        })))
     }
 
     /// Runs one request line, `{"method": M, "request": R}`, and returns
@@ -224,14 +247,21 @@ impl Tabletop {
     /// Runs a readRows request object and returns its answer packed (the
     /// format is in `read.rs`), after a `u32` length and that many bytes of
     /// `requestStats` JSON (none unless asked for). Past `maxAnswerBytes`
-    /// it throws RESOURCE_EXHAUSTED.
+    /// it throws RESOURCE_EXHAUSTED. `raw_values` packs cell values as
+    /// their own bytes instead of base64.
     #[wasm_bindgen(js_name = readPacked)]
-    pub fn read_packed(&mut self, request: JsValue) -> Result<Vec<u8>, JsValue> {
+    pub fn read_packed(&mut self, request: JsValue, raw_values: bool) -> Result<Vec<u8>, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req, full) =
             api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
-        let (rows, stats) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
-            .map_err(|e| error_to_js(&e))?;
+        let (rows, stats) = read::answer(
+            &mut self.instance,
+            &table,
+            &req,
+            self.max_answer_bytes,
+            raw_values,
+        )
+        .map_err(|e| error_to_js(&e))?;
         let stats = if full {
             api::read_stats_to_json(&stats).to_string()
         } else {
@@ -248,12 +278,22 @@ impl Tabletop {
     /// JavaScript (the format is in `request.rs`); `undefined` when the
     /// request must go as JSON text instead.
     #[wasm_bindgen(js_name = readPackedRequest)]
-    pub fn read_packed_request(&mut self, packed: &[u8]) -> Result<Option<Vec<u8>>, JsValue> {
+    pub fn read_packed_request(
+        &mut self,
+        packed: &[u8],
+        raw_values: bool,
+    ) -> Result<Option<Vec<u8>>, JsValue> {
         let Some((table, req)) = request::decode(packed) else {
             return Ok(None);
         };
-        let (rows, _) = read::answer(&mut self.instance, &table, &req, self.max_answer_bytes)
-            .map_err(|e| error_to_js(&e))?;
+        let (rows, _) = read::answer(
+            &mut self.instance,
+            &table,
+            &req,
+            self.max_answer_bytes,
+            raw_values,
+        )
+        .map_err(|e| error_to_js(&e))?;
         let mut out = Vec::with_capacity(4 + rows.buf.len());
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&rows.buf);
@@ -263,12 +303,12 @@ impl Tabletop {
     /// Opens a cursor over a readRows request object; its rows come a
     /// chunk at a time from [`Tabletop::next_rows`].
     #[wasm_bindgen(js_name = openRows)]
-    pub fn open_rows(&mut self, request: JsValue) -> Result<u32, JsValue> {
+    pub fn open_rows(&mut self, request: JsValue, raw_values: bool) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req) = api::read_rows_request(&request).map_err(|e| error_to_js(&e))?;
         let id = self.next_cursor;
         self.next_cursor = self.next_cursor.wrapping_add(1).max(1);
-        self.cursors.insert(id, Cursor::new(table, req));
+        self.cursors.insert(id, Cursor::new(table, req, raw_values));
         Ok(id)
     }
 

@@ -16,7 +16,9 @@
 //! ```
 //!
 //! Keys, qualifiers and values are base64 (as proto3 JSON writes bytes),
-//! timestamps decimal (empty for 0), so every string is ASCII. Flag 1
+//! timestamps decimal (empty for 0), so every string is ASCII; but for an
+//! answer asked with raw values (`{ values: 'bytes' }`), a cell's value is
+//! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
 //! starts a new family, flag 2 a new column; cells come in the order the
 //! engine returns them (family, qualifier, newest first).
 
@@ -43,8 +45,12 @@ const CHUNK_ROWS: u64 = 4096;
 pub(crate) struct Packed {
     pub(crate) buf: Vec<u8>,
     shared: HashMap<Vec<u8>, u32>,
-    /// The last timestamp written and its dictionary entry.
-    last_ts: Option<(i64, u32)>,
+    /// The dictionary entries of the timestamps written, by value (so a
+    /// repeated timestamp is neither formatted nor hashed as text again).
+    ts_ids: HashMap<i64, u32>,
+    /// The dictionary entry of the last family written, and of "".
+    last_family: Option<(String, u32)>,
+    empty_id: Option<u32>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
@@ -53,20 +59,25 @@ pub(crate) struct Packed {
     pub(crate) full: bool,
     max_bytes: usize,
     max_rows: u64,
+    /// Values as their own bytes rather than base64 text.
+    raw_values: bool,
 }
 
 impl Packed {
-    pub(crate) fn new(max_bytes: usize, max_rows: u64) -> Packed {
+    pub(crate) fn new(max_bytes: usize, max_rows: u64, raw_values: bool) -> Packed {
         Packed {
             buf: Vec::new(),
             shared: HashMap::default(),
-            last_ts: None,
+            ts_ids: HashMap::default(),
+            last_family: None,
+            empty_id: None,
             rows: 0,
             last_key: Vec::new(),
             over: false,
             full: false,
             max_bytes,
             max_rows,
+            raw_values,
         }
     }
 
@@ -74,19 +85,72 @@ impl Packed {
     /// JavaScript side makes each distinct family, qualifier, timestamp,
     /// label or short value once.
     fn str(&mut self, s: &[u8]) {
+        self.str_id(s);
+    }
+
+    /// [`Packed::str`], answering the string's dictionary entry if it has one.
+    fn str_id(&mut self, s: &[u8]) -> Option<u32> {
         if s.len() <= MAX_SHARED_LEN && self.shared.len() < MAX_SHARED {
             if let Some(&id) = self.shared.get(s) {
                 self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
-                return;
+                return Some(id);
             }
             let id = u32::try_from(self.shared.len()).unwrap_or(0);
             self.shared.insert(s.to_vec(), id);
             self.buf
                 .extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
-        } else {
-            self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
+            self.buf.extend_from_slice(s);
+            return Some(id);
         }
+        self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
         self.buf.extend_from_slice(s);
+        None
+    }
+
+    /// A dictionary reference to entry `id`.
+    fn shared_ref(&mut self, id: u32) {
+        self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
+    }
+
+    /// The empty string (labels and timestamps are mostly empty or repeat).
+    fn empty(&mut self) {
+        match self.empty_id {
+            Some(id) => self.shared_ref(id),
+            None => self.empty_id = self.str_id(b""),
+        }
+    }
+
+    /// A family name; a row's families repeat from row to row.
+    fn family(&mut self, name: &str) {
+        if let Some((last, id)) = &self.last_family
+            && last == name
+        {
+            let id = *id;
+            self.shared_ref(id);
+            return;
+        }
+        if let Some(id) = self.str_id(name.as_bytes()) {
+            self.last_family = Some((name.to_string(), id));
+        }
+    }
+
+    /// A timestamp as decimal text, empty for 0.
+    fn timestamp(&mut self, micros: i64) {
+        if micros == 0 {
+            self.empty();
+            return;
+        }
+        if let Some(&id) = self.ts_ids.get(&micros) {
+            self.shared_ref(id);
+            return;
+        }
+        let mut text = [0u8; 24];
+        let mut at = &mut text[..];
+        let _ = write!(at, "{micros}");
+        let n = 24 - at.len();
+        if let Some(id) = self.str_id(&text[..n]) {
+            self.ts_ids.insert(micros, id);
+        }
     }
 
     /// Bytes as base64; `shared` for strings that may repeat in an answer
@@ -162,30 +226,23 @@ impl RowSink for Packed {
             self.buf
                 .push(u8::from(new_family) | (u8::from(new_column) << 1));
             if new_family {
-                self.str(c.family.as_bytes());
+                self.family(c.family);
             }
             if new_column {
                 self.base64(c.qualifier, true);
             }
-            if c.timestamp_micros == 0 {
-                self.str(b"");
-            } else if let Some(id) = self.last_ts.filter(|(ts, _)| *ts == c.timestamp_micros) {
-                // The cells of a row often share one timestamp.
+            self.timestamp(c.timestamp_micros);
+            if self.raw_values {
                 self.buf
-                    .extend_from_slice(&(id.1 | SHARED_REF).to_le_bytes());
+                    .extend_from_slice(&len32(c.value.len()).to_le_bytes());
+                self.buf.extend_from_slice(c.value);
             } else {
-                let mut text = [0u8; 24];
-                let mut at = &mut text[..];
-                let _ = write!(at, "{}", c.timestamp_micros);
-                let n = 24 - at.len();
-                self.str(&text[..n]);
-                self.last_ts = self
-                    .shared
-                    .get(&text[..n])
-                    .map(|&id| (c.timestamp_micros, id));
+                self.base64(c.value, true);
             }
-            self.base64(c.value, true);
-            self.str(c.label.unwrap_or("").as_bytes());
+            match c.label {
+                Some(label) if !label.is_empty() => self.str(label.as_bytes()),
+                _ => self.empty(),
+            }
             prev = Some((c.family, c.qualifier));
         }
         self.rows += 1;
@@ -205,8 +262,9 @@ pub(crate) fn answer(
     table: &str,
     req: &ReadRowsRequest,
     max_bytes: usize,
+    raw_values: bool,
 ) -> Result<(Packed, ReadStats), Error> {
-    let mut sink = Packed::new(max_bytes, u64::MAX);
+    let mut sink = Packed::new(max_bytes, u64::MAX, raw_values);
     let stats = db.read_rows(table, req, &mut sink)?;
     if sink.over {
         return Err(too_big(max_bytes));
@@ -274,14 +332,16 @@ pub(crate) struct Cursor {
     table: String,
     req: ReadRowsRequest,
     done: bool,
+    raw_values: bool,
 }
 
 impl Cursor {
-    pub(crate) fn new(table: String, req: ReadRowsRequest) -> Cursor {
+    pub(crate) fn new(table: String, req: ReadRowsRequest, raw_values: bool) -> Cursor {
         Cursor {
             table,
             req,
             done: false,
+            raw_values,
         }
     }
 
@@ -290,7 +350,7 @@ impl Cursor {
         if self.done {
             return Ok(None);
         }
-        let mut sink = Packed::new(CHUNK_BYTES, CHUNK_ROWS);
+        let mut sink = Packed::new(CHUNK_BYTES, CHUNK_ROWS, self.raw_values);
         db.read_rows(&self.table, &self.req, &mut sink)?;
         let more = sink.full || sink.over;
         if sink.rows == 0 {

@@ -345,6 +345,90 @@ describe('reads', () => {
     }
   });
 
+  /** An answer with its cell values turned from Uint8Array to base64. */
+  function valuesAsBase64(answer) {
+    return JSON.parse(JSON.stringify(answer, (k, v) => (v instanceof Uint8Array ? b64(v) : v)));
+  }
+
+  test("{ values: 'bytes' } gives the same rows with each value as a Uint8Array", () => {
+    const db = richTable();
+    for (const req of READS) {
+      const base = db.readRows(req);
+      const raw = db.readRows(req, { values: 'bytes' });
+      assert.deepEqual(db.readRows(req, { values: 'base64' }), base);
+      let values = 0;
+      for (const row of raw.rows) {
+        assert.equal(typeof row.key, 'string');
+        for (const f of row.families ?? []) {
+          for (const c of f.columns) {
+            for (const cell of c.cells) {
+              if ('value' in cell) {
+                assert.ok(cell.value instanceof Uint8Array && cell.value.length > 0);
+                values += 1;
+              }
+            }
+          }
+        }
+      }
+      assert.deepEqual(valuesAsBase64(raw), base, JSON.stringify(req));
+      if (req.filter?.stripValueTransformer || req.filter?.blockAllFilter) assert.equal(values, 0);
+      else if (!req.rowsLimit || req.rowsLimit === 3) assert.ok(values > 0, JSON.stringify(req));
+    }
+    // Binary values come back byte for byte.
+    const all = new Uint8Array(256).map((_, i) => i);
+    db.mutateRow({ tableName: TABLE, rowKey: bytes('bin'), mutations: [{ setCell: { familyName: 'a', columnQualifier: bytes('x'), timestampMicros: 1000, value: all } }] });
+    const [row] = db.readRows({ tableName: TABLE, rows: { rowKeys: [bytes('bin')] } }, { values: 'bytes' }).rows;
+    assert.deepEqual([...row.families[0].columns[0].cells[0].value], [...all]);
+  });
+
+  test("readRowsIter with { values: 'bytes' } gives the rows of readRows", () => {
+    const db = withTable();
+    const entries = [];
+    for (let i = 0; i < 5000; i++) {
+      entries.push({ rowKey: bytes(`k${String(i).padStart(5, '0')}`), mutations: [{ setCell: { familyName: 'cf', value: bytes(`value ${i}`) } }] });
+    }
+    db.mutateRows({ tableName: TABLE, entries });
+    for (const req of [{ tableName: TABLE }, { tableName: TABLE, filter: { valueRegexFilter: b64('.*7.*') } }]) {
+      const iterated = [...db.readRowsIter(req, { values: 'bytes' })];
+      assert.deepEqual(iterated, db.readRows(req, { values: 'bytes' }).rows);
+      assert.deepEqual(valuesAsBase64(iterated), db.readRows(req).rows);
+    }
+  });
+
+  test('read options and constructor options are checked', () => {
+    const db = richTable();
+    for (const bad of [null, 'bytes', [], { values: 'hex' }, { value: 'bytes' }]) {
+      assert.throws(() => db.readRows({ tableName: TABLE }, bad), TypeError);
+      assert.throws(() => db.readRowsIter({ tableName: TABLE }, bad), TypeError);
+    }
+    for (const bad of [null, 'bulk', { engine: 'fast' }, { engines: 'bulk' }]) {
+      assert.throws(() => new Tabletop(bad), TypeError);
+    }
+    assert.equal(db.readRows({ tableName: TABLE }).rows.length, 40);
+  });
+
+  test("{ engine: 'bulk' } answers as the default engine does, in fewer tablets", () => {
+    const small = new Tabletop({ engine: 'default' });
+    const bulk = new Tabletop({ engine: 'bulk' });
+    for (const db of [small, bulk]) {
+      db.createTable({ parent: PARENT, tableId: 't', table: { columnFamilies: { cf: {} } } });
+      const entries = [];
+      for (let i = 0; i < 3000; i++) {
+        entries.push({ rowKey: bytes(`k${String(i).padStart(5, '0')}`), mutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('q'), timestampMicros: 1000, value: bytes('x'.repeat(100)) } }] });
+      }
+      db.mutateRows({ tableName: TABLE, entries });
+      // The engine's background work (flushes done, splits) runs as the clock moves.
+      db.advanceClock({ seconds: 1 });
+    }
+    assert.deepEqual(bulk.readRows({ tableName: TABLE }), small.readRows({ tableName: TABLE }));
+    const tablets = (db) => db.listTablets({ tableName: TABLE }).tablets.length;
+    assert.equal(tablets(bulk), 1);
+    assert.ok(tablets(small) > 1, `${tablets(small)} tablets`);
+    // A snapshot keeps the thresholds.
+    const again = Tabletop.restore(bulk.snapshot());
+    assert.deepEqual(again.readRows({ tableName: TABLE }), small.readRows({ tableName: TABLE }));
+  });
+
   test('leaving an iteration early closes it; errors throw at the call', () => {
     const db = richTable();
     let seen = 0;
