@@ -241,11 +241,12 @@ pub struct Shared {
     /// No progress lines, even on a terminal
     #[arg(long = "no-progress")]
     no_progress: bool,
-    /// Project id in resource names and messages
-    #[arg(long, value_name = "ID", value_parser = non_empty("project"))]
+    /// Project id of the instance to use (the last one given counts, as
+    /// with cbt)
+    #[arg(long, value_name = "ID", value_parser = non_empty("project"), overrides_with = "project")]
     project: Option<String>,
-    /// Instance id in resource names and messages
-    #[arg(long, value_name = "ID", value_parser = non_empty("instance"))]
+    /// Instance id of the instance to use (the last one given counts)
+    #[arg(long, value_name = "ID", value_parser = non_empty("instance"), overrides_with = "instance")]
     instance: Option<String>,
 }
 

@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use tabletop_core::cbt::{self, Outcome};
-use tabletop_core::{Error, Instance, TraceOptions, Traces};
+use tabletop_core::{Error, Instances, TraceOptions, Traces};
 
 use crate::args::{Options, Progress, cbt_changes_state, cbt_command_index};
 use crate::host::{FsHost, WallClock};
@@ -26,7 +26,7 @@ fn progress_every(options: &Options) -> Option<usize> {
     }
 }
 
-fn load(options: &Options) -> Result<(StateFile, Instance), u8> {
+fn load(options: &Options) -> Result<(StateFile, Instances), u8> {
     let path = state::path(options.state.as_deref());
     let names = state::Names {
         project: options.project.as_deref(),
@@ -38,7 +38,24 @@ fn load(options: &Options) -> Result<(StateFile, Instance), u8> {
     })
 }
 
-fn save(file: &mut StateFile, db: &mut Instance) -> Result<(), u8> {
+/// The instance a command works on: its own `-project` / `-instance`
+/// (the last given counts, as with cbt), else the run's options.
+fn instance_ids(options: &Options, args: &[Vec<u8>]) -> (Option<String>, Option<String>) {
+    let (project, instance) = cbt::instance_flags(args);
+    (
+        project.or_else(|| options.project.clone()),
+        instance.or_else(|| options.instance.clone()),
+    )
+}
+
+fn names_of(ids: &(Option<String>, Option<String>)) -> state::Names<'_> {
+    state::Names {
+        project: ids.0.as_deref(),
+        instance: ids.1.as_deref(),
+    }
+}
+
+fn save(file: &mut StateFile, db: &mut Instances) -> Result<(), u8> {
     file.save(db).map_err(|e| {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
@@ -134,11 +151,8 @@ fn emit(w: &mut dyn Write, bytes: &[u8]) {
 /// `None`: the write must run on the whole instance instead.
 fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
     let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
-    let (mut file, mut shell, row_bound) = match state::open_shell(&path, names) {
+    let ids = instance_ids(options, args);
+    let (mut file, mut shell, row_bound) = match state::open_shell(&path, names_of(&ids)) {
         Ok(Some(x)) => x,
         Ok(None) => return None,
         Err(message) => {
@@ -146,6 +160,7 @@ fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
             return Some(FAILED);
         }
     };
+    // The shell is the first instance's, the one the names select.
     // Engine work is left to the next run that loads the whole instance.
     WallClock::default().sync(&mut shell);
     let at = At::of(&shell, false);
@@ -155,7 +170,9 @@ fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
         if !file.can_append() || !state::shell::fits_rows(&shell, row_bound) {
             return None;
         }
-        if let Err(code) = save(&mut file, &mut shell) {
+        // Only appends (a shell run never writes a snapshot).
+        let mut one = Instances::new(shell);
+        if let Err(code) = save(&mut file, &mut one) {
             return Some(code);
         }
     }
@@ -166,24 +183,36 @@ fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
 
 /// Runs one command given as arguments. Returns the exit status.
 pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
+    // The shell holds no authorized views: a write through one runs on the
+    // whole instance.
+    let through_view = args.iter().any(|a| a.starts_with(b"authorized-view="));
     if effect(args) == Effect::Log
+        && !through_view
         && let Some(code) = run_on_shell(options, args)
     {
         return code;
     }
-    let (mut file, mut db) = match load(options) {
+    let (mut file, mut all) = match load(options) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let work = WallClock::default().sync(&mut db);
-    let at = At::of(&db, work);
+    let ids = instance_ids(options, args);
+    let db = match state::select(&mut all, names_of(&ids)) {
+        Ok(db) => db,
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return FAILED;
+        }
+    };
+    let work = WallClock::default().sync(db);
+    let at = At::of(db, work);
     let mut host = FsHost::new(progress_every(options));
     host.start_command();
-    let outcome = cbt::exec_args(&mut db, args, &mut host);
+    let outcome = cbt::exec_args(db, args, &mut host);
     // Save before printing: what the command reports has then happened.
     if outcome.status.is_ok()
         && note(&mut file, args, at)
-        && let Err(code) = save(&mut file, &mut db)
+        && let Err(code) = save(&mut file, &mut all)
     {
         return code;
     }
@@ -286,11 +315,23 @@ pub fn run_script(options: &Options) -> u8 {
                 continue;
             }
         };
-        work |= clock.sync(&mut db);
-        let at = At::of(&db, work);
+        let ids = instance_ids(options, &args);
+        let one = match state::select(&mut db, names_of(&ids)) {
+            Ok(one) => one,
+            Err(message) => {
+                eprintln!("line {pending_start}: {message}");
+                failures += 1;
+                if eof {
+                    break;
+                }
+                continue;
+            }
+        };
+        work |= clock.sync(one);
+        let at = At::of(one, work);
         host.start_command();
         let mut traces = Traces::new(TraceOptions::default());
-        let outcome = cbt::exec_args_traced(&mut db, &args, &mut host, &mut traces);
+        let outcome = cbt::exec_args_traced(one, &args, &mut host, &mut traces);
         emit(&mut out, &outcome.stdout);
         let mut err = io::stderr().lock();
         match &outcome.status {

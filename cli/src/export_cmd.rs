@@ -57,8 +57,11 @@ Options:
                          files
       --state FILE       The state file [default: $TABLETOP_STATE, else
                          ./tabletop.state]
-  -project ID            Project id in the commands [default: the state's]
-  -instance ID           Instance id in the commands [default: the state's]
+  -project ID            Project id of the instance to export, and in the
+                         commands [default: the state's first instance's]
+  -instance ID           Instance id, likewise; when the state file has no
+                         such instance, its first instance is exported under
+                         these names
   -h, --help             Print help
 
 Cells a tool cannot carry (a NUL byte in a cbt argument, a HyperLogLog
@@ -255,14 +258,41 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
+    let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return FAILED;
         }
     };
-    match translate::export(&mut db, &parsed.export) {
+    // The instance named, when the file holds it; else the file's first
+    // (the names then only go into the commands, for another instance).
+    let named = {
+        let first = all.primary().config();
+        let project = names.project.unwrap_or(&first.project).to_string();
+        let instance = names.instance.unwrap_or(&first.instance).to_string();
+        all.get(&project, &instance)
+            .is_some()
+            .then_some((project, instance))
+    };
+    let db = match &named {
+        Some((p, i)) => match all.select(p, i) {
+            Ok(db) => db,
+            Err(e) => {
+                eprintln!("tabletop: {}", e.message());
+                return FAILED;
+            }
+        },
+        None => all.primary_mut(),
+    };
+    let mut export = parsed.export.clone();
+    if export.project.is_none() {
+        export.project = options.project.clone();
+    }
+    if export.instance.is_none() {
+        export.instance = options.instance.clone();
+    }
+    match translate::export(db, &export) {
         Ok(export) => emit(&export, parsed.out.as_deref()),
         Err(e) => {
             eprintln!("tabletop: {}", e.message());

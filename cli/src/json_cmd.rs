@@ -10,7 +10,7 @@ use crate::host::WallClock;
 use crate::state::record::{self, At, Command, Record};
 use crate::state::{self, StateFile};
 use std::path::Path;
-use tabletop_core::Instance;
+use tabletop_core::Instances;
 
 /// The largest answer line `tabletop json` builds (256 MiB): a readRows
 /// whose rows would take more answers `RESOURCE_EXHAUSTED` instead, so
@@ -35,6 +35,9 @@ const WRITE_METHODS: &[&str] = &[
     "deleteTable",
     "modifyColumnFamilies",
     "dropRowRange",
+    "createAuthorizedView",
+    "updateAuthorizedView",
+    "deleteAuthorizedView",
     "mutateRow",
     "mutateRows",
     "checkAndMutateRow",
@@ -75,7 +78,9 @@ struct Session<'a> {
     names: state::Names<'a>,
     /// Always there; taken for a moment to load the whole instance.
     file: Option<StateFile>,
-    db: Instance,
+    /// Every instance; while `shell` is set, only the shell (of the first
+    /// instance).
+    db: Instances,
     /// `Some(row bound)` while `db` is the shell.
     shell: Option<u64>,
     clock: WallClock,
@@ -88,7 +93,7 @@ struct Session<'a> {
 impl<'a> Session<'a> {
     fn open(path: &Path, names: state::Names<'a>) -> Result<Session<'a>, String> {
         let (file, db, shell) = match state::open_shell(path, names)? {
-            Some((file, db, bound)) => (file, db, Some(bound)),
+            Some((file, db, bound)) => (file, Instances::new(db), Some(bound)),
             None => {
                 let (file, db) = state::open(path, names)?;
                 (file, db, None)
@@ -112,40 +117,50 @@ impl<'a> Session<'a> {
 
     /// Answers one request line.
     fn answer(&mut self, line: &str) -> Result<String, String> {
+        // The instance the request names (the first one when it names
+        // none).
+        let first = self.db.primary().config();
+        let (project, instance) = api::instance_of_line(line)
+            .unwrap_or_else(|| (first.project.clone(), first.instance.clone()));
+        let on_shell_instance = first.project == project && first.instance == instance;
         if self.shell.is_some()
-            && !record::method_of(line).is_some_and(|m| record::json_on_shell(&m))
+            && !(on_shell_instance
+                && !api::addresses_authorized_view(line)
+                && record::method_of(line).is_some_and(|m| record::json_on_shell(&m)))
         {
             self.load_whole(usize::MAX)?;
         }
         if let Some(row_bound) = self.shell {
-            self.clock.sync(&mut self.db);
-            let at = At::of(&self.db, false);
-            let answer = self.handle(line);
+            let shell = self.db.primary_mut();
+            self.clock.sync(shell);
+            let at = At::of(shell, false);
+            let answer = api::handle_capped(shell, line, &mut Traces::off(), self.answer_cap);
             if !is_response(&answer) {
                 return Ok(answer);
             }
             let kept = self.file().pending_records();
             note(self.file(), line, at);
-            if self.file().can_append() && state::shell::fits_rows(&self.db, row_bound) {
+            if self.file().can_append() && state::shell::fits_rows(self.db.primary(), row_bound) {
                 self.dirty = true;
                 return Ok(answer);
             }
             // The shell cannot decide this one: the whole instance does.
             self.load_whole(kept)?;
         }
-        self.work |= self.clock.sync(&mut self.db);
-        let at = At::of(&self.db, self.work);
-        let answer = self.handle(line);
+        let db = match self.db.select(&project, &instance) {
+            Ok(db) => db,
+            Err(e) => return Ok(api::answer_line(&Err(e))),
+        };
+        self.work |= self.clock.sync(db);
+        let at = At::of(db, self.work);
+        let answer = api::handle_capped(db, line, &mut Traces::off(), self.answer_cap);
+        self.db.prune();
         if is_response(&answer) && note(self.file(), line, at) {
             self.dirty = true;
             // The record carries the engine work done so far.
             self.work = false;
         }
         Ok(answer)
-    }
-
-    fn handle(&mut self, line: &str) -> String {
-        api::handle_capped(&mut self.db, line, &mut Traces::off(), self.answer_cap)
     }
 
     /// Loads the whole instance, with the first `keep` writes of this run.

@@ -169,14 +169,21 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
+    let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return FAILED;
         }
     };
-    let tables = match tables(&db, args.table.as_deref()) {
+    let db = match state::select(&mut all, names) {
+        Ok(db) => db,
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return FAILED;
+        }
+    };
+    let tables = match tables(db, args.table.as_deref()) {
         Ok(t) => t,
         Err(message) => {
             eprintln!("tabletop: {message}");
@@ -185,7 +192,7 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
     };
     let mut lives = Vec::with_capacity(tables.len());
     for t in &tables {
-        match LiveKeyViz::build(&mut db, t, &LiveOptions::default()) {
+        match LiveKeyViz::build(db, t, &LiveOptions::default()) {
             Ok(l) => lives.push(l),
             Err(e) => {
                 eprintln!("tabletop: {t}: {}", e.message());

@@ -43,10 +43,10 @@ fn version_line() -> String {
 const OPTIONS_HELP: &str = "\
 Options (before or right after the subcommand; one or two dashes; a value
 as the next word or after '='):
-      --state FILE       The state file holding the instance
+      --state FILE       The state file holding the instances
                          [default: $TABLETOP_STATE, else ./tabletop.state]
-  -project ID            Project id in resource names and messages
-  -instance ID           Instance id in resource names and messages
+  -project ID            Project id of the instance to use
+  -instance ID           Instance id of the instance to use
       --progress[=ROWS]  Report import progress on stderr every ROWS rows
                          (default 100000); on by default when stderr is a
                          terminal
@@ -56,7 +56,7 @@ as the next word or after '='):
 
 const STATE_HELP: &str = "\
 The state file:
-  One instance (its tables, data, clock and settings) kept between runs as
+  Every instance (its tables, data, clock and settings) kept between runs as
   a Tabletop snapshot (versioned, checksummed and lossless: binary keys and
   values survive) and, beside it in FILE.wal, a log of the writes made
   since. A missing file is an empty instance; the first command that
@@ -72,9 +72,12 @@ The state file:
   the file is next opened. Copy both files to copy the state (or run a
   command that writes a new snapshot first, such as `cbt compact`). A file
   that is not an intact snapshot is refused with the reason and never
-  written over. -project and -instance rename the instance (the names are
-  kept in the file when it is saved); a new file starts as
-  projects/tabletop/instances/playground. Commands on one state file take
+  written over. Instances are separate namespaces of tables, as in
+  Bigtable: -project and -instance select the one a command uses (made
+  when first named, kept once it holds a table); JSON requests reach the
+  instance their names spell. Without them a command uses the file's
+  first instance, which a new file names after the -project and -instance
+  given (else projects/tabletop/instances/playground). Commands on one state file take
   turns (a lock on .FILE.lock beside it): a second one waits up to 30
   seconds, then stops without changing anything.
 ";
@@ -142,8 +145,9 @@ load the snapshot: it is checked against the instance's tables and
 families, which the state file's log keeps, and appended to the log.
 
 cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
-the command, as with cbt; -project and -instance name the instance, the
-others are accepted and ignored. Tabletop's options go there too, never
+the command, as with cbt; -project and -instance select the instance (the
+last one given counts, also on a script's lines), the others are accepted
+and ignored. Tabletop's options go there too, never
 after the command word (there they are arguments of the command).
 
 Without a command, reads commands from stdin, one per line, split as bash

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Parser;
-use tabletop_core::Instance;
+use tabletop_core::{Instance, Instances};
 
 use crate::args::parse_words;
 use crate::state;
@@ -110,7 +110,7 @@ pub fn run(args: &[OsString]) -> u8 {
         port: cli.port,
         on_report,
     };
-    let db = match &cli.state {
+    let mut all = match &cli.state {
         Some(path) => match state::load(path, state::Names::default()) {
             Ok(db) => db,
             Err(message) => {
@@ -118,12 +118,16 @@ pub fn run(args: &[OsString]) -> u8 {
                 return FAILED;
             }
         },
-        None => Instance::default(),
+        None => Instances::default(),
     };
+    // The server serves one instance: the state file's first; the others
+    // are kept as they are.
+    let db = std::mem::take(all.primary_mut());
     match tabletop_serve::run(&options, db, &mut io::stdout()) {
         Ok(mut db) => {
             let wrote = cli.keyviz_out.map_or(0, |out| write_keyviz(&out, &mut db));
-            let saved = cli.state.map_or(0, |path| save(&path, db));
+            *all.primary_mut() = db;
+            let saved = cli.state.map_or(0, |path| save(&path, all));
             wrote.max(saved)
         }
         Err(message) => {
@@ -148,7 +152,7 @@ fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {
     }
 }
 
-fn save(path: &Path, mut db: Instance) -> u8 {
+fn save(path: &Path, mut db: Instances) -> u8 {
     match state::save(path, &mut db) {
         Ok(()) => 0,
         Err(e) => {

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 
-use tabletop_core::{Error, Instance, api, sql};
+use tabletop_core::{Error, Instances, api, sql};
 
 use clap::Parser;
 
@@ -159,7 +159,24 @@ struct Run {
 }
 
 impl Run {
-    fn statement(&mut self, db: &mut Instance, line: Option<usize>, text: &str) {
+    fn statement(
+        &mut self,
+        all: &mut Instances,
+        names: state::Names<'_>,
+        line: Option<usize>,
+        text: &str,
+    ) {
+        let db = match state::select(all, names) {
+            Ok(db) => db,
+            Err(message) => {
+                self.failed = true;
+                emit(
+                    &mut io::stderr().lock(),
+                    &format!("tabletop sql: {message}\n"),
+                );
+                return;
+            }
+        };
         self.clock.sync(db);
         let result = sql::execute(db, text);
         match &result {
@@ -192,7 +209,7 @@ impl Run {
     }
 }
 
-fn save(path: &std::path::Path, db: &mut Instance) -> Result<(), u8> {
+fn save(path: &std::path::Path, db: &mut Instances) -> Result<(), u8> {
     state::save(path, db).map_err(|e| {
         eprintln!(
             "tabletop: could not save the state file {}: {e}; it was left as it was before",
@@ -220,12 +237,25 @@ pub fn run(mut options: Options, args: &[OsString]) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut db = match state::load(&path, names) {
+    let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {
             eprintln!("tabletop: {message}");
             return FAILED;
         }
+    };
+    // The instance is looked up again for each statement: a save may
+    // happen between two, and saving needs every instance.
+    let (project, instance) = match state::select(&mut all, names) {
+        Ok(db) => (db.config().project.clone(), db.config().instance.clone()),
+        Err(message) => {
+            eprintln!("tabletop: {message}");
+            return FAILED;
+        }
+    };
+    let names = state::Names {
+        project: Some(&project),
+        instance: Some(&instance),
     };
     let mut run = Run {
         json: parsed.json,
@@ -237,10 +267,10 @@ pub fn run(mut options: Options, args: &[OsString]) -> u8 {
         Some(text) => {
             let parts = sql::split_statements(text);
             if parts.len() <= 1 {
-                run.statement(&mut db, None, text);
+                run.statement(&mut all, names, None, text);
             } else {
                 for (line, s) in parts {
-                    run.statement(&mut db, Some(line), &s);
+                    run.statement(&mut all, names, Some(line), &s);
                 }
             }
         }
@@ -262,18 +292,18 @@ pub fn run(mut options: Options, args: &[OsString]) -> u8 {
                     continue;
                 }
                 for (l, s) in sql::split_statements(&buf) {
-                    run.statement(&mut db, Some(start + l - 1), &s);
+                    run.statement(&mut all, names, Some(start + l - 1), &s);
                 }
                 buf.clear();
                 if run.changed {
-                    if let Err(code) = save(&path, &mut db) {
+                    if let Err(code) = save(&path, &mut all) {
                         return code;
                     }
                     run.changed = false;
                 }
             }
             if !buf.trim().is_empty() {
-                run.statement(&mut db, Some(start), buf.trim());
+                run.statement(&mut all, names, Some(start), buf.trim());
             }
         }
         None => {
@@ -284,12 +314,12 @@ pub fn run(mut options: Options, args: &[OsString]) -> u8 {
                 return FAILED;
             }
             for (line, s) in statements(&text) {
-                run.statement(&mut db, Some(line), &s);
+                run.statement(&mut all, names, Some(line), &s);
             }
         }
     }
     if run.changed
-        && let Err(code) = save(&path, &mut db)
+        && let Err(code) = save(&path, &mut all)
     {
         return code;
     }

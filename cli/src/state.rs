@@ -42,14 +42,16 @@
 //! which snapshot it follows, so a new snapshot encoding needs no change
 //! here.
 //!
-//! The project and instance ids live in the snapshot. `-project` and
-//! `-instance` rename the instance for this run (and in the file, when the
-//! run saves, by a compaction); without them the stored names are used,
-//! and a new file starts with Tabletop's defaults.
+//! The file keeps every instance (each a separate namespace of tables; see
+//! `tabletop_core::Instances`). `-project` and `-instance` select the
+//! instance a command works on ([`select`]); without them it is the file's
+//! first instance. A new file's first instance takes the names given (else
+//! Tabletop's defaults); files of one instance load as that one instance.
+//! Every log record names the instance it ran against and replays there.
+//! The shell of the one-shot writes is the first instance's.
 
 mod codec;
 mod log;
-mod names;
 pub mod record;
 pub mod shell;
 
@@ -62,7 +64,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tabletop_core::{Instance, InstanceConfig};
+use tabletop_core::{Instance, InstanceConfig, Instances};
 
 /// The file used when neither `--state` nor `TABLETOP_STATE` names one.
 pub const DEFAULT_FILE: &str = "tabletop.state";
@@ -192,7 +194,7 @@ pub fn log_path(path: &Path) -> PathBuf {
 /// Loads the instance kept in `path` (an empty one if there is no such
 /// file) and replays its log, after taking the state file's lock
 /// ([`lock`]). The error is a sentence for the user.
-pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), String> {
+pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instances), String> {
     let held = lock(path)?;
     // A pipe would block the command forever and a device never end.
     if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
@@ -216,7 +218,9 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), Stri
     };
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((file, new_instance(names))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok((file, Instances::new(new_instance(names))));
+        }
         Err(e) => {
             return Err(format!(
                 "cannot read the state file {}: {e}",
@@ -225,10 +229,7 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instance), Stri
         }
     };
     let id = SnapshotId::of(&bytes);
-    let bytes = names::rename(bytes, names);
-    // New names are written by a compaction.
-    file.compact = SnapshotId::of(&bytes) != id;
-    let mut db = Instance::restore(&bytes).map_err(|e| {
+    let mut db = Instances::restore(&bytes).map_err(|e| {
         format!(
             "the state file {} cannot be used: {}. It was left as it is; move it away or \
              choose another file with --state",
@@ -269,7 +270,7 @@ fn new_instance(names: Names<'_>) -> Instance {
 fn replay(
     path: &Path,
     id: SnapshotId,
-    db: &mut Instance,
+    db: &mut Instances,
 ) -> Result<Option<(u64, usize, u64)>, String> {
     let wal = log_path(path);
     let scan = log::read(&wal, id)
@@ -279,7 +280,7 @@ fn replay(
     };
     for (i, payload) in scan.records.iter().enumerate() {
         Record::decode(payload)
-            .and_then(|r| r.replay(db))
+            .and_then(|r| r.replay_in(db))
             .map_err(|e| {
                 format!(
                     "the state file's log {} cannot be replayed: record {} of {}: {e}. Both \
@@ -316,9 +317,20 @@ fn remove_leftovers(path: &Path) {
     }
 }
 
+/// The instance `names` select (made if it does not exist yet; the first
+/// instance's ids fill in what is not given). The error is a sentence for
+/// the user.
+pub fn select<'a>(all: &'a mut Instances, names: Names<'_>) -> Result<&'a mut Instance, String> {
+    let primary = all.primary().config();
+    let project = names.project.unwrap_or(&primary.project).to_string();
+    let instance = names.instance.unwrap_or(&primary.instance).to_string();
+    all.select(&project, &instance)
+        .map_err(|e| e.message().to_string())
+}
+
 /// Loads the instance kept in `path`, with its log replayed (see [`open`]),
 /// for a command that saves, if at all, with [`save`].
-pub fn load(path: &Path, names: Names<'_>) -> Result<Instance, String> {
+pub fn load(path: &Path, names: Names<'_>) -> Result<Instances, String> {
     open(path, names).map(|(_, db)| db)
 }
 
@@ -354,7 +366,7 @@ impl StateFile {
     /// Saves this run's changes: appends them to the log, or writes a new
     /// snapshot ([`save`]) when the log cannot hold them or has grown
     /// enough to be compacted.
-    pub fn save(&mut self, db: &mut Instance) -> io::Result<()> {
+    pub fn save(&mut self, db: &mut Instances) -> io::Result<()> {
         let append = match &self.on_disk {
             Some(disk) if !self.compact && self.fits(disk) => Some((disk.id, disk.log)),
             _ => None,
@@ -434,7 +446,7 @@ fn refuse_read_only(path: &Path) -> io::Result<()> {
 
 /// Writes the instance to `path` as a new snapshot, atomically (see the
 /// module docs), and removes the log it holds.
-pub fn save(path: &Path, instance: &mut Instance) -> io::Result<()> {
+pub fn save(path: &Path, instance: &mut Instances) -> io::Result<()> {
     write_snapshot(path, instance).map(|_| ())
 }
 
@@ -511,10 +523,10 @@ pub fn upgrade(
     shell_file: StateFile,
     names: Names<'_>,
     keep: usize,
-) -> Result<(StateFile, Instance), String> {
+) -> Result<(StateFile, Instances), String> {
     let (mut file, mut db) = open(&shell_file.path, names)?;
     for record in shell_file.pending_list.iter().take(keep) {
-        record.replay(&mut db).map_err(|e| {
+        record.replay_in(&mut db).map_err(|e| {
             format!("a write of this run cannot be applied to the whole instance: {e}")
         })?;
         file.log(record);
@@ -534,10 +546,12 @@ fn snapshot_id(path: &Path, len: u64) -> Option<SnapshotId> {
 
 /// [`save`]: the snapshot, then a new log with its header (the shell
 /// and the snapshot's id), in place of the old log.
-fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<OnDisk> {
+fn write_snapshot(path: &Path, instance: &mut Instances) -> io::Result<OnDisk> {
     let (dir, name) = dir_and_name(path)?;
     let target = dir.join(&name);
     refuse_read_only(&target)?;
+    // An instance only named (selected, never given a table) is not kept.
+    instance.prune();
     let bytes = instance.snapshot();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = write_synced(&tmp, &bytes, &target).and_then(|()| fs::rename(&tmp, &target));
@@ -569,8 +583,8 @@ fn write_snapshot(path: &Path, instance: &mut Instance) -> io::Result<OnDisk> {
 
 /// The header of a log following the snapshot `id` at `path`, which holds
 /// `db`, intact (it was just written, or read whole).
-fn base_of(path: &Path, id: SnapshotId, db: &Instance) -> io::Result<Base> {
-    let (shell, row_bound) = shell::of(db)?;
+fn base_of(path: &Path, id: SnapshotId, db: &Instances) -> io::Result<Base> {
+    let (shell, row_bound) = shell::of(db.primary())?;
     Ok(Base {
         id,
         written_ns: modified_ns(&fs::metadata(path)?),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use tabletop_core::translate::{
     self, DynamoLayout, ExportFormat, Input, KeyEncoding, Options as TranslateOptions, Translation,
 };
-use tabletop_core::{Instance, InstanceConfig};
+use tabletop_core::{InstanceConfig, Instances};
 
 use clap::Parser;
 
@@ -291,7 +291,7 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         instance: options.instance.as_deref(),
     };
     let state_path = state::path(options.state.as_deref());
-    let mut state_db: Option<Instance> = None;
+    let mut state_db: Option<Instances> = None;
     if a.apply {
         match state::load(&state_path, names) {
             Ok(db) => state_db = Some(db),
@@ -303,7 +303,7 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
     }
     a.options.now_micros = match (a.time, &state_db) {
         (Some(t), _) => t,
-        (None, Some(db)) if db.clock_is_simulated() => db.now_micros(),
+        (None, Some(db)) if db.primary().clock_is_simulated() => db.primary().now_micros(),
         _ => host::wall_micros(),
     };
     let result = match a.from {
@@ -327,13 +327,20 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
             return FAILED;
         }
     };
-    if let Some(db) = &mut state_db {
-        db.sync_wall_clock(host::wall_micros());
+    if let Some(all) = &mut state_db {
+        all.sync_wall_clock(host::wall_micros());
+        let db = match state::select(all, names) {
+            Ok(db) => db,
+            Err(message) => {
+                eprintln!("tabletop: {message}");
+                return FAILED;
+            }
+        };
         if let Err(e) = t.apply(db) {
             eprintln!("tabletop: {}", e.message());
             return FAILED;
         }
-        if let Err(e) = state::save(&state_path, db) {
+        if let Err(e) = state::save(&state_path, all) {
             eprintln!(
                 "tabletop: could not save the state file {}: {e}; it was left as it was before",
                 state_path.display()
@@ -351,7 +358,13 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         return print(&if a.json { t.to_json() } else { t.to_text() });
     };
     let mut db = match state_db {
-        Some(db) => db,
+        Some(mut all) => match state::select(&mut all, names) {
+            Ok(db) => db.clone(),
+            Err(message) => {
+                eprintln!("tabletop: {message}");
+                return FAILED;
+            }
+        },
         None => {
             let mut config = InstanceConfig::default();
             if let Some(p) = &options.project {

@@ -84,15 +84,22 @@ fn scripts_views_schemas_and_the_state_file() {
         "{err}"
     );
     assert!(out.contains("2 rows (prefix scan of \"PQ2A\""), "{out}");
-    // The view and the schema are in the state file: a new run sees them,
-    // renamed or not.
+    // The view and the schema are in the state file: a new run sees them
+    // (in the instance they were made in; another instance has neither).
+    let (out, _) = expect(
+        1,
+        run_in(
+            &dir,
+            &["-project", "other", "sql", "SELECT device FROM mobile"],
+            b"",
+        ),
+    );
+    assert!(out.is_empty(), "{out}");
     let (out, _) = expect(
         0,
         run_in(
             &dir,
             &[
-                "-project",
-                "other",
                 "sql",
                 "--json",
                 "SELECT device, day FROM mobile WHERE device = 'tablet'",

@@ -368,39 +368,44 @@ fn a_copied_state_is_written_again_by_its_first_write() {
 }
 
 #[test]
-fn a_renamed_instance_keeps_the_writes_of_its_log() {
-    let dir = scratch("rename");
+fn each_record_replays_in_the_instance_it_names() {
+    let dir = scratch("instances");
     cbt(&dir, &["createtable", "t", "families=cf"]);
     cbt(&dir, &["set", "t", "a", "cf:q=1"]);
-    // -project renames the instance for the run; the log written under
-    // the old name still applies, and the run that saves writes the new
-    // name into a new snapshot.
-    let out = expect(
-        0,
-        run_in(&dir, &["-project", "other", "cbt", "count", "t"], b""),
-    );
-    assert_eq!(stdout(&out), "1\n");
-    expect(
-        0,
-        run_in(
-            &dir,
-            &["-project", "other", "cbt", "set", "t", "b", "cf:q=2"],
-            b"",
-        ),
-    );
+    // Another instance: a separate namespace in the same state file, its
+    // writes logged under its own names.
+    let other = |args: &[&str]| {
+        let mut all = vec!["-project", "other", "cbt"];
+        all.extend_from_slice(args);
+        run_in(&dir, &all, b"")
+    };
+    expect(0, other(&["createtable", "t", "families=cf"]));
+    expect(0, other(&["set", "t", "b", "cf:q=2"]));
+    expect(0, other(&["set", "t", "c", "cf:q=3"]));
+    cbt(&dir, &["set", "t", "d", "cf:q=4"]);
     assert_eq!(count(&dir), 2);
+    assert_eq!(stdout(&expect(0, other(&["count", "t"]))), "2\n");
     let answer = stdout(&expect(
         0,
         run_in(
             &dir,
             &["json"],
-            br#"{"method": "listTables", "request": {"parent": "projects/x/instances/y"}}"#,
+            br#"{"method": "listTables", "request": {"parent": "projects/other/instances/playground"}}"#,
         ),
     ));
-    assert!(answer.contains("tables/t"), "{answer}");
+    assert!(
+        answer.contains("projects/other/instances/playground/tables/t"),
+        "{answer}"
+    );
     let out = stdout(&expect(
         0,
-        run_in(&dir, &["export", "--format", "cbt", "--data", "none"], b""),
+        run_in(
+            &dir,
+            &[
+                "-project", "other", "export", "--format", "cbt", "--data", "none",
+            ],
+            b"",
+        ),
     ));
     assert!(out.contains("-project other"), "{out}");
 }

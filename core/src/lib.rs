@@ -58,7 +58,9 @@
 #![deny(missing_docs)]
 
 pub use tabletop_design::{compare, keydesign, keyviz, sim};
-pub use tabletop_sql::{Instance, rowkey_schema, sql, views};
+pub use tabletop_sql::{
+    AuthorizedView, FamilySubset, Instance, Instances, authorized_view, rowkey_schema, sql, views,
+};
 pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};
 pub use tabletop_translate::translate;

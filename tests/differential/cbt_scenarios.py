@@ -758,3 +758,23 @@ scenario("read: an RE2 error in regex=", [
         "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : missing ]: [\n", exit=1),
     }},
 ])
+
+
+# ------------------------------------------------------------ instances
+
+# A command's own -instance selects another instance (the last -instance
+# wins, as Go's flag package keeps it): tables of different instances are
+# kept apart, and the same table id names two tables.
+scenario("instances: two instances keep their tables apart", [
+    "-instance cbt-other createtable e families=cf",
+    "ls",
+    "-instance cbt-other ls",
+    "read e",
+    "-instance cbt-other set e r cf:q=there@1000",
+    "createtable e families=cf",
+    "read e",
+    "-instance=cbt-other lookup e r",
+    "-instance cbt-other deletetable e",
+    "-instance cbt-other ls",
+    "ls",
+])

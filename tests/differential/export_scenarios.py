@@ -226,17 +226,21 @@ def run_export_scenario(index, sc, ctx):
                     res.problems.append("terraform fmt -check refuses the Terraform export (exit %d): %s\n%s"
                                         % (t.returncode, ctx.decode(t.stderr), ctx.decode(p.stdout)))
         if os.path.isdir(os.path.join(GCLOUD_SDK, "googlecloudsdk")):
-            check_gcloud(index, res, ctx, work, state, env, tabletop, fail)
+            check_gcloud(index, res, ctx, work, state, env, tabletop, fail, instance)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return res
 
 
-def check_gcloud(index, res, ctx, work, state, env, tabletop, fail):
+def check_gcloud(index, res, ctx, work, state, env, tabletop, fail, design):
     """Runs the gcloud export against instance gNNN (see the module docs)
-    and compares the tables and their families."""
+    and compares the tables and their families with the design's own
+    instance in Tabletop (`design`, eNNN; instances are separate
+    namespaces, so the names given to the export only go into its
+    commands)."""
     instance = "g%03d" % index
     names = ["-project", "p", "-instance", instance]
+    ours_names = ["-project", "p", "-instance", design]
     p = tabletop(["export", "--state", state, "--format", "gcloud"] + names)
     if p.returncode != 0:
         fail("tabletop export --format gcloud", p)
@@ -252,17 +256,17 @@ def check_gcloud(index, res, ctx, work, state, env, tabletop, fail):
     if g.returncode != 0:
         fail("the gcloud export (gcloud lines through gcloud_shim.py, cbt lines through the real cbt)", g)
         return
-    listing = tabletop(["cbt", "--state", state] + names + ["ls"])
+    listing = tabletop(["cbt", "--state", state] + ours_names + ["ls"])
     tables = ctx.decode(listing.stdout).split()
     for cmd in ["ls"] + ["ls " + t for t in tables]:
         now = time.time()
         real = subprocess.run([ctx.bash, "-c", "exec -a cbt %s -project p -instance %s %s" % (ctx.cbt, instance, cmd)],
                               cwd=work, env=env, capture_output=True, timeout=60)
         ours = subprocess.run([ctx.bash, "-c", "exec %s cbt --state %s -project p -instance %s %s" % (
-            shlex.quote(ctx.tabletop), shlex.quote(state), instance, cmd)],
+            shlex.quote(ctx.tabletop), shlex.quote(state), design, cmd)],
             cwd=work, env=env, capture_output=True, timeout=60)
         emu = ctx.normalise_cbt(real.stdout, real.stderr, real.returncode, instance, now)
-        tab = ctx.normalise_cbt(ours.stdout, ours.stderr, ours.returncode, instance, now)
+        tab = ctx.normalise_cbt(ours.stdout, ours.stderr, ours.returncode, design, now)
         for side in (emu, tab):
             side["stdout"] = [[f for f in line.split("\t") if f and f != "<never>"]
                               for line in side["stdout"].splitlines()]

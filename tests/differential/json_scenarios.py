@@ -941,3 +941,78 @@ scenario("sampleRowKeys: an empty table", [
     simple_table(),
     step("sampleRowKeys", {"tableName": table(T)}),
 ])
+
+# ------------------------------------------------------------ instances
+
+# Instances are separate namespaces, in production, in the emulator and in
+# Tabletop. (Production also answers NOT_FOUND for an instance that was
+# never created with its instance admin API; the emulator and Tabletop make
+# an instance as soon as it is named, so listTables of a fresh instance is
+# an empty list on both sides here.)
+OTHER = "projects/p/instances/json-other"
+OTHER_E = OTHER + "/tables/e"
+
+scenario("instances: two instances keep their tables apart", [
+    step("createTable", {"parent": OTHER, "tableId": "e", "table": {"columnFamilies": {"cf": {}}}}),
+    step("listTables", {"parent": PARENT}, expect=OK),
+    step("listTables", {"parent": OTHER}, expect={"response": {"tables": [{"name": OTHER_E}]}}),
+    read_rows("e", expect=error("NOT_FOUND")),
+    step("getTable", {"name": table("e")}, expect=error("NOT_FOUND")),
+    step("mutateRow", {"tableName": OTHER_E, "rowKey": b64("r"),
+                       "mutations": [set_cell("cf", "q", 1000, "there")]}),
+    # The same id in the scenario's own instance is another table.
+    create_table("e", {"cf": {}}),
+    read_rows("e", expect=rows()),
+    step("readRows", {"tableName": OTHER_E},
+         expect=rows(row("r", fam("cf", col("q", cell(1000, "there")))))),
+    step("deleteTable", {"name": OTHER_E}),
+    read_rows("e", expect=rows()),
+    step("listTables", {"parent": OTHER}, expect=OK),
+])
+
+# ------------------------------------------------------ authorized views
+
+# The emulator has no authorized views: its admin API answers
+# UNIMPLEMENTED, and data requests sent to an authorizedViewName reach no
+# table (it reads the empty tableName: NOT_FOUND). Tabletop answers as
+# production documents (AuthorizedView in the admin API reference: a
+# subsetView of row prefixes and per-family qualifiers and qualifier
+# prefixes; writes outside a view are PERMISSION_DENIED, as the Python
+# client's system tests check). Tabletop's own behaviour in detail is
+# tested natively in core/wire/tests/instances_views.rs.
+NO_VIEWS = ("the emulator does not implement authorized views (UNIMPLEMENTED); production and "
+            "Tabletop keep them (the etag's form is Tabletop's; production's is opaque)")
+NO_VIEW_DATA = ("the emulator does not implement authorized views and reads the request's empty "
+                "tableName (NOT_FOUND); production and Tabletop read through the view")
+VIEW = table("t") + "/authorizedViews/v"
+SUBSET = {"rowPrefixes": [b64("a")], "familySubsets": {"cf": {"qualifierPrefixes": [b64("q")]}}}
+
+scenario("authorized views: create, read and write through, delete", three_rows() + [
+    step("createAuthorizedView", {"parent": table("t"), "authorizedViewId": "v",
+                                  "authorizedView": {"subsetView": SUBSET}}, diverges={
+        "reason": NO_VIEWS, "emulator": error("UNIMPLEMENTED"),
+        "production": {"response": {"name": VIEW, "etag": 'W/"1"', "subsetView": SUBSET}}}),
+    step("listAuthorizedViews", {"parent": table("t")}, diverges={
+        "reason": NO_VIEWS, "emulator": error("UNIMPLEMENTED"),
+        "production": {"response": {"authorizedViews": [{"name": VIEW}]}}}),
+    step("readRows", {"authorizedViewName": VIEW}, diverges={
+        "reason": NO_VIEW_DATA, "emulator": error("NOT_FOUND"),
+        "production": rows(row("a", fam("cf", col("q1", cell(2000, "apricot"), cell(1000, "apple")),
+                                        col("q2", cell(1000, "avocado")))))}),
+    step("mutateRow", {"authorizedViewName": VIEW, "rowKey": b64("b"),
+                       "mutations": [set_cell("cf", "q1", 3000, "blocked")]}, diverges={
+        "reason": NO_VIEW_DATA, "emulator": error("NOT_FOUND"), "production": error("PERMISSION_DENIED")}),
+    step("mutateRow", {"authorizedViewName": VIEW, "rowKey": b64("a"),
+                       "mutations": [set_cell("other", "x", 3000, "blocked")]}, diverges={
+        "reason": NO_VIEW_DATA, "emulator": error("NOT_FOUND"), "production": error("PERMISSION_DENIED")}),
+    step("mutateRow", {"authorizedViewName": VIEW, "rowKey": b64("a2"),
+                       "mutations": [set_cell("cf", "q9", 3000, "allowed")]}, diverges={
+        "reason": NO_VIEW_DATA, "emulator": error("NOT_FOUND"), "production": OK}),
+    step("deleteAuthorizedView", {"name": VIEW}, diverges={
+        "reason": NO_VIEWS, "emulator": error("UNIMPLEMENTED"), "production": OK}),
+    read_rows("t", rows=row_keys("a2", "b"), filter={"familyNameRegexFilter": "cf"}, diverges={
+        "reason": "only Tabletop wrote a2 through the view (see above)",
+        "emulator": rows(row("b", fam("cf", col("q1", cell(1000, "banana")), col("q3", cell(2000, "blueberry"))))),
+        "production": rows(row("a2", fam("cf", col("q9", cell(3000, "allowed")))),
+                           row("b", fam("cf", col("q1", cell(1000, "banana")), col("q3", cell(2000, "blueberry")))))}),
+])

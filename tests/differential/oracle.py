@@ -57,6 +57,11 @@ METHODS = {
     "deleteTable": (admin.DeleteTableRequest, None, "admin"),
     "modifyColumnFamilies": (admin.ModifyColumnFamiliesRequest, admin.Table, "admin"),
     "dropRowRange": (admin.DropRowRangeRequest, None, "admin"),
+    "createAuthorizedView": (admin.CreateAuthorizedViewRequest, admin.AuthorizedView, "admin"),
+    "getAuthorizedView": (admin.GetAuthorizedViewRequest, admin.AuthorizedView, "admin"),
+    "listAuthorizedViews": (admin.ListAuthorizedViewsRequest, admin.ListAuthorizedViewsResponse, "admin"),
+    "updateAuthorizedView": (admin.UpdateAuthorizedViewRequest, admin.AuthorizedView, "admin"),
+    "deleteAuthorizedView": (admin.DeleteAuthorizedViewRequest, None, "admin"),
     "mutateRow": (v2.MutateRowRequest, v2.MutateRowResponse, "data"),
     "mutateRows": (v2.MutateRowsRequest, None, "data"),
     "checkAndMutateRow": (v2.CheckAndMutateRowRequest, v2.CheckAndMutateRowResponse, "data"),
@@ -122,6 +127,21 @@ class Oracle:
                 out = to_json(self.admin.modify_column_families(request=req, **opts))
             elif method == "dropRowRange":
                 self.admin.drop_row_range(request=req, **opts)
+                out = {}
+            elif method == "createAuthorizedView":
+                # A long-running operation; the emulator answers at once.
+                out = to_json(self.admin.create_authorized_view(request=req, **opts).result(timeout=30))
+            elif method == "getAuthorizedView":
+                out = to_json(self.admin.get_authorized_view(request=req, **opts))
+            elif method == "listAuthorizedViews":
+                views = []
+                for page in self.admin.list_authorized_views(request=req, **opts).pages:
+                    views.extend(to_json(v) for v in page.authorized_views)
+                out = {"authorizedViews": views} if views else {}
+            elif method == "updateAuthorizedView":
+                out = to_json(self.admin.update_authorized_view(request=req, **opts).result(timeout=30))
+            elif method == "deleteAuthorizedView":
+                self.admin.delete_authorized_view(request=req, **opts)
                 out = {}
             elif method == "mutateRow":
                 out = to_json(self.data.mutate_row(request=req, **opts))

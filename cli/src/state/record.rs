@@ -28,7 +28,7 @@
 //! and bytes), then the arguments (a varint count, each a varint length
 //! and bytes) or the request line (varint length and bytes).
 
-use tabletop_core::{Instance, api, cbt, views};
+use tabletop_core::{Instance, Instances, api, cbt, views};
 
 use super::codec::{get_bytes, get_uint, put_bytes, put_uint};
 
@@ -202,11 +202,8 @@ impl Record {
     /// Runs the command again on `db` as it first ran: same clock, same
     /// engine work before it. It succeeded then, so it must now.
     ///
-    /// The names the record carries are not checked: a state file holds
-    /// one instance, and `-project` / `-instance` may have renamed it for
-    /// this run (resource names in JSON requests address it under any
-    /// names). They say which instance the command was for, should a state
-    /// file ever hold several.
+    /// `db` is the instance the record names ([`Record::replay_in`] picks
+    /// it out of every instance).
     pub fn replay(&self, db: &mut Instance) -> Result<(), String> {
         if self.at.engine_work {
             db.tick(self.at.now_micros);
@@ -227,6 +224,17 @@ impl Record {
                 }
             }
         }
+    }
+}
+
+impl Record {
+    /// [`Record::replay`] on the instance the record names, made if the
+    /// state holds none of that name yet.
+    pub fn replay_in(&self, all: &mut Instances) -> Result<(), String> {
+        let db = all
+            .select(&self.at.project, &self.at.instance)
+            .map_err(|e| e.message().to_string())?;
+        self.replay(db)
     }
 }
 

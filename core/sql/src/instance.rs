@@ -24,6 +24,7 @@ use tabletop_store::{
     RowFilter, RowReader, RowSet, RowSink, TableInfo, TabletInfo, Trace, TraceOptions,
 };
 
+mod authorized_views;
 mod key_schemas;
 pub(crate) mod views;
 
@@ -155,8 +156,16 @@ impl Instance {
         self.store.create_table(req)
     }
 
-    /// DeleteTable; the source of a view cannot be deleted before the view.
+    /// DeleteTable; the source of a view cannot be deleted before the view,
+    /// nor a table with an authorized view protected from deletion.
     pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
+        let protected = self.protected_views(table_id);
+        if !protected.is_empty() {
+            return Err(tabletop_store::Error::failed_precondition(format!(
+                "table \"{table_id}\" has authorized view(s) protected from deletion: {}",
+                protected.join(", ")
+            )));
+        }
         let views = self.catalog.views_on(table_id);
         if !views.is_empty() {
             return Err(tabletop_store::Error::failed_precondition(format!(

@@ -12,6 +12,11 @@
 //!   the store's [`Trace`](tabletop_store::Trace) (written keys, dropped
 //!   ranges) and engine events, so views stay in step, and serves a view's
 //!   name to ReadRows. Everything above the store uses this `Instance`.
+//! - [`Instances`]: every instance a host keeps, each a separate
+//!   namespace of tables, with the snapshot that holds them all.
+//! - [`authorized_view`]: Bigtable's authorized views (a subset of a
+//!   table's rows and columns), kept in the catalog; reads and writes
+//!   through one see and touch only its subset.
 //! - [`rowkey_schema`]: a row key read as named, typed fields.
 //! - [`sql`]: parsing, planning into one ReadRows request, execution and
 //!   EXPLAIN.
@@ -21,16 +26,21 @@
 #![deny(missing_docs)]
 
 // Internal rooms, bottom first: the schema of a key, what a view is, the
-// query machinery, then the instance with its catalog (row-key schemas and
-// materialized views). Each uses only those listed before it.
+// query machinery, then the instance with its catalog (row-key schemas,
+// materialized views and authorized views, whose definitions live in the
+// public `authorized_view` room), then the instances a host keeps.
 mod instance;
+mod instances;
 mod key_schema;
 mod query;
 mod view_info;
 // The public rooms, re-exporting the ones above with the calls hosts make
 // on an instance: row-key schemas, views, and SQL statements.
+pub mod authorized_view;
 pub mod rowkey_schema;
 pub mod sql;
 pub mod views;
 
+pub use authorized_view::{AuthorizedView, FamilySubset};
 pub use instance::Instance;
+pub use instances::Instances;

@@ -20,10 +20,14 @@ pub enum Code {
     NotFound,
     /// A table or family with that name exists already.
     AlreadyExists,
+    /// The caller may not do this: a write outside an authorized view.
+    PermissionDenied,
     /// A quota or size limit was exceeded.
     ResourceExhausted,
     /// The request is valid but the resource is not in a state to accept it.
     FailedPrecondition,
+    /// A concurrency check failed: an etag that no longer matches.
+    Aborted,
     /// A value lies outside the range the operation accepts.
     OutOfRange,
     /// The request names a feature this playground does not implement.
@@ -42,8 +46,10 @@ impl Code {
             Code::InvalidArgument => 3,
             Code::NotFound => 5,
             Code::AlreadyExists => 6,
+            Code::PermissionDenied => 7,
             Code::ResourceExhausted => 8,
             Code::FailedPrecondition => 9,
+            Code::Aborted => 10,
             Code::OutOfRange => 11,
             Code::Unimplemented => 12,
             Code::Internal => 13,
@@ -59,8 +65,10 @@ impl Code {
             Code::InvalidArgument => "INVALID_ARGUMENT",
             Code::NotFound => "NOT_FOUND",
             Code::AlreadyExists => "ALREADY_EXISTS",
+            Code::PermissionDenied => "PERMISSION_DENIED",
             Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
+            Code::Aborted => "ABORTED",
             Code::OutOfRange => "OUT_OF_RANGE",
             Code::Unimplemented => "UNIMPLEMENTED",
             Code::Internal => "INTERNAL",
@@ -76,8 +84,10 @@ impl Code {
             "INVALID_ARGUMENT" => Code::InvalidArgument,
             "NOT_FOUND" => Code::NotFound,
             "ALREADY_EXISTS" => Code::AlreadyExists,
+            "PERMISSION_DENIED" => Code::PermissionDenied,
             "RESOURCE_EXHAUSTED" => Code::ResourceExhausted,
             "FAILED_PRECONDITION" => Code::FailedPrecondition,
+            "ABORTED" => Code::Aborted,
             "OUT_OF_RANGE" => Code::OutOfRange,
             "UNIMPLEMENTED" => Code::Unimplemented,
             "INTERNAL" => Code::Internal,
@@ -134,6 +144,18 @@ impl Error {
     #[must_use]
     pub fn failed_precondition(message: impl Into<String>) -> Error {
         Error::new(Code::FailedPrecondition, message)
+    }
+
+    /// `PERMISSION_DENIED` with a message.
+    #[must_use]
+    pub fn permission_denied(message: impl Into<String>) -> Error {
+        Error::new(Code::PermissionDenied, message)
+    }
+
+    /// `ABORTED` with a message.
+    #[must_use]
+    pub fn aborted(message: impl Into<String>) -> Error {
+        Error::new(Code::Aborted, message)
     }
 
     /// `UNIMPLEMENTED` with a message.

@@ -376,6 +376,12 @@ impl Instance {
         self.tables.values().map(Self::info).collect()
     }
 
+    /// How many tables there are (without describing them).
+    #[must_use]
+    pub fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+
     /// DeleteTable.
     pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
         self.tables

@@ -244,3 +244,32 @@ fn a_snapshot_edited_by_hand_gets_no_more_than_a_write_would() {
     let e = Instance::restore(&edited).unwrap_err();
     assert!(e.message().contains("row key over 4 KiB"), "{e}");
 }
+
+#[test]
+fn bundles_hold_several_instances_and_older_snapshots_unbundle_to_themselves() {
+    let mut a = sample();
+    let mut b = Instance::new(InstanceConfig {
+        instance: "other".into(),
+        ..InstanceConfig::default()
+    });
+    let parts = vec![a.snapshot(), b.snapshot()];
+    let bundle = Instance::bundle_snapshots(&parts);
+    assert_eq!(Instance::unbundle_snapshot(&bundle).unwrap(), parts);
+    // A snapshot of one instance (versions 1 to 3) is its own only part.
+    assert_eq!(
+        Instance::unbundle_snapshot(&parts[0]).unwrap(),
+        vec![parts[0].clone()]
+    );
+    let mut back = Instance::restore(&parts[0]).unwrap();
+    assert_eq!(everything(&mut back), everything(&mut a));
+    // A bundle is not one instance: restoring it as one says so.
+    let e = Instance::restore(&bundle).unwrap_err();
+    assert!(e.message().contains("several instances"), "{e}");
+    // Damage anywhere is caught by the bundle's own checksum.
+    let mut bad = bundle.clone();
+    let n = bad.len();
+    bad[n / 3] ^= 0x10;
+    assert!(Instance::unbundle_snapshot(&bad).is_err());
+    assert!(Instance::unbundle_snapshot(&bundle[..n - 1]).is_err());
+    assert!(Instance::unbundle_snapshot(&Instance::bundle_snapshots(&[])).is_err());
+}

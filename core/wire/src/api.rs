@@ -23,7 +23,9 @@
 //! # Methods
 //!
 //! Bigtable's: `createTable`, `getTable`, `listTables`, `deleteTable`,
-//! `modifyColumnFamilies`, `dropRowRange`, `mutateRow`, `mutateRows`,
+//! `modifyColumnFamilies`, `dropRowRange`, `createAuthorizedView`,
+//! `getAuthorizedView`, `listAuthorizedViews`, `updateAuthorizedView`,
+//! `deleteAuthorizedView`, `mutateRow`, `mutateRows`,
 //! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`.
 //! See [`METHODS`].
 //!
@@ -41,11 +43,19 @@
 //!
 //! `parent` (createTable, listTables) is `projects/{p}/instances/{i}`;
 //! `name` (getTable, deleteTable, modifyColumnFamilies, dropRowRange) and
-//! `tableName` (data methods) are `projects/{p}/instances/{i}/tables/{t}`.
-//! Any project and instance id reach the one instance (as the emulator
-//! accepts any), and answers echo the names the request used, so
-//! transcripts compare equal with the emulator's. Malformed names are
-//! `INVALID_ARGUMENT`.
+//! `tableName` (data methods) are `projects/{p}/instances/{i}/tables/{t}`;
+//! authorized views are `.../tables/{t}/authorizedViews/{v}` (`name` of
+//! the view methods, `authorizedViewName` of the data methods, which then
+//! see and touch only the view's subset; `parent` of create and list is
+//! the table). Malformed names are `INVALID_ARGUMENT`.
+//!
+//! [`handle_in`] keeps instances apart: each request goes to the instance
+//! its name spells, out of [`Instances`], so a table created under
+//! `projects/p/instances/other` is not seen under `projects/p/instances/i`
+//! (an instance exists as soon as it is named, as in the emulator; see
+//! [`Instances`]). [`handle`] serves one instance under any project and
+//! instance id, for hosts that keep one. Answers echo the names the
+//! request used, so transcripts compare equal with the emulator's.
 //!
 //! # Where this differs from Bigtable's REST API, on purpose
 //!
@@ -63,9 +73,17 @@
 //!   (no `stateType`, no encoding); on input, `stateType` and the
 //!   big-endian int64 encoding are accepted, and the output-only
 //!   `Table.name` of createTable is ignored (AIP-203).
-//! - Every instance name addresses the same tables (see above).
+//! - Through an authorized view, `sampleRowKeys` answers the table's
+//!   samples that fall in the view's rows (and the last one); a
+//!   `deleteFromRow` or `deleteFromFamily` is refused when the row holds
+//!   cells it would delete outside the view; a `mutateRows` entry that
+//!   leaves the view gets `PERMISSION_DENIED` as its own status. An
+//!   authorized view may only name families the table has.
+//! - Instances exist as soon as they are named (see above); production
+//!   creates them through its instance admin API and answers `NOT_FOUND`
+//!   for one that was never created.
 //! - `appProfileId` is accepted and ignored (one app profile);
-//!   authorized views, materialized views, deletion protection, change
+//!   materialized views, deletion protection of tables, change
 //!   streams, backups, row key schemas and typed `Value`s are refused with
 //!   `UNIMPLEMENTED`. Other Bigtable methods answer `UNIMPLEMENTED`; names
 //!   that are no method at all are `INVALID_ARGUMENT`.
@@ -85,6 +103,7 @@
 //!   the same text.
 
 mod admin;
+mod authorized_views;
 mod data;
 mod fast;
 mod names;
@@ -94,7 +113,7 @@ mod sql;
 
 use serde_json::{Map, Value};
 
-use tabletop_sql::Instance;
+use tabletop_sql::{Instance, Instances};
 use tabletop_store::GcRule;
 use tabletop_store::Mutation;
 use tabletop_store::OwnedRow;
@@ -167,6 +186,21 @@ methods! {
     "dropRowRange", TableAdmin, admin::drop_row_range,
         "Deletes every row with a key prefix, or every row.",
         r#"{"name": "projects/p/instances/i/tables/t", "rowKeyPrefix": "cGhvbmUj"}"#;
+    "createAuthorizedView", TableAdmin, authorized_views::create,
+        "Creates an authorized view: a subset of a table (row prefixes, families, qualifiers).",
+        r#"{"parent": "projects/p/instances/i/tables/t", "authorizedViewId": "v", "authorizedView": {"subsetView": {"rowPrefixes": ["cm93"], "familySubsets": {"cf": {"qualifierPrefixes": [""]}}}}}"#;
+    "getAuthorizedView", TableAdmin, authorized_views::get,
+        "Describes an authorized view.",
+        r#"{"name": "projects/p/instances/i/tables/t/authorizedViews/v"}"#;
+    "listAuthorizedViews", TableAdmin, authorized_views::list,
+        "Lists a table's authorized views (names only unless a view asks for more).",
+        r#"{"parent": "projects/p/instances/i/tables/t", "view": "BASIC"}"#;
+    "updateAuthorizedView", TableAdmin, authorized_views::update,
+        "Changes an authorized view's subset or deletion protection.",
+        r#"{"authorizedView": {"name": "projects/p/instances/i/tables/t/authorizedViews/v", "deletionProtection": true}, "updateMask": "deletionProtection"}"#;
+    "deleteAuthorizedView", TableAdmin, authorized_views::delete,
+        "Deletes an authorized view (not its data).",
+        r#"{"name": "projects/p/instances/i/tables/t/authorizedViews/v"}"#;
     "mutateRow", Data, data::mutate_row,
         "Applies mutations to one row atomically.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}]}"#;
@@ -229,11 +263,6 @@ const NOT_OFFERED: &[&str] = &[
     "getIamPolicy",
     "setIamPolicy",
     "testIamPermissions",
-    "createAuthorizedView",
-    "listAuthorizedViews",
-    "getAuthorizedView",
-    "updateAuthorizedView",
-    "deleteAuthorizedView",
     "createSchemaBundle",
     "updateSchemaBundle",
     "getSchemaBundle",
@@ -380,6 +409,108 @@ pub fn handle_capped(
     general(instance, line, traces, max_answer_bytes)
 }
 
+/// [`handle`] for a host that keeps several instances: the request goes to
+/// the instance its resource name spells (`parent`, `name`, `tableName`,
+/// `authorizedViewName`, `instanceName`, or the `name` of an
+/// `authorizedView`), made when first named; a request naming none (such
+/// as `advanceClock`) goes to the primary instance. Afterwards every
+/// clock is brought to the latest and instances left holding nothing are
+/// forgotten (see [`Instances`]).
+///
+/// ```
+/// use tabletop_core::{Instances, api};
+///
+/// let mut all = Instances::default();
+/// let create = r#"{"method": "createTable", "request": {"parent": "projects/p/instances/other", "tableId": "e"}}"#;
+/// assert!(api::handle_in(&mut all, create).starts_with(r#"{"response""#));
+/// let list = r#"{"method": "listTables", "request": {"parent": "projects/p/instances/i"}}"#;
+/// assert_eq!(api::handle_in(&mut all, list), r#"{"response":{}}"#);
+/// ```
+pub fn handle_in(instances: &mut Instances, line: &str) -> String {
+    handle_in_traced(instances, line, &mut Traces::off())
+}
+
+/// [`handle_in`], recording the data operations the request made (see
+/// [`handle_traced`]).
+pub fn handle_in_traced(instances: &mut Instances, line: &str, traces: &mut Traces) -> String {
+    let answer = match routed_instance(line) {
+        Some((project, instance)) => match instances.select(&project, &instance) {
+            Ok(db) => handle_traced(db, line, traces),
+            Err(e) => answer_line(&Err(e)),
+        },
+        None => handle_traced(instances.primary_mut(), line, traces),
+    };
+    instances.prune();
+    instances.sync_clocks();
+    answer
+}
+
+/// The project and instance ids of the resource a request line names
+/// (`parent`, `name`, `tableName`, `authorizedViewName`, `instanceName`, or
+/// an `authorizedView`'s `name`), if it names one: the instance
+/// [`handle_in`] sends it to. Read without building the request's JSON
+/// tree, so bulk writes stay cheap.
+#[must_use]
+pub fn instance_of_line(line: &str) -> Option<(String, String)> {
+    routed_instance(line)
+}
+
+/// Whether a request line is sent to an authorized view
+/// (`authorizedViewName`), read as cheaply as [`instance_of_line`].
+#[must_use]
+pub fn addresses_authorized_view(line: &str) -> bool {
+    line_names(line).is_some_and(|n| n.authorized_view_name.is_some())
+}
+
+/// The resource names a request line may carry.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LineNames {
+    parent: Option<String>,
+    name: Option<String>,
+    #[serde(alias = "table_name")]
+    table_name: Option<String>,
+    #[serde(alias = "authorized_view_name")]
+    authorized_view_name: Option<String>,
+    #[serde(alias = "instance_name")]
+    instance_name: Option<String>,
+    #[serde(alias = "authorized_view")]
+    authorized_view: Option<NameOnly>,
+}
+
+#[derive(serde::Deserialize)]
+struct NameOnly {
+    name: Option<String>,
+}
+
+/// The names of a request line's body, without building its JSON tree.
+fn line_names(line: &str) -> Option<LineNames> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        request: Option<&'a serde_json::value::RawValue>,
+    }
+    let envelope: Envelope<'_> = serde_json::from_str(line).ok()?;
+    serde_json::from_str(envelope.request?.get()).ok()
+}
+
+fn routed_instance(line: &str) -> Option<(String, String)> {
+    let names = line_names(line)?;
+    let name = [
+        names.parent,
+        names.name,
+        names.table_name,
+        names.authorized_view_name,
+        names.instance_name,
+        names.authorized_view.and_then(|v| v.name),
+    ]
+    .into_iter()
+    .flatten()
+    .next()?;
+    let (p, i) = names::instance_ids(&name)?;
+    Some((p.to_string(), i.to_string()))
+}
+
 /// The bulk-write fast path alone: `None` when it declines the line (for
 /// testing that it is taken).
 #[doc(hidden)]
@@ -414,9 +545,14 @@ fn general(instance: &mut Instance, line: &str, traces: &mut Traces, cap: usize)
 /// "rowsLimit", "reversed", ...}`) as `readRows` does: the table id and
 /// the request. The one decoder of ReadRowsRequest JSON (the console and
 /// the lessons use it too).
+///
+/// A request sent to an authorized view (`authorizedViewName`) is refused
+/// here: the view's subset is applied only by the instance's own read
+/// ([`handle`], [`handle_value`]), and a host running the read itself
+/// would read the whole table.
 pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
-    let (table, req, _) = data::read_rows_request(&At::new("request", request))?;
-    Ok((table.table_id, req))
+    let (table, req, _) = read_rows_request_full(request)?;
+    Ok((table, req))
 }
 
 /// [`read_rows_request`], also saying whether the request asks for
@@ -425,7 +561,13 @@ pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
 /// themselves (the JS API streams rows into its own format).
 pub fn read_rows_request_full(request: &Value) -> Result<(String, ReadRowsRequest, bool)> {
     let (table, req, full_stats) = data::read_rows_request(&At::new("request", request))?;
-    Ok((table.table_id, req, full_stats))
+    if table.view.is_some() {
+        return Err(Error::failed_precondition(
+            "a read through an authorized view is answered only by the instance's own readRows \
+             (handle); this host reads tables itself",
+        ));
+    }
+    Ok((table.table.table_id, req, full_stats))
 }
 
 /// The `requestStats` of a readRows answer: `{"fullReadStatsView":

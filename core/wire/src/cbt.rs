@@ -69,7 +69,7 @@ mod valuefmt;
 
 use std::collections::BTreeMap;
 
-use tabletop_sql::Instance;
+use tabletop_sql::{Instance, Instances};
 use tabletop_store::{Error, ReadRowsRequest, Traces};
 
 pub use lex::{tokenize, tokenize_script};
@@ -283,6 +283,68 @@ pub fn exec_args_traced<A: AsRef<[u8]>>(
 ) -> Outcome {
     let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
     exec::run(instance, host, &args, traces)
+}
+
+/// The `-project` and `-instance` global flags of a command's arguments
+/// (before the command word; the last of each counts, as with Go's flag
+/// package): the instance [`exec_args_in`] runs the command on, where
+/// given.
+#[must_use]
+pub fn instance_flags<A: AsRef<[u8]>>(args: &[A]) -> (Option<String>, Option<String>) {
+    let words: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+    exec::global_names(&words)
+}
+
+/// [`exec_args_traced`] for a host that keeps several instances: the
+/// command runs on the instance its `-project` / `-instance` flags name
+/// (each defaulting to `defaults`, then to the primary instance's id),
+/// made when first named. Afterwards every clock is brought to the latest
+/// and instances left holding nothing are forgotten (see [`Instances`]).
+///
+/// ```
+/// use tabletop_core::{Instances, Traces, cbt};
+///
+/// let mut all = Instances::default();
+/// let mut run = |line: &str| {
+///     let args = cbt::tokenize(line).unwrap();
+///     cbt::exec_args_in(&mut all, (None, None), &args, &mut cbt::NoHost, &mut Traces::off())
+/// };
+/// assert!(run("-project p -instance other createtable e").status.is_ok());
+/// assert!(run("-project p -instance i ls").stdout.is_empty());
+/// assert_eq!(run("-project p -instance other ls").stdout, b"e\n");
+/// ```
+pub fn exec_args_in<A: AsRef<[u8]>>(
+    instances: &mut Instances,
+    defaults: (Option<&str>, Option<&str>),
+    args: &[A],
+    host: &mut dyn Host,
+    traces: &mut Traces,
+) -> Outcome {
+    let words: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+    let (project, instance) = exec::global_names(&words);
+    let primary = instances.primary().config();
+    let project = project
+        .or_else(|| defaults.0.map(str::to_string))
+        .unwrap_or_else(|| primary.project.clone());
+    let instance = instance
+        .or_else(|| defaults.1.map(str::to_string))
+        .unwrap_or_else(|| primary.instance.clone());
+    let outcome = match instances.select(&project, &instance) {
+        Ok(db) => exec::run(db, host, &words, traces),
+        Err(e) => {
+            let mut stderr = e.message().as_bytes().to_vec();
+            stderr.push(b'\n');
+            Outcome {
+                stdout: Vec::new(),
+                stderr,
+                status: Err(e),
+                rows_not_printed: 0,
+            }
+        }
+    };
+    instances.prune();
+    instances.sync_clocks();
+    outcome
 }
 
 /// The ReadRows request a `read`, `lookup` or `count` command line sends,

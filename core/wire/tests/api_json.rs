@@ -741,12 +741,12 @@ fn read_rows_errors() {
         json!({"tableName": TABLE, "table_name": TABLE}),
         "request: field tableName is given twice",
     );
-    let (status, _) = err(
+    invalid(
         &mut db,
         "readRows",
         json!({"tableName": TABLE, "authorizedViewName": "v"}),
+        "request.authorizedViewName: set either tableName or authorizedViewName",
     );
-    assert_eq!(status, "UNIMPLEMENTED");
     let (status, _) = err(
         &mut db,
         "readRows",
@@ -1350,7 +1350,7 @@ fn every_method_is_documented_and_reachable() {
             assert!(!msg.contains("unknown field"), "{}: {msg}", m.name);
         }
     }
-    assert_eq!(bigtable, 12);
+    assert_eq!(bigtable, 17);
 }
 
 // ---------------------------------------------------------- properties

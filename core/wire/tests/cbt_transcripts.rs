@@ -16,9 +16,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // writes the playground's current output into the `%production` block of
 // every command marked `%diverges`.
 
-use tabletop_sql::Instance;
-use tabletop_store::InstanceConfig;
-use tabletop_wire::cbt::{MemFiles, Outcome, exec_line};
+use tabletop_sql::{Instance, Instances};
+use tabletop_store::{InstanceConfig, Traces};
+use tabletop_wire::cbt::{MemFiles, Outcome, exec_args_in, exec_line, tokenize};
 
 macro_rules! transcripts {
     ($($name:literal),* $(,)?) => {
@@ -53,6 +53,7 @@ static TRANSCRIPTS: &[(&str, &str)] = transcripts![
     "import_errors.cbt",
     "import_options.cbt",
     "include_stats.cbt",
+    "instances.cbt",
     "long_values.cbt",
     "lookup.cbt",
     "lookup_filters.cbt",
@@ -351,10 +352,22 @@ fn run(name: &str, text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     } else if let Some(y) = t.mask_year {
         db.set_now(start_of_year(y));
     }
+    // As `cbt -project p -instance i <command>`: a command's own
+    // `-instance` selects another instance, as the recorder's does.
+    let mut db = Instances::new(db);
     let mut failures = Vec::new();
     let mut actuals = Vec::new();
     for cmd in &t.commands {
-        let out = exec_line(&mut db, &cmd.text, &mut t.files);
+        let out = match tokenize(&cmd.text) {
+            Ok(args) if !args.is_empty() => exec_args_in(
+                &mut db,
+                (Some("p"), Some("i")),
+                &args,
+                &mut t.files,
+                &mut Traces::off(),
+            ),
+            _ => exec_line(db.primary_mut(), &cmd.text, &mut t.files),
+        };
         let actual = actual_lines(&out, t.mask_year);
         if actual == cmd.expected
             && let Some(reason) = &cmd.pending

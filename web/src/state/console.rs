@@ -479,6 +479,8 @@ pub fn run_cbt(
 const JSON_READS: &[&str] = &[
     "getTable",
     "listTables",
+    "getAuthorizedView",
+    "listAuthorizedViews",
     "readRows",
     "sampleRowKeys",
     "listTablets",

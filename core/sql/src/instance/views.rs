@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::Instance;
+use crate::authorized_view::AuthorizedView;
 use crate::key_schema::{FieldType, IntEncoding, KeyField, KeyValue, RowKeySchema, StructEncoding};
 use crate::query::exec::{RowCtx, eval};
 use crate::query::lex::Pos;
@@ -112,12 +113,14 @@ pub(crate) struct MaterializedView {
 pub(crate) struct Catalog {
     pub(crate) row_key_schemas: BTreeMap<String, RowKeySchema>,
     pub(crate) views: BTreeMap<String, MaterializedView>,
+    /// Authorized views by table, then by view id.
+    pub(crate) authorized_views: BTreeMap<String, BTreeMap<String, AuthorizedView>>,
 }
 
 impl Catalog {
     /// Whether there is nothing to keep in a snapshot.
     pub(crate) fn is_empty(&self) -> bool {
-        self.row_key_schemas.is_empty() && self.views.is_empty()
+        self.row_key_schemas.is_empty() && self.views.is_empty() && self.authorized_views.is_empty()
     }
 
     /// Whether any view reads `table` (so writes to it must be followed).
@@ -203,6 +206,7 @@ impl Catalog {
     /// A table was deleted.
     pub(crate) fn note_table_deleted(&mut self, table: &str) {
         self.row_key_schemas.remove(table);
+        self.authorized_views.remove(table);
     }
 
     /// The definitions, for a snapshot.
@@ -218,6 +222,7 @@ impl Catalog {
                     options: v.options,
                 })
                 .collect(),
+            authorized_views: self.authorized_views.clone(),
         };
         serde_json::to_vec(&doc).unwrap_or_default()
     }
@@ -228,6 +233,9 @@ impl Catalog {
 struct SavedCatalog {
     row_key_schemas: BTreeMap<String, RowKeySchema>,
     views: Vec<SavedView>,
+    /// Absent in snapshots written before authorized views existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    authorized_views: BTreeMap<String, BTreeMap<String, AuthorizedView>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -250,6 +258,23 @@ pub(crate) fn restore_catalog(db: &mut Instance, bytes: &[u8]) -> Result<()> {
             ))
         })?;
         db.catalog_mut().row_key_schemas.insert(table, schema);
+    }
+    for (table, views) in doc.authorized_views {
+        let info = db.get_table(&table).map_err(|_| {
+            Error::invalid(format!(
+                "the snapshot's authorized views name table {table}, which it does not hold"
+            ))
+        })?;
+        for (id, view) in &views {
+            view.validate(|f| info.schema.families.contains_key(f))
+                .map_err(|e| {
+                    Error::invalid(format!(
+                        "the snapshot's authorized view {id} of table {table}: {}",
+                        e.message()
+                    ))
+                })?;
+        }
+        db.catalog_mut().authorized_views.insert(table, views);
     }
     for v in doc.views {
         create_view_with(db, &v.name, &v.query, v.options).map_err(|e| {

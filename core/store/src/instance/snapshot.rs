@@ -68,6 +68,17 @@
 //! ```
 //!
 //! Versions 1 and 2 restore with empty traffic.
+//!
+//! # Version 4: several instances
+//!
+//! A host that keeps several instances (separate namespaces of tables, as
+//! Bigtable's instances are) writes them as one version 4 snapshot: the
+//! magic, version 4, the instance count (at least one) and each instance as
+//! a byte string holding its own complete version 1, 2 or 3 snapshot, then
+//! the checksum of the whole. [`Instance::bundle_snapshots`] writes it and
+//! [`Instance::unbundle_snapshot`] reads it back into the instances'
+//! snapshots; a version 1 to 3 snapshot unbundles into itself, one
+//! instance.
 
 use std::time::Duration;
 
@@ -89,10 +100,55 @@ const VERSION: u64 = 1;
 const VERSION_WITH_SECTION: u64 = 2;
 /// The version that adds the tables' traffic after the section.
 const VERSION_WITH_TRAFFIC: u64 = 3;
+/// The version that holds several instances' snapshots.
+const VERSION_BUNDLE: u64 = 4;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
 impl Instance {
+    /// Several instances' snapshots as one (version 4, see the module
+    /// docs). Each part must be a snapshot of one instance.
+    #[must_use]
+    pub fn bundle_snapshots(parts: &[Vec<u8>]) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(MAGIC);
+        w.uint(VERSION_BUNDLE);
+        w.uint(parts.len() as u64);
+        for p in parts {
+            w.bytes(p);
+        }
+        let sum = fnv64(&w.buf);
+        w.raw(&sum.to_le_bytes());
+        w.buf
+    }
+
+    /// The snapshots of the instances a snapshot holds: the parts of a
+    /// version 4 bundle, or the snapshot itself (versions 1 to 3). The
+    /// parts are checked when each is restored; here only the bundle's own
+    /// frame and checksum.
+    pub fn unbundle_snapshot(bytes: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let body = checked_body(bytes)?;
+        let mut r = Reader {
+            buf: body,
+            pos: MAGIC.len(),
+        };
+        if r.uint()? != VERSION_BUNDLE {
+            return Ok(vec![bytes.to_vec()]);
+        }
+        let n = r.count()?;
+        if n == 0 {
+            return Err(r.bad("a bundle of no instances"));
+        }
+        let mut parts = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            parts.push(r.bytes()?.to_vec());
+        }
+        if r.pos != r.buf.len() {
+            return Err(r.bad("trailing bytes after the last instance"));
+        }
+        Ok(parts)
+    }
+
     /// The whole instance as snapshot bytes (see the module docs).
     pub fn snapshot(&mut self) -> Vec<u8> {
         self.snapshot_with(None)
@@ -169,30 +225,20 @@ impl Instance {
     /// Rebuilds an instance from snapshot bytes, and hands back the section
     /// a layer above wrote, if any.
     pub fn restore_with(bytes: &[u8]) -> Result<(Instance, Option<Vec<u8>>)> {
-        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(Error::invalid(
-                "not a Tabletop snapshot (the file does not start with TBLTOPSN)",
-            ));
-        }
-        if bytes.len() < MAGIC.len() + 9 {
-            return Err(Error::invalid("the snapshot is truncated"));
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let mut expect = [0u8; 8];
-        expect.copy_from_slice(sum);
-        if fnv64(body) != u64::from_le_bytes(expect) {
-            return Err(Error::invalid(
-                "the snapshot is corrupt (checksum mismatch); it was not loaded",
-            ));
-        }
+        let body = checked_body(bytes)?;
         let mut r = Reader {
             buf: body,
             pos: MAGIC.len(),
         };
         let version = r.uint()?;
+        if version == VERSION_BUNDLE {
+            return Err(Error::invalid(
+                "the snapshot holds several instances; restore it through a host that keeps them all",
+            ));
+        }
         if !(VERSION..=VERSION_WITH_TRAFFIC).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_TRAFFIC})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_BUNDLE})"
             )));
         }
         let project = r.string()?;
@@ -248,6 +294,27 @@ impl Instance {
         }
         Ok((db, section))
     }
+}
+
+/// The bytes before the checksum of an intact snapshot (magic checked).
+fn checked_body(bytes: &[u8]) -> Result<&[u8]> {
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(Error::invalid(
+            "not a Tabletop snapshot (the file does not start with TBLTOPSN)",
+        ));
+    }
+    if bytes.len() < MAGIC.len() + 9 {
+        return Err(Error::invalid("the snapshot is truncated"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let mut expect = [0u8; 8];
+    expect.copy_from_slice(sum);
+    if fnv64(body) != u64::from_le_bytes(expect) {
+        return Err(Error::invalid(
+            "the snapshot is corrupt (checksum mismatch); it was not loaded",
+        ));
+    }
+    Ok(body)
 }
 
 /// The traffic of every table that has some (version 3).

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::names::{TableName, table_name};
+use super::names::{TableName, table_name, view_name};
 use super::proto_json::{At, Fields, MAX_DEPTH, Out, error_object};
 use tabletop_sql::Instance;
 use tabletop_store::RowFilter;
@@ -532,17 +532,62 @@ impl RowSink for JsonRows {
 
 // -------------------------------------------------------------- methods
 
-/// Reads the fields naming the table of a data request.
-fn data_table(f: &mut Fields<'_>) -> Result<TableName> {
-    f.unsupported(
-        "authorizedViewName",
-        "authorized views are not supported; use tableName",
-    )?;
+/// What a data request addresses: a table, or an authorized view of one.
+pub(crate) struct Target {
+    /// The table (of the view, when there is one).
+    pub(crate) table: TableName,
+    /// The authorized view id, for requests sent to a view.
+    pub(crate) view: Option<String>,
+}
+
+impl Target {
+    fn table_id(&self) -> &str {
+        &self.table.table_id
+    }
+}
+
+/// Reads the fields naming the table or authorized view of a data request.
+fn data_table(f: &mut Fields<'_>) -> Result<Target> {
     // The playground has a single app profile; any id routes to it.
     if let Some(p) = f.get("appProfileId")? {
         p.string()?;
     }
-    table_name(&f.require("tableName")?)
+    let table = f.get("tableName")?;
+    let view = f.get("authorizedViewName")?;
+    match (table, view) {
+        (Some(_), Some(v)) => {
+            Err(v.invalid("set either tableName or authorizedViewName, not both"))
+        }
+        (None, Some(v)) => {
+            let name = view_name(&v)?;
+            Ok(Target {
+                table: name.table,
+                view: Some(name.view_id),
+            })
+        }
+        (Some(t), None) => Ok(Target {
+            table: table_name(&t)?,
+            view: None,
+        }),
+        (None, None) => Ok(Target {
+            table: table_name(&f.require("tableName")?)?,
+            view: None,
+        }),
+    }
+}
+
+/// Reads through the target: the table, or only the view's subset.
+fn read_target<S: RowSink + ?Sized>(
+    db: &mut Instance,
+    target: &Target,
+    r: &ReadRowsRequest,
+    sink: &mut S,
+    traces: &mut Traces,
+) -> Result<ReadStats> {
+    match &target.view {
+        None => traces.record(|t| db.read_rows_traced(target.table_id(), r, sink, t)),
+        Some(v) => traces.record(|t| db.read_rows_in_view_traced(target.table_id(), v, r, sink, t)),
+    }
 }
 
 /// `ReadRowsRequest.RequestStatsView`.
@@ -591,7 +636,7 @@ pub(crate) fn read_rows_fields(f: &mut Fields<'_>) -> Result<ReadRowsRequest> {
 
 /// Decodes a ReadRowsRequest: the table, the request, and whether full
 /// request statistics were asked for.
-pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequest, bool)> {
+pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(Target, ReadRowsRequest, bool)> {
     let mut f = req.object("ReadRowsRequest")?;
     f.unsupported(
         "materializedViewName",
@@ -611,7 +656,7 @@ pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(TableName, ReadRowsRequ
 pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let (table, r, full_stats) = read_rows_request(req)?;
     let mut sink = JsonRows::default();
-    let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
+    let stats = read_target(db, &table, &r, &mut sink, traces)?;
     let mut out = Out::new().set("rows", Value::Array(sink.rows));
     if full_stats {
         out = out.set("requestStats", request_stats(&stats));
@@ -636,7 +681,7 @@ pub(crate) fn read_rows_line(
         cap,
         ..JsonText::default()
     };
-    let stats = traces.record(|t| db.read_rows_traced(&table.table_id, &r, &mut sink, t))?;
+    let stats = read_target(db, &table, &r, &mut sink, traces)?;
     if sink.text.len() > cap {
         return Err(Error::new(
             Code::ResourceExhausted,
@@ -693,8 +738,11 @@ pub(crate) fn sample_row_keys(
     )?;
     let table = data_table(&mut f)?;
     f.finish()?;
-    let samples = traces
-        .record(|t| db.sample_row_keys_traced(&table.table_id, t))?
+    let samples = match &table.view {
+        None => traces.record(|t| db.sample_row_keys_traced(table.table_id(), t))?,
+        Some(v) => traces.record(|t| db.sample_row_keys_in_view_traced(table.table_id(), v, t))?,
+    };
+    let samples = samples
         .into_iter()
         .map(|(key, offset)| {
             Out::new()
@@ -721,7 +769,12 @@ pub(crate) fn mutate_row(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -
     let muts = mutations(f.get("mutations")?)?;
     f.unsupported("idempotency", "idempotency tokens are not supported")?;
     f.finish()?;
-    traces.record(|t| db.mutate_row_traced(&table.table_id, &key, &muts, t))?;
+    match &table.view {
+        None => traces.record(|t| db.mutate_row_traced(table.table_id(), &key, &muts, t))?,
+        Some(v) => {
+            traces.record(|t| db.mutate_row_in_view_traced(table.table_id(), v, &key, &muts, t))?
+        }
+    }
     Ok(Out::new().build())
 }
 
@@ -749,7 +802,12 @@ pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) 
         }
     }
     f.finish()?;
-    let results = traces.record(|t| db.mutate_rows_traced(&table.table_id, &entries, t))?;
+    let results = match &table.view {
+        None => traces.record(|t| db.mutate_rows_traced(table.table_id(), &entries, t))?,
+        Some(v) => {
+            traces.record(|t| db.mutate_rows_in_view_traced(table.table_id(), v, &entries, t))?
+        }
+    };
     Ok(mutate_rows_answer(&results))
 }
 
@@ -805,7 +863,11 @@ pub(crate) fn check_and_mutate_row(
         true_mutations,
         false_mutations,
     };
-    let answer = traces.record(|t| db.check_and_mutate_row_traced(&table.table_id, &request, t))?;
+    let answer = match &table.view {
+        None => traces.record(|t| db.check_and_mutate_row_traced(table.table_id(), &request, t))?,
+        Some(v) => traces
+            .record(|t| db.check_and_mutate_row_in_view_traced(table.table_id(), v, &request, t))?,
+    };
     Ok(Out::new()
         .bool("predicateMatched", answer.predicate_matched)
         .build())
@@ -830,8 +892,14 @@ pub(crate) fn read_modify_write_row(
     };
     f.finish()?;
     let request = ReadModifyWriteRowRequest { row_key, rules };
-    let answer =
-        traces.record(|t| db.read_modify_write_row_traced(&table.table_id, &request, t))?;
+    let answer = match &table.view {
+        None => {
+            traces.record(|t| db.read_modify_write_row_traced(table.table_id(), &request, t))?
+        }
+        Some(v) => traces.record(|t| {
+            db.read_modify_write_row_in_view_traced(table.table_id(), v, &request, t)
+        })?,
+    };
     Ok(Out::new().set("row", row_to_json(&answer.row)).build())
 }
 

@@ -1,13 +1,13 @@
-//! Resource names: `projects/{project}/instances/{instance}` and
-//! `projects/{project}/instances/{instance}/tables/{table}`.
+//! Resource names: `projects/{project}/instances/{instance}`,
+//! `projects/{project}/instances/{instance}/tables/{table}` and
+//! `.../tables/{table}/authorizedViews/{view}`.
 //!
-//! A Tabletop [`Instance`](tabletop_sql::Instance) is one Bigtable instance, but
-//! requests may address it under any project and instance id, the way the
-//! Bigtable emulator accepts any (it keys tables by their full name).
-//! Answers echo the project and instance the request used, so a transcript
-//! recorded against the emulator with `-project p -instance i` compares
-//! equal. The one difference: the emulator keeps tables of different
-//! instances apart, while here every instance name reaches the same tables.
+//! A Tabletop [`Instance`](tabletop_sql::Instance) is one Bigtable
+//! instance. Hosts that keep several ([`tabletop_sql::Instances`]) route
+//! each request to the instance its name spells ([`super::handle_in`]), so
+//! instances are separate namespaces of tables, as in Bigtable and in the
+//! emulator. A single instance handed to [`super::handle`] answers under
+//! any project and instance id. Answers echo the names the request used.
 
 use super::proto_json::At;
 use tabletop_store::{MAX_TABLE_ID_LEN, Result};
@@ -26,6 +26,22 @@ pub(crate) struct TableName {
     pub(crate) parent: InstanceName,
     /// The table id.
     pub(crate) table_id: String,
+}
+
+/// A parsed authorized view name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ViewName {
+    /// The table part.
+    pub(crate) table: TableName,
+    /// The authorized view id.
+    pub(crate) view_id: String,
+}
+
+impl ViewName {
+    /// The full name, `.../tables/t/authorizedViews/v`.
+    pub(crate) fn full(&self) -> String {
+        format!("{}/authorizedViews/{}", self.table.full(), self.view_id)
+    }
 }
 
 impl TableName {
@@ -99,6 +115,46 @@ pub(crate) fn table_name(at: &At<'_>) -> Result<TableName> {
     }
 }
 
+const VIEW_FORM: &str =
+    "projects/{project}/instances/{instance}/tables/{table}/authorizedViews/{authorized_view}";
+
+/// Parses an authorized view name.
+pub(crate) fn view_name(at: &At<'_>) -> Result<ViewName> {
+    let s = at.string()?;
+    let bad = || {
+        at.invalid(format!(
+            "\"{}\" is not an authorized view name of the form {VIEW_FORM}",
+            shown(s)
+        ))
+    };
+    let Some((table, view)) = s.rsplit_once("/authorizedViews/") else {
+        return Err(bad());
+    };
+    if !segment_ok(view) || view.len() > MAX_TABLE_ID_LEN {
+        return Err(bad());
+    }
+    let table_value = serde_json::Value::String(table.to_string());
+    let table = table_name(&At::new(at.path(), &table_value)).map_err(|_| bad())?;
+    Ok(ViewName {
+        table,
+        view_id: view.to_string(),
+    })
+}
+
+/// The `(project, instance)` a resource name starts with, when it starts
+/// with `projects/{project}/instances/{instance}`.
+pub(crate) fn instance_ids(name: &str) -> Option<(&str, &str)> {
+    let mut parts = name.splitn(5, '/');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("projects"), Some(p), Some("instances"), Some(i))
+            if segment_ok(p) && segment_ok(i) =>
+        {
+            Some((p, i))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -130,6 +186,33 @@ mod tests {
         }
         let v = json!(5);
         assert!(table_name(&At::new("request.tableName", &v)).is_err());
+    }
+
+    #[test]
+    fn parses_view_names() {
+        let v = json!("projects/p/instances/i/tables/t/authorizedViews/v1");
+        let n = view_name(&At::new("request.name", &v)).unwrap();
+        assert_eq!((n.table.table_id.as_str(), n.view_id.as_str()), ("t", "v1"));
+        assert_eq!(
+            n.full(),
+            "projects/p/instances/i/tables/t/authorizedViews/v1"
+        );
+        for bad in [
+            "projects/p/instances/i/tables/t",
+            "projects/p/instances/i/tables/t/authorizedViews/",
+            "projects/p/instances/i/authorizedViews/v",
+        ] {
+            assert!(
+                view_name(&At::new("request.name", &json!(bad))).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            instance_ids("projects/p/instances/i/tables/t"),
+            Some(("p", "i"))
+        );
+        assert_eq!(instance_ids("projects/p/instances/i"), Some(("p", "i")));
+        assert_eq!(instance_ids("projects/p"), None);
     }
 
     #[test]

@@ -71,6 +71,8 @@ fn go_code_name(code: Code) -> &'static str {
         Code::InvalidArgument => "InvalidArgument",
         Code::NotFound => "NotFound",
         Code::AlreadyExists => "AlreadyExists",
+        Code::PermissionDenied => "PermissionDenied",
+        Code::Aborted => "Aborted",
         Code::ResourceExhausted => "ResourceExhausted",
         Code::FailedPrecondition => "FailedPrecondition",
         Code::OutOfRange => "OutOfRange",
@@ -167,9 +169,22 @@ impl Ctx<'_> {
     /// `bigtable.Now()`: the clock truncated to milliseconds.
     /// MutateRow, recorded in the command's traces.
     fn mutate_row(&mut self, table: &str, row: &[u8], muts: &[Mutation<'_>]) -> Result<(), Error> {
+        self.mutate_row_in(table, None, row, muts)
+    }
+
+    /// MutateRow to a table, or through one of its authorized views.
+    fn mutate_row_in(
+        &mut self,
+        table: &str,
+        view: Option<&str>,
+        row: &[u8],
+        muts: &[Mutation<'_>],
+    ) -> Result<(), Error> {
         let instance = &mut *self.instance;
-        self.traces
-            .record(|t| instance.mutate_row_traced(table, row, muts, t))
+        self.traces.record(|t| match view {
+            None => instance.mutate_row_traced(table, row, muts, t),
+            Some(v) => instance.mutate_row_in_view_traced(table, v, row, muts, t),
+        })
     }
 
     fn now_millis(&self) -> i64 {
@@ -266,6 +281,34 @@ fn command_words<'a, 'b>(args: &'a [&'b [u8]]) -> Result<&'a [&'b [u8]], Fatal> 
         }
     }
     Ok(args)
+}
+
+/// The values of the `-project` and `-instance` global flags before the
+/// command word (the last of each, as Go's flag package keeps them).
+pub(crate) fn global_names(args: &[&[u8]]) -> (Option<String>, Option<String>) {
+    let mut names = (None, None);
+    let mut rest = args;
+    if rest.first() == Some(&&b"cbt"[..]) {
+        rest = &rest[1..];
+    }
+    while let Some(&first) = rest.first() {
+        if first.len() < 2 || first[0] != b'-' || first == b"--" {
+            break;
+        }
+        let name = first.strip_prefix(b"--").unwrap_or(&first[1..]);
+        let (name, value, used) = match name.iter().position(|&b| b == b'=') {
+            Some(i) => (&name[..i], Some(&name[i + 1..]), 1),
+            None => (name, rest.get(1).copied(), 2),
+        };
+        let value = value.map(|v| text(v).into_owned());
+        match name {
+            b"project" => names.0 = value,
+            b"instance" => names.1 = value,
+            _ => {}
+        }
+        rest = rest.get(used..).unwrap_or(&[]);
+    }
+    names
 }
 
 fn dispatch(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
@@ -412,10 +455,8 @@ fn do_set(ctx: &mut Ctx<'_>, args: &[&[u8]], add: bool) -> CmdResult {
             });
         }
     }
-    if !authorized_view.is_empty() {
-        return Err(authorized_views("Applying mutation"));
-    }
-    ctx.mutate_row(&table, row, &muts)
+    let view = (!authorized_view.is_empty()).then(|| text(authorized_view).into_owned());
+    ctx.mutate_row_in(&table, view.as_deref(), row, &muts)
         .map_err(|e| ctx.rpc("Applying mutation", &e))
 }
 
@@ -428,17 +469,6 @@ fn truncate_to_millis(micros: i64) -> i64 {
     } else {
         micros - micros % 1000
     }
-}
-
-/// What the playground answers for `authorized-view=`, worded as the
-/// server error `what` would carry.
-fn authorized_views(what: &str) -> Fatal {
-    Fatal::new(
-        Code::Unimplemented,
-        format!(
-            "{what}: rpc error: code = Unimplemented desc = authorized views are not supported by the Tabletop playground"
-        ),
-    )
 }
 
 /// The optional `app-profile=` argument of `deleterow` / `deletecolumn`.
@@ -768,7 +798,7 @@ fn value_formatting(ctx: &mut Ctx<'_>, path: &[u8]) -> Result<ValueFormatting, S
 /// Reads rows and prints each as it arrives; returns the read's statistics.
 fn read_and_print(
     ctx: &mut Ctx<'_>,
-    table: &str,
+    (table, view): (&str, Option<&str>),
     req: &ReadRowsRequest,
     fmt: &ValueFormatting,
 ) -> Result<Result<ReadStats, Error>, String> {
@@ -792,9 +822,10 @@ fn read_and_print(
         }
     };
     let instance = &mut *ctx.instance;
-    let result = ctx
-        .traces
-        .record(|t| instance.read_rows_traced(table, req, &mut print, t));
+    let result = ctx.traces.record(|t| match view {
+        None => instance.read_rows_traced(table, req, &mut print, t),
+        Some(v) => instance.read_rows_in_view_traced(table, v, req, &mut print, t),
+    });
     ctx.out = out;
     ctx.rows_not_printed += not_printed;
     match failure {
@@ -1007,9 +1038,6 @@ fn read_command<'a>(args: &[&'a [u8]]) -> Result<(ReadCommand<'a>, bool, Option<
 /// What the Go client checks of a `read` before sending anything: `false`
 /// when it sends nothing and succeeds.
 fn read_is_sent(command: &ReadCommand<'_>, valid: bool, limit: Option<i64>) -> Result<bool, Fatal> {
-    if opt(&command.parsed, "authorized-view").is_some() {
-        return Err(authorized_views("Reading rows"));
-    }
     if !valid {
         return Ok(false);
     }
@@ -1032,13 +1060,14 @@ fn do_read(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
     if !read_is_sent(&command, valid, limit)? {
         return Ok(());
     }
+    let view = opt(&command.parsed, "authorized-view").map(|v| text(v).into_owned());
     let ReadCommand {
         table,
         req,
         stats_wanted,
         ..
     } = command;
-    match read_and_print(ctx, &table, &req, &fmt) {
+    match read_and_print(ctx, (&table, view.as_deref()), &req, &fmt) {
         Err(e) => Err(Fatal::usage(e)),
         Ok(Err(e)) => Err(ctx.rpc("Reading rows", &e)),
         Ok(Ok(stats)) => {
