@@ -235,3 +235,64 @@ fn the_live_view_has_googles_metrics_messages_and_prefixes() {
     );
     assert!(report.to_text().contains("Key space by prefix"));
 }
+
+/// The full report, every heatmap included.
+fn full_report(live: &LiveKeyViz) -> tabletop_core::keyviz::LiveReport {
+    live.report(Some((&[], BucketMode::EqualKeys, 200)))
+}
+
+#[test]
+fn a_refresh_after_a_read_matches_a_full_build_without_reading_the_table() {
+    // Large enough (more rows than fine buckets) that the key axis comes
+    // from the rows alone.
+    let mut db = instance();
+    for i in 0..1500 {
+        cbt(&mut db, &format!("set t dev{:02}#{i:05} cf:v=1", i % 37));
+    }
+    cbt(&mut db, "clock 30s");
+    let mut kept = live(&mut db);
+    cbt(&mut db, "read t prefix=dev07#");
+    cbt(&mut db, "clock 20s");
+    cbt(&mut db, "lookup t dev11#00011");
+    kept.refresh_traffic(&db).unwrap();
+    let fresh = live(&mut db);
+    let refreshed = full_report(&kept);
+    assert_eq!(
+        refreshed.totals.read_rows,
+        fresh.report(None).totals.read_rows
+    );
+    assert!(refreshed.totals.read_rows > 1.0);
+    assert_eq!(refreshed, full_report(&fresh));
+
+    // It did not read the table: rows written since (traffic too) are
+    // laid on the old axis, whose stored rows are the ones of the build.
+    for i in 0..10 {
+        cbt(&mut db, &format!("set t zzz{i} cf:v=1"));
+    }
+    kept.refresh_traffic(&db).unwrap();
+    let report = kept.report(None);
+    assert_eq!(report.rows, 1500.0, "stored rows as of the build");
+    assert_eq!(
+        report.totals.write_rows.round(),
+        1510.0,
+        "the new writes' traffic"
+    );
+    assert_eq!(live(&mut db).report(None).rows, 1510.0);
+}
+
+#[test]
+fn a_refresh_of_a_small_table_cuts_the_axis_at_new_traffic_too() {
+    let mut db = instance();
+    for key in ["a1", "b1", "c1", "d1"] {
+        cbt(&mut db, &format!("set t {key} cf:v=1"));
+    }
+    let mut kept = live(&mut db);
+    // A read of missing rows: on a small table its keys cut the axis.
+    cbt(&mut db, "read t start=bb end=bz");
+    cbt(&mut db, "lookup t c0");
+    kept.refresh_traffic(&db).unwrap();
+    let fresh = live(&mut db);
+    assert_eq!(full_report(&kept), full_report(&fresh));
+    assert_eq!(kept.axis().len(), fresh.axis().len());
+    assert_eq!(kept.report(None).totals.scans, 1.0);
+}

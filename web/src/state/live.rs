@@ -10,8 +10,13 @@
 //! rebuilt: at once when the last build was cheap, otherwise in a later
 //! frame, spaced so that rebuilding takes at most a tenth of the time,
 //! and not during a data load when one build costs more than a frame's
-//! share. Changing the metric, scale, buckets or zoom rebuilds only the
-//! map, from the table's traffic as last read.
+//! share. When only the traffic changed (same table, same data revision,
+//! as after a read), the map is refreshed instead
+//! ([`LiveKeyViz::refresh_traffic`]): the new traffic is laid on the last
+//! build's key axis without reading the table, so even a large table
+//! follows by itself, with no Update map to click. Changing the metric,
+//! scale, buckets or zoom rebuilds only the map, from the table's traffic
+//! as last read.
 
 use std::fmt;
 use std::rc::Rc;
@@ -161,10 +166,18 @@ pub struct LiveState {
     pub summary: Option<LiveSummary>,
     /// Why the table's traffic could not be read.
     pub error: Option<String>,
-    /// What the last build cost (ms), shown to the performance test.
+    /// What the last build or refresh cost (ms), shown to the
+    /// performance test.
     pub build_ms: f64,
-    /// Builds done (for tests and the performance test).
+    /// Builds and refreshes done (for tests and the performance test).
     pub builds: u64,
+    /// How many of [`LiveState::builds`] were refreshes of the traffic
+    /// alone (the table was not read).
+    pub refreshes: u64,
+    /// What the last full build cost (ms).
+    full_ms: f64,
+    /// What the last refresh cost (ms), once one was done.
+    refresh_ms: Option<f64>,
     /// When the map is behind the table and bringing it up to date would
     /// hold the page up: how long that is expected to take (ms). The
     /// panel offers to do it ([`LiveAction::Update`]).
@@ -332,7 +345,7 @@ impl LiveState {
             self.stale = Some(sig);
         }
         let behind = match &self.stale {
-            Some(sig) if !self.update_asked => {
+            Some(sig) if !self.update_asked && !self.traffic_only(sig) => {
                 Some(self.estimate_ms(sig.bytes)).filter(|ms| *ms > LONG_BUILD_MS)
             }
             _ => None,
@@ -350,20 +363,80 @@ impl LiveState {
         self.ms_per_byte.unwrap_or(DEFAULT_MS_PER_BYTE) * bytes as f64
     }
 
+    /// Whether the map can follow `sig` by a refresh of its traffic: the
+    /// same table at the same data revision as the last build, which gave
+    /// a map (so its key axis still holds).
+    fn traffic_only(&self, sig: &Signature) -> bool {
+        self.engine.is_some()
+            && self
+                .built
+                .as_ref()
+                .is_some_and(|b| b.table == sig.table && b.data_rev == sig.data_rev)
+    }
+
     /// Whether a rebuild may run now (`now_ms` on the app clock), given
     /// whether a data load is running.
     pub(crate) fn due(&self, now_ms: f64, loading: bool) -> bool {
-        if self.stale.is_none() || self.behind_ms.is_some() {
+        let Some(stale) = &self.stale else {
+            return false;
+        };
+        if self.behind_ms.is_some() {
             return false;
         }
         if self.update_asked {
             return true;
         }
-        let bytes = self.stale.as_ref().map_or(0, |s| s.bytes);
-        if loading && self.build_ms.max(self.estimate_ms(bytes)) > LOAD_BUILD_MS {
+        if self.traffic_only(stale) {
+            // A refresh costs no more than a build: until one was timed,
+            // the last build's cost stands for it.
+            let cost = self.refresh_ms.unwrap_or(self.full_ms);
+            return cost <= INLINE_BUILD_MS || now_ms >= self.next_at;
+        }
+        let bytes = stale.bytes;
+        if loading && self.full_ms.max(self.estimate_ms(bytes)) > LOAD_BUILD_MS {
             return false;
         }
-        self.built.is_none() || self.build_ms <= INLINE_BUILD_MS || now_ms >= self.next_at
+        self.built.is_none() || self.full_ms <= INLINE_BUILD_MS || now_ms >= self.next_at
+    }
+
+    /// Lays the table's new traffic on the map's key axis without reading
+    /// the table (the data did not change since the last build).
+    fn refresh(&mut self, db: &Instance, sig: Signature, now_ms: &dyn Fn() -> f64) {
+        let started = now_ms();
+        self.rev += 1;
+        self.builds += 1;
+        self.refreshes += 1;
+        self.error = None;
+        if let Some(engine) = self.engine.as_mut() {
+            let live = Rc::make_mut(engine);
+            match live.refresh_traffic(db) {
+                Ok(()) => {
+                    let report = live.report(None);
+                    self.summary = Some(LiveSummary {
+                        rows: report.rows,
+                        tablets: Rc::new(report.tablets),
+                        totals: report.totals,
+                        seconds: report.bucket_seconds * report.time_buckets as f64,
+                    });
+                    self.diagnostics = Rc::new(report.diagnostics);
+                    self.rebuild_map();
+                }
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    self.engine = None;
+                    self.map = None;
+                    self.summary = None;
+                    self.diagnostics = Rc::default();
+                }
+            }
+        }
+        self.built = Some(sig);
+        self.update_asked = false;
+        self.behind_ms = None;
+        let ended = now_ms();
+        self.build_ms = (ended - started).max(0.0);
+        self.refresh_ms = Some(self.build_ms);
+        self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
     }
 
     /// Rebuilds the live Key Visualizer of the stale signature's table
@@ -372,11 +445,16 @@ impl LiveState {
         let Some(sig) = self.stale.take() else {
             return;
         };
+        if self.traffic_only(&sig) {
+            self.refresh(db, sig, now_ms);
+            return;
+        }
         let started = now_ms();
         self.rev += 1;
         self.builds += 1;
         if self.table != sig.table {
             self.keyviz.zoom = None;
+            self.refresh_ms = None;
         }
         self.table.clone_from(&sig.table);
         self.error = None;
@@ -407,6 +485,7 @@ impl LiveState {
         self.behind_ms = None;
         let ended = now_ms();
         self.build_ms = (ended - started).max(0.0);
+        self.full_ms = self.build_ms;
         // Small tables cost mostly the fixed part of a build: only larger
         // ones tell what a byte costs.
         if bytes >= RATE_FROM_BYTES {
@@ -584,7 +663,17 @@ mod tests {
         // Another read is new traffic: the map follows.
         let again = settle(run(&metric, "read mobile-time-series prefix=tablet"));
         assert_eq!(again.live.builds, builds + 1);
+        assert_eq!(
+            again.live.refreshes,
+            state.live.refreshes + 1,
+            "a read changes no rows: the traffic is laid on the same keys"
+        );
         assert_eq!(again.live.summary.as_ref().unwrap().totals.read_rows, 4.0);
+        // A write changes the data: a full build.
+        let written = settle(run(&again, "set mobile-time-series zz stats_summary:q=v"));
+        assert_eq!(written.live.builds, builds + 2);
+        assert_eq!(written.live.refreshes, again.live.refreshes);
+        assert_eq!(written.live.summary.as_ref().unwrap().rows, 5.0);
     }
 
     #[test]
@@ -700,7 +789,7 @@ mod tests {
     }
 
     #[test]
-    fn a_build_that_would_hold_the_page_up_waits_for_a_click() {
+    fn a_large_table_refreshes_after_a_read_but_waits_for_a_click_after_a_write() {
         use crate::state::generator::GeneratorSpec;
         // 50 ms per clock reading: every build looks like a long task.
         let slow = AppState::new(Rc::new(TestClock::new(NOW, 50.0)), false, Panels::default())
@@ -729,17 +818,34 @@ mod tests {
         );
         assert_eq!(loaded.live.behind_ms, None);
         let builds = loaded.live.builds;
-        // A read now: the next build is known to be long, so it waits.
-        let read = settle(run(&loaded, "read big count=1"));
-        assert_eq!(read.live.builds, builds);
-        let behind = read.live.behind_ms.expect("the map says it is behind");
+        let refreshes = loaded.live.refreshes;
+        // A read now changes no rows: its traffic is laid on the keys of
+        // the last build, without reading the table, so the map follows
+        // by itself although a build is known to be long.
+        let read = run(&loaded, "read big count=1");
+        assert_eq!(read.live.behind_ms, None, "no Update map to click");
+        let read = settle(read);
+        assert_eq!(read.live.builds, builds + 1);
+        assert_eq!(read.live.refreshes, refreshes + 1);
+        assert_eq!(read.live.behind_ms, None);
+        let summary = read.live.summary.as_ref().unwrap();
+        assert_eq!(summary.totals.read_rows, 1.0);
+        assert_eq!(summary.rows, 5000.0);
+        // A write changes the data: the next build reads the table, is
+        // known to be long, and waits.
+        let written = settle(run(&read, "set big zzzz stats_summary:q=v"));
+        assert_eq!(written.live.builds, builds + 1);
+        let behind = written.live.behind_ms.expect("the map says it is behind");
         assert!(behind > LONG_BUILD_MS, "{behind}");
-        assert!(!read.has_work(), "no frames are spent waiting");
+        assert!(!written.has_work(), "no frames are spent waiting");
         // Asked for, it is done.
-        let updated = settle(read.apply(Action::Live(LiveAction::Update)));
-        assert_eq!(updated.live.builds, builds + 1);
+        let updated = settle(written.apply(Action::Live(LiveAction::Update)));
+        assert_eq!(updated.live.builds, builds + 2);
+        assert_eq!(updated.live.refreshes, refreshes + 1);
         assert_eq!(updated.live.behind_ms, None);
-        assert_eq!(updated.live.summary.as_ref().unwrap().totals.read_rows, 1.0);
+        let summary = updated.live.summary.as_ref().unwrap();
+        assert_eq!(summary.rows, 5001.0);
+        assert_eq!(summary.totals.read_rows, 1.0);
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! capacity (SSD), so findings that speak of nodes speak of that node.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +28,11 @@ use super::{
 };
 use crate::scenario::ClusterSpec;
 use tabletop_sql::Instance;
+use tabletop_store::traffic::TableTraffic;
 use tabletop_store::traffic::{TRAFFIC_BUCKET_MICROS, TrafficCounts, TrafficSpan, prefix16_bytes};
-use tabletop_store::{ReadRowsRequest, Result, RowView, cell_bytes, escape_bytes, human_bytes};
+use tabletop_store::{
+    ReadRowsRequest, Result, RowView, TabletInfo, cell_bytes, escape_bytes, human_bytes,
+};
 
 /// How a live Key Visualizer is cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,10 +154,26 @@ pub struct LiveKeyViz {
     hot_keys: Vec<HotKey>,
     node_cpu: Vec<f32>,
     cluster: ClusterSpec,
+    /// How the map was cut (kept for [`LiveKeyViz::refresh_traffic`]).
+    opts: LiveOptions,
+    /// For a small table, whose key axis is also cut by the keys traffic
+    /// touched: the keys read and the tablets, so that a refresh can cut
+    /// the axis again without reading the table. `None` for a large table,
+    /// whose axis depends on its rows alone and is kept as it is.
+    source: Option<Arc<(Census, Vec<TabletInfo>)>>,
+}
+
+/// The key axis of a table and what is stored along it.
+struct Layout {
+    axis: KeyAxis,
+    rows: Vec<f64>,
+    bytes: Vec<f64>,
+    tablets: Vec<LiveTablet>,
 }
 
 /// The table's keys as read once: every k-th key with the rows and bytes
 /// from it to the next kept key.
+#[derive(Debug)]
 struct Census {
     keys: Vec<Vec<u8>>,
     rows: Vec<f64>,
@@ -266,7 +286,65 @@ impl LiveKeyViz {
         let census = Census::read(db, table)?;
         let tablets = db.tablets(table)?;
         let traffic = db.traffic(table)?;
-        let fine_max = opts.fine_buckets.clamp(1, 1 << 16);
+        let layout = Self::layout(&census, &tablets, traffic, opts);
+        let source =
+            (census.seen < Self::fine_max(opts) as u64).then(|| Arc::new((census, tablets)));
+        Ok(Self::lay(
+            table,
+            layout,
+            traffic,
+            opts,
+            db.now_micros(),
+            source,
+        ))
+    }
+
+    /// Lays the table's traffic as recorded now on the key axis of the
+    /// last [`LiveKeyViz::build`], without reading the table: the same
+    /// map a new build would give as long as the table's rows, and so its
+    /// key axis, did not change since (only its traffic did, as after a
+    /// read). The caller knows whether the data changed (the playground
+    /// keeps a data revision); after a change, build again.
+    ///
+    /// # Errors
+    ///
+    /// When the table no longer exists.
+    pub fn refresh_traffic(&mut self, db: &Instance) -> Result<()> {
+        let traffic = db.traffic(&self.table)?;
+        let layout = match &self.source {
+            Some(source) => Self::layout(&source.0, &source.1, traffic, &self.opts),
+            None => Layout {
+                axis: self.axis.clone(),
+                rows: std::mem::take(&mut self.rows),
+                bytes: std::mem::take(&mut self.bytes),
+                tablets: std::mem::take(&mut self.tablets),
+            },
+        };
+        let source = self.source.take();
+        *self = Self::lay(
+            &self.table,
+            layout,
+            traffic,
+            &self.opts,
+            db.now_micros(),
+            source,
+        );
+        Ok(())
+    }
+
+    fn fine_max(opts: &LiveOptions) -> usize {
+        opts.fine_buckets.clamp(1, 1 << 16)
+    }
+
+    /// Cuts the key axis from the keys read (and, for a small table, the
+    /// keys traffic touched) and the tablets' boundaries.
+    fn layout(
+        census: &Census,
+        tablets: &[TabletInfo],
+        traffic: &TableTraffic,
+        opts: &LiveOptions,
+    ) -> Layout {
+        let fine_max = Self::fine_max(opts);
         let mut samples = census.keys.clone();
         if census.seen < fine_max as u64 {
             // A small table: the keys traffic touched also cut the axis, so
@@ -298,7 +376,7 @@ impl LiveKeyViz {
                 *by += b;
             }
         }
-        let live_tablets = tablets
+        let tablets = tablets
             .iter()
             .map(|t| LiveTablet {
                 id: t.id,
@@ -312,8 +390,32 @@ impl LiveKeyViz {
                 ],
             })
             .collect();
+        Layout {
+            axis,
+            rows,
+            bytes,
+            tablets,
+        }
+    }
+
+    /// Lays the recorded traffic over a key axis.
+    fn lay(
+        table: &str,
+        layout: Layout,
+        traffic: &TableTraffic,
+        opts: &LiveOptions,
+        now_micros: i64,
+        source: Option<Arc<(Census, Vec<TabletInfo>)>>,
+    ) -> LiveKeyViz {
+        let Layout {
+            axis,
+            rows,
+            bytes,
+            tablets: live_tablets,
+        } = layout;
+        let fine = axis.len();
         let buckets: Vec<_> = traffic.buckets().collect();
-        let first = buckets.first().map_or(db.now_micros(), |b| b.start_micros);
+        let first = buckets.first().map_or(now_micros, |b| b.start_micros);
         let last = buckets.last().map_or(first, |b| b.start_micros);
         let span_buckets_n = ((last - first) / TRAFFIC_BUCKET_MICROS + 1).max(1) as usize;
         let merge = span_buckets_n.div_ceil(opts.max_time_buckets.max(1)).max(1);
@@ -331,6 +433,8 @@ impl LiveKeyViz {
             hot_keys: Vec::new(),
             node_cpu: vec![0.0; t_n],
             cluster: ClusterSpec::default(),
+            opts: *opts,
+            source,
         };
         live.rec.set_base_latency_ms(live.cluster.base_latency_ms);
         let t_of = |start: i64| {
@@ -377,7 +481,7 @@ impl LiveKeyViz {
             points,
             span_buckets_n as f64 * TRAFFIC_BUCKET_MICROS as f64 / 1e6,
         );
-        Ok(live)
+        live
     }
 
     /// Lays one span over its fine buckets in time bucket `t`: counts in
