@@ -195,6 +195,23 @@ fn unsupported_sql_is_refused_with_bigtable_like_errors() {
             "1:26",
         ),
         ("SELECT cf[OFFSET(0)] FROM t", "a map takes a key", "1:8"),
+        // LIMIT and OFFSET take an INT64: past u64 the literal itself is
+        // invalid, and between i64::MAX and u64::MAX it is out of range.
+        (
+            "SELECT _key FROM t LIMIT 99999999999999999999",
+            "Syntax error: Invalid integer literal: 99999999999999999999",
+            "1:26",
+        ),
+        (
+            "SELECT _key FROM t LIMIT 9223372036854775808",
+            "Invalid integer literal for LIMIT: 9223372036854775808 is out of the INT64 range",
+            "1:26",
+        ),
+        (
+            "SELECT _key FROM t LIMIT 1 OFFSET 18446744073709551615",
+            "Invalid integer literal for OFFSET",
+            "1:35",
+        ),
     ];
     for (q, want, at) in cases {
         let e = sql::execute(&mut db, q).unwrap_err();

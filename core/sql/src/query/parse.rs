@@ -577,6 +577,20 @@ impl Parser<'_> {
         }
     }
 
+    /// The count after LIMIT or OFFSET: GoogleSQL takes an INT64 there, so
+    /// a literal past `i64::MAX` is an error rather than a huge count.
+    fn int64_literal(&mut self, clause: &str) -> PResult<u64> {
+        let pos = self.pos();
+        let v = self.small_int(&format!("an integer literal after {clause}"))?;
+        if i64::try_from(v).is_err() {
+            return Err(SqlError::syntax(
+                format!("Invalid integer literal for {clause}: {v} is out of the INT64 range"),
+                pos,
+            ));
+        }
+        Ok(v)
+    }
+
     fn paren_width(&mut self) -> PResult<Option<usize>> {
         if !self.eat_sym("(") {
             return Ok(None);
@@ -803,10 +817,10 @@ impl Parser<'_> {
         let mut offset = None;
         if self.eat_kw("LIMIT") {
             let p = self.pos();
-            limit = Some((self.small_int("an integer literal after LIMIT")?, p));
+            limit = Some((self.int64_literal("LIMIT")?, p));
             if self.eat_kw("OFFSET") {
                 let p = self.pos();
-                offset = Some((self.small_int("an integer literal after OFFSET")?, p));
+                offset = Some((self.int64_literal("OFFSET")?, p));
             }
         }
         Ok(Query {
