@@ -110,7 +110,7 @@ pub fn run(args: &[OsString]) -> u8 {
         port: cli.port,
         on_report,
     };
-    let mut all = match &cli.state {
+    let all = match &cli.state {
         Some(path) => match state::load(path, state::Names::default()) {
             Ok(db) => db,
             Err(message) => {
@@ -120,13 +120,11 @@ pub fn run(args: &[OsString]) -> u8 {
         },
         None => Instances::default(),
     };
-    // The server serves one instance: the state file's first; the others
-    // are kept as they are.
-    let db = std::mem::take(all.primary_mut());
-    match tabletop_serve::run(&options, db, &mut io::stdout()) {
-        Ok(mut db) => {
-            let wrote = cli.keyviz_out.map_or(0, |out| write_keyviz(&out, &mut db));
-            *all.primary_mut() = db;
+    match tabletop_serve::run(&options, all, &mut io::stdout()) {
+        Ok(mut all) => {
+            let wrote = cli
+                .keyviz_out
+                .map_or(0, |out| write_keyviz(&out, all.primary_mut()));
             let saved = cli.state.map_or(0, |path| save(&path, all));
             wrote.max(saved)
         }

@@ -1,11 +1,11 @@
-//! The one instance every connection shares, and the JSON protocol call
-//! each gRPC method makes on it.
+//! The instances every connection shares, and the JSON protocol call each
+//! gRPC method makes on the instance its request names.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use tabletop_core::{Error, Instance, api};
+use tabletop_core::{Error, Instance, Instances, api};
 use tonic::{Code, Status};
 
 /// How often requests let the engine do its due work (flushes, GC,
@@ -13,12 +13,13 @@ use tonic::{Code, Status};
 const ENGINE_WORK_EVERY: Duration = Duration::from_millis(10);
 
 struct Held {
-    db: Instance,
+    db: Instances,
     last_work: Option<Instant>,
 }
 
-/// The served instance, behind a lock: each request runs whole under it,
-/// as one request of the JSON protocol.
+/// The served instances, behind a lock: each request runs whole under it,
+/// as one request of the JSON protocol, in the instance its resource name
+/// spells (an instance exists once it is named, as in the emulator).
 #[derive(Clone)]
 pub struct Shared {
     held: Arc<Mutex<Held>>,
@@ -26,7 +27,7 @@ pub struct Shared {
 
 impl Shared {
     /// Serves `db`.
-    pub fn new(db: Instance) -> Shared {
+    pub fn new(db: Instances) -> Shared {
         let held = Held {
             db,
             last_work: None,
@@ -36,18 +37,19 @@ impl Shared {
         }
     }
 
-    /// Runs `f` on the instance. A panic in an earlier request leaves the
+    /// Runs `f` on the primary instance (the first one, the one a request
+    /// naming none would reach). A panic in an earlier request leaves the
     /// lock poisoned; the instance is still served (each request is
     /// checked whole by the core before it changes anything).
     pub fn with<T>(&self, f: impl FnOnce(&mut Instance) -> T) -> T {
         let mut held = self.lock();
         sync_clock(&mut held);
-        f(&mut held.db)
+        f(held.db.primary_mut())
     }
 
-    /// Takes the instance out (leaving an empty one), for saving it when
-    /// the server has stopped.
-    pub fn take(&self) -> Instance {
+    /// Takes the instances out (leaving an empty set), for saving them
+    /// when the server has stopped.
+    pub fn take(&self) -> Instances {
         std::mem::take(&mut self.lock().db)
     }
 
@@ -59,8 +61,45 @@ impl Shared {
     /// is the `response` body, and an error becomes the gRPC status with
     /// the same code and message.
     pub fn call(&self, method: &str, request: &Value) -> Result<Value, Status> {
-        self.with(|db| api::handle_value(db, method, request))
-            .map_err(|e| status(&e))
+        let mut held = self.lock();
+        sync_clock(&mut held);
+        let answer = match instance_named(request) {
+            Some((project, instance)) => held
+                .db
+                .select(&project, &instance)
+                .and_then(|db| api::handle_value(db, method, request)),
+            None => api::handle_value(held.db.primary_mut(), method, request),
+        };
+        held.db.prune();
+        held.db.sync_clocks();
+        answer.map_err(|e| status(&e))
+    }
+}
+
+/// The project and instance ids of the resource a request names (`parent`,
+/// `name`, `tableName`, `authorizedViewName`, `instanceName`), if any.
+fn instance_named(request: &Value) -> Option<(String, String)> {
+    [
+        "authorizedViewName",
+        "tableName",
+        "parent",
+        "name",
+        "instanceName",
+    ]
+    .iter()
+    .filter_map(|field| request.get(field).and_then(Value::as_str))
+    .find_map(project_and_instance)
+}
+
+fn project_and_instance(name: &str) -> Option<(String, String)> {
+    let mut parts = name.split('/');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("projects"), Some(project), Some("instances"), Some(instance))
+            if !project.is_empty() && !instance.is_empty() =>
+        {
+            Some((project.to_string(), instance.to_string()))
+        }
+        _ => None,
     }
 }
 
@@ -72,9 +111,8 @@ fn sync_clock(held: &mut Held) {
     {
         held.db.sync_wall_clock(wall);
         held.last_work = Some(Instant::now());
-    } else if !held.db.clock_is_simulated() {
-        let now = wall.max(held.db.now_micros());
-        held.db.set_now(now);
+    } else {
+        held.db.follow_wall_clock(wall);
     }
 }
 

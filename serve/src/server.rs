@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tabletop_core::Instance;
+use tabletop_core::{Instance, Instances};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::Server;
@@ -38,12 +38,12 @@ pub type Report = Arc<dyn Fn(&mut Instance) + Send + Sync>;
 /// Bigtable's own limits on rows, cells and mutations.)
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
-/// Serves `db` on `options`' address until SIGTERM or Ctrl-C, and hands it
-/// back as the last request left it, for saving. Writes the first line,
+/// Serves `db` on `options`' address until SIGTERM or Ctrl-C, and hands
+/// the instances back as the last request left them, for saving. Writes the first line,
 /// `Tabletop Bigtable emulator running on HOST:PORT`, to `out` once it
 /// listens. Errors (a port in use, a host that does not resolve) come back
 /// as text for the user.
-pub fn run(options: &Options, db: Instance, out: &mut dyn Write) -> Result<Instance, String> {
+pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Instances, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

