@@ -215,7 +215,10 @@ def run_json_scenario(index, sc, ctx):
     work = tempfile.mkdtemp(prefix="diff-json-", dir=ctx.tmp)
     state = os.path.join(work, "tabletop.state")
     now = int(time.time() * 1_000_000)
-    emu_answers = [ctx.oracle.call(s["method"], r) for s, r in zip(steps, requests)]
+    emu_answers = [
+        probe_crash(s["method"], r) if s.get("crashes_emulator") else ctx.oracle.call(s["method"], r)
+        for s, r in zip(steps, requests)
+    ]
     if ctx.serve:
         tab_answers = run_through_serve(ctx, steps, requests)
     else:
@@ -244,6 +247,27 @@ def run_json_scenario(index, sc, ctx):
     return res
 
 
+def probe_crash(method, request):
+    """Sends a request that brings the emulator down to an emulator of its
+    own (the shared one must live on): {"error": "EMULATOR_CRASHED"} when
+    the process died of it, else its answer (then the step fails as a
+    divergence that no longer holds)."""
+    import oracle
+    from emulator import Emulator
+
+    with Emulator() as emu:
+        client = oracle.Oracle(emu.addr)
+        try:
+            answer = client.call(method, request)
+        finally:
+            client.close()
+        try:
+            code = emu.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return answer
+    return {"error": "EMULATOR_CRASHED", "message": "exit status %d" % code}
+
+
 def run_through_serve(ctx, steps, requests):
     """The answers of a fresh `tabletop serve` (one per scenario, so each
     starts empty, as `tabletop json` on a new state does) through the client."""
@@ -265,8 +289,13 @@ class Ctx:
     pass
 
 
-def uses_authorized_views(sc):
-    return any("AuthorizedView" in step.get("method", "") for step in sc.get("steps", []))
+def uses_admin_views(sc):
+    """Whether a scenario calls the authorized or logical view admin
+    methods, which `tabletop serve` does not serve over gRPC."""
+    return any(
+        "AuthorizedView" in step.get("method", "") or "LogicalView" in step.get("method", "")
+        for step in sc.get("steps", [])
+    )
 
 
 def main(argv):
@@ -307,11 +336,12 @@ def main(argv):
         jobs += [("json", i, sc) for i, sc in enumerate(json_scenarios.SCENARIOS) if args.filter in sc["name"]]
     if args.serve:
         # `tabletop serve` does not answer the authorized-view admin methods
-        # yet (they are long-running operations in gRPC): said, not hidden.
-        served = [j for j in jobs if not uses_authorized_views(j[2])]
+        # yet (they are long-running operations in gRPC), nor the instance
+        # admin API (logical views): said, not hidden.
+        served = [j for j in jobs if not uses_admin_views(j[2])]
         for _, _, sc in jobs:
             if sc not in [j[2] for j in served]:
-                print("differential: not run against serve (authorized views are not served over gRPC yet): %s" % sc["name"])
+                print("differential: not run against serve (authorized and logical views are not served over gRPC yet): %s" % sc["name"])
         jobs = served
     if not args.cbt_only and not args.json_only:
         jobs += [("export", i, sc) for i, sc in enumerate(export_scenarios.SCENARIOS) if args.filter in sc["name"]]
