@@ -51,6 +51,11 @@ as the next word or after '='):
                          (default 100000); on by default when stderr is a
                          terminal
       --no-progress      No progress lines, even on a terminal
+      --emulator-parity  Answer as Google's Bigtable emulator does where it
+                         differs from production Bigtable (error codes,
+                         non-atomic writes, looser checks; see the README),
+                         to find tests that pass only on the emulator. The
+                         state file then keeps every change as a snapshot
   -h, --help             Print help
 ";
 

@@ -262,12 +262,13 @@ def row_dict_to_json(r):
 # ---------------------------------------------------------------- tabletop
 
 
-def run_tabletop_json(tabletop, state_path, lines, timeout=120):
-    """Sends request lines to one `tabletop json` process; returns the parsed
-    answers (one per line)."""
+def run_tabletop_json(tabletop, state_path, lines, timeout=120, extra_args=()):
+    """Sends request lines to one `tabletop json` process (with
+    `extra_args`, such as --emulator-parity); returns the parsed answers
+    (one per line)."""
     text = "".join(json.dumps(l, separators=(",", ":")) + "\n" for l in lines)
     proc = subprocess.run(
-        [tabletop, "json", "--state", state_path],
+        [tabletop, "json", *extra_args, "--state", state_path],
         input=text.encode(),
         capture_output=True,
         timeout=timeout,

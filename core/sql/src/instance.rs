@@ -94,6 +94,12 @@ impl Instance {
         &mut self.catalog
     }
 
+    /// Chooses production Bigtable's answers or Google's emulator's where
+    /// they differ (see [`tabletop_store::Fidelity`]).
+    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) {
+        self.store.set_fidelity(fidelity);
+    }
+
     // ------------------------------------------------------------ clock
 
     /// Switches between a simulated clock and one the host keeps at wall

@@ -317,6 +317,17 @@ pub fn handle_value_traced(
     run(instance, &At::new("request", request), traces)
 }
 
+/// With [`tabletop_store::Fidelity::Emulator`]: `UNIMPLEMENTED` for a
+/// part of the API the emulator does not offer (`what`).
+fn not_on_emulator(db: &Instance, what: &str) -> Result<()> {
+    if db.fidelity().is_emulator() {
+        return Err(Error::unimplemented(format!(
+            "the Bigtable emulator does not implement {what}"
+        )));
+    }
+    Ok(())
+}
+
 fn unknown_method(method: &str) -> Error {
     if let Some(known) = NOT_OFFERED.iter().find(|m| m.eq_ignore_ascii_case(method)) {
         return Error::unimplemented(format!(
@@ -587,7 +598,10 @@ pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
 /// [`read_stats_to_json`] as `requestStats`). For hosts that run the read
 /// themselves (the JS API streams rows into its own format).
 pub fn read_rows_request_full(request: &Value) -> Result<(String, ReadRowsRequest, bool)> {
-    let (table, req, full_stats) = data::read_rows_request(&At::new("request", request))?;
+    let (table, req, full_stats) = data::read_rows_request(
+        &At::new("request", request),
+        tabletop_store::Fidelity::Production,
+    )?;
     if table.view.is_some() {
         return Err(Error::failed_precondition(
             "a read through an authorized view is answered only by the instance's own readRows \

@@ -52,6 +52,7 @@ fn full_name(parent: &InstanceName, id: &str) -> String {
 /// createLogicalView: answers the new view (at once; Bigtable's API wraps
 /// it in a long-running operation).
 pub(crate) fn create(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("CreateLogicalViewRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
     let id = f.require("logicalViewId")?.string()?.to_string();
@@ -69,6 +70,7 @@ pub(crate) fn create(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
 
 /// getLogicalView.
 pub(crate) fn get(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("GetLogicalViewRequest")?;
     let name = logical_view_name(&f.require("name")?)?;
     f.finish()?;
@@ -78,6 +80,7 @@ pub(crate) fn get(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Resu
 
 /// listLogicalViews, with paging as listTables has.
 pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("ListLogicalViewsRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
     let page_size = match f.get("pageSize")? {
@@ -160,6 +163,7 @@ fn update_mask(at: Option<At<'_>>, fields: &ViewFields) -> Result<Mask> {
 
 /// updateLogicalView: answers the view as it is now.
 pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("UpdateLogicalViewRequest")?;
     let body = f.require("logicalView")?;
     let fields = view_fields(&body)?;
@@ -183,6 +187,7 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
 
 /// deleteLogicalView.
 pub(crate) fn delete(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("DeleteLogicalViewRequest")?;
     let name = logical_view_name(&f.require("name")?)?;
     let etag = optional_string(f.get("etag")?)?.filter(|e| !e.is_empty());
