@@ -274,3 +274,45 @@ fn conditional_writes_as_the_emulator_does() {
         b"r"
     );
 }
+
+#[test]
+fn filters_read_as_the_emulator_reads_them() {
+    let two_labels = RowFilter::Chain(vec![
+        RowFilter::ApplyLabel("one".into()),
+        RowFilter::ApplyLabel("two".into()),
+    ]);
+    // sink in production sends the cells reaching it to the output, past
+    // the blockAll; the emulator takes it for passAll.
+    let sink = RowFilter::Chain(vec![
+        RowFilter::Interleave(vec![
+            RowFilter::Chain(vec![
+                RowFilter::FamilyNameRegex("cf".into()),
+                RowFilter::Sink,
+            ]),
+            RowFilter::BlockAll,
+        ]),
+        RowFilter::BlockAll,
+    ]);
+    for fidelity in [Fidelity::Production, Fidelity::Emulator] {
+        let mut db = instance(fidelity);
+        db.mutate_row("t", b"r", &[set("cf", "q", 1000, "v")])
+            .unwrap();
+        let read = |db: &mut Instance, filter: &RowFilter| {
+            let req = ReadRowsRequest {
+                filter: Some(filter.clone()),
+                ..ReadRowsRequest::default()
+            };
+            let mut rows = CollectRows::default();
+            db.read_rows("t", &req, &mut rows).map(|_| rows.rows)
+        };
+        let labelled = read(&mut db, &two_labels);
+        let sunk = read(&mut db, &sink).unwrap();
+        if fidelity.is_emulator() {
+            assert_eq!(labelled.unwrap()[0].cells[0].labels, ["two"]);
+            assert!(sunk.is_empty());
+        } else {
+            assert_eq!(labelled.unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(sunk.len(), 1);
+        }
+    }
+}
