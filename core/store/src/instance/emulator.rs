@@ -157,16 +157,24 @@ impl Instance {
                 "a row mutation must contain at least one mutation",
             ));
         }
+        // Bytes of the mutations applied, counted as one write of the row.
+        let mut written: Option<u64> = None;
+        let mut outcome = Ok(());
         for m in mutations {
-            check_as_emulator(table, m)?;
-            let writes = as_emulator_writes(table, m, now);
-            table.mutate_row(row_key, &writes, now, cfg)?;
-            if record {
-                let bytes = m.written(row_key.len()).1;
-                table.traffic.note_write(now, row_key, bytes);
+            let applied = check_as_emulator(table, m).and_then(|()| {
+                let writes = as_emulator_writes(table, m, now);
+                table.mutate_row(row_key, &writes, now, cfg)
+            });
+            if let Err(e) = applied {
+                outcome = Err(e);
+                break;
             }
+            *written.get_or_insert(0) += m.written(row_key.len()).1;
         }
-        Ok(())
+        if record && let Some(bytes) = written {
+            table.traffic.note_write(now, row_key, bytes);
+        }
+        outcome
     }
 
     /// ModifyColumnFamilies as the emulator does it: one modification at a
