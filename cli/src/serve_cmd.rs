@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Parser;
-use tabletop_core::{Instance, Instances};
+use tabletop_core::{Fidelity, Instance, Instances};
 
 use crate::args::parse_words;
 use crate::state;
@@ -22,7 +22,7 @@ pub fn help_text() -> String {
 Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
 
 Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
-                      [--keyviz-out FILE.html]
+                      [--keyviz-out FILE.html] [--emulator-parity]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
@@ -55,6 +55,9 @@ Options:
   --state FILE   Keep the instance in this state file between runs
   --keyviz-out FILE.html
                  On stopping, write the Key Visualizer of the traffic served
+  --emulator-parity
+                 Answer as Google's emulator does where it differs from
+                 production Bigtable (see `tabletop --help`)
   -h, --help     Print help
 
 Exit status: 0 after a clean shutdown; 1 the server could not start (the
@@ -83,6 +86,9 @@ pub struct ServeCli {
     /// On stopping, write the Key Visualizer of the traffic served
     #[arg(long, value_name = "FILE.html")]
     keyviz_out: Option<PathBuf>,
+    /// Answer as Google's emulator does where it differs from production
+    #[arg(long = "emulator-parity")]
+    emulator_parity: bool,
     /// Print help
     #[arg(short = 'h', long = "help")]
     help: bool,
@@ -110,7 +116,7 @@ pub fn run(args: &[OsString]) -> u8 {
         port: cli.port,
         on_report,
     };
-    let all = match &cli.state {
+    let mut all = match &cli.state {
         Some(path) => match state::load(path, state::Names::default()) {
             Ok(db) => db,
             Err(message) => {
@@ -120,6 +126,9 @@ pub fn run(args: &[OsString]) -> u8 {
         },
         None => Instances::default(),
     };
+    if cli.emulator_parity {
+        all.set_fidelity(Fidelity::Emulator);
+    }
     match tabletop_serve::run(&options, all, &mut io::stdout()) {
         Ok(mut all) => {
             let wrote = cli
