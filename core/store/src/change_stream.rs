@@ -1,0 +1,360 @@
+//! Change streams: the record of a table's committed data changes, in commit
+//! order, as Bigtable's `ReadChangeStream` returns them.
+//!
+//! A table whose [`ChangeStreamConfig`] is set keeps a [`ChangeLog`]: every
+//! mutation request that commits adds one [`ChangeRecord`] (type
+//! [`ChangeKind::User`]) holding the row key, the instance clock at the
+//! commit and the mutations as they were applied (server timestamps
+//! resolved, a `DeleteFromRow` spelled as one `DeleteFromFamily` per family,
+//! as Bigtable's change stream does). Compaction that lets GC rules delete
+//! cells adds a [`ChangeKind::GarbageCollection`] record per row, one
+//! `DeleteFromColumn` per collected cell. A request that fails records
+//! nothing. Records older than the retention period are dropped; turning
+//! the config off drops the log.
+//!
+//! What this module does not own: when a write commits (the engine's
+//! table) and how records travel (the wire formats and the gRPC server
+//! read them through [`crate::Instance::read_change_stream`]).
+//!
+//! Documentation followed: Bigtable's "Change streams overview" (what is
+//! recorded, retention of 1 to 7 days, records ordered by commit time per
+//! row) and `google/bigtable/v2/bigtable.proto` (`ReadChangeStreamResponse`).
+
+use std::collections::VecDeque;
+
+use crate::engine::family::Families;
+use crate::error::{Error, Result};
+use crate::mutation::{Mutation, TimestampRange};
+use crate::row_set::KeyRange;
+
+/// One day in microseconds.
+pub const DAY_MICROS: i64 = 86_400_000_000;
+/// The shortest retention Bigtable accepts: one day.
+pub const MIN_CHANGE_RETENTION_MICROS: i64 = DAY_MICROS;
+/// The longest retention Bigtable accepts: seven days.
+pub const MAX_CHANGE_RETENTION_MICROS: i64 = 7 * DAY_MICROS;
+
+/// A table's change stream settings (`ChangeStreamConfig` of the table
+/// admin API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangeStreamConfig {
+    /// How long records are kept, in microseconds (1 to 7 days).
+    pub retention_micros: i64,
+}
+
+impl ChangeStreamConfig {
+    /// A config keeping records for `retention_micros`, checked against
+    /// Bigtable's limits (1 to 7 days).
+    pub fn new(retention_micros: i64) -> Result<ChangeStreamConfig> {
+        if !(MIN_CHANGE_RETENTION_MICROS..=MAX_CHANGE_RETENTION_MICROS).contains(&retention_micros)
+        {
+            return Err(Error::invalid(format!(
+                "change stream retention period must be between 1 day and 7 days, got {}",
+                retention_text(retention_micros)
+            )));
+        }
+        Ok(ChangeStreamConfig { retention_micros })
+    }
+}
+
+/// Who made a change (`DataChange.Type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// A client's write (`USER`).
+    User,
+    /// A deletion made by a garbage-collection rule (`GARBAGE_COLLECTION`).
+    GarbageCollection,
+}
+
+impl ChangeKind {
+    /// The proto enum name.
+    #[must_use]
+    pub fn proto_name(self) -> &'static str {
+        match self {
+            ChangeKind::User => "USER",
+            ChangeKind::GarbageCollection => "GARBAGE_COLLECTION",
+        }
+    }
+}
+
+/// One committed change to one row (a `DataChange` of the change stream).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeRecord {
+    /// Position in the table's log, from 1, increasing by one per record;
+    /// continuation tokens name it.
+    pub sequence: u64,
+    /// The instance clock when the change committed, in microseconds.
+    pub commit_micros: i64,
+    /// Orders changes committed at the same time in different clusters; a
+    /// playground instance has one cluster, so it is always 0.
+    pub tiebreaker: i32,
+    /// A client's write or a GC deletion.
+    pub kind: ChangeKind,
+    /// The row changed.
+    pub row_key: Vec<u8>,
+    /// The mutations as applied (timestamps resolved; no `DeleteFromRow`).
+    pub mutations: Vec<Mutation<'static>>,
+}
+
+/// A table's change stream: its config and the records kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChangeLog {
+    pub(crate) config: ChangeStreamConfig,
+    /// In sequence (and commit) order.
+    pub(crate) records: VecDeque<ChangeRecord>,
+    /// The sequence number the next record gets.
+    pub(crate) next_sequence: u64,
+}
+
+/// A cell GC collected, as compaction hands it over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CollectedCell {
+    pub(crate) row_key: Vec<u8>,
+    pub(crate) family: String,
+    pub(crate) qualifier: Vec<u8>,
+    pub(crate) timestamp_micros: i64,
+}
+
+impl ChangeLog {
+    pub(crate) fn new(config: ChangeStreamConfig) -> ChangeLog {
+        ChangeLog {
+            config,
+            records: VecDeque::new(),
+            next_sequence: 1,
+        }
+    }
+
+    /// Adds a record committed at `now`.
+    pub(crate) fn push(
+        &mut self,
+        now: i64,
+        kind: ChangeKind,
+        row_key: &[u8],
+        mutations: Vec<Mutation<'static>>,
+    ) {
+        self.expire(now);
+        self.records.push_back(ChangeRecord {
+            sequence: self.next_sequence,
+            commit_micros: now,
+            tiebreaker: 0,
+            kind,
+            row_key: row_key.to_vec(),
+            mutations,
+        });
+        self.next_sequence += 1;
+    }
+
+    /// Records what a GC compaction collected at `now`: one record per
+    /// row, one `DeleteFromColumn` of exactly that version per cell.
+    pub(crate) fn push_collected(&mut self, now: i64, cells: Vec<CollectedCell>) {
+        let mut i = 0;
+        while i < cells.len() {
+            let row = &cells[i].row_key;
+            let end = cells[i..]
+                .iter()
+                .position(|c| &c.row_key != row)
+                .map_or(cells.len(), |n| i + n);
+            let mutations = cells[i..end]
+                .iter()
+                .map(|c| Mutation::DeleteFromColumn {
+                    family_name: c.family.clone().into(),
+                    column_qualifier: c.qualifier.clone().into(),
+                    time_range: Some(TimestampRange {
+                        start_micros: c.timestamp_micros,
+                        end_micros: c.timestamp_micros + 1000,
+                    }),
+                })
+                .collect();
+            self.push(
+                now,
+                ChangeKind::GarbageCollection,
+                &cells[i].row_key,
+                mutations,
+            );
+            i = end;
+        }
+    }
+
+    /// Drops the records older than the retention period at `now`.
+    pub(crate) fn expire(&mut self, now: i64) {
+        let oldest = now.saturating_sub(self.config.retention_micros);
+        while self
+            .records
+            .front()
+            .is_some_and(|r| r.commit_micros < oldest)
+        {
+            self.records.pop_front();
+        }
+    }
+}
+
+/// The mutations of a committed request as its change record holds them:
+/// server timestamps resolved with `resolve`, and a `DeleteFromRow`
+/// spelled as one `DeleteFromFamily` per family of the table (Bigtable's
+/// change stream has no row deletion of its own).
+pub(crate) fn as_applied(
+    mutations: &[Mutation<'_>],
+    fams: &Families,
+    resolve: impl Fn(i64) -> i64,
+) -> Vec<Mutation<'static>> {
+    let mut out = Vec::with_capacity(mutations.len());
+    for m in mutations {
+        match m.clone().into_owned() {
+            Mutation::SetCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros,
+                value,
+            } => out.push(Mutation::SetCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros: resolve(timestamp_micros),
+                value,
+            }),
+            Mutation::AddToCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros,
+                input,
+            } => out.push(Mutation::AddToCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros: resolve(timestamp_micros),
+                input,
+            }),
+            Mutation::MergeToCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros,
+                input,
+            } => out.push(Mutation::MergeToCell {
+                family_name,
+                column_qualifier,
+                timestamp_micros: resolve(timestamp_micros),
+                input,
+            }),
+            Mutation::DeleteFromRow => {
+                let mut names: Vec<&str> = fams.live().map(|(n, ..)| n).collect();
+                names.sort_unstable();
+                out.extend(names.into_iter().map(|n| Mutation::DeleteFromFamily {
+                    family_name: n.to_string().into(),
+                }));
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Where a change stream read starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeStart {
+    /// Changes committed at or after this time (microseconds); the
+    /// request's `start_time`, or the time of the request when it has none.
+    Time(i64),
+    /// Changes after the one with this sequence number (a continuation
+    /// token's position).
+    After(u64),
+}
+
+/// A ReadChangeStream request, as the store takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadChangeStreamRequest {
+    /// The partition: which row keys.
+    pub partition: KeyRange,
+    /// Where to start.
+    pub start: ChangeStart,
+    /// Stop before changes committed at or after this time; `None` reads
+    /// what there is now and leaves the stream open.
+    pub end_micros: Option<i64>,
+}
+
+/// What a change stream read found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeStreamBatch {
+    /// The records, in commit order.
+    pub records: Vec<ChangeRecord>,
+    /// The position to continue from: the last record's sequence number,
+    /// or where the read started when it found none.
+    pub position: u64,
+    /// No change earlier than this will come later (the instance clock, or
+    /// the end time if that came first).
+    pub low_watermark_micros: i64,
+    /// Whether the end time has passed, so the stream is complete.
+    pub complete: bool,
+}
+
+impl ChangeLog {
+    /// The records `req` selects at instance time `now`.
+    pub(crate) fn read(
+        &self,
+        req: &ReadChangeStreamRequest,
+        now: i64,
+    ) -> Result<ChangeStreamBatch> {
+        let oldest = now.saturating_sub(self.config.retention_micros);
+        let first = match req.start {
+            ChangeStart::Time(t) => {
+                if t < oldest {
+                    return Err(Error::invalid(format!(
+                        "start_time {} is older than the change stream's retention period ({}) allows",
+                        t,
+                        retention_text(self.config.retention_micros)
+                    )));
+                }
+                self.records.partition_point(|r| r.commit_micros < t)
+            }
+            ChangeStart::After(seq) => {
+                if seq >= self.next_sequence {
+                    return Err(Error::invalid(
+                        "the continuation token is not one this table's change stream gave out",
+                    ));
+                }
+                let expired = self
+                    .records
+                    .front()
+                    .map_or(self.next_sequence, |r| r.sequence);
+                if seq + 1 < expired {
+                    return Err(Error::new(
+                        crate::error::Code::OutOfRange,
+                        "the continuation token points before the change stream's retention period",
+                    ));
+                }
+                self.records.partition_point(|r| r.sequence <= seq)
+            }
+        };
+        // Sequence numbers are contiguous, so the position before the
+        // first record selected is one less than its number.
+        let mut position = match req.start {
+            ChangeStart::After(seq) => seq,
+            ChangeStart::Time(_) => self
+                .records
+                .get(first)
+                .map_or(self.next_sequence - 1, |r| r.sequence - 1),
+        };
+        let mut records = Vec::new();
+        for r in self.records.range(first..) {
+            if req.end_micros.is_some_and(|end| r.commit_micros >= end) {
+                break;
+            }
+            position = r.sequence;
+            if req.partition.contains(&r.row_key) {
+                records.push(r.clone());
+            }
+        }
+        let complete = req.end_micros.is_some_and(|end| now >= end);
+        let low_watermark_micros = req.end_micros.map_or(now, |end| end.min(now));
+        Ok(ChangeStreamBatch {
+            records,
+            position,
+            low_watermark_micros,
+            complete,
+        })
+    }
+}
+
+/// A retention period for messages (`7d`, `36h`, `90s`).
+fn retention_text(micros: i64) -> String {
+    crate::schema::format_duration(std::time::Duration::from_micros(
+        micros.max(0).unsigned_abs(),
+    ))
+}
