@@ -251,6 +251,7 @@ pub(crate) fn as_applied(
 pub enum ChangeStart {
     /// Changes committed at or after this time (microseconds); the
     /// request's `start_time`, or the time of the request when it has none.
+    /// It must lie within the retention period and not after the clock.
     Time(i64),
     /// Changes after the one with this sequence number (a continuation
     /// token's position).
@@ -264,8 +265,9 @@ pub struct ReadChangeStreamRequest {
     pub partition: KeyRange,
     /// Where to start.
     pub start: ChangeStart,
-    /// Stop before changes committed at or after this time; `None` reads
-    /// what there is now and leaves the stream open.
+    /// Stop after changes committed at this time (inclusive, as in
+    /// Bigtable); `None` reads what there is now and leaves the stream
+    /// open.
     pub end_micros: Option<i64>,
 }
 
@@ -294,6 +296,11 @@ impl ChangeLog {
         let oldest = now.saturating_sub(self.config.retention_micros);
         let first = match req.start {
             ChangeStart::Time(t) => {
+                if t > now {
+                    return Err(Error::invalid(format!(
+                        "start_time {t} is after the current time {now}; a change stream starts in the past or now"
+                    )));
+                }
                 if t < oldest {
                     return Err(Error::invalid(format!(
                         "start_time {} is older than the change stream's retention period ({}) allows",
@@ -333,7 +340,7 @@ impl ChangeLog {
         };
         let mut records = Vec::new();
         for r in self.records.range(first..) {
-            if req.end_micros.is_some_and(|end| r.commit_micros >= end) {
+            if req.end_micros.is_some_and(|end| r.commit_micros > end) {
                 break;
             }
             position = r.sequence;
@@ -341,7 +348,9 @@ impl ChangeLog {
                 records.push(r.clone());
             }
         }
-        let complete = req.end_micros.is_some_and(|end| now >= end);
+        // The end time is inclusive: the stream is over once the clock has
+        // passed it.
+        let complete = req.end_micros.is_some_and(|end| now > end);
         let low_watermark_micros = req.end_micros.map_or(now, |end| end.min(now));
         Ok(ChangeStreamBatch {
             records,

@@ -350,16 +350,25 @@ fn reads_follow_start_time_tokens_partitions_and_end_time() {
         None,
     );
     assert_eq!(keys(&b), ["m", "z"]);
-    // With an end time: changes before it, and the stream is complete.
+    // With an end time (inclusive): changes up to it, and the stream is
+    // complete once the clock has passed it.
     let b = read(
         &mut db,
         KeyRange::all(),
         ChangeStart::Time(T0),
-        Some(T0 + 2_000_000),
+        Some(T0 + 1_000_000),
     );
     assert_eq!(keys(&b), ["a", "m"]);
     assert!(b.complete);
-    assert_eq!(b.low_watermark_micros, T0 + 2_000_000);
+    assert_eq!(b.low_watermark_micros, T0 + 1_000_000);
+    let open = read(
+        &mut db,
+        KeyRange::all(),
+        ChangeStart::Time(T0),
+        Some(T0 + 5_000_000),
+    );
+    assert_eq!(keys(&open), ["a", "m", "z"]);
+    assert!(!open.complete);
     // From a token: what came after it.
     let b = read(
         &mut db,
@@ -409,6 +418,18 @@ fn reads_follow_start_time_tokens_partitions_and_end_time() {
             },
         )
         .expect_err("too old");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    // A start in the future.
+    let e = db
+        .read_change_stream(
+            "t",
+            &ReadChangeStreamRequest {
+                partition: KeyRange::all(),
+                start: ChangeStart::Time(T0 + 6_000_000),
+                end_micros: None,
+            },
+        )
+        .expect_err("future");
     assert_eq!(e.code(), Code::InvalidArgument);
 }
 

@@ -26,8 +26,11 @@
 //! `modifyColumnFamilies`, `dropRowRange`, `createAuthorizedView`,
 //! `getAuthorizedView`, `listAuthorizedViews`, `updateAuthorizedView`,
 //! `deleteAuthorizedView`, `mutateRow`, `mutateRows`,
-//! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`.
-//! See [`METHODS`].
+//! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`,
+//! and change streams: `updateTable` (its `changeStreamConfig` only),
+//! `generateInitialChangeStreamPartitions` and `readChangeStream`, which
+//! answer the JSON array of the messages their stream would carry (see
+//! `api/change_stream.rs`). See [`METHODS`].
 //!
 //! The playground's own, **not part of Bigtable**: `compact`
 //! (`{"tableName": ...}` or `{}` for every table; flushes and compacts so
@@ -104,6 +107,7 @@
 
 mod admin;
 mod authorized_views;
+mod change_stream;
 mod data;
 mod fast;
 mod names;
@@ -183,6 +187,9 @@ methods! {
     "modifyColumnFamilies", TableAdmin, admin::modify_column_families,
         "Creates, updates or drops column families, all or none.",
         r#"{"name": "projects/p/instances/i/tables/t", "modifications": [{"id": "cf2", "create": {"gcRule": {"maxAge": "86400s"}}}]}"#;
+    "updateTable", TableAdmin, change_stream::update_table,
+        "Changes a table's change stream: sets its retention (1 to 7 days) or, left out under the mask, turns it off.",
+        r#"{"table": {"name": "projects/p/instances/i/tables/t", "changeStreamConfig": {"retentionPeriod": "86400s"}}, "updateMask": "changeStreamConfig"}"#;
     "dropRowRange", TableAdmin, admin::drop_row_range,
         "Deletes every row with a key prefix, or every row.",
         r#"{"name": "projects/p/instances/i/tables/t", "rowKeyPrefix": "cGhvbmUj"}"#;
@@ -219,6 +226,12 @@ methods! {
     "sampleRowKeys", Data, data::sample_row_keys,
         "Returns row keys at tablet boundaries with byte offsets.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "generateInitialChangeStreamPartitions", Data, change_stream::generate_initial_partitions,
+        "Lists the partitions to read a table's change stream by (one per table here).",
+        r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "readChangeStream", Data, change_stream::read_change_stream,
+        "Reads a partition's recorded changes from a start time or token, up to now or an end time.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "partition": {"rowRange": {}}, "startTime": "2024-01-01T00:00:00Z"}"#;
     "compact", Playground, playground::compact,
         "Playground only: flushes and compacts one table (or all), applying due GC rules.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
@@ -240,12 +253,9 @@ methods! {
 /// does not offer; they answer `UNIMPLEMENTED` rather than "no such method".
 const NOT_OFFERED: &[&str] = &[
     "pingAndWarm",
-    "readChangeStream",
-    "generateInitialChangeStreamPartitions",
     "executeQuery",
     "prepareQuery",
     "createTableFromSnapshot",
-    "updateTable",
     "undeleteTable",
     "generateConsistencyToken",
     "checkConsistency",
