@@ -286,7 +286,28 @@ pub struct ChangeStreamBatch {
     pub complete: bool,
 }
 
+/// The newest records of a table's change stream, for a live view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeStreamTail {
+    /// The table's change stream settings.
+    pub config: ChangeStreamConfig,
+    /// How many records the table keeps now.
+    pub kept: usize,
+    /// The newest records, oldest first.
+    pub records: Vec<ChangeRecord>,
+}
+
 impl ChangeLog {
+    /// The newest `limit` records (without expiring any: a view reads).
+    pub(crate) fn tail(&self, limit: usize) -> ChangeStreamTail {
+        let skip = self.records.len().saturating_sub(limit);
+        ChangeStreamTail {
+            config: self.config,
+            kept: self.records.len(),
+            records: self.records.range(skip..).cloned().collect(),
+        }
+    }
+
     /// The records `req` selects at instance time `now`.
     pub(crate) fn read(
         &self,

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::change_stream::{
-    ChangeLog, ChangeStreamBatch, ChangeStreamConfig, ReadChangeStreamRequest,
+    ChangeLog, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail, ReadChangeStreamRequest,
 };
 use crate::engine::table::{ReadOptions, Table};
 use crate::engine::{EngineConfig, EngineEvent};
@@ -445,6 +445,21 @@ impl Instance {
         let log = self.change_log(table_id)?;
         log.expire(now);
         log.read(req, now)
+    }
+
+    /// The newest `limit` records of a table's change stream, for a live
+    /// view (records past the retention that no write or tick has dropped
+    /// yet may still be there); `None` when the table keeps none.
+    pub fn change_stream_tail(
+        &self,
+        table_id: &str,
+        limit: usize,
+    ) -> Result<Option<ChangeStreamTail>> {
+        Ok(self
+            .table(table_id)?
+            .changes
+            .as_deref()
+            .map(|log| log.tail(limit)))
     }
 
     /// GenerateInitialChangeStreamPartitions: the key ranges to read the

@@ -72,7 +72,7 @@ mod units;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
 pub use change_stream::{
-    ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig,
+    ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail,
     MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
 };
 pub use engine::{EngineConfig, EngineEvent};

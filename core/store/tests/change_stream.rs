@@ -193,6 +193,14 @@ fn every_committed_write_is_recorded_once_in_commit_order() {
         .collect();
     assert_eq!(families, ["cf", "counters", "other"]);
     assert_eq!(batch.position, 4);
+    // The newest records, for a live view.
+    let tail = db
+        .change_stream_tail("t", 2)
+        .expect("table")
+        .expect("enabled");
+    assert_eq!(tail.kept, 4);
+    assert_eq!(tail.records, batch.records[2..]);
+    assert_eq!(instance().change_stream_tail("t", 2).expect("table"), None);
     assert_eq!(batch.low_watermark_micros, T0 + 3_000_000);
     assert!(!batch.complete);
 }
