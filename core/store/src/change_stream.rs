@@ -20,12 +20,21 @@
 //! recorded, retention of 1 to 7 days, records ordered by commit time per
 //! row) and `google/bigtable/v2/bigtable.proto` (`ReadChangeStreamResponse`).
 
+mod stored;
+
 use std::collections::VecDeque;
 
 use crate::engine::family::Families;
 use crate::error::{Error, Result};
 use crate::mutation::{Mutation, TimestampRange};
 use crate::row_set::KeyRange;
+pub(crate) use stored::StoredChange;
+
+/// Checks a stored record's bytes (from a snapshot): `Err` names what is
+/// wrong.
+pub(crate) fn check_stored(bytes: &[u8]) -> std::result::Result<(), &'static str> {
+    stored::decode(bytes).map(|_| ())
+}
 
 /// One day in microseconds.
 pub const DAY_MICROS: i64 = 86_400_000_000;
@@ -100,8 +109,8 @@ pub struct ChangeRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ChangeLog {
     pub(crate) config: ChangeStreamConfig,
-    /// In sequence (and commit) order.
-    pub(crate) records: VecDeque<ChangeRecord>,
+    /// In sequence (and commit) order, encoded.
+    pub(crate) records: VecDeque<StoredChange>,
     /// The sequence number the next record gets.
     pub(crate) next_sequence: u64,
 }
@@ -124,22 +133,59 @@ impl ChangeLog {
         }
     }
 
-    /// Adds a record committed at `now`.
-    pub(crate) fn push(
+    /// Records a committed request at `now`: its mutations as applied,
+    /// server timestamps resolved with `resolve`, and a `DeleteFromRow`
+    /// spelled as one `DeleteFromFamily` per family of the table (the
+    /// change stream has no row deletion of its own).
+    pub(crate) fn push_user(
         &mut self,
         now: i64,
-        kind: ChangeKind,
         row_key: &[u8],
-        mutations: Vec<Mutation<'static>>,
+        mutations: &[Mutation<'_>],
+        fams: &Families,
+        resolve: impl Fn(i64) -> i64 + Copy,
     ) {
+        let mut names: Vec<&str> = Vec::new();
+        if mutations
+            .iter()
+            .any(|m| matches!(m, Mutation::DeleteFromRow))
+        {
+            names = fams.live().map(|(n, ..)| n).collect();
+            names.sort_unstable();
+        }
+        let count = mutations
+            .iter()
+            .map(|m| match m {
+                Mutation::DeleteFromRow => names.len(),
+                _ => 1,
+            })
+            .sum();
+        let mut buf = Vec::with_capacity(64);
+        stored::begin(&mut buf, row_key, count);
+        for m in mutations {
+            if let Mutation::DeleteFromRow = m {
+                for n in &names {
+                    let family = Mutation::DeleteFromFamily {
+                        family_name: (*n).into(),
+                    };
+                    stored::put_mutation(&mut buf, &family, resolve);
+                }
+            } else {
+                stored::put_mutation(&mut buf, m, resolve);
+            }
+        }
+        self.push(now, ChangeKind::User, buf);
+    }
+
+    /// Adds a record committed at `now` from its encoded bytes.
+    fn push(&mut self, now: i64, kind: ChangeKind, bytes: Vec<u8>) {
         self.expire(now);
-        self.records.push_back(ChangeRecord {
+        self.records.push_back(StoredChange {
             sequence: self.next_sequence,
             commit_micros: now,
             tiebreaker: 0,
             kind,
-            row_key: row_key.to_vec(),
-            mutations,
+            bytes: bytes.into_boxed_slice(),
         });
         self.next_sequence += 1;
     }
@@ -154,23 +200,20 @@ impl ChangeLog {
                 .iter()
                 .position(|c| &c.row_key != row)
                 .map_or(cells.len(), |n| i + n);
-            let mutations = cells[i..end]
-                .iter()
-                .map(|c| Mutation::DeleteFromColumn {
-                    family_name: c.family.clone().into(),
-                    column_qualifier: c.qualifier.clone().into(),
+            let mut buf = Vec::new();
+            stored::begin(&mut buf, row, end - i);
+            for c in &cells[i..end] {
+                let delete = Mutation::DeleteFromColumn {
+                    family_name: c.family.as_str().into(),
+                    column_qualifier: c.qualifier.as_slice().into(),
                     time_range: Some(TimestampRange {
                         start_micros: c.timestamp_micros,
                         end_micros: c.timestamp_micros + 1000,
                     }),
-                })
-                .collect();
-            self.push(
-                now,
-                ChangeKind::GarbageCollection,
-                &cells[i].row_key,
-                mutations,
-            );
+                };
+                stored::put_mutation(&mut buf, &delete, |ts| ts);
+            }
+            self.push(now, ChangeKind::GarbageCollection, buf);
             i = end;
         }
     }
@@ -186,64 +229,6 @@ impl ChangeLog {
             self.records.pop_front();
         }
     }
-}
-
-/// The mutations of a committed request as its change record holds them:
-/// server timestamps resolved with `resolve`, and a `DeleteFromRow`
-/// spelled as one `DeleteFromFamily` per family of the table (Bigtable's
-/// change stream has no row deletion of its own).
-pub(crate) fn as_applied(
-    mutations: &[Mutation<'_>],
-    fams: &Families,
-    resolve: impl Fn(i64) -> i64,
-) -> Vec<Mutation<'static>> {
-    let mut out = Vec::with_capacity(mutations.len());
-    for m in mutations {
-        match m.clone().into_owned() {
-            Mutation::SetCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros,
-                value,
-            } => out.push(Mutation::SetCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros: resolve(timestamp_micros),
-                value,
-            }),
-            Mutation::AddToCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros,
-                input,
-            } => out.push(Mutation::AddToCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros: resolve(timestamp_micros),
-                input,
-            }),
-            Mutation::MergeToCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros,
-                input,
-            } => out.push(Mutation::MergeToCell {
-                family_name,
-                column_qualifier,
-                timestamp_micros: resolve(timestamp_micros),
-                input,
-            }),
-            Mutation::DeleteFromRow => {
-                let mut names: Vec<&str> = fams.live().map(|(n, ..)| n).collect();
-                names.sort_unstable();
-                out.extend(names.into_iter().map(|n| Mutation::DeleteFromFamily {
-                    family_name: n.to_string().into(),
-                }));
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Where a change stream read starts.
@@ -304,7 +289,11 @@ impl ChangeLog {
         ChangeStreamTail {
             config: self.config,
             kept: self.records.len(),
-            records: self.records.range(skip..).cloned().collect(),
+            records: self
+                .records
+                .range(skip..)
+                .map(StoredChange::to_record)
+                .collect(),
         }
     }
 
@@ -365,8 +354,8 @@ impl ChangeLog {
                 break;
             }
             position = r.sequence;
-            if req.partition.contains(&r.row_key) {
-                records.push(r.clone());
+            if req.partition.contains(r.row_key()) {
+                records.push(r.to_record());
             }
         }
         // The end time is inclusive: the stream is over once the clock has

@@ -7,7 +7,7 @@ use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
 use super::tablet::{CompactionOutcome, Tablet};
 use super::{EngineConfig, EngineEvent};
 use crate::aggregate::{check_input, merge_input};
-use crate::change_stream::{ChangeKind, ChangeLog, CollectedCell, as_applied};
+use crate::change_stream::{ChangeLog, CollectedCell};
 use crate::error::{Error, Result};
 use crate::filter::{FilterPlan, FilterScratch};
 use crate::mutation::{
@@ -360,8 +360,7 @@ impl Table {
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
         if let Some(log) = self.changes.as_deref_mut() {
-            let record = as_applied(mutations, &self.fams, resolve);
-            log.push(now_micros, ChangeKind::User, row_key, record);
+            log.push_user(now_micros, row_key, mutations, &self.fams, resolve);
         }
         if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
@@ -703,8 +702,7 @@ impl Table {
             return;
         };
         for key in keys.0 {
-            let record = as_applied(&drop_row, &self.fams, |ts| ts);
-            log.push(now, ChangeKind::User, &key, record);
+            log.push_user(now, &key, &drop_row, &self.fams, |ts| ts);
         }
     }
 

@@ -10,24 +10,19 @@
 //!   next sequence                varint
 //!   record count, per record:    sequence varint, commit_micros signed,
 //!                                tiebreaker signed, kind (0 user | 1 GC),
-//!                                row key bytes, mutation count, mutations
-//! mutation:  0 set cell:         family, qualifier bytes, timestamp signed,
-//!                                value bytes
-//!            1 add / 2 merge:    family, qualifier bytes, timestamp signed,
-//!                                input (0 int signed | 1 raw bytes)
-//!            3 delete column:    family, qualifier bytes, 0 | 1 then start
-//!                                and end signed
-//!            4 delete family:    family bytes
+//!                                the record's row key and mutations as
+//!                                bytes (the change stream's own encoding,
+//!                                `change_stream/stored.rs`; checked on
+//!                                reading)
 //! ```
 
 use std::collections::VecDeque;
 
 use super::{Reader, Writer};
-use crate::change_stream::{ChangeKind, ChangeLog, ChangeRecord, ChangeStreamConfig};
+use crate::change_stream::{ChangeKind, ChangeLog, ChangeStreamConfig, StoredChange};
 use crate::engine::table::Table;
 use crate::error::Result;
 use crate::instance::Instance;
-use crate::mutation::{AggregateInput, Mutation, TimestampRange};
 
 /// Whether any table keeps a change stream (the snapshot is then
 /// version 5).
@@ -51,84 +46,8 @@ pub(super) fn write<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> 
                 ChangeKind::User => 0,
                 ChangeKind::GarbageCollection => 1,
             });
-            w.bytes(&r.row_key);
-            w.uint(r.mutations.len() as u64);
-            for m in &r.mutations {
-                write_mutation(w, m);
-            }
+            w.bytes(&r.bytes);
         }
-    }
-}
-
-fn write_mutation(w: &mut Writer, m: &Mutation<'_>) {
-    match m {
-        Mutation::SetCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            value,
-        } => {
-            w.uint(0);
-            w.bytes(family_name.as_bytes());
-            w.bytes(column_qualifier);
-            w.int(*timestamp_micros);
-            w.bytes(value);
-        }
-        Mutation::AddToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
-        }
-        | Mutation::MergeToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
-        } => {
-            w.uint(if matches!(m, Mutation::AddToCell { .. }) {
-                1
-            } else {
-                2
-            });
-            w.bytes(family_name.as_bytes());
-            w.bytes(column_qualifier);
-            w.int(*timestamp_micros);
-            match input {
-                AggregateInput::Int(v) => {
-                    w.uint(0);
-                    w.int(*v);
-                }
-                AggregateInput::Raw(b) => {
-                    w.uint(1);
-                    w.bytes(b);
-                }
-            }
-        }
-        Mutation::DeleteFromColumn {
-            family_name,
-            column_qualifier,
-            time_range,
-        } => {
-            w.uint(3);
-            w.bytes(family_name.as_bytes());
-            w.bytes(column_qualifier);
-            match time_range {
-                None => w.uint(0),
-                Some(r) => {
-                    w.uint(1);
-                    w.int(r.start_micros);
-                    w.int(r.end_micros);
-                }
-            }
-        }
-        Mutation::DeleteFromFamily { family_name } => {
-            w.uint(4);
-            w.bytes(family_name.as_bytes());
-        }
-        // Records never hold one (it is written as family deletions); kept
-        // lossless all the same.
-        Mutation::DeleteFromRow => w.uint(5),
     }
 }
 
@@ -161,7 +80,7 @@ pub(super) fn read(r: &mut Reader<'_>, db: &mut Instance) -> Result<()> {
     Ok(())
 }
 
-fn read_record(r: &mut Reader<'_>) -> Result<ChangeRecord> {
+fn read_record(r: &mut Reader<'_>) -> Result<StoredChange> {
     let sequence = r.uint()?;
     let commit_micros = r.int()?;
     let tiebreaker = i32::try_from(r.int()?).map_err(|_| r.bad("a tiebreaker"))?;
@@ -170,74 +89,13 @@ fn read_record(r: &mut Reader<'_>) -> Result<ChangeRecord> {
         1 => ChangeKind::GarbageCollection,
         _ => return Err(r.bad("an unknown change kind")),
     };
-    let row_key = r.bytes()?.to_vec();
-    let n = r.count()?;
-    let mut mutations = Vec::with_capacity(n.min(1024));
-    for _ in 0..n {
-        mutations.push(read_mutation(r)?);
-    }
-    Ok(ChangeRecord {
+    let bytes = r.bytes()?;
+    crate::change_stream::check_stored(bytes).map_err(|what| r.bad(what))?;
+    Ok(StoredChange {
         sequence,
         commit_micros,
         tiebreaker,
         kind,
-        row_key,
-        mutations,
-    })
-}
-
-fn read_mutation(r: &mut Reader<'_>) -> Result<Mutation<'static>> {
-    let kind = r.uint()?;
-    if kind == 5 {
-        return Ok(Mutation::DeleteFromRow);
-    }
-    let family_name = r.string()?.into();
-    if kind == 4 {
-        return Ok(Mutation::DeleteFromFamily { family_name });
-    }
-    let column_qualifier = r.bytes()?.to_vec().into();
-    Ok(match kind {
-        0 => Mutation::SetCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros: r.int()?,
-            value: r.bytes()?.to_vec().into(),
-        },
-        1 | 2 => {
-            let timestamp_micros = r.int()?;
-            let input = match r.uint()? {
-                0 => AggregateInput::Int(r.int()?),
-                1 => AggregateInput::Raw(r.bytes()?.to_vec().into()),
-                _ => return Err(r.bad("an unknown aggregate input")),
-            };
-            if kind == 1 {
-                Mutation::AddToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                }
-            } else {
-                Mutation::MergeToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                }
-            }
-        }
-        3 => Mutation::DeleteFromColumn {
-            family_name,
-            column_qualifier,
-            time_range: match r.uint()? {
-                0 => None,
-                1 => Some(TimestampRange {
-                    start_micros: r.int()?,
-                    end_micros: r.int()?,
-                }),
-                _ => return Err(r.bad("an unknown time range marker")),
-            },
-        },
-        _ => return Err(r.bad("an unknown mutation kind")),
+        bytes: bytes.into(),
     })
 }
