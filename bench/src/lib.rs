@@ -10,6 +10,7 @@
 // A global allocator needs unsafe; it only forwards to `System`.
 #![allow(unsafe_code)]
 
+mod change_stream;
 mod naive;
 pub mod sim;
 mod traffic;
@@ -369,6 +370,7 @@ pub fn run(rows: usize, baseline: bool, now_ms: &dyn Fn() -> f64) -> Report {
     let prefixes = data.sample_prefixes(1000, 11);
     run_tabletop(&data, &keys, &prefixes, &mut report, now_ms);
     traffic::run(&data, &keys, &prefixes, &mut report, now_ms);
+    change_stream::run(&data, &mut report, now_ms);
     if baseline {
         naive::run(&data, &keys, &prefixes, &mut report, now_ms);
     }

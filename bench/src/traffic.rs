@@ -85,7 +85,7 @@ pub(crate) fn run(
 /// Runs `work` on every slice for both instances, alternating which goes
 /// first; returns the total milliseconds with recording off and on, and
 /// the median over the slices of on / off.
-fn interleaved<T>(
+pub(crate) fn interleaved<T>(
     dbs: &mut [Instance; 2],
     slices: impl Iterator<Item = T>,
     now_ms: &dyn Fn() -> f64,
@@ -111,7 +111,7 @@ fn interleaved<T>(
 }
 
 /// An empty instance with the bench's table and clock.
-fn instance(data: &MobileData, record: bool) -> Instance {
+pub(crate) fn instance(data: &MobileData, record: bool) -> Instance {
     let mut db = Instance::new(InstanceConfig {
         engine: EngineConfig::bulk(),
         ..InstanceConfig::default()
@@ -132,7 +132,7 @@ fn instance(data: &MobileData, record: bool) -> Instance {
 
 /// Loads `rows` as the main benchmark does, with a tick after them (the
 /// background work a server would do meanwhile).
-fn load_rows(db: &mut Instance, data: &MobileData, rows: &[crate::RowSpec]) {
+pub(crate) fn load_rows(db: &mut Instance, data: &MobileData, rows: &[crate::RowSpec]) {
     let now = db.now_micros();
     let mut mutations: Vec<Mutation<'_>> = Vec::with_capacity(9);
     for r in rows {

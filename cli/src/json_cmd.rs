@@ -32,6 +32,7 @@ fn max_answer_bytes() -> usize {
 /// with a response (not an error) saves the state file at the end.
 const WRITE_METHODS: &[&str] = &[
     "createTable",
+    "updateTable",
     "deleteTable",
     "modifyColumnFamilies",
     "dropRowRange",

@@ -196,17 +196,24 @@ for each: {{\"method\": M, \"request\": R}}, where M is a REST method of
 Bigtable's data or table admin API (createTable, getTable, listTables,
 deleteTable, modifyColumnFamilies, dropRowRange, mutateRow, mutateRows,
 checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys, and the
-authorized view methods), the logical views of its instance admin API
-(createLogicalView, getLogicalView, listLogicalViews, updateLogicalView,
-deleteLogicalView: saved queries that sql reads in FROM), or of the
-playground (compact, advanceClock, listTablets, sql, explain), and R is
-the request body in proto3 JSON exactly as the REST API takes it (bytes in
+authorized view methods; change streams: updateTable,
+generateInitialChangeStreamPartitions, readChangeStream), the logical views
+of its instance admin API (createLogicalView, getLogicalView,
+listLogicalViews, updateLogicalView, deleteLogicalView: saved queries that
+sql reads in FROM), or of the playground (compact, advanceClock,
+listTablets, sql, explain), and R is the request body in proto3 JSON
+exactly as the REST API takes it (bytes in
 base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or
 {{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
 readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}} ([]
 when nothing matched); sampleRowKeys {{\"samples\": [...]}}; mutateRows
 {{\"entries\": [{{\"index\": 0, \"status\": {{\"code\": 0}}}}, ...]}}, one entry per
 request entry in order, with a \"message\" when the code is not 0.
+readChangeStream and generateInitialChangeStreamPartitions answer the JSON
+array of the messages their gRPC stream carries: a readChangeStream gives
+every recorded change from startTime (or after a continuation token) up to
+now, then a heartbeat with the token to continue from, or, once endTime
+has passed, a closeStream. updateTable changes only changeStreamConfig.
 An answer is at most 256 MiB: a readRows whose rows would take more is
 answered RESOURCE_EXHAUSTED (read fewer rows at a time with rowsLimit, a
 row range or a filter). Blank lines are skipped. Answers are written as soon as no more input is

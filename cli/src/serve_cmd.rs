@@ -43,7 +43,9 @@ traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
 it gets SIGUSR1 while it runs (`kill -USR1 PID`).
 
 Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
-MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
+MutateRow, MutateRows, CheckAndMutateRow, ReadModifyWriteRow,
+GenerateInitialChangeStreamPartitions and ReadChangeStream (kept open,
+sending each change as it commits, until its end time); the table
 admin API's CreateTable, GetTable, ListTables, DeleteTable,
 ModifyColumnFamilies and DropRowRange. Each runs as the JSON protocol's
 method of the same name (`tabletop help json`), with its status codes and

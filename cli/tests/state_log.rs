@@ -499,3 +499,47 @@ fn a_json_run_of_writes_uses_the_shell_and_loads_the_instance_when_it_must() {
     );
     assert_eq!(count(&dir), 302);
 }
+
+#[test]
+fn the_change_stream_is_kept_by_the_snapshot_and_replayed_from_the_log() {
+    let dir = scratch("change-stream");
+    let parent = "projects/tabletop/instances/playground";
+    let table = format!("{parent}/tables/t");
+    let create = format!(
+        r#"{{"method": "createTable", "request": {{"parent": "{parent}", "tableId": "t", "table": {{"columnFamilies": {{"cf": {{}}}}, "changeStreamConfig": {{"retentionPeriod": "86400s"}}}}}}}}"#
+    );
+    expect(0, run_in(&dir, &["json"], (create + "\n").as_bytes()));
+    // Two writes in separate runs: each one appended to the log.
+    cbt(&dir, &["set", "t", "r1", "cf:q=one"]);
+    let write = format!(
+        r#"{{"method": "mutateRow", "request": {{"tableName": "{table}", "rowKey": "cjI=", "mutations": [{{"deleteFromRow": {{}}}}]}}}}"#
+    );
+    expect(0, run_in(&dir, &["json"], (write + "\n").as_bytes()));
+    assert!(log_bytes(&dir.join("tabletop.state.wal")) > 0);
+    let read = format!(
+        r#"{{"method": "readChangeStream", "request": {{"tableName": "{table}", "partition": {{"rowRange": {{}}}}, "continuationTokens": {{"tokens": [{{"partition": {{"rowRange": {{}}}}, "token": "cs1.0"}}]}}}}}}"#
+    );
+    let changes = |dir: &Path| -> Vec<String> {
+        let out = stdout(&expect(
+            0,
+            run_in(dir, &["json"], (read.clone() + "\n").as_bytes()),
+        ));
+        let answer: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        answer["response"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{out}"))
+            .iter()
+            .filter_map(|m| m.get("dataChange"))
+            .map(|d| format!("{} {}", d["rowKey"], d["chunks"]))
+            .collect()
+    };
+    // The write replayed from the log is recorded as it was the first time.
+    let before = changes(&dir);
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(before[0].starts_with("\"cjE=\""), "{before:?}");
+    assert!(before[1].contains("deleteFromFamily"), "{before:?}");
+    // Folded into a new snapshot: the same records.
+    cbt(&dir, &["compact"]);
+    assert_eq!(log_bytes(&dir.join("tabletop.state.wal")), 0);
+    assert_eq!(changes(&dir), before);
+}

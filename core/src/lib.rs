@@ -62,6 +62,10 @@ pub use tabletop_sql::{
     AuthorizedView, FamilySubset, Instance, Instances, LogicalView, authorized_view, logical_view,
     rowkey_schema, sql, views,
 };
+pub use tabletop_store::{
+    ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail,
+    MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
+};
 pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};
 pub use tabletop_translate::translate;

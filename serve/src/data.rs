@@ -5,14 +5,17 @@
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
+use crate::change_stream;
 use crate::chunks;
 use crate::instance::Shared;
 use crate::proto::google::bigtable::v2::bigtable_server::Bigtable;
 use crate::proto::google::bigtable::v2::{
-    CheckAndMutateRowRequest, CheckAndMutateRowResponse, MutateRowRequest, MutateRowResponse,
-    MutateRowsRequest, MutateRowsResponse, ReadModifyWriteRowRequest, ReadModifyWriteRowResponse,
-    ReadRowsRequest, ReadRowsResponse, RequestStats, Row, SampleRowKeysRequest,
-    SampleRowKeysResponse,
+    CheckAndMutateRowRequest, CheckAndMutateRowResponse,
+    GenerateInitialChangeStreamPartitionsRequest, GenerateInitialChangeStreamPartitionsResponse,
+    MutateRowRequest, MutateRowResponse, MutateRowsRequest, MutateRowsResponse,
+    ReadChangeStreamRequest, ReadChangeStreamResponse, ReadModifyWriteRowRequest,
+    ReadModifyWriteRowResponse, ReadRowsRequest, ReadRowsResponse, RequestStats, Row,
+    SampleRowKeysRequest, SampleRowKeysResponse,
 };
 use crate::transcode::{from_json, to_json};
 
@@ -113,5 +116,30 @@ impl Bigtable for DataService {
     ) -> Result<Response<ReadModifyWriteRowResponse>, Status> {
         self.call("readModifyWriteRow", request.get_ref())
             .map(Response::new)
+    }
+
+    async fn generate_initial_change_stream_partitions(
+        &self,
+        request: Request<GenerateInitialChangeStreamPartitionsRequest>,
+    ) -> Result<Response<Stream<GenerateInitialChangeStreamPartitionsResponse>>, Status> {
+        let answer = self.shared.call(
+            "generateInitialChangeStreamPartitions",
+            &to_json(request.get_ref())?,
+        )?;
+        let parts = answer
+            .as_array()
+            .ok_or_else(|| Status::internal("the answer has no partition list"))?
+            .iter()
+            .map(from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(stream(parts))
+    }
+
+    async fn read_change_stream(
+        &self,
+        request: Request<ReadChangeStreamRequest>,
+    ) -> Result<Response<Stream<ReadChangeStreamResponse>>, Status> {
+        let live = change_stream::follow(self.shared.clone(), request.get_ref())?;
+        Ok(Response::new(Box::pin(live)))
     }
 }

@@ -7,7 +7,8 @@
 //! (`tabletop_core::api`): the request message is transcoded to its proto3
 //! JSON, run, and the answer transcoded back, so the semantics, checks,
 //! status codes and messages are the JSON protocol's, with no second
-//! implementation here. ReadRows streams the rows as cell chunks.
+//! implementation here. ReadRows streams the rows as cell chunks;
+//! ReadChangeStream stays open and sends changes as they commit.
 //!
 //! The protocol types are generated at build time from Google's `.proto`
 //! files vendored under `proto/` (see its README).
@@ -15,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod admin;
+mod change_stream;
 mod chunks;
 mod data;
 mod instance;

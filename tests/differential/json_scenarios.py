@@ -668,6 +668,38 @@ OTHER_ROWS = rows(
     row("c", fam("other", col("y", cell(1000, "cat")))),
 )
 
+CHANGE_STREAM = (
+    "the emulator has no change streams: it accepts changeStreamConfig on CreateTable, with any "
+    "retention, and forgets it; production keeps it (1 to 7 days, admin v2 "
+    "ChangeStreamConfig.retention_period; 'Change streams overview') and shows it in the table. "
+    "Its ReadChangeStream and GenerateInitialChangeStreamPartitions are not compared here: they "
+    "crash the emulator process (a nil pointer dereference), which would end every other "
+    "scenario's run; core/store/tests/change_stream.rs and core/wire/tests/change_stream_json.rs "
+    "test them against the documentation instead"
+)
+CS_TABLE = {"name": table("cs"), "columnFamilies": {"cf": {}}}
+CS_CONFIG = {"retentionPeriod": "86400s"}
+
+scenario("change streams: the config is kept and shown", [
+    step("createTable", {"parent": PARENT, "tableId": "cs", "table": {
+        "columnFamilies": {"cf": {}}, "changeStreamConfig": CS_CONFIG}}, diverges={
+        "reason": CHANGE_STREAM,
+        "emulator": {"response": dict(CS_TABLE, granularity="MILLIS")},
+        "production": {"response": dict(CS_TABLE, granularity="MILLIS", changeStreamConfig=CS_CONFIG)},
+    }),
+    step("getTable", {"name": table("cs")}, diverges={
+        "reason": CHANGE_STREAM + "; " + GRANULARITY,
+        "emulator": {"response": CS_TABLE},
+        "production": {"response": dict(CS_TABLE, granularity="MILLIS", changeStreamConfig=CS_CONFIG)},
+    }),
+    step("createTable", {"parent": PARENT, "tableId": "short", "table": {
+        "changeStreamConfig": {"retentionPeriod": "3600s"}}}, diverges={
+        "reason": CHANGE_STREAM,
+        "emulator": {"response": {"name": table("short"), "granularity": "MILLIS"}},
+        "production": error("INVALID_ARGUMENT"),
+    }),
+])
+
 scenario("filter: sink sends cells straight to the output", three_rows() + [
     filtered({"chain": {"filters": [
         {"interleave": {"filters": [

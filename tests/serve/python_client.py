@@ -5,8 +5,10 @@ Starts `tabletop serve -host 127.0.0.1 -port 0` (the binary named by
 it with BIGTABLE_EMULATOR_HOST and checks what users do: create a table
 through the admin API, write rows (MutateRow, MutateRows,
 CheckAndMutateRow, ReadModifyWriteRow), read them back as a stream, a
-reversed scan, SampleRowKeys, DropRowRange, an error's status, and a
-ReadRows stream cancelled midway that leaves the server healthy. Ends with
+reversed scan, SampleRowKeys, DropRowRange, an error's status, a
+ReadRows stream cancelled midway that leaves the server healthy, and a
+table's change stream (its partitions, a read up to an end time, a live
+read that sees a write as it commits). Ends with
 `N passed, M failed` and exits non-zero if anything failed.
 """
 
@@ -219,6 +221,100 @@ class Suite:
             assert e.code() == self.grpc.StatusCode.CANCELLED, e.code()
         rows = table.read_rows(ReadRowsQuery())
         assert len(rows) == 1005, len(rows)
+
+    def change_stream_clients(self):
+        """The generated (GAPIC) clients, which have the change stream
+        methods the high-level client leaves out."""
+        from google.cloud.bigtable_admin_v2.services.bigtable_table_admin import (
+            BaseBigtableTableAdminClient,
+        )
+        from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+            BigtableTableAdminGrpcTransport,
+        )
+        from google.cloud.bigtable_v2.services.bigtable import BigtableClient
+        from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
+
+        admin = BaseBigtableTableAdminClient(
+            transport=BigtableTableAdminGrpcTransport(channel=self.channel)
+        )
+        data = BigtableClient(transport=BigtableGrpcTransport(channel=self.channel))
+        return admin, data
+
+    def test_change_stream_partitions_and_a_read_up_to_an_end_time(self):
+        import datetime
+
+        from google.cloud.bigtable_admin_v2 import types as admin_types
+
+        admin, data = self.change_stream_clients()
+        parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
+        created = admin.create_table(
+            parent=parent,
+            table_id="cs",
+            table=admin_types.Table(
+                column_families={"cf": admin_types.ColumnFamily()},
+                change_stream_config=admin_types.ChangeStreamConfig(
+                    retention_period={"seconds": 86400}
+                ),
+            ),
+        )
+        assert created.change_stream_config.retention_period.total_seconds() == 86400, created
+        name = parent + "/tables/cs"
+        parts = list(data.generate_initial_change_stream_partitions(table_name=name))
+        assert len(parts) == 1, parts
+        assert parts[0].partition.row_range == self.v2.RowRange(), parts
+        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+        for key in (b"a", b"b"):
+            data.mutate_row(
+                table_name=name,
+                row_key=key,
+                mutations=[self.v2.Mutation(set_cell=self.v2.Mutation.SetCell(
+                    family_name="cf", column_qualifier=b"q", timestamp_micros=-1, value=b"v"))],
+            )
+        end = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=300)
+        request = self.v2.ReadChangeStreamRequest(
+            table_name=name, partition=parts[0].partition, start_time=start, end_time=end
+        )
+        messages = list(data.read_change_stream(request=request, timeout=30))
+        changes = [m.data_change for m in messages if "data_change" in m]
+        assert [c.row_key for c in changes] == [b"a", b"b"], messages
+        assert all(c.type_ == self.v2.ReadChangeStreamResponse.DataChange.Type.USER for c in changes)
+        assert changes[0].chunks[0].mutation.set_cell.value == b"v", changes[0]
+        assert changes[0].done and changes[0].token, changes[0]
+        assert "close_stream" in messages[-1], messages[-1]
+        assert messages[-1].close_stream.status.code == 0, messages[-1]
+
+    def test_a_live_change_stream_sends_writes_as_they_commit(self):
+        admin, data = self.change_stream_clients()
+        name = "projects/%s/instances/%s/tables/cs" % (PROJECT, INSTANCE)
+        read = self.channel.unary_stream(
+            "/google.bigtable.v2.Bigtable/ReadChangeStream",
+            request_serializer=self.v2.ReadChangeStreamRequest.serialize,
+            response_deserializer=self.v2.ReadChangeStreamResponse.deserialize,
+        )
+        call = read(self.v2.ReadChangeStreamRequest(
+            table_name=name, partition=self.v2.StreamPartition(row_range=self.v2.RowRange())))
+        first = next(call)
+        assert "heartbeat" in first, first
+        assert first.heartbeat.continuation_token.token, first
+        data.mutate_row(
+            table_name=name,
+            row_key=b"live",
+            mutations=[self.v2.Mutation(delete_from_row=self.v2.Mutation.DeleteFromRow())],
+        )
+        change = next(m for m in call if "data_change" in m)
+        assert change.data_change.row_key == b"live", change
+        assert change.data_change.chunks[0].mutation.delete_from_family.family_name == "cf", change
+        call.cancel()
+        # A table without a change stream: FAILED_PRECONDITION.
+        try:
+            list(data.read_change_stream(request=self.v2.ReadChangeStreamRequest(
+                table_name=self.table_name,
+                partition=self.v2.StreamPartition(row_range=self.v2.RowRange())), retry=None))
+        except Exception as e:
+            assert e.grpc_status_code == self.grpc.StatusCode.FAILED_PRECONDITION, e
+        else:
+            raise AssertionError("read a change stream the table does not have")
+        admin.delete_table(name=name)
 
     def test_drop_row_range_and_delete_table(self):
         from google.cloud.bigtable.data import ReadRowsQuery

@@ -11,6 +11,7 @@
 //! row-key designer) and places them in [`Workspace`].
 
 mod app_header;
+mod change_feed;
 mod console_panel;
 mod export_dialog;
 mod filter_builder;

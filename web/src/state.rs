@@ -71,6 +71,7 @@ use tabletop_core::{CreateTableRequest, FamilyChange, Instance};
 use yew::{Reducible, UseReducerHandle};
 
 use crate::share::{self, SharedState};
+use crate::view_model::change_feed::{ChangeFeed, change_feed, change_stream_line};
 use crate::view_model::schema::{
     TableSummary, create_table_line, delete_table_line, modify_families_line, tables,
 };
@@ -254,6 +255,14 @@ pub enum Action {
     ToggleRow(Vec<u8>),
     /// Compact the selected table now, so GC rules take effect.
     CompactNow,
+    /// Turn a table's change stream on, keeping changes this many days,
+    /// or (`None`) off (through the JSON protocol's updateTable).
+    SetChangeStream {
+        /// The table id.
+        table: String,
+        /// Days to keep changes (1 to 7), or `None` to turn it off.
+        retention_days: Option<u32>,
+    },
     /// The fade-out after a compaction is over.
     GhostDone(u64),
     /// The generator form changed.
@@ -341,6 +350,8 @@ pub struct AppState {
     pub selected: Option<String>,
     /// The selected table's tablets and samples.
     pub tablets: Option<Rc<Result<TabletsView, String>>>,
+    /// The selected table's newest recorded changes.
+    pub changes: Rc<ChangeFeed>,
     /// The rows panel.
     pub rows: Rc<RowsState>,
     /// The console.
@@ -410,6 +421,7 @@ impl AppState {
             tables: Rc::default(),
             selected: None,
             tablets: None,
+            changes: Rc::default(),
             rows: Rc::default(),
             console: Rc::default(),
             generator: GeneratorSpec::default(),
@@ -607,6 +619,7 @@ impl AppState {
             | Action::CreateTable(_)
             | Action::DeleteTable(_)
             | Action::ModifyFamilies { .. }
+            | Action::SetChangeStream { .. }
             | Action::CompactNow => self.reduce_schema(action),
             Action::RowsViewport(_)
             | Action::ScrollRows(_)
@@ -743,6 +756,16 @@ impl AppState {
                 self.sync_clock();
                 let name = format!("{}/tables/{table}", self.instance.borrow().name());
                 self.run_for_panel(Tab::Json, &modify_families_line(&name, &changes), "Schema");
+                true
+            }
+            Action::SetChangeStream {
+                table,
+                retention_days,
+            } => {
+                self.sync_clock();
+                let name = format!("{}/tables/{table}", self.instance.borrow().name());
+                let line = change_stream_line(&name, retention_days);
+                self.run_for_panel(Tab::Json, &line, "Change stream");
                 true
             }
             Action::CompactNow => self.compact_now(),
@@ -986,6 +1009,10 @@ impl AppState {
             .selected
             .as_deref()
             .map(|t| Rc::new(tablets_view(&self.instance.borrow(), t)));
+        let feed = change_feed(&self.instance.borrow(), self.selected.as_deref());
+        if *self.changes != feed {
+            self.changes = Rc::new(feed);
+        }
     }
 
     /// After data or schema may have changed: tables, the selection,
@@ -1052,6 +1079,47 @@ mod tests {
             .apply(Action::ConsoleTab(tab))
             .apply(Action::ConsoleInput(text.into()))
             .apply(Action::ConsoleRun)
+    }
+
+    #[test]
+    fn the_change_feed_follows_writes_once_the_table_records_them() {
+        let state = app();
+        let table = demo::TABLE_ID.to_string();
+        assert_eq!(state.changes.table.as_deref(), Some(demo::TABLE_ID));
+        assert_eq!(state.changes.retention_days, None);
+        // Turned on from the feed: an updateTable request in the transcript.
+        let state = state.apply(Action::SetChangeStream {
+            table: table.clone(),
+            retention_days: Some(1),
+        });
+        let last = state.console.entries.last().expect("an entry");
+        assert!(last.ok, "{}", last.output);
+        assert!(last.input.contains("updateTable"), "{}", last.input);
+        assert_eq!(state.changes.retention_days, Some(1));
+        assert!(state.changes.lines.is_empty());
+        // A write typed in the console comes into the feed, newest first.
+        let state = run(
+            &state,
+            Tab::Cbt,
+            &format!("set {table} phone#1 stats_summary:os=x"),
+        );
+        let state = run(&state, Tab::Cbt, &format!("deleterow {table} phone#1"));
+        let lines: Vec<(&str, &str)> = state
+            .changes
+            .lines
+            .iter()
+            .map(|l| (l.key.text.as_str(), l.summary.as_str()))
+            .collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[1], ("phone#1", "set stats_summary:os = \"x\""));
+        assert!(lines[0].1.starts_with("delete family "), "{lines:?}");
+        // Turned off: the feed offers it again.
+        let state = state.apply(Action::SetChangeStream {
+            table,
+            retention_days: None,
+        });
+        assert_eq!(state.changes.retention_days, None);
+        assert!(state.changes.lines.is_empty());
     }
 
     #[test]

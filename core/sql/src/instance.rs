@@ -25,6 +25,7 @@ use tabletop_store::{
 };
 
 mod authorized_views;
+mod change_stream;
 mod key_schemas;
 mod logical_views;
 pub(crate) mod views;

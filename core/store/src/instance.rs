@@ -16,6 +16,9 @@ mod snapshot;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use crate::change_stream::{
+    ChangeLog, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail, ReadChangeStreamRequest,
+};
 use crate::engine::table::{ReadOptions, Table};
 use crate::engine::{EngineConfig, EngineEvent};
 use crate::error::{Code, Error, Result};
@@ -119,6 +122,8 @@ pub struct TableInfo {
     pub tablet_count: usize,
     /// Logical bytes stored.
     pub bytes: u64,
+    /// The change stream's settings, when the table keeps one.
+    pub change_stream: Option<ChangeStreamConfig>,
 }
 
 /// A ReadRows request.
@@ -337,6 +342,7 @@ impl Instance {
             initial_splits: table.initial_splits.clone(),
             tablet_count: table.tablets.len(),
             bytes: table.tablets.iter().map(|t| t.bytes()).sum(),
+            change_stream: table.changes.as_ref().map(|c| c.config),
         }
     }
 
@@ -443,6 +449,74 @@ impl Instance {
         Ok(Self::info(table))
     }
 
+    /// UpdateTable's `change_stream_config`: starts recording the table's
+    /// changes (or changes how long they are kept, keeping what is
+    /// recorded), or with `None` stops recording and forgets the records.
+    pub fn set_change_stream(
+        &mut self,
+        table_id: &str,
+        config: Option<ChangeStreamConfig>,
+    ) -> Result<TableInfo> {
+        let now = self.now_micros;
+        let table = self.table_mut(table_id)?;
+        match (config, table.changes.as_deref_mut()) {
+            (None, _) => table.changes = None,
+            (Some(c), Some(log)) => {
+                log.config = c;
+                log.expire(now);
+            }
+            (Some(c), None) => table.changes = Some(Box::new(ChangeLog::new(c))),
+        }
+        Ok(Self::info(table))
+    }
+
+    /// ReadChangeStream: the table's recorded changes `req` selects, at
+    /// the instance clock. A table without a change stream answers
+    /// FAILED_PRECONDITION.
+    pub fn read_change_stream(
+        &mut self,
+        table_id: &str,
+        req: &ReadChangeStreamRequest,
+    ) -> Result<ChangeStreamBatch> {
+        let now = self.now_micros;
+        let log = self.change_log(table_id)?;
+        log.expire(now);
+        log.read(req, now)
+    }
+
+    /// The newest `limit` records of a table's change stream, for a live
+    /// view (records past the retention that no write or tick has dropped
+    /// yet may still be there); `None` when the table keeps none.
+    pub fn change_stream_tail(
+        &self,
+        table_id: &str,
+        limit: usize,
+    ) -> Result<Option<ChangeStreamTail>> {
+        Ok(self
+            .table(table_id)?
+            .changes
+            .as_deref()
+            .map(|log| log.tail(limit)))
+    }
+
+    /// GenerateInitialChangeStreamPartitions: the key ranges to read the
+    /// change stream by. The playground keeps one partition per table, the
+    /// whole key space (Bigtable gives one per tablet, roughly).
+    pub fn change_stream_partitions(&mut self, table_id: &str) -> Result<Vec<KeyRange>> {
+        self.change_log(table_id)?;
+        Ok(vec![KeyRange::all()])
+    }
+
+    fn change_log(&mut self, table_id: &str) -> Result<&mut ChangeLog> {
+        let table = self.table_mut(table_id)?;
+        table.changes.as_deref_mut().ok_or_else(|| {
+            Error::new(
+                Code::FailedPrecondition,
+                format!("change stream is not enabled for table \"{table_id}\""),
+            )
+        })
+    }
+
     /// DropRowRange: delete rows by key prefix, or all data.
     pub fn drop_row_range(&mut self, table_id: &str, target: &DropTarget) -> Result<()> {
         self.drop_row_range_traced(table_id, target, None)
@@ -462,7 +536,7 @@ impl Instance {
         let range = match target {
             // The emulator drops every row for an empty prefix.
             DropTarget::Prefix(p) if p.is_empty() && emulator => {
-                table.drop_rows(None);
+                table.drop_rows(None, now);
                 KeyRange::all()
             }
             DropTarget::Prefix(p) if p.is_empty() => {
@@ -471,14 +545,14 @@ impl Instance {
                 ));
             }
             DropTarget::Prefix(p) => {
-                table.drop_rows(Some(p));
+                table.drop_rows(Some(p), now);
                 KeyRange {
                     start: p.clone(),
                     end: prefix_successor(p),
                 }
             }
             DropTarget::AllData => {
-                table.drop_rows(None);
+                table.drop_rows(None, now);
                 KeyRange::all()
             }
         };

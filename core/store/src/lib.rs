@@ -54,6 +54,7 @@
 mod aggregate;
 pub mod base64_text;
 mod bytes;
+mod change_stream;
 mod engine;
 mod error;
 mod escape;
@@ -71,6 +72,10 @@ pub mod traffic;
 mod units;
 
 pub use aggregate::{hll_sketch, hll_unique_count};
+pub use change_stream::{
+    ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail,
+    MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
+};
 pub use engine::{EngineConfig, EngineEvent};
 pub use error::{Code, Error, Result};
 pub use escape::escape_bytes;

@@ -27,9 +27,12 @@
 //! `getAuthorizedView`, `listAuthorizedViews`, `updateAuthorizedView`,
 //! `deleteAuthorizedView`, `mutateRow`, `mutateRows`,
 //! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`;
-//! and of the instance admin API, the logical views: `createLogicalView`,
-//! `getLogicalView`, `listLogicalViews`, `updateLogicalView`,
-//! `deleteLogicalView` (`parent` the instance, `name`
+//! change streams: `updateTable` (its `changeStreamConfig` only),
+//! `generateInitialChangeStreamPartitions` and `readChangeStream`, which
+//! answer the JSON array of the messages their stream would carry (see
+//! `api/change_stream.rs`); and of the instance admin API, the logical
+//! views: `createLogicalView`, `getLogicalView`, `listLogicalViews`,
+//! `updateLogicalView`, `deleteLogicalView` (`parent` the instance, `name`
 //! `projects/{p}/instances/{i}/logicalViews/{v}`; the `sql` method reads
 //! them in FROM).
 //! See [`METHODS`].
@@ -109,6 +112,7 @@
 
 mod admin;
 mod authorized_views;
+mod change_stream;
 mod data;
 mod fast;
 mod logical_views;
@@ -192,6 +196,9 @@ methods! {
     "modifyColumnFamilies", TableAdmin, admin::modify_column_families,
         "Creates, updates or drops column families, all or none.",
         r#"{"name": "projects/p/instances/i/tables/t", "modifications": [{"id": "cf2", "create": {"gcRule": {"maxAge": "86400s"}}}]}"#;
+    "updateTable", TableAdmin, change_stream::update_table,
+        "Changes a table's change stream: sets its retention (1 to 7 days) or, left out under the mask, turns it off.",
+        r#"{"table": {"name": "projects/p/instances/i/tables/t", "changeStreamConfig": {"retentionPeriod": "86400s"}}, "updateMask": "changeStreamConfig"}"#;
     "dropRowRange", TableAdmin, admin::drop_row_range,
         "Deletes every row with a key prefix, or every row.",
         r#"{"name": "projects/p/instances/i/tables/t", "rowKeyPrefix": "cGhvbmUj"}"#;
@@ -243,6 +250,12 @@ methods! {
     "sampleRowKeys", Data, data::sample_row_keys,
         "Returns row keys at tablet boundaries with byte offsets.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "generateInitialChangeStreamPartitions", Data, change_stream::generate_initial_partitions,
+        "Lists the partitions to read a table's change stream by (one per table here).",
+        r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
+    "readChangeStream", Data, change_stream::read_change_stream,
+        "Reads a partition's recorded changes from a start time or token, up to now or an end time.",
+        r#"{"tableName": "projects/p/instances/i/tables/t", "partition": {"rowRange": {}}, "startTime": "2024-01-01T00:00:00Z"}"#;
     "compact", Playground, playground::compact,
         "Playground only: flushes and compacts one table (or all), applying due GC rules.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
@@ -264,12 +277,9 @@ methods! {
 /// does not offer; they answer `UNIMPLEMENTED` rather than "no such method".
 const NOT_OFFERED: &[&str] = &[
     "pingAndWarm",
-    "readChangeStream",
-    "generateInitialChangeStreamPartitions",
     "executeQuery",
     "prepareQuery",
     "createTableFromSnapshot",
-    "updateTable",
     "undeleteTable",
     "generateConsistencyToken",
     "checkConsistency",

@@ -63,7 +63,7 @@ mod defs;
 mod exec;
 mod format;
 mod gcpolicy;
-mod gostr;
+pub(crate) mod gostr;
 mod lex;
 mod valuefmt;
 

@@ -4,7 +4,8 @@
 //! returned, the tablets visited) and a mark beside silent successes and
 //! failures. The filter builder sits beside the transcript; under it, a
 //! line of suggestions built from the tables there are
-//! ([`crate::view_model::console`]). *Taller* gives the console most of
+//! ([`crate::view_model::console`]). *Change stream* puts the selected
+//! table's live change feed there instead ([`super::change_feed`]). *Taller* gives the console most of
 //! the window's height, so an EXPLAIN or a read fits, and back.
 //!
 //! Keys in the Command box: Enter runs in the cbt tab, and in the SQL tab
@@ -16,9 +17,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::change_feed::ChangeFeedPane;
 use super::filter_builder::FilterBuilder;
 use crate::state::console::{ConsoleState, Entry, Source, Tab};
 use crate::state::layout::{Layout, Splitter};
+use crate::view_model::change_feed::ChangeFeed;
 use crate::view_model::console::{
     EntryMark, SuggestionInput, done_title, echo_note, entry_mark, suggestions,
 };
@@ -64,10 +67,24 @@ pub struct ConsolePanelProps {
     pub on_clear: Callback<()>,
     /// Put a command into a tab.
     pub on_insert: Callback<(Tab, String)>,
+    /// The selected table's change stream feed.
+    #[prop_or_default]
+    pub changes: Rc<ChangeFeed>,
+    /// Turn a table's change stream on (days kept) or off.
+    #[prop_or_default]
+    pub on_change_stream: Callback<(String, Option<u32>)>,
     /// The header's maximize button (empty where the panel cannot take
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+}
+
+/// What sits beside the transcript.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    None,
+    Builder,
+    Changes,
 }
 
 /// The panel.
@@ -75,7 +92,7 @@ pub struct ConsolePanelProps {
 pub fn console_panel(props: &ConsolePanelProps) -> Html {
     let transcript = use_node_ref();
     let input_ref = use_node_ref();
-    let builder_open = use_state(|| false);
+    let side = use_state(|| Side::None);
     let console = &props.console;
     let tab = console.tab;
 
@@ -90,10 +107,14 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
         });
     }
 
-    let on_builder = {
-        let builder_open = builder_open.clone();
-        Callback::from(move |_: MouseEvent| builder_open.set(!*builder_open))
+    let toggle = |which: Side| {
+        let side = side.clone();
+        Callback::from(move |_: MouseEvent| {
+            side.set(if *side == which { Side::None } else { which });
+        })
     };
+    let on_builder = toggle(Side::Builder);
+    let on_changes = toggle(Side::Changes);
     let on_clear = {
         let cb = props.on_clear.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
@@ -110,14 +131,25 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                 </div>
                 <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
                 <span class="spacer"></span>
-                <button type="button" class="button small" onclick={on_builder} aria-expanded={builder_open.to_string()}>{ "Filter builder" }</button>
+                <button type="button" class="button small" onclick={on_builder} aria-expanded={(*side == Side::Builder).to_string()}>{ "Filter builder" }</button>
+                <button type="button" class="button small change-stream-toggle" onclick={on_changes} aria-expanded={(*side == Side::Changes).to_string()}
+                    title="The selected table's change stream: each change as it commits">
+                    { "Change stream" }
+                    if !props.changes.lines.is_empty() {
+                        <span class="count-badge">{ format_count(props.changes.kept as u64) }</span>
+                    }
+                </button>
                 <button type="button" class="button small subtle" onclick={on_clear}>{ "Clear" }</button>
                 if props.resizable {
                     { taller_button(tall, &props.on_resize) }
                 }
                 { props.maximize.clone() }
             </header>
-            <div class={classes!("console-body", builder_open.then_some("with-builder"))}>
+            <div class={classes!("console-body", match *side {
+                Side::None => None,
+                Side::Builder => Some("with-builder"),
+                Side::Changes => Some("with-changes"),
+            })}>
                 <div class="transcript" ref={transcript} role="log" aria-label="Console output" tabindex="0">
                     if console.entries.is_empty() {
                         <div class="welcome">
@@ -127,9 +159,12 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                         { for console.entries.iter().map(entry_html) }
                     }
                 </div>
-                if *builder_open {
+                if *side == Side::Builder {
                     <FilterBuilder tables={Rc::clone(&props.tables)} selected={props.selected.clone()}
                         instance_name={props.instance_name.clone()} on_insert={props.on_insert.clone()} />
+                }
+                if *side == Side::Changes {
+                    <ChangeFeedPane feed={Rc::clone(&props.changes)} on_change_stream={props.on_change_stream.clone()} />
                 }
             </div>
             { console_io(props, &input_ref) }

@@ -53,6 +53,7 @@ pub struct Callbacks {
     pub console_history: Callback<bool>,
     pub console_clear: Callback<()>,
     pub console_insert: Callback<(Tab, String)>,
+    pub change_stream: Callback<(String, Option<u32>)>,
     pub resize: Callback<(Splitter, i64)>,
     pub reset_layout: Callback<()>,
     pub maximize: Callback<Option<PanelId>>,
@@ -106,6 +107,12 @@ fn callbacks(app: &AppContext) -> Callbacks {
         console_insert: d
             .to_callback()
             .reform(|(tab, text)| Action::ConsoleInsert(tab, text)),
+        change_stream: d
+            .to_callback()
+            .reform(|(table, retention_days)| Action::SetChangeStream {
+                table,
+                retention_days,
+            }),
         resize: d
             .to_callback()
             .reform(|(splitter, px)| Action::Resize(splitter, px)),
@@ -562,6 +569,8 @@ fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: St
                 on_history={cb.console_history.clone()}
                 on_clear={cb.console_clear.clone()}
                 on_insert={cb.console_insert.clone()}
+                changes={Rc::clone(&app.changes)}
+                on_change_stream={cb.change_stream.clone()}
                 maximize={grid.maximize(PanelId::Console, cb)}
             />
         </div>

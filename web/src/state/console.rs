@@ -484,6 +484,8 @@ const JSON_READS: &[&str] = &[
     "readRows",
     "sampleRowKeys",
     "listTablets",
+    "generateInitialChangeStreamPartitions",
+    "readChangeStream",
 ];
 
 /// Runs one JSON request line, tracing its read with `options`.

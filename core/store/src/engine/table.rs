@@ -7,6 +7,7 @@ use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
 use super::tablet::{CompactionOutcome, Tablet};
 use super::{EngineConfig, EngineEvent};
 use crate::aggregate::{check_input, merge_input};
+use crate::change_stream::{ChangeLog, CollectedCell};
 use crate::error::{Error, Result};
 use crate::filter::{FilterPlan, FilterScratch};
 use crate::mutation::{
@@ -32,6 +33,9 @@ pub(crate) struct Table {
     pending: Vec<EngineEvent>,
     /// What the table served, when the instance records traffic.
     pub(crate) traffic: TableTraffic,
+    /// The change stream, when one is configured. Boxed so a table
+    /// without one pays a pointer, and the write path a branch.
+    pub(crate) changes: Option<Box<ChangeLog>>,
 }
 
 /// How to run a read over a table.
@@ -73,6 +77,7 @@ impl Table {
             initial_splits,
             pending: Vec::new(),
             traffic: TableTraffic::default(),
+            changes: None,
         })
     }
 
@@ -354,6 +359,9 @@ impl Table {
         self.tablets[ti].mem.close_group(self.fams.ranks());
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
+        if let Some(log) = self.changes.as_deref_mut() {
+            log.push_user(now_micros, row_key, mutations, &self.fams, resolve);
+        }
         if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
             self.pending.push(EngineEvent::Flush {
@@ -365,7 +373,7 @@ impl Table {
         // for a long time) is split right away, without GC, to keep runs
         // within their 32-bit offsets and reads fast.
         if cfg.split_bytes > 0 && self.tablets[ti].wants_split(cfg.split_bytes.saturating_mul(4)) {
-            self.tablets[ti].compact(&self.fams, None);
+            self.tablets[ti].compact(&self.fams, None, None);
             let mut events = std::mem::take(&mut self.pending);
             self.split_one(ti, cfg, &mut events);
             self.pending = events;
@@ -647,12 +655,15 @@ impl Table {
         stats
     }
 
-    /// Deletes every row starting with `prefix`, or every row.
-    pub(crate) fn drop_rows(&mut self, prefix: Option<&[u8]>) {
+    /// Deletes every row starting with `prefix`, or every row, at `now`.
+    pub(crate) fn drop_rows(&mut self, prefix: Option<&[u8]>, now: i64) {
         let (start, end) = match prefix {
             Some(p) => (p.to_vec(), crate::row_set::prefix_successor(p)),
             None => (Vec::new(), None),
         };
+        if self.changes.is_some() {
+            self.note_dropped(&start, end.as_deref(), now);
+        }
         for t in &mut self.tablets {
             if end.as_deref().is_some_and(|e| t.start.as_slice() >= e)
                 || t.end.as_deref().is_some_and(|e| e <= start.as_slice())
@@ -670,11 +681,37 @@ impl Table {
         }
     }
 
+    /// Records a dropped range in the change stream as Bigtable does: each
+    /// row it deletes, as a deletion of every family.
+    fn note_dropped(&mut self, start: &[u8], end: Option<&[u8]>, now: i64) {
+        self.prepare_read();
+        let range = KeyRange {
+            start: start.to_vec(),
+            end: end.map(<[u8]>::to_vec),
+        };
+        let opts = ReadOptions {
+            reversed: false,
+            limit: None,
+            plan: None,
+            now_micros: now,
+        };
+        let mut keys = RowKeys(Vec::new());
+        self.read(&[range], &opts, &mut keys);
+        let drop_row = [Mutation::DeleteFromRow];
+        let Some(log) = self.changes.as_deref_mut() else {
+            return;
+        };
+        for key in keys.0 {
+            log.push_user(now, &key, &drop_row, &self.fams, |ts| ts);
+        }
+    }
+
     /// The engine's periodic work at instance time `now`: flush full
     /// memtables, compact (with GC) tablets that are due, split big tablets
     /// and merge small neighbours.
     pub(crate) fn tick(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
         events.append(&mut self.pending);
+        let mut collected = Vec::new();
         for t in &mut self.tablets {
             if t.mem.bytes() >= cfg.memtable_flush_bytes {
                 t.flush(&self.fams, cfg.max_runs * 2);
@@ -694,12 +731,26 @@ impl Table {
                     || mostly_deleted
                     || t.wants_split(cfg.split_bytes))
             {
-                let o = t.compact(&self.fams, Some(now));
+                let log = self.changes.is_some().then_some(&mut collected);
+                let o = t.compact(&self.fams, Some(now), log);
                 events.push(compaction_event(&self.id, t, o));
             }
         }
+        self.note_collected(now, collected);
         self.split_big(cfg, events);
         self.merge_small(now, cfg, events);
+        if let Some(log) = self.changes.as_deref_mut() {
+            log.expire(now);
+        }
+    }
+
+    /// Hands what GC collected to the change stream, if there is one.
+    fn note_collected(&mut self, now: i64, collected: Vec<CollectedCell>) {
+        if let Some(log) = self.changes.as_deref_mut()
+            && !collected.is_empty()
+        {
+            log.push_collected(now, collected);
+        }
     }
 
     fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
@@ -753,10 +804,13 @@ impl Table {
             }
             let mut right = self.tablets.remove(i + 1);
             let mut left = self.tablets.remove(i);
+            let mut collected = Vec::new();
             for t in [&mut left, &mut right] {
-                let o = t.compact(&self.fams, Some(now));
+                let log = self.changes.is_some().then_some(&mut collected);
+                let o = t.compact(&self.fams, Some(now), log);
                 events.push(compaction_event(&self.id, t, o));
             }
+            self.note_collected(now, collected);
             let from = [left.id, right.id];
             let id = self.next_tablet_id;
             self.next_tablet_id += 1;
@@ -772,10 +826,13 @@ impl Table {
 
     /// Flushes and compacts every tablet now, applying GC rules as of `now`.
     pub(crate) fn compact_all(&mut self, now: i64, events: &mut Vec<EngineEvent>) {
+        let mut collected = Vec::new();
         for t in &mut self.tablets {
-            let o = t.compact(&self.fams, Some(now));
+            let log = self.changes.is_some().then_some(&mut collected);
+            let o = t.compact(&self.fams, Some(now), log);
             events.push(compaction_event(&self.id, t, o));
         }
+        self.note_collected(now, collected);
     }
 
     /// Tablet boundaries with the bytes stored before each; the last entry
@@ -788,6 +845,16 @@ impl Table {
             out.push((t.end.clone().unwrap_or_default(), offset));
         }
         out
+    }
+}
+
+/// A sink keeping only row keys.
+struct RowKeys(Vec<Vec<u8>>);
+
+impl RowSink for RowKeys {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        self.0.push(row.key.to_vec());
+        true
     }
 }
 

@@ -7,6 +7,7 @@ use super::family::{Families, FamilyId};
 use super::memtable::Memtable;
 use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
 use super::run::{Run, RunBuilder};
+use crate::change_stream::CollectedCell;
 
 /// A tablet.
 #[derive(Clone, Debug)]
@@ -99,7 +100,7 @@ impl Tablet {
                 .sorted_parts()
                 .map(|part| Source::Mem(view, part))
                 .collect();
-            build_run(&sources, fams, None).0
+            build_run(&sources, fams, None, None).0
         };
         self.mem.clear();
         if run.row_count() > 0 {
@@ -107,20 +108,26 @@ impl Tablet {
         }
         if self.runs.len() > max_runs.max(2) {
             let sources: Vec<Source<'_>> = self.runs.iter().map(Source::Run).collect();
-            let merged = build_run(&sources, fams, None).0;
+            let merged = build_run(&sources, fams, None, None).0;
             self.runs.clear();
             self.runs.push(merged);
         }
     }
 
     /// Flushes, then merges everything into one run. With `gc_now` set,
-    /// drops the versions the GC rules allow collecting at that time.
-    pub(crate) fn compact(&mut self, fams: &Families, gc_now: Option<i64>) -> CompactionOutcome {
+    /// drops the versions the GC rules allow collecting at that time (and
+    /// lists them in `collected`, when given, for a change stream).
+    pub(crate) fn compact(
+        &mut self,
+        fams: &Families,
+        gc_now: Option<i64>,
+        collected: Option<&mut Vec<CollectedCell>>,
+    ) -> CompactionOutcome {
         self.mem.merge_all();
         let (run, outcome) = {
             let mut sources = Vec::new();
             self.sources(&mut sources);
-            build_run(&sources, fams, gc_now)
+            build_run(&sources, fams, gc_now, collected)
         };
         self.mem = Memtable::default();
         self.runs.clear();
@@ -231,11 +238,13 @@ pub(crate) fn family_lens(fams: &Families) -> Vec<u16> {
 }
 
 /// Merges sources into one run: shadowed copies, deleted cells and dropped
-/// families go; with `gc_now`, so do GC-eligible versions.
+/// families go; with `gc_now`, so do GC-eligible versions, which are
+/// listed in `collected` when it is given.
 fn build_run(
     sources: &[Source<'_>],
     fams: &Families,
     gc_now: Option<i64>,
+    mut collected: Option<&mut Vec<CollectedCell>>,
 ) -> (Run, CompactionOutcome) {
     let mut outcome = CompactionOutcome::default();
     let mut builder = RunBuilder::new(family_lens(fams));
@@ -306,6 +315,14 @@ fn build_run(
             outcome.cells_before += 1;
             if gc_now.is_some() && c.gc_eligible {
                 outcome.collected += 1;
+                if let Some(out) = collected.as_deref_mut() {
+                    out.push(CollectedCell {
+                        row_key: key.to_vec(),
+                        family: fams.name(c.fid).to_string(),
+                        qualifier: c.qual.to_vec(),
+                        timestamp_micros: c.ts,
+                    });
+                }
                 continue;
             }
             outcome.cells_after += 1;
@@ -346,7 +363,7 @@ mod tests {
         assert!(t.mem.is_empty());
         assert_eq!(t.runs.len(), 1);
         assert_eq!(t.runs[0].cell_count(), 30, "a flush collects nothing");
-        let outcome = t.compact(&fams, Some(5_000));
+        let outcome = t.compact(&fams, Some(5_000), None);
         assert_eq!(outcome.collected, 20);
         assert_eq!(outcome.cells_after, 10);
         assert_eq!(t.last_gc_micros, 5_000);
@@ -356,7 +373,7 @@ mod tests {
     fn splits_fall_on_row_boundaries_in_even_parts() {
         let fams = families(None);
         let mut t = tablet_with_rows(&fams, 100);
-        t.compact(&fams, None);
+        t.compact(&fams, None, None);
         let points = t.split_points(4);
         assert_eq!(points, vec![25, 50, 75]);
         let mut next_id = 7;
@@ -378,7 +395,7 @@ mod tests {
     fn a_single_row_is_never_split() {
         let fams = families(None);
         let mut t = tablet_with_rows(&fams, 1);
-        t.compact(&fams, None);
+        t.compact(&fams, None, None);
         assert!(t.split_points(3).is_empty());
     }
 }

@@ -79,6 +79,15 @@
 //! [`Instance::unbundle_snapshot`] reads it back into the instances'
 //! snapshots; a version 1 to 3 snapshot unbundles into itself, one
 //! instance.
+//!
+//! # Version 5: change streams
+//!
+//! When any table keeps a change stream, the snapshot is version 5:
+//! version 3's layout (section marker, section, traffic, the traffic
+//! possibly of no table) followed by the change streams (see
+//! [`change_log`]). Versions 1 to 3 restore with no change streams.
+
+mod change_log;
 
 use std::time::Duration;
 
@@ -102,6 +111,8 @@ const VERSION_WITH_SECTION: u64 = 2;
 const VERSION_WITH_TRAFFIC: u64 = 3;
 /// The version that holds several instances' snapshots.
 const VERSION_BUNDLE: u64 = 4;
+/// The version that adds the change streams after the traffic.
+const VERSION_WITH_CHANGES: u64 = 5;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -166,8 +177,12 @@ impl Instance {
     pub fn snapshot_choosing(&mut self, section: Option<&[u8]>, with_traffic: bool) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        let traffic = with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
-        w.uint(if traffic {
+        let changes = change_log::any(self);
+        let traffic =
+            changes || with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
+        w.uint(if changes {
+            VERSION_WITH_CHANGES
+        } else if traffic {
             VERSION_WITH_TRAFFIC
         } else if section.is_some() {
             VERSION_WITH_SECTION
@@ -199,7 +214,14 @@ impl Instance {
                 }
                 None => w.uint(0),
             }
-            write_traffic(&mut w, self.tables.values());
+            if with_traffic {
+                write_traffic(&mut w, self.tables.values());
+            } else {
+                w.uint(0);
+            }
+            if changes {
+                change_log::write(&mut w, self.tables.values());
+            }
         } else if let Some(section) = section {
             w.bytes(section);
         }
@@ -236,9 +258,9 @@ impl Instance {
                 "the snapshot holds several instances; restore it through a host that keeps them all",
             ));
         }
-        if !(VERSION..=VERSION_WITH_TRAFFIC).contains(&version) {
+        if !(VERSION..=VERSION_WITH_CHANGES).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_BUNDLE})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_CHANGES})"
             )));
         }
         let project = r.string()?;
@@ -279,15 +301,18 @@ impl Instance {
         }
         let section = match version {
             VERSION_WITH_SECTION => Some(r.bytes()?.to_vec()),
-            VERSION_WITH_TRAFFIC => match r.uint()? {
+            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES => match r.uint()? {
                 0 => None,
                 1 => Some(r.bytes()?.to_vec()),
                 _ => return Err(r.bad("an unknown section marker")),
             },
             _ => None,
         };
-        if version == VERSION_WITH_TRAFFIC {
+        if version >= VERSION_WITH_TRAFFIC {
             read_traffic(&mut r, &mut db)?;
+        }
+        if version == VERSION_WITH_CHANGES {
+            change_log::read(&mut r, &mut db)?;
         }
         if r.pos != r.buf.len() {
             return Err(r.bad("trailing bytes after the last table"));

@@ -9,7 +9,7 @@ use super::names::{TableName, instance_name, table_name};
 use super::proto_json::{At, Fields, MAX_DEPTH, Out, format_duration};
 use tabletop_sql::Instance;
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, GcRule, TableSchema, ValueType};
-use tabletop_store::{CreateTableRequest, DropTarget, TableInfo};
+use tabletop_store::{ChangeStreamConfig, CreateTableRequest, DropTarget, TableInfo};
 use tabletop_store::{Result, Traces};
 
 /// `google.bigtable.admin.v2.Table.View`.
@@ -295,7 +295,9 @@ pub(crate) fn column_family_to_json(cf: &ColumnFamily) -> Value {
 }
 
 /// Reads the `Table` of a createTable request into a schema.
-fn table_for_create(at: &At<'_>) -> Result<TableSchema> {
+/// Reads the `Table` of a createTable request: its families, and its
+/// change stream config when it has one.
+fn table_for_create(at: &At<'_>) -> Result<(TableSchema, Option<ChangeStreamConfig>)> {
     let mut f = at.object("Table")?;
     // Output only; AIP-203 says servers ignore it in requests.
     let _ = f.get("name")?;
@@ -332,10 +334,6 @@ fn table_for_create(at: &At<'_>) -> Result<TableSchema> {
             "backups and restores are not part of the playground",
         ),
         (
-            "changeStreamConfig",
-            "change streams are not part of the playground",
-        ),
-        (
             "automatedBackupPolicy",
             "backups are not part of the playground",
         ),
@@ -351,8 +349,12 @@ fn table_for_create(at: &At<'_>) -> Result<TableSchema> {
     ] {
         f.unsupported(name, why)?;
     }
+    let change_stream = match f.get("changeStreamConfig")? {
+        Some(c) => Some(super::change_stream::config_from_json(&c)?),
+        None => None,
+    };
     f.finish()?;
-    Ok(schema)
+    Ok((schema, change_stream))
 }
 
 /// Writes a `Table`.
@@ -371,6 +373,13 @@ pub(crate) fn table_to_json(name: &str, info: &TableInfo, view: View) -> Value {
         out
     } else {
         out.set("columnFamilies", Value::Object(families))
+    };
+    let out = match &info.change_stream {
+        Some(c) => out.set(
+            "changeStreamConfig",
+            super::change_stream::config_to_json(c),
+        ),
+        None => out,
     };
     out.set("granularity", Value::String("MILLIS".into()))
         .build()
@@ -394,9 +403,9 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
     if !db.fidelity().is_emulator() {
         tabletop_store::validate_table_id(&table_id).map_err(|e| id_at.context(e))?;
     }
-    let schema = match f.get("table")? {
+    let (schema, change_stream) = match f.get("table")? {
         Some(t) => table_for_create(&t)?,
-        None => TableSchema::default(),
+        None => (TableSchema::default(), None),
     };
     let mut initial_splits = Vec::new();
     if let Some(list) = f.get("initialSplits")? {
@@ -414,11 +423,15 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
         }
     }
     f.finish()?;
-    let info = db.create_table(CreateTableRequest {
+    let mut info = db.create_table(CreateTableRequest {
         table_id: table_id.clone(),
         schema,
         initial_splits,
     })?;
+    if change_stream.is_some() {
+        // Checked while reading the request, so this cannot fail.
+        info = db.set_change_stream(&table_id, change_stream)?;
+    }
     let name = format!("{}/tables/{table_id}", parent.name);
     Ok(table_to_json(&name, &info, View::Schema))
 }
