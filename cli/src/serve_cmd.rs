@@ -43,11 +43,14 @@ traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
 it gets SIGUSR1 while it runs (`kill -USR1 PID`).
 
 Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
-MutateRow, MutateRows, CheckAndMutateRow and ReadModifyWriteRow; the table
-admin API's CreateTable, GetTable, ListTables, DeleteTable,
-ModifyColumnFamilies and DropRowRange. Each runs as the JSON protocol's
+MutateRow, MutateRows, CheckAndMutateRow, ReadModifyWriteRow, PrepareQuery
+and ExecuteQuery; the table admin API's CreateTable, GetTable, ListTables,
+DeleteTable, ModifyColumnFamilies and DropRowRange. Each but the two SQL
+methods runs as the JSON protocol's
 method of the same name (`tabletop help json`), with its status codes and
-messages; other methods answer UNIMPLEMENTED.
+messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
+(SELECT only, no @parameters), streaming typed rows as Bigtable does.
+Other methods answer UNIMPLEMENTED.
 
 Options:
   -host HOST     The address to bind to [default: localhost]

@@ -9,11 +9,13 @@ use crate::chunks;
 use crate::instance::Shared;
 use crate::proto::google::bigtable::v2::bigtable_server::Bigtable;
 use crate::proto::google::bigtable::v2::{
-    CheckAndMutateRowRequest, CheckAndMutateRowResponse, MutateRowRequest, MutateRowResponse,
-    MutateRowsRequest, MutateRowsResponse, ReadModifyWriteRowRequest, ReadModifyWriteRowResponse,
-    ReadRowsRequest, ReadRowsResponse, RequestStats, Row, SampleRowKeysRequest,
-    SampleRowKeysResponse,
+    CheckAndMutateRowRequest, CheckAndMutateRowResponse, ExecuteQueryRequest, ExecuteQueryResponse,
+    MutateRowRequest, MutateRowResponse, MutateRowsRequest, MutateRowsResponse,
+    PrepareQueryRequest, PrepareQueryResponse, ReadModifyWriteRowRequest,
+    ReadModifyWriteRowResponse, ReadRowsRequest, ReadRowsResponse, RequestStats, Row,
+    SampleRowKeysRequest, SampleRowKeysResponse,
 };
+use crate::query;
 use crate::transcode::{from_json, to_json};
 
 type Stream<T> = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send>>;
@@ -113,5 +115,20 @@ impl Bigtable for DataService {
     ) -> Result<Response<ReadModifyWriteRowResponse>, Status> {
         self.call("readModifyWriteRow", request.get_ref())
             .map(Response::new)
+    }
+
+    async fn prepare_query(
+        &self,
+        request: Request<PrepareQueryRequest>,
+    ) -> Result<Response<PrepareQueryResponse>, Status> {
+        query::prepare(&self.shared, request.get_ref()).map(Response::new)
+    }
+
+    async fn execute_query(
+        &self,
+        request: Request<ExecuteQueryRequest>,
+    ) -> Result<Response<Stream<ExecuteQueryResponse>>, Status> {
+        let batches = query::execute(&self.shared, request.get_ref())?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(batches.map(Ok)))))
     }
 }

@@ -76,6 +76,32 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Runs `f` on the instance `name` spells (`projects/P/instances/I`),
+    /// as one request, for the methods that work on the core's types
+    /// rather than through the JSON protocol (the SQL queries).
+    pub fn on_instance<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
+        let Some((project, instance)) =
+            project_and_instance(name).filter(|_| name.split('/').count() == 4)
+        else {
+            let shown: String = name.chars().take(100).collect();
+            return Err(Status::invalid_argument(format!(
+                "\"{shown}\" is not an instance name of the form projects/{{project}}/instances/{{instance}}"
+            )));
+        };
+        let mut held = self.lock();
+        sync_clock(&mut held);
+        let answer = held.db.select(&project, &instance).and_then(f);
+        held.db.prune();
+        held.db.sync_clocks();
+        answer.map_err(|e| status(&e))
+    }
+}
+
 /// The project and instance ids of the resource a request names (`parent`,
 /// `name`, `tableName`, `authorizedViewName`, `instanceName`), if any.
 fn instance_named(request: &Value) -> Option<(String, String)> {

@@ -8,6 +8,9 @@
 //! JSON, run, and the answer transcoded back, so the semantics, checks,
 //! status codes and messages are the JSON protocol's, with no second
 //! implementation here. ReadRows streams the rows as cell chunks.
+//! PrepareQuery and ExecuteQuery run the core's SQL (`tabletop_core::sql`)
+//! directly, since their answers are typed values the JSON protocol does
+//! not carry.
 //!
 //! The protocol types are generated at build time from Google's `.proto`
 //! files vendored under `proto/` (see its README).
@@ -19,6 +22,7 @@ mod chunks;
 mod data;
 mod instance;
 mod proto;
+mod query;
 mod server;
 mod transcode;
 

@@ -5,7 +5,7 @@ Starts `tabletop serve -host 127.0.0.1 -port 0` (the binary named by
 it with BIGTABLE_EMULATOR_HOST and checks what users do: create a table
 through the admin API, write rows (MutateRow, MutateRows,
 CheckAndMutateRow, ReadModifyWriteRow), read them back as a stream, a
-reversed scan, SampleRowKeys, DropRowRange, an error's status, and a
+SQL query (PrepareQuery and ExecuteQuery), a reversed scan, SampleRowKeys, DropRowRange, an error's status, and a
 ReadRows stream cancelled midway that leaves the server healthy. Ends with
 `N passed, M failed` and exits non-zero if anything failed.
 """
@@ -123,6 +123,37 @@ class Suite:
             keys += [c.row_key for c in response.chunks if c.row_key]
         assert keys == [b"r5", b"r4", b"r3"], keys
 
+    def test_sql_query_through_execute_query(self):
+        from google.cloud.bigtable.data.execute_query.metadata import SqlType
+
+        result = self.data.execute_query(
+            "SELECT _key, cf['c'] AS c, TO_INT64(n['count']) AS count, cf FROM t "
+            "WHERE _key >= b'r1' ORDER BY _key LIMIT 3",
+            instance_id=INSTANCE,
+        )
+        rows = list(result)
+        assert [r["_key"] for r in rows] == [b"r1", b"r2", b"r3"], rows
+        assert rows[0]["c"] == b"one" and rows[1]["c"] == b"v2", rows
+        assert rows[0]["count"] == 7 and rows[1]["count"] is None, rows
+        assert rows[0]["cf"] == {b"c": b"one", b"seen": b"yes"}, rows[0]["cf"]
+        types = [(c.column_name, type(c.column_type)) for c in result.metadata.columns]
+        assert types == [("_key", SqlType.Bytes), ("c", SqlType.Bytes),
+                         ("count", SqlType.Int64), ("cf", SqlType.Map)], types
+
+    def test_sql_errors_and_empty_results(self):
+        from google.api_core import exceptions
+
+        empty = list(self.data.execute_query(
+            "SELECT _key FROM t WHERE _key = b'none'", instance_id=INSTANCE))
+        assert empty == [], empty
+        try:
+            list(self.data.execute_query("SELECT nope FROM t", instance_id=INSTANCE,
+                                         prepare_operation_timeout=5))
+        except exceptions.InvalidArgument as e:
+            assert "nope" in str(e), str(e)
+        else:
+            raise AssertionError("a query naming no column succeeded")
+
     def test_request_stats_come_with_the_stream(self):
         request = self.v2.ReadRowsRequest(
             table_name=self.table_name,
@@ -219,6 +250,21 @@ class Suite:
             assert e.code() == self.grpc.StatusCode.CANCELLED, e.code()
         rows = table.read_rows(ReadRowsQuery())
         assert len(rows) == 1005, len(rows)
+
+    def test_sql_results_span_batches_and_carry_history(self):
+        rows = list(self.data.execute_query(
+            "SELECT _key, cf['c'] AS c FROM t WHERE STARTS_WITH(_key, b'big')",
+            instance_id=INSTANCE,
+        ))
+        assert len(rows) == 1000, len(rows)
+        assert rows[999]["_key"] == b"big00999" and len(rows[999]["c"]) == 4096
+        [row] = list(self.data.execute_query(
+            "SELECT cf['c'] AS history FROM t(with_history => TRUE) WHERE _key = b'r1'",
+            instance_id=INSTANCE,
+        ))
+        [cell] = row["history"]
+        assert cell["value"] == b"one", cell
+        assert cell["timestamp"].timestamp() == 0.001, cell["timestamp"]
 
     def test_drop_row_range_and_delete_table(self):
         from google.cloud.bigtable.data import ReadRowsQuery
