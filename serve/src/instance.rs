@@ -61,14 +61,21 @@ impl Shared {
     /// is the `response` body, and an error becomes the gRPC status with
     /// the same code and message.
     pub fn call(&self, method: &str, request: &Value) -> Result<Value, Status> {
+        self.for_request(request, |db| api::handle_value(db, method, request))
+    }
+
+    /// Runs `f` as one request on the instance `request` (a JSON protocol
+    /// body) names, or on the primary one when it names none.
+    pub fn for_request<T>(
+        &self,
+        request: &Value,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
         let mut held = self.lock();
         sync_clock(&mut held);
         let answer = match instance_named(request) {
-            Some((project, instance)) => held
-                .db
-                .select(&project, &instance)
-                .and_then(|db| api::handle_value(db, method, request)),
-            None => api::handle_value(held.db.primary_mut(), method, request),
+            Some((project, instance)) => held.db.select(&project, &instance).and_then(f),
+            None => f(held.db.primary_mut()),
         };
         held.db.prune();
         held.db.sync_clocks();

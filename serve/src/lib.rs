@@ -7,7 +7,8 @@
 //! (`tabletop_core::api`): the request message is transcoded to its proto3
 //! JSON, run, and the answer transcoded back, so the semantics, checks,
 //! status codes and messages are the JSON protocol's, with no second
-//! implementation here. ReadRows streams the rows as cell chunks.
+//! implementation here. ReadRows reads a page at a time
+//! ([`tabletop_core::api::ReadPages`]) and streams each as cell chunks.
 //! PrepareQuery and ExecuteQuery run the core's SQL (`tabletop_core::sql`)
 //! directly, since their answers are typed values the JSON protocol does
 //! not carry.

@@ -67,8 +67,8 @@ pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Inst
 
 /// How long requests in flight may go on after SIGTERM or Ctrl-C (a
 /// client that stopped reading a stream would otherwise hold the server
-/// forever). Each request runs whole under the instance's lock before it
-/// streams, so stopping without them leaves the instance whole.
+/// forever). Each request, and each page of a ReadRows, runs whole under
+/// the instance's lock, so stopping without them leaves the instance whole.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 async fn serve_until_signal(listener: TcpListener, shared: Shared) -> Result<(), String> {

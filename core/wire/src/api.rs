@@ -109,6 +109,7 @@ mod fast;
 mod names;
 mod playground;
 mod proto_json;
+mod read_pages;
 mod sql;
 
 use serde_json::{Map, Value};
@@ -122,6 +123,7 @@ use tabletop_store::{Error, ReadRowsRequest, ReadStats, Result, Trace, Traces};
 
 pub use self::proto_json::to_line;
 use self::proto_json::{At, error_object};
+pub use self::read_pages::ReadPages;
 
 /// Which API a method belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
