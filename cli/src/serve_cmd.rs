@@ -4,13 +4,15 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Parser;
-use tabletop_core::{Instance, Instances};
+use serde_json::json;
+use tabletop_core::{Instance, Instances, api};
 
 use crate::args::parse_words;
-use crate::state;
+use crate::state::record::{self, At, Command, Record};
+use crate::state::{self, StateFile};
 
 /// Exit status for a command line that could not be understood.
 const USAGE_ERROR: u8 = 2;
@@ -32,9 +34,12 @@ one instance.
 
 Without --state the instance lives in memory and is gone when the server
 stops. With --state FILE it is loaded from the state file the other
-commands use, the file stays locked while the server runs (other tabletop
-commands on it wait, then give up), and it is saved once, when SIGTERM or
-Ctrl-C stops the server; a server killed otherwise saves nothing.
+commands use, and the file stays locked while the server runs (other
+tabletop commands on it wait, then give up). Each write is appended to the
+file's log (FILE.wal) and flushed to disk before it is answered, so a
+server killed even with SIGKILL keeps every write it answered; a schema
+change writes a new snapshot. SIGTERM or Ctrl-C saves the whole instance,
+with the traffic of the reads.
 
 Every read and write is counted on the instance clock as the other
 commands count theirs, so `tabletop keyviz --state FILE` shows the served
@@ -108,20 +113,21 @@ pub fn run(args: &[OsString]) -> u8 {
             write_keyviz(&out, db);
         })
     });
-    let options = tabletop_serve::Options {
-        host: cli.host,
-        port: cli.port,
-        on_report,
-    };
-    let all = match &cli.state {
-        Some(path) => match state::load(path, state::Names::default()) {
-            Ok(db) => db,
+    let (all, journal) = match &cli.state {
+        Some(path) => match state::open(path, state::Names::default()) {
+            Ok((file, db)) => (db, Some(journal(file))),
             Err(message) => {
                 eprintln!("tabletop: {message}");
                 return FAILED;
             }
         },
-        None => Instances::default(),
+        None => (Instances::default(), None),
+    };
+    let options = tabletop_serve::Options {
+        host: cli.host,
+        port: cli.port,
+        on_report,
+        journal,
     };
     match tabletop_serve::run(&options, all, &mut io::stdout()) {
         Ok(mut all) => {
@@ -136,6 +142,40 @@ pub fn run(args: &[OsString]) -> u8 {
             FAILED
         }
     }
+}
+
+/// Keeps each change in the state file as it commits: a data write is
+/// appended to its log (flushed to disk before the answer goes out, so a
+/// server killed with SIGKILL loses nothing it answered); a schema change,
+/// or a log grown big enough, writes a new snapshot. Reads are not kept
+/// until the server stops (their traffic is in the snapshot it saves).
+fn journal(file: StateFile) -> tabletop_serve::Journal {
+    let file = Mutex::new(file);
+    Arc::new(
+        move |all: &mut Instances, commit: &tabletop_serve::Commit<'_>| {
+            let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
+            if record::json_logged(commit.method) {
+                let events = usize::from(commit.engine_work);
+                let engine_work = all
+                    .get(commit.project, commit.instance)
+                    .is_some_and(|db| record::did_engine_work(db, events));
+                let line =
+                    api::to_line(&json!({"method": commit.method, "request": commit.request}));
+                file.log(&Record {
+                    at: At {
+                        project: commit.project.to_string(),
+                        instance: commit.instance.to_string(),
+                        now_micros: commit.now_micros,
+                        engine_work,
+                    },
+                    command: Command::Json(line),
+                });
+            } else {
+                file.changed();
+            }
+            file.save(all).map_err(|e| e.to_string())
+        },
+    )
 }
 
 fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {

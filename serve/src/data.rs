@@ -19,6 +19,7 @@ use crate::proto::google::bigtable::v2::{
 };
 use crate::query;
 use crate::transcode::{from_json, to_json};
+use crate::writes;
 
 type Stream<T> = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send>>;
 
@@ -137,14 +138,21 @@ impl Bigtable for DataService {
         &self,
         request: Request<MutateRowRequest>,
     ) -> Result<Response<MutateRowResponse>, Status> {
-        self.call("mutateRow", request.get_ref()).map(Response::new)
+        match writes::mutate_row(&self.shared, request.get_ref()) {
+            Some(answer) => answer,
+            None => self.call("mutateRow", request.get_ref()),
+        }
+        .map(Response::new)
     }
 
     async fn mutate_rows(
         &self,
         request: Request<MutateRowsRequest>,
     ) -> Result<Response<Stream<MutateRowsResponse>>, Status> {
-        let answer: MutateRowsResponse = self.call("mutateRows", request.get_ref())?;
+        let answer = match writes::mutate_rows(&self.shared, request.get_ref()) {
+            Some(answer) => answer?,
+            None => self.call("mutateRows", request.get_ref())?,
+        };
         Ok(stream(vec![answer]))
     }
 

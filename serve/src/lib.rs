@@ -26,6 +26,7 @@ mod proto;
 mod query;
 mod server;
 mod transcode;
+mod writes;
 
-pub use self::instance::Shared;
+pub use self::instance::{Commit, Journal, Shared};
 pub use self::server::{Options, Report, run, serve};

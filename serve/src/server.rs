@@ -12,7 +12,7 @@ use tonic::transport::Server;
 
 use crate::admin::AdminService;
 use crate::data::DataService;
-use crate::instance::Shared;
+use crate::instance::{Journal, Shared};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 
@@ -27,6 +27,9 @@ pub struct Options {
     /// Run on the instance, between requests, each time the process gets
     /// SIGUSR1 (the CLI writes the Key Visualizer page with it).
     pub on_report: Option<Report>,
+    /// Keeps each change as it commits (`--state` appends it to the state
+    /// file's log), before its answer goes out.
+    pub journal: Option<Journal>,
 }
 
 /// A report made from the instance while the server runs.
@@ -53,7 +56,7 @@ pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Inst
         let address = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let shared = Shared::new(db);
+        let shared = Shared::with_journal(db, options.journal.clone());
         // Listening for SIGUSR1 before the first line, whose reader may
         // send it at once.
         if let Some(report) = options.on_report.as_ref() {
