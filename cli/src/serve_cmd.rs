@@ -28,9 +28,10 @@ Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
-SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s). Point cbt or a client library at it with
-BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
-one instance.
+SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s).
+Point cbt or a client library at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+Each request runs in the instance its resource name spells
+(projects/P/instances/I/...), made when first named, as in the emulator.
 
 Without --state the instance lives in memory and is gone when the server
 stops. With --state FILE it is loaded from the state file the other
@@ -47,15 +48,15 @@ traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
 (one section per table with traffic) when the server stops, and each time
 it gets SIGUSR1 while it runs (`kill -USR1 PID`).
 
-Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
-MutateRow, MutateRows, CheckAndMutateRow, ReadModifyWriteRow, PrepareQuery
-and ExecuteQuery; the table admin API's CreateTable, GetTable, ListTables,
-DeleteTable, ModifyColumnFamilies and DropRowRange. Each but the two SQL
-methods runs as the JSON protocol's
-method of the same name (`tabletop help json`), with its status codes and
-messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
-(SELECT only, no @parameters), streaming typed rows as Bigtable does.
-Other methods answer UNIMPLEMENTED.
+Served: the data API's ReadRows (cell chunks streamed as the rows are
+read, a page at a time), SampleRowKeys, MutateRow, MutateRows,
+CheckAndMutateRow, ReadModifyWriteRow, PrepareQuery and ExecuteQuery; the
+table admin API's CreateTable, GetTable, ListTables, DeleteTable,
+ModifyColumnFamilies and DropRowRange. Each but the two SQL methods runs
+as the JSON protocol's method of the same name (`tabletop help json`),
+with its status codes and messages. PrepareQuery and ExecuteQuery run the
+SQL of `tabletop sql` (SELECT only, no @parameters), streaming typed rows
+as Bigtable does. Other methods answer UNIMPLEMENTED.
 
 Options:
   -host HOST     The address to bind to [default: localhost]
