@@ -135,19 +135,26 @@ fn cbt_creates_a_table_writes_and_reads_it_back() {
 }
 
 #[test]
-fn errors_reach_cbt_with_the_json_protocol_s_code_and_message() {
+fn errors_reach_cbt_with_the_json_protocol_s_code_and_the_emulator_s_words() {
     let server = Server::start();
     let out = server.cbt(&["read", "nope"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("code = NotFound desc = table \"nope\" not found"),
+        err.contains(
+            "code = NotFound desc = table \"projects/p/instances/i/tables/nope\" not found"
+        ),
         "{err}"
     );
     server.cbt_ok(&["createtable", "t"]);
     let out = server.cbt(&["createtable", "t"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("code = AlreadyExists"), "{err}");
+    assert!(
+        err.contains(
+            "code = AlreadyExists desc = table \"projects/p/instances/i/tables/t\" already exists"
+        ),
+        "{err}"
+    );
     let out = server.cbt(&["set", "t", "r", "nofamily:c=v"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("code = NotFound"), "{err}");

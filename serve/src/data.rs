@@ -19,6 +19,7 @@ use crate::proto::google::bigtable::v2::{
 };
 use crate::query;
 use crate::transcode::{from_json, to_json};
+use crate::wording;
 use crate::writes;
 
 type Stream<T> = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send>>;
@@ -67,7 +68,10 @@ fn read_page(
     read: &mut ReadPages,
 ) -> Result<ReadRowsResponse, Status> {
     let mut sink = chunks::ResponseSink::default();
-    shared.for_request(body, |db| read.next_page(db, &mut sink))?;
+    shared.for_request(body, |db| {
+        read.next_page(db, &mut sink)
+            .map_err(|e| wording::reword(db, "readRows", body, e))
+    })?;
     Ok(sink.response)
 }
 

@@ -9,6 +9,8 @@ use serde_json::Value;
 use tabletop_core::{Error, Instance, Instances, api};
 use tonic::{Code, Status};
 
+use crate::wording;
+
 /// How often requests let the engine do its due work (flushes, GC,
 /// splits); in between they only move the clock.
 const ENGINE_WORK_EVERY: Duration = Duration::from_millis(10);
@@ -121,6 +123,7 @@ impl Shared {
         let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
         self.run(instance_named(request), change, |db| {
             api::handle_value(db, method, request)
+                .map_err(|e| wording::reword(db, method, request, e))
         })
     }
 

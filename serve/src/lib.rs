@@ -26,6 +26,7 @@ mod proto;
 mod query;
 mod server;
 mod transcode;
+mod wording;
 mod writes;
 
 pub use self::instance::{Commit, Journal, Shared};

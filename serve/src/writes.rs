@@ -25,6 +25,7 @@ use crate::proto::google::bigtable::v2::{
 };
 use crate::proto::google::rpc;
 use crate::transcode::to_json;
+use crate::wording;
 
 /// MutateRows, or `None` to go through the JSON protocol.
 pub fn mutate_rows(
@@ -51,6 +52,7 @@ pub fn mutate_rows(
     let body = || to_json(request);
     let results = shared.change(&request.table_name, "mutateRows", &body, |db| {
         db.mutate_rows(table, &entries)
+            .map_err(|e| wording::missing_table(db, &request.table_name, e))
     });
     Some(results.map(|results| {
         MutateRowsResponse {
@@ -90,6 +92,7 @@ pub fn mutate_row(
     let body = || to_json(request);
     let done = shared.change(&request.table_name, "mutateRow", &body, |db| {
         db.mutate_row(table, &request.row_key, &mutations)
+            .map_err(|e| wording::missing_table(db, &request.table_name, e))
     });
     Some(done.map(|()| MutateRowResponse {}))
 }

@@ -169,17 +169,18 @@ class Suite:
         samples = self.data.get_table(INSTANCE, TABLE).sample_row_keys()
         assert samples and samples[-1][0] == b"", samples
 
-    def test_errors_carry_the_json_protocol_s_status(self):
+    def test_a_missing_table_is_named_as_the_emulator_names_it(self):
         from google.api_core import exceptions
         from google.cloud.bigtable.data import ReadRowsQuery
 
+        want = 'table "projects/p/instances/i/tables/nope" not found'
         try:
             self.data.get_table(INSTANCE, "nope").read_rows(ReadRowsQuery(), operation_timeout=5)
         except exceptions.NotFound as e:
-            assert 'table "nope" not found' in str(e), str(e)
+            assert want in str(e), str(e)
         except Exception as e:  # the client wraps retried errors
             cause = getattr(e, "__cause__", None)
-            assert 'table "nope" not found' in repr(e) + repr(cause), repr(e)
+            assert want in repr(e) + repr(cause), repr(e)
         else:
             raise AssertionError("reading a missing table succeeded")
 
