@@ -11,7 +11,11 @@
 //! ([`tabletop_core::api::ReadPages`]) and streams each as cell chunks.
 //! PrepareQuery and ExecuteQuery run the core's SQL (`tabletop_core::sql`)
 //! directly, since their answers are typed values the JSON protocol does
-//! not carry.
+//! not carry. Plain MutateRow and MutateRows hand the request's bytes to
+//! the same core call the JSON protocol makes (`writes`), declining
+//! anything unusual to it. A missing or existing table is worded as the
+//! emulator words it (`wording`). Each change is handed to the host's
+//! [`Journal`] as it commits (`tabletop serve --state` logs it).
 //!
 //! The protocol types are generated at build time from Google's `.proto`
 //! files vendored under `proto/` (see its README).
