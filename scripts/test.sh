@@ -131,6 +131,9 @@ browser_step tests "tabletop-js (Node, Chromium)" env TABLETOP_JS_PKG="$ROOT/tar
     node --test --test-reporter=tap tests/js/
 # The real oracle: Google's emulator with the real cbt and Python client.
 run_step tests "differential vs emulator" bash tests/differential/run.sh
+# The same scenarios with Tabletop's --emulator-parity switch: the
+# emulator's answer at every difference the switch covers.
+run_step tests "differential, emulator parity" bash tests/differential/run.sh --parity
 # tabletop serve (gRPC) with the official Python client.
 run_step tests "serve with the Python client" bash tests/serve/run.sh
 run_step check "trunk build --release" trunk build --release

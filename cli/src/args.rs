@@ -51,6 +51,9 @@ pub struct Options {
     pub project: Option<String>,
     /// `-instance ID`.
     pub instance: Option<String>,
+    /// `--emulator-parity`: answer as Google's emulator does where it
+    /// differs from production Bigtable.
+    pub emulator_parity: bool,
 }
 
 /// Subjects of `tabletop help <topic>`.
@@ -248,6 +251,10 @@ pub struct Shared {
     /// Instance id of the instance to use (the last one given counts)
     #[arg(long, value_name = "ID", value_parser = non_empty("instance"), overrides_with = "instance")]
     instance: Option<String>,
+    /// Answer as Google's Bigtable emulator does where it differs from
+    /// production Bigtable
+    #[arg(long = "emulator-parity")]
+    emulator_parity: bool,
 }
 
 impl Shared {
@@ -268,6 +275,7 @@ impl Shared {
         if self.instance.is_some() {
             options.instance = self.instance;
         }
+        options.emulator_parity |= self.emulator_parity;
     }
 }
 
@@ -451,6 +459,7 @@ const LONG_OPTIONS: &[&str] = &[
     "no-progress",
     "project",
     "instance",
+    "emulator-parity",
     "help",
     "version",
     "json",

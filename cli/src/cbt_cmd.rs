@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use tabletop_core::cbt::{self, Outcome};
-use tabletop_core::{Error, Instances, TraceOptions, Traces};
+use tabletop_core::{Error, Fidelity, Instances, TraceOptions, Traces};
 
 use crate::args::{Options, Progress, cbt_changes_state, cbt_command_index};
 use crate::host::{FsHost, WallClock};
@@ -32,10 +32,14 @@ fn load(options: &Options) -> Result<(StateFile, Instances), u8> {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    state::open(&path, names).map_err(|message| {
+    let (file, mut all) = state::open(&path, names).map_err(|message| {
         eprintln!("tabletop: {message}");
         FAILED
-    })
+    })?;
+    if options.emulator_parity {
+        all.set_fidelity(Fidelity::Emulator);
+    }
+    Ok((file, all))
 }
 
 /// The instance a command works on: its own `-project` / `-instance`
@@ -96,9 +100,15 @@ fn effect(args: &[Vec<u8>]) -> Effect {
 }
 
 /// Notes a successful command's change in the state file; returns whether
-/// there is something to save.
-fn note(file: &mut StateFile, args: &[Vec<u8>], at: At) -> bool {
+/// there is something to save. With `--emulator-parity` nothing is logged
+/// (a write the emulator accepts may be one production refuses, so a
+/// replay could not repeat it): the snapshot keeps it.
+fn note(file: &mut StateFile, args: &[Vec<u8>], at: At, parity: bool) -> bool {
     match effect(args) {
+        Effect::Log if parity => {
+            file.changed();
+            true
+        }
         Effect::None => false,
         Effect::Read => {
             file.changed();
@@ -116,6 +126,16 @@ fn note(file: &mut StateFile, args: &[Vec<u8>], at: At) -> bool {
             true
         }
     }
+}
+
+/// With `--emulator-parity`, a failed command that writes keeps what it
+/// applied (see [`note`]): marks the state changed and says so.
+fn failed_write_kept(file: &mut StateFile, args: &[Vec<u8>]) -> bool {
+    if matches!(effect(args), Effect::Log | Effect::Snapshot) {
+        file.changed();
+        return true;
+    }
+    false
 }
 
 /// The exit status `cbt` gives for an outcome.
@@ -166,7 +186,7 @@ fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
     let at = At::of(&shell, false);
     let outcome = cbt::exec_args(&mut shell, args, &mut FsHost::new(None));
     if outcome.status.is_ok() {
-        note(&mut file, args, at);
+        note(&mut file, args, at, false);
         if !file.can_append() || !state::shell::fits_rows(&shell, row_bound) {
             return None;
         }
@@ -188,6 +208,7 @@ pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
     let through_view = args.iter().any(|a| a.starts_with(b"authorized-view="));
     if effect(args) == Effect::Log
         && !through_view
+        && !options.emulator_parity
         && let Some(code) = run_on_shell(options, args)
     {
         return code;
@@ -209,11 +230,17 @@ pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
     let mut host = FsHost::new(progress_every(options));
     host.start_command();
     let outcome = cbt::exec_args(db, args, &mut host);
+    let parity = options.emulator_parity;
     // Save before printing: what the command reports has then happened.
-    if outcome.status.is_ok()
-        && note(&mut file, args, at)
-        && let Err(code) = save(&mut file, &mut all)
-    {
+    // The emulator keeps what a failed write applied before it failed
+    // (its writes are not atomic), so with --emulator-parity a failed
+    // write is saved too.
+    let keep = if outcome.status.is_ok() {
+        note(&mut file, args, at, parity)
+    } else {
+        parity && failed_write_kept(&mut file, args)
+    };
+    if keep && let Err(code) = save(&mut file, &mut all) {
         return code;
     }
     emit(&mut io::stdout().lock(), &outcome.stdout);
@@ -337,7 +364,7 @@ pub fn run_script(options: &Options) -> u8 {
         match &outcome.status {
             Ok(()) => {
                 emit(&mut err, &outcome.stderr);
-                if note(&mut file, &args, at) {
+                if note(&mut file, &args, at, options.emulator_parity) {
                     dirty = true;
                     // The record carries the engine work done so far.
                     work = false;
@@ -358,7 +385,9 @@ pub fn run_script(options: &Options) -> u8 {
                 failures += 1;
                 // A failed import keeps the batches it wrote before the
                 // failing one (as the help says): they are saved too.
-                if wrote_rows(&traces) {
+                if wrote_rows(&traces)
+                    || (options.emulator_parity && failed_write_kept(&mut file, &args))
+                {
                     file.changed();
                     dirty = true;
                 }

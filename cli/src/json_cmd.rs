@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
-use tabletop_core::{Error, Traces, api};
+use tabletop_core::{Error, Fidelity, Traces, api};
 
 use crate::args::Options;
 use crate::host::WallClock;
@@ -38,6 +38,9 @@ const WRITE_METHODS: &[&str] = &[
     "createAuthorizedView",
     "updateAuthorizedView",
     "deleteAuthorizedView",
+    "createLogicalView",
+    "updateLogicalView",
+    "deleteLogicalView",
     "mutateRow",
     "mutateRows",
     "checkAndMutateRow",
@@ -52,9 +55,13 @@ const WRITE_METHODS: &[&str] = &[
 /// logged, or (any other, reads included: they recorded traffic) kept by
 /// a snapshot if the run saves. Returns whether there is something to
 /// save.
-fn note(file: &mut StateFile, line: &str, at: At) -> bool {
+///
+/// With `--emulator-parity` nothing is logged: a write the emulator
+/// accepts may be one production refuses (or applies otherwise), so a
+/// replay could not repeat it; the snapshot keeps it instead.
+fn note(file: &mut StateFile, line: &str, at: At, parity: bool) -> bool {
     let method = record::method_of(line).unwrap_or_default();
-    if record::json_logged(&method) {
+    if record::json_logged(&method) && !parity {
         file.log(&Record {
             at,
             command: Command::Json(line.to_string()),
@@ -63,6 +70,11 @@ fn note(file: &mut StateFile, line: &str, at: At) -> bool {
     }
     file.changed();
     WRITE_METHODS.contains(&method.as_str())
+}
+
+/// Whether a request line calls a method that may change the instance.
+fn is_write(line: &str) -> bool {
+    record::method_of(line).is_some_and(|m| WRITE_METHODS.contains(&m.as_str()))
 }
 
 fn is_response(answer: &str) -> bool {
@@ -88,17 +100,29 @@ struct Session<'a> {
     work: bool,
     dirty: bool,
     answer_cap: usize,
+    /// `--emulator-parity`: every instance answers as the emulator does.
+    parity: bool,
 }
 
 impl<'a> Session<'a> {
-    fn open(path: &Path, names: state::Names<'a>) -> Result<Session<'a>, String> {
-        let (file, db, shell) = match state::open_shell(path, names)? {
+    fn open(path: &Path, names: state::Names<'a>, parity: bool) -> Result<Session<'a>, String> {
+        // With --emulator-parity writes are not logged, so the shell (which
+        // only appends to the log) is not used.
+        let shell = if parity {
+            None
+        } else {
+            state::open_shell(path, names)?
+        };
+        let (file, mut db, shell) = match shell {
             Some((file, db, bound)) => (file, Instances::new(db), Some(bound)),
             None => {
                 let (file, db) = state::open(path, names)?;
                 (file, db, None)
             }
         };
+        if parity {
+            db.set_fidelity(Fidelity::Emulator);
+        }
         Ok(Session {
             names,
             file: Some(file),
@@ -108,6 +132,7 @@ impl<'a> Session<'a> {
             work: false,
             dirty: false,
             answer_cap: max_answer_bytes(),
+            parity,
         })
     }
 
@@ -139,7 +164,7 @@ impl<'a> Session<'a> {
                 return Ok(answer);
             }
             let kept = self.file().pending_records();
-            note(self.file(), line, at);
+            note(self.file(), line, at, false);
             if self.file().can_append() && state::shell::fits_rows(self.db.primary(), row_bound) {
                 self.dirty = true;
                 return Ok(answer);
@@ -155,10 +180,16 @@ impl<'a> Session<'a> {
         let at = At::of(db, self.work);
         let answer = api::handle_capped(db, line, &mut Traces::off(), self.answer_cap);
         self.db.prune();
-        if is_response(&answer) && note(self.file(), line, at) {
+        let parity = self.parity;
+        if is_response(&answer) && note(self.file(), line, at, parity) {
             self.dirty = true;
             // The record carries the engine work done so far.
             self.work = false;
+        } else if parity && is_write(line) {
+            // The emulator keeps what a failed write applied before it
+            // failed (its writes are not atomic): keep it too.
+            self.file().changed();
+            self.dirty = true;
         }
         Ok(answer)
     }
@@ -192,7 +223,7 @@ pub fn run(options: &Options) -> u8 {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let mut session = match Session::open(&path, names) {
+    let mut session = match Session::open(&path, names, options.emulator_parity) {
         Ok(x) => x,
         Err(message) => {
             eprintln!("tabletop: {message}");

@@ -51,6 +51,11 @@ as the next word or after '='):
                          (default 100000); on by default when stderr is a
                          terminal
       --no-progress      No progress lines, even on a terminal
+      --emulator-parity  Answer as Google's Bigtable emulator does where it
+                         differs from production Bigtable (error codes,
+                         non-atomic writes, looser checks; see the README),
+                         to find tests that pass only on the emulator. The
+                         state file then keeps every change as a snapshot
   -h, --help             Print help
 ";
 
@@ -190,7 +195,10 @@ Reads one request per line from stdin and writes one answer line to stdout
 for each: {{\"method\": M, \"request\": R}}, where M is a REST method of
 Bigtable's data or table admin API (createTable, getTable, listTables,
 deleteTable, modifyColumnFamilies, dropRowRange, mutateRow, mutateRows,
-checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys) or of the
+checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys, and the
+authorized view methods), the logical views of its instance admin API
+(createLogicalView, getLogicalView, listLogicalViews, updateLogicalView,
+deleteLogicalView: saved queries that sql reads in FROM), or of the
 playground (compact, advanceClock, listTablets, sql, explain), and R is
 the request body in proto3 JSON exactly as the REST API takes it (bytes in
 base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or

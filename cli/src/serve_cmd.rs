@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Parser;
 use serde_json::json;
-use tabletop_core::{Instance, Instances, api};
+use tabletop_core::{Fidelity, Instance, Instances, api};
 
 use crate::args::parse_words;
 use crate::state::record::{self, At, Command, Record};
@@ -24,7 +24,7 @@ pub fn help_text() -> String {
 Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
 
 Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
-                      [--keyviz-out FILE.html]
+                      [--keyviz-out FILE.html] [--emulator-parity]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
@@ -64,6 +64,9 @@ Options:
   --state FILE   Keep the instance in this state file between runs
   --keyviz-out FILE.html
                  On stopping, write the Key Visualizer of the traffic served
+  --emulator-parity
+                 Answer as Google's emulator does where it differs from
+                 production Bigtable (see `tabletop --help`)
   -h, --help     Print help
 
 Exit status: 0 after a clean shutdown; 1 the server could not start (the
@@ -92,6 +95,9 @@ pub struct ServeCli {
     /// On stopping, write the Key Visualizer of the traffic served
     #[arg(long, value_name = "FILE.html")]
     keyviz_out: Option<PathBuf>,
+    /// Answer as Google's emulator does where it differs from production
+    #[arg(long = "emulator-parity")]
+    emulator_parity: bool,
     /// Print help
     #[arg(short = 'h', long = "help")]
     help: bool,
@@ -114,7 +120,7 @@ pub fn run(args: &[OsString]) -> u8 {
             write_keyviz(&out, db);
         })
     });
-    let (all, journal) = match &cli.state {
+    let (mut all, journal) = match &cli.state {
         Some(path) => match state::open(path, state::Names::default()) {
             Ok((file, db)) => (db, Some(journal(file))),
             Err(message) => {
@@ -130,6 +136,9 @@ pub fn run(args: &[OsString]) -> u8 {
         on_report,
         journal,
     };
+    if cli.emulator_parity {
+        all.set_fidelity(Fidelity::Emulator);
+    }
     match tabletop_serve::run(&options, all, &mut io::stdout()) {
         Ok(mut all) => {
             let wrote = cli

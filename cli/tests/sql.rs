@@ -143,3 +143,44 @@ fn usage_errors_and_help() {
         "a failed query saves nothing"
     );
 }
+
+/// Logical views made with `tabletop json` are kept in the state file:
+/// `tabletop sql` reads them in FROM, and writes appended to the state's
+/// log afterwards show through them.
+#[test]
+fn logical_views_from_json_are_kept_and_queried() {
+    let dir = scratch("logical-views");
+    setup(&dir);
+    let parent = "projects/tabletop/instances/playground";
+    let create = format!(
+        "{{\"method\": \"createLogicalView\", \"request\": {{\"parent\": \"{parent}\", \"logicalViewId\": \"phones\", \"logicalView\": {{\"query\": \"SELECT _key AS id, stats['os'] AS os FROM mobile WHERE STARTS_WITH(_key, 'phone#')\"}}}}}}\n"
+    );
+    let (out, _) = expect(0, run_in(&dir, &["json"], create.as_bytes()));
+    assert!(out.starts_with("{\"response\""), "{out}");
+    // A logged write after the view (state file log, not a new snapshot).
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["cbt", "set", "mobile", "phone#ffff#1", "stats:os=X1"],
+            b"",
+        ),
+    );
+    let (out, _) = expect(
+        0,
+        run_in(
+            &dir,
+            &["sql", "SELECT id FROM phones ORDER BY id DESC"],
+            b"",
+        ),
+    );
+    assert!(out.contains("| phone#ffff#1 "), "{out}");
+    assert!(out.contains("3 rows"), "{out}");
+    let (_, err) = expect(1, run_in(&dir, &["sql", "SELECT id FROM phonez"], b""));
+    assert!(err.contains("Table not found: phonez"), "{err}");
+    let get = format!(
+        "{{\"method\": \"getLogicalView\", \"request\": {{\"name\": \"{parent}/logicalViews/phones\"}}}}\n"
+    );
+    let (out, _) = expect(0, run_in(&dir, &["json"], get.as_bytes()));
+    assert!(out.contains("\"etag\""), "{out}");
+}

@@ -59,7 +59,8 @@
 
 pub use tabletop_design::{compare, keydesign, keyviz, sim};
 pub use tabletop_sql::{
-    AuthorizedView, FamilySubset, Instance, Instances, authorized_view, rowkey_schema, sql, views,
+    AuthorizedView, FamilySubset, Instance, Instances, LogicalView, authorized_view, logical_view,
+    rowkey_schema, sql, views,
 };
 pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};
@@ -69,15 +70,15 @@ pub use tabletop_wire::{api, cbt};
 pub use tabletop_store::{
     AggregateInput, Aggregator, CellView, CheckAndMutateRowRequest, CheckAndMutateRowResponse,
     Code, CollectRows, ColumnFamily, CountRows, CreateTableRequest, DropTarget, EngineConfig,
-    EngineEvent, Error, FamilyChange, FilterPlan, FilterScratch, GcRule, InstanceConfig, KeyBound,
-    KeyRange, MAX_FAMILY_NAME_LEN, MAX_MUTATIONS_PER_REQUEST, MAX_QUALIFIER_BYTES, MAX_ROW_BYTES,
-    MAX_ROW_KEY_BYTES, MAX_TABLE_ID_LEN, MAX_TABLES, MAX_VALUE_BYTES, MutateRowsEntry, Mutation,
-    Operation, OwnedCell, OwnedRow, RECOMMENDED_MAX_FAMILIES, ReadModifyWriteOp,
-    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule, ReadRowsRequest,
-    ReadShape, ReadStats, RequestShape, Result, RowFilter, RowRange, RowSet, RowSink, RowView,
-    RunInfo, SERVER_TIMESTAMP, TableInfo, TableSchema, TabletInfo, TimeUnit, TimestampRange, Trace,
-    TraceOptions, Traces, ValueType, WriteStats, cell_bytes, civil_from_days, days_from_civil,
-    escape_bytes, format_duration, hll_sketch, hll_unique_count, human_bytes, prefix_successor,
-    range_text, successor, validate_family_name, validate_resource_id, validate_row_key,
-    validate_table_id, validate_timestamp,
+    EngineEvent, Error, FamilyChange, Fidelity, FilterPlan, FilterScratch, GcRule, InstanceConfig,
+    KeyBound, KeyRange, MAX_FAMILY_NAME_LEN, MAX_MUTATIONS_PER_REQUEST, MAX_QUALIFIER_BYTES,
+    MAX_ROW_BYTES, MAX_ROW_KEY_BYTES, MAX_TABLE_ID_LEN, MAX_TABLES, MAX_VALUE_BYTES,
+    MutateRowsEntry, Mutation, Operation, OwnedCell, OwnedRow, RECOMMENDED_MAX_FAMILIES,
+    ReadModifyWriteOp, ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule,
+    ReadRowsRequest, ReadShape, ReadStats, RequestShape, Result, RowFilter, RowRange, RowSet,
+    RowSink, RowView, RunInfo, SERVER_TIMESTAMP, TableInfo, TableSchema, TabletInfo, TimeUnit,
+    TimestampRange, Trace, TraceOptions, Traces, ValueType, WriteStats, cell_bytes,
+    civil_from_days, days_from_civil, escape_bytes, format_duration, hll_sketch, hll_unique_count,
+    human_bytes, prefix_successor, range_text, successor, validate_family_name,
+    validate_resource_id, validate_row_key, validate_table_id, validate_timestamp,
 };

@@ -186,7 +186,8 @@ impl Tabletop {
 
     /// The methods of the JSON protocol as a JSON array of
     /// `{"name", "service", "summary", "example"}`; `service` is `"data"`,
-    /// `"tableAdmin"` or `"playground"` (not part of Bigtable).
+    /// `"tableAdmin"`, `"instanceAdmin"` (logical views) or `"playground"`
+    /// (not part of Bigtable).
     #[must_use]
     pub fn methods() -> String {
         let list: Vec<Value> = api::METHODS
@@ -195,6 +196,7 @@ impl Tabletop {
                 let service = match m.service {
                     api::Service::Data => "data",
                     api::Service::TableAdmin => "tableAdmin",
+                    api::Service::InstanceAdmin => "instanceAdmin",
                     _ => "playground",
                 };
                 json!({"name": m.name, "service": service, "summary": m.summary, "example": m.example})

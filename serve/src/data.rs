@@ -8,7 +8,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::chunks;
-use crate::instance::{Shared, status};
+use crate::instance::Shared;
 use crate::proto::google::bigtable::v2::bigtable_server::Bigtable;
 use crate::proto::google::bigtable::v2::{
     CheckAndMutateRowRequest, CheckAndMutateRowResponse, ExecuteQueryRequest, ExecuteQueryResponse,
@@ -121,7 +121,10 @@ impl Bigtable for DataService {
         request: Request<ReadRowsRequest>,
     ) -> Result<Response<Stream<ReadRowsResponse>>, Status> {
         let body = to_json(request.get_ref())?;
-        let mut read = ReadPages::new(&body).map_err(|e| status(&e))?;
+        // Decoded as the instance it names reads requests (its fidelity).
+        let mut read = self
+            .shared
+            .for_request(&body, |db| ReadPages::new(&body, db.fidelity()))?;
         // The first page is read here, so a request that fails at once
         // (a missing table) answers its status rather than an empty stream.
         let first = read_page(&self.shared, &body, &mut read)?;

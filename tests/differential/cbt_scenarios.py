@@ -670,18 +670,28 @@ scenario("hotspots: sequential keys versus hashed prefixes", [
 
 # ------------------------------------------ known emulator differences
 
+# Differences --emulator-parity does not reproduce (run.py --parity then
+# requires production's answer, as without the switch); each says why.
+NO_PARITY_GC = {"reason": "GC rules that keep nothing stay refused: a state file holding one "
+                          "could not be read back"}
+NO_PARITY_HLL = {"reason": "a HyperLogLog family keeps a sketch in Tabletop's engine; keeping the "
+                           "raw last input, as the emulator does, is not modelled"}
+NO_PARITY_GO_REGEXP = {"reason": "Go's regexp error texts are not reproduced (Tabletop's filters "
+                                 "are RE2)"}
+
+
 scenario("createtable: GC rules that keep nothing", [
-    {"cmd": "createtable zero families=cf:maxversions=0", "diverges": {
+    {"cmd": "createtable zero families=cf:maxversions=0", "diverges": {"parity": NO_PARITY_GC,
         "reason": "the emulator accepts max_num_versions 0; production requires at least 1",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_num_versions must be at least 1, got 0\n", exit=1),
     }},
-    {"cmd": "createtable young families=cf:maxage=0s", "diverges": {
+    {"cmd": "createtable young families=cf:maxage=0s", "diverges": {"parity": NO_PARITY_GC,
         "reason": "the emulator accepts max_age 0; production requires at least one millisecond",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_age must be at least one millisecond\n", exit=1),
     }},
-    {"cmd": "ls", "diverges": {
+    {"cmd": "ls", "diverges": {"parity": NO_PARITY_GC,
         "reason": "the tables above were created by the emulator only (see there)",
         "emulator": outcome(stdout="young\nzero\n"),
         "production": outcome(),
@@ -732,7 +742,7 @@ scenario("addtocell: a family that is not an aggregate", [
 scenario("addtocell: inthll", [
     "createtable h families=visitors:never:inthll",
     "addtocell h page#home visitors:unique=5@1000 visitors:unique=7@1000 visitors:unique=5@1000",
-    {"cmd": "read h", "diverges": {
+    {"cmd": "read h", "diverges": {"parity": NO_PARITY_HLL,
         "reason": "the emulator does not aggregate inthll families (it keeps the last input); production keeps a HyperLogLog++ sketch (the expected bytes are Tabletop's encoding; production's is not published)",
         "emulator": outcome(stdout='----------------------------------------\npage#home\n  visitors:unique                          @ 1970/01/01-00:00:00.001000\n    "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05"\n\n'),
         "production": outcome(stdout='----------------------------------------\npage#home\n  visitors:unique                          @ 1970/01/01-00:00:00.001000\n    "\\bp\\x10\\x03\\x18\\x02 \\b\\x82\\a\\r\\x10\\x02\\x18\\x0f \\x142\\x05\\xe4\\xf7\\a\\x90~"\n\n'),
@@ -752,7 +762,7 @@ scenario("import: rows naming an unknown family", [
 scenario("read: an RE2 error in regex=", [
     "createtable t families=cf",
     "set t phone#1 cf:q=1@1000",
-    {"cmd": "read t \"regex=[\"", "diverges": {
+    {"cmd": "read t \"regex=[\"", "diverges": {"parity": NO_PARITY_GO_REGEXP,
         "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
         "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: missing closing ]: `[)$`\n", exit=1),
         "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : missing ]: [\n", exit=1),

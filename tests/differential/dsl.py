@@ -39,7 +39,7 @@ def int64(n):
 # ------------------------------------------------------------- JSON steps
 
 
-def step(method, request, diverges=None, expect=None, note=None):
+def step(method, request, diverges=None, expect=None, note=None, crashes_emulator=False):
     """One request of a JSON scenario.
 
     diverges: {"reason": str, "emulator": answer, "production": answer} —
@@ -47,9 +47,14 @@ def step(method, request, diverges=None, expect=None, note=None):
       Tabletop must give `production`; the emulator must still give
       `emulator` (so the list stays honest).
     expect: an answer both sides must give (beyond being equal).
+    crashes_emulator: the request brings the emulator down, so it goes to
+      an emulator of its own, whose answer is error("EMULATOR_CRASHED")
+      when the process died of it.
     Answers are normalised: {"error": "STATUS"} or {"response": {...}}.
     """
     s = {"method": method, "request": request}
+    if crashes_emulator:
+        s["crashes_emulator"] = True
     if diverges is not None:
         s["diverges"] = diverges
     if expect is not None:

@@ -45,6 +45,12 @@ from google.cloud.bigtable_admin_v2.services.bigtable_table_admin import (
 from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
     BigtableTableAdminGrpcTransport,
 )
+from google.cloud.bigtable_admin_v2.services.bigtable_instance_admin import (
+    BigtableInstanceAdminClient,
+)
+from google.cloud.bigtable_admin_v2.services.bigtable_instance_admin.transports import (
+    BigtableInstanceAdminGrpcTransport,
+)
 from google.protobuf import json_format
 
 NOW_WINDOW_MICROS = 24 * 3600 * 1_000_000
@@ -62,6 +68,11 @@ METHODS = {
     "listAuthorizedViews": (admin.ListAuthorizedViewsRequest, admin.ListAuthorizedViewsResponse, "admin"),
     "updateAuthorizedView": (admin.UpdateAuthorizedViewRequest, admin.AuthorizedView, "admin"),
     "deleteAuthorizedView": (admin.DeleteAuthorizedViewRequest, None, "admin"),
+    "createLogicalView": (admin.CreateLogicalViewRequest, admin.LogicalView, "instance"),
+    "getLogicalView": (admin.GetLogicalViewRequest, admin.LogicalView, "instance"),
+    "listLogicalViews": (admin.ListLogicalViewsRequest, admin.ListLogicalViewsResponse, "instance"),
+    "updateLogicalView": (admin.UpdateLogicalViewRequest, admin.LogicalView, "instance"),
+    "deleteLogicalView": (admin.DeleteLogicalViewRequest, None, "instance"),
     "mutateRow": (v2.MutateRowRequest, v2.MutateRowResponse, "data"),
     "mutateRows": (v2.MutateRowsRequest, None, "data"),
     "checkAndMutateRow": (v2.CheckAndMutateRowRequest, v2.CheckAndMutateRowResponse, "data"),
@@ -93,6 +104,9 @@ class Oracle:
         self.data = BigtableClient(transport=BigtableGrpcTransport(channel=self.channel))
         self.admin = BaseBigtableTableAdminClient(
             transport=BigtableTableAdminGrpcTransport(channel=self.channel)
+        )
+        self.instance_admin = BigtableInstanceAdminClient(
+            transport=BigtableInstanceAdminGrpcTransport(channel=self.channel)
         )
         flags = v2.FeatureFlags(reverse_scans=True, last_scanned_row_responses=True)
         value = base64.urlsafe_b64encode(v2.FeatureFlags.serialize(flags)).decode()
@@ -142,6 +156,21 @@ class Oracle:
                 out = to_json(self.admin.update_authorized_view(request=req, **opts).result(timeout=30))
             elif method == "deleteAuthorizedView":
                 self.admin.delete_authorized_view(request=req, **opts)
+                out = {}
+            elif method == "createLogicalView":
+                # A long-running operation in production.
+                out = to_json(self.instance_admin.create_logical_view(request=req, **opts).result(timeout=30))
+            elif method == "getLogicalView":
+                out = to_json(self.instance_admin.get_logical_view(request=req, **opts))
+            elif method == "listLogicalViews":
+                views = []
+                for page in self.instance_admin.list_logical_views(request=req, **opts).pages:
+                    views.extend(to_json(v) for v in page.logical_views)
+                out = {"logicalViews": views} if views else {}
+            elif method == "updateLogicalView":
+                out = to_json(self.instance_admin.update_logical_view(request=req, **opts).result(timeout=30))
+            elif method == "deleteLogicalView":
+                self.instance_admin.delete_logical_view(request=req, **opts)
                 out = {}
             elif method == "mutateRow":
                 out = to_json(self.data.mutate_row(request=req, **opts))
@@ -233,12 +262,13 @@ def row_dict_to_json(r):
 # ---------------------------------------------------------------- tabletop
 
 
-def run_tabletop_json(tabletop, state_path, lines, timeout=120):
-    """Sends request lines to one `tabletop json` process; returns the parsed
-    answers (one per line)."""
+def run_tabletop_json(tabletop, state_path, lines, timeout=120, extra_args=()):
+    """Sends request lines to one `tabletop json` process (with
+    `extra_args`, such as --emulator-parity); returns the parsed answers
+    (one per line)."""
     text = "".join(json.dumps(l, separators=(",", ":")) + "\n" for l in lines)
     proc = subprocess.run(
-        [tabletop, "json", "--state", state_path],
+        [tabletop, "json", *extra_args, "--state", state_path],
         input=text.encode(),
         capture_output=True,
         timeout=timeout,

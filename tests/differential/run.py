@@ -105,7 +105,8 @@ def run_cbt_scenario(index, sc, ctx):
     if ctx.serve:
         from emulator import Emulator
 
-        with Emulator([ctx.tabletop, "serve"]) as server:
+        command = [ctx.tabletop, "serve"] + (["--emulator-parity"] if ctx.parity else [])
+        with Emulator(command) as server:
             return run_cbt_steps(index, sc, ctx, server.addr)
     return run_cbt_steps(index, sc, ctx, None)
 
@@ -138,6 +139,7 @@ def run_cbt_steps(index, sc, ctx, serve_addr):
             [BASH, "-c", "exec -a cbt %s -project p -instance %s %s" % (CBT, instance, cmd)],
             cwd=work, env=env, capture_output=True, timeout=60,
         )
+        flag = " --emulator-parity" if ctx.parity else ""
         if serve_addr:
             ours = subprocess.run(
                 [BASH, "-c", "exec -a cbt %s -project p -instance %s %s" % (CBT, instance, cmd)],
@@ -146,8 +148,8 @@ def run_cbt_steps(index, sc, ctx, serve_addr):
             )
         else:
             ours = subprocess.run(
-                [BASH, "-c", "exec %s cbt --state %s -project p -instance %s %s"
-                 % (shlex.quote(ctx.tabletop), shlex.quote(state), instance, cmd)],
+                [BASH, "-c", "exec %s cbt%s --state %s -project p -instance %s %s"
+                 % (shlex.quote(ctx.tabletop), flag, shlex.quote(state), instance, cmd)],
                 cwd=work, env=env, capture_output=True, timeout=60,
             )
         emu = normalise_cbt(real.stdout, real.stderr, real.returncode, instance, now)
@@ -155,13 +157,17 @@ def run_cbt_steps(index, sc, ctx, serve_addr):
         where = "step %d `%s`" % (n + 1, cmd)
         if ctx.show:
             res.shown.append("%s\n  emulator: %s\n  tabletop: %s" % (where, show_value(emu), show_value(tab)))
-        check(res, where, emu, tab, st)
+        check(res, where, emu, tab, st, ctx.parity)
     shutil.rmtree(work, ignore_errors=True)
     return res
 
 
-def check(res, where, emu, tab, st):
-    """Compares one step: equal answers, or the recorded divergence."""
+def check(res, where, emu, tab, st, parity=False):
+    """Compares one step: equal answers, or the recorded divergence. With
+    `parity` (Tabletop run with --emulator-parity) Tabletop must give the
+    emulator's answer at a divergence too, unless the divergence says the
+    switch does not cover it (`parity`: {"reason", "answer"}): then
+    Tabletop must give that answer (production's when none is given)."""
     d = st.get("diverges")
     if d is None:
         if emu != tab:
@@ -180,7 +186,9 @@ def check(res, where, emu, tab, st):
         want_emu, want_prod = full_outcome(want_emu), full_outcome(want_prod)
     if want_emu == want_prod:
         res.problems.append("%s: a divergence must record two different answers" % where)
-    if tab != want_prod:
+    if parity:
+        check_parity(res, where, tab, d, want_emu, want_prod)
+    elif tab != want_prod:
         res.problems.append(
             "%s: Tabletop does not give the production answer (%s)\n    production: %s\n    tabletop:   %s"
             % (where, d["reason"], show_value(want_prod), show_value(tab))
@@ -193,6 +201,27 @@ def check(res, where, emu, tab, st):
         res.problems.append(
             "%s: %s (%s)\n    recorded: %s\n    emulator: %s"
             % (where, what, d["reason"], show_value(want_emu), show_value(emu))
+        )
+
+
+def check_parity(res, where, tab, d, want_emu, want_prod):
+    """With --emulator-parity: Tabletop gives the emulator's answer, or, for
+    a difference the switch does not cover, the answer recorded for it."""
+    uncovered = d.get("parity")
+    if uncovered is None:
+        if tab != want_emu:
+            res.problems.append(
+                "%s: with --emulator-parity Tabletop does not give the emulator's answer (%s)\n"
+                "    emulator: %s\n    tabletop: %s" % (where, d["reason"], show_value(want_emu), show_value(tab))
+            )
+        return
+    want = uncovered.get("answer", want_prod)
+    if "stdout" in want or "stderr" in want or "exit" in want:
+        want = full_outcome(want)
+    if tab != want:
+        res.problems.append(
+            "%s: not covered by --emulator-parity (%s), so Tabletop must give the recorded answer\n"
+            "    recorded: %s\n    tabletop: %s" % (where, uncovered["reason"], show_value(want), show_value(tab))
         )
 
 
@@ -215,12 +244,16 @@ def run_json_scenario(index, sc, ctx):
     work = tempfile.mkdtemp(prefix="diff-json-", dir=ctx.tmp)
     state = os.path.join(work, "tabletop.state")
     now = int(time.time() * 1_000_000)
-    emu_answers = [ctx.oracle.call(s["method"], r) for s, r in zip(steps, requests)]
+    emu_answers = [
+        probe_crash(s["method"], r) if s.get("crashes_emulator") else ctx.oracle.call(s["method"], r)
+        for s, r in zip(steps, requests)
+    ]
     if ctx.serve:
         tab_answers = run_through_serve(ctx, steps, requests)
     else:
         tab_answers = run_tabletop_json(
-            ctx.tabletop, state, [{"method": s["method"], "request": r} for s, r in zip(steps, requests)]
+            ctx.tabletop, state, [{"method": s["method"], "request": r} for s, r in zip(steps, requests)],
+            extra_args=["--emulator-parity"] if ctx.parity else [],
         )
     back = {instance + "/": "projects/p/instances/i/", '"%s"' % instance: '"projects/p/instances/i"'}
     for n, (st, e, t) in enumerate(zip(steps, emu_answers, tab_answers)):
@@ -239,9 +272,30 @@ def run_json_scenario(index, sc, ctx):
                 % (where, show_value(emu), show_value(tab),
                    "\n  messages: %r / %r" % (e.get("message"), t.get("message")) if "error" in e or "error" in t else "")
             )
-        check(res, where, emu, tab, st)
+        check(res, where, emu, tab, st, ctx.parity)
     shutil.rmtree(work, ignore_errors=True)
     return res
+
+
+def probe_crash(method, request):
+    """Sends a request that brings the emulator down to an emulator of its
+    own (the shared one must live on): {"error": "EMULATOR_CRASHED"} when
+    the process died of it, else its answer (then the step fails as a
+    divergence that no longer holds)."""
+    import oracle
+    from emulator import Emulator
+
+    with Emulator() as emu:
+        client = oracle.Oracle(emu.addr)
+        try:
+            answer = client.call(method, request)
+        finally:
+            client.close()
+        try:
+            code = emu.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return answer
+    return {"error": "EMULATOR_CRASHED", "message": "exit status %d" % code}
 
 
 def run_through_serve(ctx, steps, requests):
@@ -250,7 +304,8 @@ def run_through_serve(ctx, steps, requests):
     import oracle
     from emulator import Emulator
 
-    with Emulator([ctx.tabletop, "serve"]) as server:
+    command = [ctx.tabletop, "serve"] + (["--emulator-parity"] if ctx.parity else [])
+    with Emulator(command) as server:
         client = oracle.Oracle(server.addr)
         try:
             return [client.call(s["method"], r) for s, r in zip(steps, requests)]
@@ -265,8 +320,13 @@ class Ctx:
     pass
 
 
-def uses_authorized_views(sc):
-    return any("AuthorizedView" in step.get("method", "") for step in sc.get("steps", []))
+def uses_admin_views(sc):
+    """Whether a scenario calls the authorized or logical view admin
+    methods, which `tabletop serve` does not serve over gRPC."""
+    return any(
+        "AuthorizedView" in step.get("method", "") or "LogicalView" in step.get("method", "")
+        for step in sc.get("steps", [])
+    )
 
 
 def main(argv):
@@ -277,6 +337,9 @@ def main(argv):
     ap.add_argument("--json-only", action="store_true")
     ap.add_argument("--export-only", action="store_true")
     ap.add_argument("--serve", action="store_true")
+    ap.add_argument("--parity", action="store_true",
+                    help="run Tabletop with --emulator-parity: it must give the emulator's answer "
+                         "at every divergence the switch covers (cbt and JSON scenarios only)")
     ap.add_argument("--show", action="store_true")
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -307,13 +370,14 @@ def main(argv):
         jobs += [("json", i, sc) for i, sc in enumerate(json_scenarios.SCENARIOS) if args.filter in sc["name"]]
     if args.serve:
         # `tabletop serve` does not answer the authorized-view admin methods
-        # yet (they are long-running operations in gRPC): said, not hidden.
-        served = [j for j in jobs if not uses_authorized_views(j[2])]
+        # yet (they are long-running operations in gRPC), nor the instance
+        # admin API (logical views): said, not hidden.
+        served = [j for j in jobs if not uses_admin_views(j[2])]
         for _, _, sc in jobs:
             if sc not in [j[2] for j in served]:
-                print("differential: not run against serve (authorized views are not served over gRPC yet): %s" % sc["name"])
+                print("differential: not run against serve (authorized and logical views are not served over gRPC yet): %s" % sc["name"])
         jobs = served
-    if not args.cbt_only and not args.json_only:
+    if not args.cbt_only and not args.json_only and not args.parity:
         jobs += [("export", i, sc) for i, sc in enumerate(export_scenarios.SCENARIOS) if args.filter in sc["name"]]
 
     stop_on_signals()
@@ -322,6 +386,7 @@ def main(argv):
     ctx.tabletop = tabletop
     ctx.show = args.show
     ctx.serve = args.serve
+    ctx.parity = args.parity
     # What the export round trips (export_scenarios.py) share with this file.
     ctx.make_result = Result
     ctx.normalise_cbt = normalise_cbt

@@ -26,6 +26,7 @@ use tabletop_store::{
 
 mod authorized_views;
 mod key_schemas;
+mod logical_views;
 pub(crate) mod views;
 
 pub use key_schemas::{check_table, clear_row_key_schema, row_key_schema, set_row_key_schema};
@@ -93,6 +94,12 @@ impl Instance {
         &mut self.catalog
     }
 
+    /// Chooses production Bigtable's answers or Google's emulator's where
+    /// they differ (see [`tabletop_store::Fidelity`]).
+    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) {
+        self.store.set_fidelity(fidelity);
+    }
+
     // ------------------------------------------------------------ clock
 
     /// Switches between a simulated clock and one the host keeps at wall
@@ -141,14 +148,21 @@ impl Instance {
 
     /// CreateTable; a table may not take a view's name.
     pub fn create_table(&mut self, req: CreateTableRequest) -> Result<TableInfo> {
-        if self.catalog.views.contains_key(&req.table_id) {
+        let taken = if self.catalog.views.contains_key(&req.table_id) {
+            Some("materialized")
+        } else if self.catalog.logical_views.contains_key(&req.table_id) {
+            Some("logical")
+        } else {
+            None
+        };
+        if let Some(kind) = taken {
             // The store checks the id first, so a bad id reads the same
             // whether or not a view has it.
             tabletop_store::validate_table_id(&req.table_id)?;
             req.schema.validate()?;
             if !self.store.has_table(&req.table_id) {
                 return Err(tabletop_store::Error::already_exists(format!(
-                    "a materialized view named \"{}\" exists",
+                    "a {kind} view named \"{}\" exists",
                     req.table_id
                 )));
             }
@@ -522,6 +536,13 @@ impl Tables for Instance {
         }
         let key_schema: Option<&RowKeySchema> = self.catalog.row_key_schemas.get(&name.name);
         plan::table_source(&self.store, key_schema, name, alias)
+    }
+
+    fn logical_view_query(&self, name: &str) -> Option<String> {
+        self.catalog
+            .logical_views
+            .get(name)
+            .map(|v| v.query.clone())
     }
 
     fn read_source(

@@ -111,8 +111,10 @@ impl Instances {
         config.project = project.to_string();
         config.instance = instance.to_string();
         let now = primary.now_micros();
+        let fidelity = primary.fidelity();
         let mut db = Instance::new(config);
         db.set_now(now);
+        db.set_fidelity(fidelity);
         self.list.push(db);
         let last = self.list.len() - 1;
         Ok(&mut self.list[last])
@@ -134,6 +136,14 @@ impl Instances {
             first = false;
             keep
         });
+    }
+
+    /// Sets every instance's fidelity (production's answers or the
+    /// emulator's), and so that of the instances named later.
+    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) {
+        for db in &mut self.list {
+            db.set_fidelity(fidelity);
+        }
     }
 
     /// Brings every instance's clock to the latest of them, doing their

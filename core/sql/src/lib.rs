@@ -37,6 +37,7 @@ mod view_info;
 // The public rooms, re-exporting the ones above with the calls hosts make
 // on an instance: row-key schemas, views, and SQL statements.
 pub mod authorized_view;
+pub mod logical_view;
 pub mod rowkey_schema;
 pub mod sql;
 pub mod views;
@@ -44,3 +45,4 @@ pub mod views;
 pub use authorized_view::{AuthorizedView, FamilySubset};
 pub use instance::Instance;
 pub use instances::Instances;
+pub use logical_view::LogicalView;

@@ -75,6 +75,9 @@ pub(crate) trait Tables {
     /// A source by name: a materialized view or a table.
     fn source(&self, name: &Ident, alias: Option<&Ident>) -> Result<Source>;
 
+    /// The query of the logical view `name`, if there is one.
+    fn logical_view_query(&self, name: &str) -> Option<String>;
+
     /// ReadRows on a source (a table or a materialized view), recorded in
     /// `trace` when one is given.
     fn read_source(

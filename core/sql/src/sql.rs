@@ -415,7 +415,9 @@ fn plan_select(db: &Instance, q: &parse::Query) -> Result<plan::SelectPlan> {
 fn read_of(p: &plan::SelectPlan) -> Option<&plan::ReadPlan> {
     match &p.input {
         plan::Input::Read(r) => Some(r),
-        plan::Input::Unpack { inner, .. } => read_of(inner),
+        plan::Input::Unpack { inner, .. } | plan::Input::LogicalView { inner, .. } => {
+            read_of(inner)
+        }
         plan::Input::Nothing => None,
     }
 }
@@ -460,7 +462,9 @@ fn build_explain(db: &Instance, p: &plan::SelectPlan, ex: &exec::Executed, text:
     while let Some(x) = cur {
         layers.push(x);
         cur = match &x.input {
-            plan::Input::Unpack { inner, .. } => Some(inner),
+            plan::Input::Unpack { inner, .. } | plan::Input::LogicalView { inner, .. } => {
+                Some(inner)
+            }
             _ => None,
         };
     }
@@ -469,7 +473,17 @@ fn build_explain(db: &Instance, p: &plan::SelectPlan, ex: &exec::Executed, text:
         after.extend(layer.after_read.iter().cloned());
         notes.extend(layer.notes.iter().cloned());
     }
-    if layers.len() > 1 {
+    for layer in &layers {
+        if let plan::Input::LogicalView { name, .. } = &layer.input {
+            notes.push(format!(
+                "reads logical view {name}: its query runs, and what is around it applies to its rows"
+            ));
+        }
+    }
+    if layers
+        .iter()
+        .any(|l| matches!(l.input, plan::Input::Unpack { .. }))
+    {
         notes.push(format!(
             "UNPACK expanded the subquery's rows into {} rows, one per timestamp",
             ex.rows_before_residual

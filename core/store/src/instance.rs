@@ -10,6 +10,7 @@
 //! `*_traced` twin for that.
 
 pub(crate) mod conditional;
+mod emulator;
 mod snapshot;
 
 use std::borrow::Cow;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 use crate::engine::table::{ReadOptions, Table};
 use crate::engine::{EngineConfig, EngineEvent};
 use crate::error::{Code, Error, Result};
+use crate::fidelity::Fidelity;
 use crate::filter::{FilterPlan, RowFilter};
 use crate::mutation::Mutation;
 use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink, RowView};
@@ -205,6 +207,9 @@ pub struct Instance {
     now_micros: i64,
     /// Whether data operations add to their table's traffic log.
     record_traffic: bool,
+    /// Production's answers, or the emulator's where they differ; a host's
+    /// setting, not part of snapshots.
+    fidelity: Fidelity,
 }
 
 impl Default for Instance {
@@ -222,7 +227,20 @@ impl Instance {
             tables: BTreeMap::new(),
             now_micros: 0,
             record_traffic: true,
+            fidelity: Fidelity::Production,
         }
+    }
+
+    /// Whether the instance answers as production Bigtable or as Google's
+    /// emulator (see [`Fidelity`]).
+    #[must_use]
+    pub fn fidelity(&self) -> Fidelity {
+        self.fidelity
+    }
+
+    /// Chooses production's answers or the emulator's (see [`Fidelity`]).
+    pub fn set_fidelity(&mut self, fidelity: Fidelity) {
+        self.fidelity = fidelity;
     }
 
     /// The configuration.
@@ -323,8 +341,23 @@ impl Instance {
     }
 
     /// CreateTable.
-    pub fn create_table(&mut self, req: CreateTableRequest) -> Result<TableInfo> {
-        validate_table_id(&req.table_id)?;
+    pub fn create_table(&mut self, mut req: CreateTableRequest) -> Result<TableInfo> {
+        if self.fidelity.is_emulator() {
+            // The emulator takes any table id (that a name can hold) and
+            // skips empty split keys.
+            if req.table_id.is_empty() || req.table_id.contains('/') {
+                return Err(Error::invalid(format!(
+                    "table id \"{}\" cannot be part of a table name",
+                    req.table_id
+                )));
+            }
+            req.initial_splits.retain(|s| !s.is_empty());
+        } else {
+            validate_table_id(&req.table_id)?;
+        }
+        // The emulator takes GC rules that keep nothing too; they stay
+        // refused here, since a snapshot holding one could not be read
+        // back.
         req.schema.validate()?;
         if self.tables.contains_key(&req.table_id) {
             return Err(Error::already_exists(format!(
@@ -401,6 +434,10 @@ impl Instance {
                 "ModifyColumnFamilies needs at least one modification",
             ));
         }
+        if self.fidelity.is_emulator() {
+            self.modify_column_families_as_emulator(table_id, changes)?;
+            return self.get_table(table_id);
+        }
         let table = self.table_mut(table_id)?;
         table.modify_families(changes)?;
         Ok(Self::info(table))
@@ -420,8 +457,14 @@ impl Instance {
     ) -> Result<()> {
         let now = self.now_micros;
         let record = self.record_traffic;
+        let emulator = self.fidelity.is_emulator();
         let table = self.table_mut(table_id)?;
         let range = match target {
+            // The emulator drops every row for an empty prefix.
+            DropTarget::Prefix(p) if p.is_empty() && emulator => {
+                table.drop_rows(None);
+                KeyRange::all()
+            }
             DropTarget::Prefix(p) if p.is_empty() => {
                 return Err(Error::invalid(
                     "row_key_prefix must not be empty; use delete_all_data_from_table to drop every row",
@@ -463,6 +506,9 @@ impl Instance {
         row_key: &[u8],
         mutations: &[Mutation<'_>],
     ) -> Result<()> {
+        if self.fidelity.is_emulator() {
+            return self.mutate_row_as_emulator(table_id, row_key, mutations);
+        }
         if mutations.len() > MAX_MUTATIONS_PER_REQUEST {
             return Err(Error::invalid(format!(
                 "MutateRow carries {} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}",
@@ -530,14 +576,22 @@ impl Instance {
                 "MutateRows carries {total} mutations; the limit is {MAX_MUTATIONS_PER_REQUEST}"
             )));
         }
+        let emulator = self.fidelity.is_emulator();
         // Production refuses the whole request, before any entry applies,
-        // when an entry has no row key or no mutations.
-        if let Some(i) = entries.iter().position(|e| e.mutations.is_empty()) {
+        // when an entry has no row key or no mutations (the emulator
+        // accepts both, and an entry without mutations does nothing).
+        if let Some(i) = entries
+            .iter()
+            .position(|e| e.mutations.is_empty() && !emulator)
+        {
             return Err(Error::invalid(format!(
                 "MutateRows entry {i} has no mutations; every entry needs at least one"
             )));
         }
-        if let Some(i) = entries.iter().position(|e| e.row_key.is_empty()) {
+        if let Some(i) = entries
+            .iter()
+            .position(|e| e.row_key.is_empty() && !emulator)
+        {
             return Err(Error::invalid(format!(
                 "MutateRows entry {i} has an empty row key"
             )));
@@ -549,7 +603,19 @@ impl Instance {
         let results: Vec<Result<()>> = entries
             .iter()
             .map(|e| {
-                let r = self.mutate_row(table_id, &e.row_key, &e.mutations);
+                let r = if emulator && e.mutations.is_empty() {
+                    Ok(())
+                } else {
+                    self.mutate_row(table_id, &e.row_key, &e.mutations)
+                };
+                // The emulator reports every failed entry as INTERNAL.
+                let r = r.map_err(|err| {
+                    if emulator {
+                        Error::internal(err.message())
+                    } else {
+                        err
+                    }
+                });
                 if let Some(t) = trace.as_deref_mut() {
                     match r {
                         Ok(()) => note_row(t, &e.row_key, &e.mutations),
@@ -585,12 +651,24 @@ impl Instance {
         sink: &mut S,
         trace: Option<&mut Trace>,
     ) -> Result<ReadStats> {
+        let fidelity = self.fidelity;
+        if fidelity.is_emulator() && req.rows_limit < 0 {
+            // The emulator answers a negative limit with no rows.
+            self.table(table_id)?;
+            return Ok(ReadStats::default());
+        }
         check_rows_limit(req)?;
         let seed = self.config.seed;
         let now = self.now_micros;
         let record = self.record_traffic;
         let table = self.table_mut(table_id)?;
-        read_engine_table(table, req, seed, now, record, sink, trace)
+        let cx = ReadContext {
+            seed,
+            now,
+            record,
+            fidelity,
+        };
+        read_engine_table(table, req, cx, sink, trace)
     }
 
     /// Reads one row (optionally filtered) into owned memory.
@@ -770,25 +848,69 @@ fn note_read(table: &mut Table, now: i64, ranges: &[KeyRange], stats: &ReadStats
     }
 }
 
+/// Whether any row lies in `ranges` (for the emulator's lazy filter
+/// checks).
+fn has_rows(table: &mut Table, ranges: &[KeyRange], now: i64) -> bool {
+    let mut rows = CollectRows::default();
+    table.prepare_read();
+    let opts = ReadOptions {
+        reversed: false,
+        limit: Some(1),
+        plan: None,
+        now_micros: now,
+    };
+    table.read(ranges, &opts, &mut rows).rows_returned > 0
+}
+
+/// What a read takes from its instance.
+#[derive(Clone, Copy)]
+struct ReadContext {
+    /// Seed for row sampling.
+    seed: u64,
+    now: i64,
+    /// Whether the read adds to the table's traffic.
+    record: bool,
+    fidelity: Fidelity,
+}
+
 /// ReadRows on one engine table (an instance's or a standalone one).
 fn read_engine_table<S: RowSink + ?Sized>(
     table: &mut Table,
     req: &ReadRowsRequest,
-    seed: u64,
-    now: i64,
-    record: bool,
+    cx: ReadContext,
     sink: &mut S,
     trace: Option<&mut Trace>,
 ) -> Result<ReadStats> {
+    let ReadContext {
+        seed,
+        now,
+        record,
+        fidelity,
+    } = cx;
     check_rows_limit(req)?;
     let ranges = req.rows.normalize()?;
-    let plan = match &req.filter {
-        Some(f) => Some(FilterPlan::compile(f)?.with_seed(seed)),
+    let emulator_filter = match &req.filter {
+        Some(f) if fidelity.is_emulator() => Some(emulator::as_emulator_filter(f)),
+        _ => None,
+    };
+    let plan = match emulator_filter.as_ref().or(req.filter.as_ref()) {
+        Some(f) => match FilterPlan::compile(f) {
+            Ok(plan) => Some(plan.with_seed(seed)),
+            // The emulator checks a filter only against the cells it
+            // meets, so an invalid one passes when the read finds no row.
+            Err(_) if fidelity.is_emulator() && !has_rows(table, &ranges, now) => {
+                return Ok(ReadStats::default());
+            }
+            Err(e) => return Err(e),
+        },
         None => None,
     };
-    if let Some(plan) = &plan {
+    if let Some(plan) = &plan
+        && !fidelity.is_emulator()
+    {
         // Production answers NOT_FOUND for a filter naming a family the
-        // table does not have (the emulator returns nothing instead).
+        // table does not have; the emulator's filter just matches no cell
+        // of it.
         plan.check_families(|f| table.fams.id(f).is_some())?;
     }
     table.prepare_read();
@@ -873,7 +995,13 @@ impl StandaloneTable {
         sink: &mut S,
         trace: Option<&mut Trace>,
     ) -> Result<ReadStats> {
-        read_engine_table(&mut self.table, req, seed, now_micros, false, sink, trace)
+        let cx = ReadContext {
+            seed,
+            now: now_micros,
+            record: false,
+            fidelity: Fidelity::Production,
+        };
+        read_engine_table(&mut self.table, req, cx, sink, trace)
     }
 
     /// The engine's due work (flushes, compactions, splits, merges).

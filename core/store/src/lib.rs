@@ -57,6 +57,7 @@ mod bytes;
 mod engine;
 mod error;
 mod escape;
+mod fidelity;
 mod filter;
 pub mod inspect;
 mod instance;
@@ -73,6 +74,7 @@ pub use aggregate::{hll_sketch, hll_unique_count};
 pub use engine::{EngineConfig, EngineEvent};
 pub use error::{Code, Error, Result};
 pub use escape::escape_bytes;
+pub use fidelity::Fidelity;
 pub use filter::{FilterPlan, FilterScratch, RowFilter};
 pub use instance::conditional::{
     CheckAndMutateRowRequest, CheckAndMutateRowResponse, ReadModifyWriteOp,

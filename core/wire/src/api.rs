@@ -26,7 +26,12 @@
 //! `modifyColumnFamilies`, `dropRowRange`, `createAuthorizedView`,
 //! `getAuthorizedView`, `listAuthorizedViews`, `updateAuthorizedView`,
 //! `deleteAuthorizedView`, `mutateRow`, `mutateRows`,
-//! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`.
+//! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`;
+//! and of the instance admin API, the logical views: `createLogicalView`,
+//! `getLogicalView`, `listLogicalViews`, `updateLogicalView`,
+//! `deleteLogicalView` (`parent` the instance, `name`
+//! `projects/{p}/instances/{i}/logicalViews/{v}`; the `sql` method reads
+//! them in FROM).
 //! See [`METHODS`].
 //!
 //! The playground's own, **not part of Bigtable**: `compact`
@@ -106,6 +111,7 @@ mod admin;
 mod authorized_views;
 mod data;
 mod fast;
+mod logical_views;
 mod names;
 mod playground;
 mod proto_json;
@@ -134,6 +140,9 @@ pub enum Service {
     /// `google.bigtable.admin.v2.BigtableTableAdmin`
     /// (bigtableadmin.googleapis.com).
     TableAdmin,
+    /// `google.bigtable.admin.v2.BigtableInstanceAdmin`
+    /// (bigtableadmin.googleapis.com): only its logical views.
+    InstanceAdmin,
     /// Tabletop's own methods; not part of Bigtable.
     Playground,
 }
@@ -203,6 +212,21 @@ methods! {
     "deleteAuthorizedView", TableAdmin, authorized_views::delete,
         "Deletes an authorized view (not its data).",
         r#"{"name": "projects/p/instances/i/tables/t/authorizedViews/v"}"#;
+    "createLogicalView", InstanceAdmin, logical_views::create,
+        "Creates a logical view: a saved SQL query that queries read like a table.",
+        r#"{"parent": "projects/p/instances/i", "logicalViewId": "lv", "logicalView": {"query": "SELECT _key, cf['q'] AS q FROM t"}}"#;
+    "getLogicalView", InstanceAdmin, logical_views::get,
+        "Describes a logical view: its query, etag and deletion protection.",
+        r#"{"name": "projects/p/instances/i/logicalViews/lv"}"#;
+    "listLogicalViews", InstanceAdmin, logical_views::list,
+        "Lists the logical views of the instance.",
+        r#"{"parent": "projects/p/instances/i"}"#;
+    "updateLogicalView", InstanceAdmin, logical_views::update,
+        "Changes a logical view's query or deletion protection.",
+        r#"{"logicalView": {"name": "projects/p/instances/i/logicalViews/lv", "query": "SELECT _key FROM t"}, "updateMask": "query"}"#;
+    "deleteLogicalView", InstanceAdmin, logical_views::delete,
+        "Deletes a logical view (not the data it reads).",
+        r#"{"name": "projects/p/instances/i/logicalViews/lv"}"#;
     "mutateRow", Data, data::mutate_row,
         "Applies mutations to one row atomically.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}]}"#;
@@ -293,6 +317,17 @@ pub fn handle_value_traced(
     let empty = Value::Object(Map::new());
     let request = if request.is_null() { &empty } else { request };
     run(instance, &At::new("request", request), traces)
+}
+
+/// With [`tabletop_store::Fidelity::Emulator`]: `UNIMPLEMENTED` for a
+/// part of the API the emulator does not offer (`what`).
+fn not_on_emulator(db: &Instance, what: &str) -> Result<()> {
+    if db.fidelity().is_emulator() {
+        return Err(Error::unimplemented(format!(
+            "the Bigtable emulator does not implement {what}"
+        )));
+    }
+    Ok(())
 }
 
 fn unknown_method(method: &str) -> Error {
@@ -478,6 +513,8 @@ struct LineNames {
     instance_name: Option<String>,
     #[serde(alias = "authorized_view")]
     authorized_view: Option<NameOnly>,
+    #[serde(alias = "logical_view")]
+    logical_view: Option<NameOnly>,
 }
 
 #[derive(serde::Deserialize)]
@@ -505,6 +542,7 @@ fn routed_instance(line: &str) -> Option<(String, String)> {
         names.authorized_view_name,
         names.instance_name,
         names.authorized_view.and_then(|v| v.name),
+        names.logical_view.and_then(|v| v.name),
     ]
     .into_iter()
     .flatten()
@@ -562,7 +600,10 @@ pub fn read_rows_request(request: &Value) -> Result<(String, ReadRowsRequest)> {
 /// [`read_stats_to_json`] as `requestStats`). For hosts that run the read
 /// themselves (the JS API streams rows into its own format).
 pub fn read_rows_request_full(request: &Value) -> Result<(String, ReadRowsRequest, bool)> {
-    let (table, req, full_stats) = data::read_rows_request(&At::new("request", request))?;
+    let (table, req, full_stats) = data::read_rows_request(
+        &At::new("request", request),
+        tabletop_store::Fidelity::Production,
+    )?;
     if table.view.is_some() {
         return Err(Error::failed_precondition(
             "a read through an authorized view is answered only by the instance's own readRows \

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::Instance;
 use crate::authorized_view::AuthorizedView;
 use crate::key_schema::{FieldType, IntEncoding, KeyField, KeyValue, RowKeySchema, StructEncoding};
+use crate::logical_view::LogicalView;
 use crate::query::exec::{RowCtx, eval};
 use crate::query::lex::Pos;
 use crate::query::parse::{Expr, FromItem, Ident, SelectItem, Statement, parse_statement};
@@ -115,12 +116,17 @@ pub(crate) struct Catalog {
     pub(crate) views: BTreeMap<String, MaterializedView>,
     /// Authorized views by table, then by view id.
     pub(crate) authorized_views: BTreeMap<String, BTreeMap<String, AuthorizedView>>,
+    /// Logical views by id.
+    pub(crate) logical_views: BTreeMap<String, LogicalView>,
 }
 
 impl Catalog {
     /// Whether there is nothing to keep in a snapshot.
     pub(crate) fn is_empty(&self) -> bool {
-        self.row_key_schemas.is_empty() && self.views.is_empty() && self.authorized_views.is_empty()
+        self.row_key_schemas.is_empty()
+            && self.views.is_empty()
+            && self.authorized_views.is_empty()
+            && self.logical_views.is_empty()
     }
 
     /// Whether any view reads `table` (so writes to it must be followed).
@@ -223,6 +229,7 @@ impl Catalog {
                 })
                 .collect(),
             authorized_views: self.authorized_views.clone(),
+            logical_views: self.logical_views.clone(),
         };
         serde_json::to_vec(&doc).unwrap_or_default()
     }
@@ -236,6 +243,9 @@ struct SavedCatalog {
     /// Absent in snapshots written before authorized views existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     authorized_views: BTreeMap<String, BTreeMap<String, AuthorizedView>>,
+    /// Absent in snapshots written before logical views existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    logical_views: BTreeMap<String, LogicalView>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -281,6 +291,9 @@ pub(crate) fn restore_catalog(db: &mut Instance, bytes: &[u8]) -> Result<()> {
             Error::invalid(format!("the snapshot's view {}: {}", v.name, e.message()))
         })?;
     }
+    // Kept as saved: a logical view is planned when a query reads it, and
+    // one whose table has gone is still a view (its readers get the error).
+    db.catalog_mut().logical_views = doc.logical_views;
     Ok(())
 }
 
@@ -1210,6 +1223,11 @@ fn create_view_with(
     if db.get_table(name).is_ok() {
         return Err(Error::already_exists(format!(
             "a table named \"{name}\" exists; a view needs a name of its own"
+        )));
+    }
+    if db.catalog().logical_views.contains_key(name) {
+        return Err(Error::already_exists(format!(
+            "a logical view named \"{name}\" exists; a view needs a name of its own"
         )));
     }
     let def = compile(db, name, query)?;

@@ -551,6 +551,26 @@ pub(crate) fn run<D: Tables + ?Sized>(
             },
             trace,
         )?,
+        Input::LogicalView { inner, .. } => {
+            let ex = run(db, inner, trace)?;
+            let now = db.now_micros();
+            for cols in &ex.rows {
+                let ctx = RowCtx {
+                    key: &[],
+                    key_fields: &[],
+                    families: &[],
+                    view_cols: &[],
+                    columns: cols,
+                    timestamp: None,
+                    now,
+                };
+                seen_rows += 1;
+                if !take_row(plan, &ctx, &mut c, &mut passed)? {
+                    break;
+                }
+            }
+            (ex.stats, ex.read_ran)
+        }
         Input::Unpack { inner, history, .. } => {
             let ex = run(db, inner, trace)?;
             let now = db.now_micros();

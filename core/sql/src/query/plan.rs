@@ -319,9 +319,13 @@ impl Source {
 pub(crate) enum Scope<'s> {
     None,
     Source(&'s Source),
+    /// The columns of a subquery: an UNPACK (with `_timestamp`) or a
+    /// logical view.
     Unpack {
         columns: &'s [(String, SqlType)],
         alias: Option<&'s str>,
+        /// Whether the rows are UNPACKed ones, with `_timestamp`.
+        unpacked: bool,
     },
 }
 
@@ -387,8 +391,10 @@ impl<'s> Analyzer<'s> {
                 }
                 None
             }
-            Scope::Unpack { columns, .. } => {
-                if name.eq_ignore_ascii_case("_timestamp") {
+            Scope::Unpack {
+                columns, unpacked, ..
+            } => {
+                if unpacked && name.eq_ignore_ascii_case("_timestamp") {
                     return Some(TExpr::new(TKind::UnpackTimestamp, SqlType::Timestamp, pos));
                 }
                 find_name(columns.iter().map(|(n, _)| n.as_str()), name)
@@ -1205,6 +1211,12 @@ pub(crate) enum Input {
         /// Which inner columns hold a history to expand.
         history: Vec<bool>,
     },
+    /// A logical view: its query's rows, as they come.
+    LogicalView {
+        /// The view's name.
+        name: String,
+        inner: Box<SelectPlan>,
+    },
 }
 
 /// The source a table is to a query: its families as columns (and its
@@ -1780,8 +1792,100 @@ pub(crate) fn describe(e: &TExpr, src: Option<&Source>) -> String {
     super::explain::expr_text(e, src)
 }
 
+/// Most logical views one query may read through, one inside the other.
+pub(crate) const MAX_VIEW_DEPTH: usize = 16;
+
 /// Plans a SELECT (not a view definition).
 pub(crate) fn plan_query<D: Tables + ?Sized>(db: &D, q: &Query) -> Result<SelectPlan, Error> {
+    plan_query_in(db, q, &mut Vec::new())
+}
+
+/// Plans the query of logical view `name` (`text`), as a query reading
+/// the view would: a view reading itself, directly or through others, is
+/// refused.
+pub(crate) fn plan_logical_view<D: Tables + ?Sized>(
+    db: &D,
+    name: &str,
+    text: &str,
+) -> Result<SelectPlan, Error> {
+    let mut expanding = vec![name.to_string()];
+    view_query_plan(db, name, text, &mut expanding)
+}
+
+/// The plan of a view's query text, with `expanding` the views being
+/// planned around it (the view itself last).
+fn view_query_plan<D: Tables + ?Sized>(
+    db: &D,
+    name: &str,
+    text: &str,
+    expanding: &mut Vec<String>,
+) -> Result<SelectPlan, Error> {
+    match super::parse::parse_statement(text)? {
+        super::parse::Statement::Query(q) => plan_query_in(db, &q, expanding),
+        _ => Err(Error::invalid(format!(
+            "the query of logical view {name} must be a SELECT"
+        ))),
+    }
+}
+
+/// Plans a FROM that names logical view `name` (whose query is `text`).
+fn plan_view_read<D: Tables + ?Sized>(
+    db: &D,
+    name: &Ident,
+    text: &str,
+    expanding: &mut Vec<String>,
+) -> Result<SelectPlan, Error> {
+    if expanding.iter().any(|v| v == &name.name) {
+        let mut path = expanding.clone();
+        path.push(name.name.clone());
+        return Err(SqlError::analysis(
+            format!(
+                "logical view {} reads itself: {}",
+                name.name,
+                path.join(" -> ")
+            ),
+            name.pos,
+        ));
+    }
+    if expanding.len() >= MAX_VIEW_DEPTH {
+        return Err(SqlError::analysis(
+            format!(
+                "logical view {} is nested more than {MAX_VIEW_DEPTH} views deep",
+                name.name
+            ),
+            name.pos,
+        ));
+    }
+    expanding.push(name.name.clone());
+    let planned = view_query_plan(db, &name.name, text, expanding);
+    expanding.pop();
+    planned.map_err(|e| in_view(&e, name))
+}
+
+/// An error inside a logical view's query, said as the reader's: it names
+/// the view, keeps the position inside the view's query in words, and
+/// points at the view's name in the statement.
+fn in_view(e: &Error, name: &Ident) -> Error {
+    let msg = e.message();
+    let (what, inner_at) = match msg.rfind(" [at ") {
+        Some(i) if msg.ends_with(']') => (&msg[..i], Some(&msg[i + 5..msg.len() - 1])),
+        _ => (msg, None),
+    };
+    let where_ = inner_at.map_or_else(String::new, |p| format!(" (at {p} of its query)"));
+    Error::new(
+        e.code(),
+        format!(
+            "in logical view {}: {what}{where_} [at {}]",
+            name.name, name.pos
+        ),
+    )
+}
+
+fn plan_query_in<D: Tables + ?Sized>(
+    db: &D,
+    q: &Query,
+    expanding: &mut Vec<String>,
+) -> Result<SelectPlan, Error> {
     if !q.group_by.is_empty() {
         return Err(SqlError::unsupported(
             "GROUP BY is not supported in queries by GoogleSQL for Bigtable; aggregate with a continuous materialized view (CREATE MATERIALIZED VIEW ... GROUP BY ...)",
@@ -1791,6 +1895,41 @@ pub(crate) fn plan_query<D: Tables + ?Sized>(db: &D, q: &Query) -> Result<Select
     let now = db.now_micros();
     match &q.from {
         None => plan_over(q, Input::Nothing, Scope::None, None),
+        Some(FromItem::Table { name, args, alias })
+            if db.logical_view_query(&name.name).is_some() =>
+        {
+            if let Some((arg, _)) = args.first() {
+                return Err(SqlError::analysis(
+                    format!(
+                        "Temporal filters apply to tables; {} is a logical view",
+                        name.name
+                    ),
+                    arg.pos,
+                ));
+            }
+            let text = db.logical_view_query(&name.name).unwrap_or_default();
+            let inner = plan_view_read(db, name, &text, expanding)?;
+            let columns: Vec<(String, SqlType)> = inner
+                .outputs
+                .iter()
+                .map(|o| (o.name.clone(), o.expr.ty.clone()))
+                .collect();
+            let alias_name = alias.as_ref().map_or(&name.name, |a| &a.name).clone();
+            let input = Input::LogicalView {
+                name: name.name.clone(),
+                inner: Box::new(inner),
+            };
+            plan_over(
+                q,
+                input,
+                Scope::Unpack {
+                    columns: &columns,
+                    alias: Some(&alias_name),
+                    unpacked: false,
+                },
+                None,
+            )
+        }
         Some(FromItem::Table { name, args, alias }) => {
             let mut src = db.source(name, alias.as_ref())?;
             let temporal = temporal(args, src.kind, now)?;
@@ -1808,7 +1947,7 @@ pub(crate) fn plan_query<D: Tables + ?Sized>(db: &D, q: &Query) -> Result<Select
             plan_read(q, read)
         }
         Some(FromItem::Unpack { query, alias, pos }) => {
-            let inner = plan_query(db, query)?;
+            let inner = plan_query_in(db, query, expanding)?;
             let history: Vec<bool> = inner
                 .outputs
                 .iter()
@@ -1846,6 +1985,7 @@ pub(crate) fn plan_query<D: Tables + ?Sized>(db: &D, q: &Query) -> Result<Select
                 Scope::Unpack {
                     columns: &columns,
                     alias: alias_name.as_deref(),
+                    unpacked: true,
                 },
                 None,
             )
@@ -1900,17 +2040,21 @@ fn plan_over(
                         });
                     }
                 }
-                Scope::Unpack { columns, .. } => {
+                Scope::Unpack {
+                    columns, unpacked, ..
+                } => {
                     for (i, (n, t)) in columns.iter().enumerate() {
                         outputs.push(Output {
                             name: n.clone(),
                             expr: TExpr::new(TKind::Column(i), t.clone(), *pos),
                         });
                     }
-                    outputs.push(Output {
-                        name: "_timestamp".into(),
-                        expr: TExpr::new(TKind::UnpackTimestamp, SqlType::Timestamp, *pos),
-                    });
+                    if unpacked {
+                        outputs.push(Output {
+                            name: "_timestamp".into(),
+                            expr: TExpr::new(TKind::UnpackTimestamp, SqlType::Timestamp, *pos),
+                        });
+                    }
                 }
             },
             SelectItem::Expr { expr, alias } => {
@@ -1973,7 +2117,15 @@ fn plan_over(
         order.push((t, item.desc));
     }
     let mut after_read = Vec::new();
-    if let Scope::Unpack { columns, .. } = scope {
+    if let Scope::Unpack {
+        columns, unpacked, ..
+    } = scope
+    {
+        let layer = if unpacked {
+            "UNPACK"
+        } else {
+            "the logical view"
+        };
         if let Some(r) = &residual {
             after_read.push(format!(
                 "WHERE {}",
@@ -1981,10 +2133,10 @@ fn plan_over(
             ));
         }
         if !order.is_empty() {
-            after_read.push("ORDER BY: rows sorted after UNPACK".to_string());
+            after_read.push(format!("ORDER BY: rows sorted after {layer}"));
         }
         if let Some((l, _)) = q.limit {
-            after_read.push(format!("LIMIT {l} after UNPACK"));
+            after_read.push(format!("LIMIT {l} after {layer}"));
         }
     }
     let mut notes = Vec::new();

@@ -196,7 +196,10 @@ impl Instance {
             .get_mut(table_id)
             .ok_or_else(|| Error::table_not_found(table_id))?;
         validate_row_key(&req.row_key)?;
-        if req.true_mutations.is_empty() && req.false_mutations.is_empty() {
+        let emulator = self.fidelity.is_emulator();
+        // The emulator accepts a request without mutations (and only tests
+        // the predicate).
+        if req.true_mutations.is_empty() && req.false_mutations.is_empty() && !emulator {
             return Err(Error::invalid(
                 "CheckAndMutateRow needs at least one mutation in true_mutations or false_mutations",
             ));
@@ -212,7 +215,11 @@ impl Instance {
                 )));
             }
         }
-        let plan = match &req.predicate_filter {
+        let emulator_filter = match &req.predicate_filter {
+            Some(f) if emulator => Some(super::emulator::as_emulator_filter(f)),
+            _ => None,
+        };
+        let plan = match emulator_filter.as_ref().or(req.predicate_filter.as_ref()) {
             Some(f) => {
                 let plan = FilterPlan::compile(f)
                     .map_err(|e| e.context("predicate_filter"))?
@@ -239,7 +246,18 @@ impl Instance {
         } else {
             &req.false_mutations
         };
-        if !mutations.is_empty() {
+        if !mutations.is_empty() && emulator {
+            // The emulator writes as MutateRow does there: one mutation at a
+            // time.
+            self.mutate_row_as_emulator(table_id, &req.row_key, mutations)?;
+            if let Some(t) = trace.as_deref_mut() {
+                let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
+                    let (mc, mb) = m.written(req.row_key.len());
+                    (c + mc, b + mb)
+                });
+                t.note_written(&req.row_key, mutations.len(), cells, bytes);
+            }
+        } else if !mutations.is_empty() {
             table.mutate_row(&req.row_key, mutations, now, &self.config.engine)?;
             note_write(
                 table,
@@ -283,6 +301,17 @@ impl Instance {
             .get_mut(table_id)
             .ok_or_else(|| Error::table_not_found(table_id))?;
         validate_row_key(&req.row_key)?;
+        let emulator = self.fidelity.is_emulator();
+        if req.rules.is_empty() && emulator {
+            // The emulator accepts a request without rules and answers the
+            // bare row key.
+            return Ok(ReadModifyWriteRowResponse {
+                row: OwnedRow {
+                    key: req.row_key.clone(),
+                    cells: Vec::new(),
+                },
+            });
+        }
         if req.rules.is_empty() {
             return Err(Error::invalid("ReadModifyWriteRow needs at least one rule"));
         }
@@ -342,6 +371,13 @@ impl Instance {
                         None => 0,
                         Some((_, v)) => match <[u8; 8]>::try_from(v) {
                             Ok(bytes) => i64::from_be_bytes(bytes),
+                            // The emulator answers UNKNOWN here.
+                            Err(_) if emulator => {
+                                return Err(Error::new(
+                                    Code::Unknown,
+                                    format!("rule {i}: the value is not a 64-bit integer"),
+                                ));
+                            }
                             Err(_) => {
                                 return Err(Error::new(
                                     Code::FailedPrecondition,

@@ -146,6 +146,7 @@ fn required_parent(f: &mut Fields<'_>) -> Result<TableName> {
 /// createAuthorizedView: answers the new view (at once; Bigtable's REST
 /// API wraps it in a long-running operation).
 pub(crate) fn create(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("CreateAuthorizedViewRequest")?;
     let parent = required_parent(&mut f)?;
     let id = f.require("authorizedViewId")?.string()?.to_string();
@@ -163,6 +164,7 @@ pub(crate) fn create(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
 
 /// getAuthorizedView (the whole view unless `view` is `NAME_ONLY`).
 pub(crate) fn get(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("GetAuthorizedViewRequest")?;
     let name = required_view_name(&mut f)?;
     let full = full_view(f.get("view")?, true)?;
@@ -174,6 +176,7 @@ pub(crate) fn get(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Resu
 /// listAuthorizedViews (names only unless `view` asks for more), with
 /// paging as listTables has.
 pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("ListAuthorizedViewsRequest")?;
     let parent = required_parent(&mut f)?;
     let full = full_view(f.get("view")?, false)?;
@@ -260,6 +263,7 @@ fn update_mask(at: Option<At<'_>>, fields: &ViewFields) -> Result<Mask> {
 
 /// updateAuthorizedView: answers the view as it is now.
 pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("UpdateAuthorizedViewRequest")?;
     let body = f.require("authorizedView")?;
     let fields = view_fields(&body)?;
@@ -296,6 +300,7 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
 
 /// deleteAuthorizedView.
 pub(crate) fn delete(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
+    super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("DeleteAuthorizedViewRequest")?;
     let name = required_view_name(&mut f)?;
     let etag = match f.get("etag")? {

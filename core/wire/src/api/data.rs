@@ -17,7 +17,7 @@ use tabletop_store::{CellView, OwnedRow, ReadStats, RowSink, RowView};
 use tabletop_store::{
     CheckAndMutateRowRequest, ReadModifyWriteOp, ReadModifyWriteRowRequest, ReadModifyWriteRule,
 };
-use tabletop_store::{Code, Error, Result, Traces};
+use tabletop_store::{Code, Error, Fidelity, Result, Traces};
 use tabletop_store::{KeyBound, RowRange, RowSet};
 use tabletop_store::{MutateRowsEntry, ReadRowsRequest};
 
@@ -533,6 +533,7 @@ impl RowSink for JsonRows {
 // -------------------------------------------------------------- methods
 
 /// What a data request addresses: a table, or an authorized view of one.
+#[derive(Clone)]
 pub(crate) struct Target {
     /// The table (of the view, when there is one).
     pub(crate) table: TableName,
@@ -543,6 +544,23 @@ pub(crate) struct Target {
 impl Target {
     fn table_id(&self) -> &str {
         &self.table.table_id
+    }
+
+    /// The target as `db` serves it: with
+    /// [`Fidelity::Emulator`](tabletop_store::Fidelity::Emulator), which
+    /// knows no authorized views, a view's request reads the request's
+    /// table name, which is empty (`NOT_FOUND`).
+    fn served_by(self, db: &Instance) -> Target {
+        if self.view.is_none() || !db.fidelity().is_emulator() {
+            return self;
+        }
+        Target {
+            table: TableName {
+                parent: self.table.parent,
+                table_id: String::new(),
+            },
+            view: None,
+        }
     }
 }
 
@@ -584,6 +602,7 @@ pub(crate) fn read_target<S: RowSink + ?Sized>(
     sink: &mut S,
     traces: &mut Traces,
 ) -> Result<ReadStats> {
+    let target = &target.clone().served_by(db);
     match &target.view {
         None => traces.record(|t| db.read_rows_traced(target.table_id(), r, sink, t)),
         Some(v) => traces.record(|t| db.read_rows_in_view_traced(target.table_id(), v, r, sink, t)),
@@ -611,7 +630,7 @@ pub(crate) fn request_stats(stats: &ReadStats) -> Value {
 /// Reads the fields of a ReadRowsRequest that say what to read: `rows`,
 /// `filter`, `rowsLimit`, `reversed` (also for the playground's
 /// `explain`, which takes the same body).
-pub(crate) fn read_rows_fields(f: &mut Fields<'_>) -> Result<ReadRowsRequest> {
+pub(crate) fn read_rows_fields(f: &mut Fields<'_>, fidelity: Fidelity) -> Result<ReadRowsRequest> {
     let mut r = ReadRowsRequest::default();
     if let Some(rows) = f.get("rows")? {
         r.rows = row_set_from_json(&rows)?;
@@ -621,7 +640,9 @@ pub(crate) fn read_rows_fields(f: &mut Fields<'_>) -> Result<ReadRowsRequest> {
     }
     if let Some(limit) = f.get("rowsLimit")? {
         r.rows_limit = limit.int64()?;
-        if r.rows_limit < 0 {
+        // The emulator reads a negative limit as no rows (its instance
+        // decides, see `Fidelity`); production refuses it.
+        if r.rows_limit < 0 && !fidelity.is_emulator() {
             return Err(limit.invalid(format!(
                 "rows limit must not be negative, got {}",
                 r.rows_limit
@@ -636,14 +657,17 @@ pub(crate) fn read_rows_fields(f: &mut Fields<'_>) -> Result<ReadRowsRequest> {
 
 /// Decodes a ReadRowsRequest: the table, the request, and whether full
 /// request statistics were asked for.
-pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(Target, ReadRowsRequest, bool)> {
+pub(crate) fn read_rows_request(
+    req: &At<'_>,
+    fidelity: Fidelity,
+) -> Result<(Target, ReadRowsRequest, bool)> {
     let mut f = req.object("ReadRowsRequest")?;
     f.unsupported(
         "materializedViewName",
         "materialized views are not supported; use tableName",
     )?;
     let table = data_table(&mut f)?;
-    let r = read_rows_fields(&mut f)?;
+    let r = read_rows_fields(&mut f, fidelity)?;
     let full_stats = match f.get("requestStatsView")? {
         Some(v) => v.enumeration("RequestStatsView", STATS_VIEWS)? == "REQUEST_STATS_FULL",
         None => false,
@@ -654,7 +678,7 @@ pub(crate) fn read_rows_request(req: &At<'_>) -> Result<(Target, ReadRowsRequest
 
 /// readRows: answers `{"rows": [Row...]}`, the merged rows of the stream.
 pub(crate) fn read_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
-    let (table, r, full_stats) = read_rows_request(req)?;
+    let (table, r, full_stats) = read_rows_request(req, db.fidelity())?;
     let mut sink = JsonRows::default();
     let stats = read_target(db, &table, &r, &mut sink, traces)?;
     let mut out = Out::new().set("rows", Value::Array(sink.rows));
@@ -676,7 +700,7 @@ pub(crate) fn read_rows_line(
     traces: &mut Traces,
     cap: usize,
 ) -> Result<String> {
-    let (table, r, full_stats) = read_rows_request(req)?;
+    let (table, r, full_stats) = read_rows_request(req, db.fidelity())?;
     let mut sink = JsonText {
         cap,
         ..JsonText::default()
@@ -736,7 +760,7 @@ pub(crate) fn sample_row_keys(
         "materializedViewName",
         "materialized views are not supported; use tableName",
     )?;
-    let table = data_table(&mut f)?;
+    let table = data_table(&mut f)?.served_by(db);
     f.finish()?;
     let samples = match &table.view {
         None => traces.record(|t| db.sample_row_keys_traced(table.table_id(), t))?,
@@ -764,7 +788,7 @@ fn row_key(f: &mut Fields<'_>) -> Result<Vec<u8>> {
 /// mutateRow.
 pub(crate) fn mutate_row(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("MutateRowRequest")?;
-    let table = data_table(&mut f)?;
+    let table = data_table(&mut f)?.served_by(db);
     let key = row_key(&mut f)?;
     let muts = mutations(f.get("mutations")?)?;
     f.unsupported("idempotency", "idempotency tokens are not supported")?;
@@ -782,15 +806,16 @@ pub(crate) fn mutate_row(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -
 /// per request entry, in order (the stream's messages in one list).
 pub(crate) fn mutate_rows(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("MutateRowsRequest")?;
-    let table = data_table(&mut f)?;
+    let table = data_table(&mut f)?.served_by(db);
     let mut entries = Vec::new();
     if let Some(list) = f.get("entries")? {
         for item in list.array()? {
             let mut e = item.object("MutateRowsRequest.Entry")?;
             let key = row_key(&mut e)?;
             let muts = mutations(e.get("mutations")?)?;
-            if muts.is_empty() {
-                // The whole request is refused, as production does.
+            if muts.is_empty() && !db.fidelity().is_emulator() {
+                // The whole request is refused, as production does (the
+                // emulator accepts the entry; the instance decides).
                 return Err(item.invalid("an entry needs at least one mutation"));
             }
             e.unsupported("idempotency", "idempotency tokens are not supported")?;
@@ -848,7 +873,7 @@ pub(crate) fn check_and_mutate_row(
     traces: &mut Traces,
 ) -> Result<Value> {
     let mut f = req.object("CheckAndMutateRowRequest")?;
-    let table = data_table(&mut f)?;
+    let table = data_table(&mut f)?.served_by(db);
     let row_key = row_key(&mut f)?;
     let predicate_filter = match f.get("predicateFilter")? {
         Some(p) => Some(row_filter_from_json(&p, 0)?),
@@ -880,7 +905,7 @@ pub(crate) fn read_modify_write_row(
     traces: &mut Traces,
 ) -> Result<Value> {
     let mut f = req.object("ReadModifyWriteRowRequest")?;
-    let table = data_table(&mut f)?;
+    let table = data_table(&mut f)?.served_by(db);
     let row_key = row_key(&mut f)?;
     let rules = match f.get("rules")? {
         Some(list) => list

@@ -141,6 +141,47 @@ pub(crate) fn view_name(at: &At<'_>) -> Result<ViewName> {
     })
 }
 
+/// A parsed logical view name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LogicalViewName {
+    /// The instance part.
+    pub(crate) parent: InstanceName,
+    /// The logical view id.
+    pub(crate) view_id: String,
+}
+
+impl LogicalViewName {
+    /// The full name, `projects/p/instances/i/logicalViews/v`.
+    pub(crate) fn full(&self) -> String {
+        format!("{}/logicalViews/{}", self.parent.name, self.view_id)
+    }
+}
+
+const LOGICAL_VIEW_FORM: &str =
+    "projects/{project}/instances/{instance}/logicalViews/{logical_view}";
+
+/// Parses a logical view name.
+pub(crate) fn logical_view_name(at: &At<'_>) -> Result<LogicalViewName> {
+    let s = at.string()?;
+    let parts: Vec<&str> = s.split('/').collect();
+    match parts.as_slice() {
+        ["projects", p, "instances", i, "logicalViews", v]
+            if segment_ok(p) && segment_ok(i) && segment_ok(v) && v.len() <= MAX_TABLE_ID_LEN =>
+        {
+            Ok(LogicalViewName {
+                parent: InstanceName {
+                    name: format!("projects/{p}/instances/{i}"),
+                },
+                view_id: (*v).to_string(),
+            })
+        }
+        _ => Err(at.invalid(format!(
+            "\"{}\" is not a logical view name of the form {LOGICAL_VIEW_FORM}",
+            shown(s)
+        ))),
+    }
+}
+
 /// The `(project, instance)` a resource name starts with, when it starts
 /// with `projects/{project}/instances/{instance}`.
 pub(crate) fn instance_ids(name: &str) -> Option<(&str, &str)> {
@@ -213,6 +254,27 @@ mod tests {
         );
         assert_eq!(instance_ids("projects/p/instances/i"), Some(("p", "i")));
         assert_eq!(instance_ids("projects/p"), None);
+    }
+
+    #[test]
+    fn parses_logical_view_names() {
+        let v = json!("projects/p/instances/i/logicalViews/lv");
+        let n = logical_view_name(&At::new("request.name", &v)).unwrap();
+        assert_eq!(
+            (n.parent.name.as_str(), n.view_id.as_str()),
+            ("projects/p/instances/i", "lv")
+        );
+        assert_eq!(n.full(), "projects/p/instances/i/logicalViews/lv");
+        for bad in [
+            "projects/p/instances/i/logicalViews/",
+            "projects/p/instances/i/tables/t",
+            "projects/p/instances/i/logicalViews/a/b",
+        ] {
+            assert!(
+                logical_view_name(&At::new("request.name", &json!(bad))).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 use tabletop_sql::Instance;
-use tabletop_store::{ReadRowsRequest, ReadStats, Result, RowSink, RowView, Traces};
+use tabletop_store::{Fidelity, ReadRowsRequest, ReadStats, Result, RowSink, RowView, Traces};
 
 use super::data::{Target, read_rows_request, read_target, request_stats};
 use super::proto_json::At;
@@ -32,9 +32,10 @@ pub struct ReadPages {
 impl ReadPages {
     /// Decodes and checks a readRows body (`{"tableName", "rows",
     /// "filter", "rowsLimit", "reversed", "requestStatsView", ...}`), with
-    /// the errors `readRows` answers.
-    pub fn new(body: &Value) -> Result<ReadPages> {
-        let (target, request, full_stats) = read_rows_request(&At::new("request", body))?;
+    /// the errors `readRows` answers on an instance of this `fidelity`
+    /// ([`Instance::fidelity`]).
+    pub fn new(body: &Value, fidelity: Fidelity) -> Result<ReadPages> {
+        let (target, request, full_stats) = read_rows_request(&At::new("request", body), fidelity)?;
         // A row set that does not normalize is refused before any page.
         request.rows.normalize()?;
         Ok(ReadPages {
@@ -147,7 +148,7 @@ mod tests {
 
     /// Reads `body` in pages of `per_page` rows: the keys of each page.
     fn pages(db: &mut Instance, body: Value, per_page: usize) -> (Vec<Vec<String>>, ReadPages) {
-        let mut read = ReadPages::new(&body).unwrap();
+        let mut read = ReadPages::new(&body, Fidelity::Production).unwrap();
         let mut out = Vec::new();
         while !read.is_done() {
             let mut keys = Vec::new();
@@ -198,8 +199,11 @@ mod tests {
 
     #[test]
     fn bad_requests_fail_before_any_page() {
-        let e = ReadPages::new(&json!({"tableName": "projects/p/instances/i/tables/t",
-            "rows": {"rowRanges": [{"startKeyClosed": "Yg==", "endKeyOpen": "YQ=="}]}}))
+        let e = ReadPages::new(
+            &json!({"tableName": "projects/p/instances/i/tables/t",
+            "rows": {"rowRanges": [{"startKeyClosed": "Yg==", "endKeyOpen": "YQ=="}]}}),
+            Fidelity::Production,
+        )
         .err()
         .unwrap();
         assert!(
@@ -207,8 +211,11 @@ mod tests {
             "{e:?}"
         );
         let mut db = table(1);
-        let mut read =
-            ReadPages::new(&json!({"tableName": "projects/p/instances/i/tables/nope"})).unwrap();
+        let mut read = ReadPages::new(
+            &json!({"tableName": "projects/p/instances/i/tables/nope"}),
+            Fidelity::Production,
+        )
+        .unwrap();
         let e = read
             .next_page(&mut db, &mut |_: RowView<'_>| true)
             .unwrap_err();

@@ -46,7 +46,7 @@ pub(crate) fn explain(db: &mut Instance, req: &At<'_>, traces: &mut Traces) -> R
         return Ok(sql::explain_traced(db, text, traces)?.to_json());
     }
     let table = table_name(&f.require("tableName")?)?;
-    let r = read_rows_fields(&mut f)?;
+    let r = read_rows_fields(&mut f, db.fidelity())?;
     f.finish()?;
     Ok(sql::explain_read_rows(db, &table.table_id, &r)?.to_json())
 }

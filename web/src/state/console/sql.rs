@@ -170,6 +170,27 @@ mod tests {
         assert_eq!(back.console.input(), "SELECT 2");
     }
 
+    /// A logical view made in the JSON tab is read by the SQL tab: both
+    /// run on the app's one instance.
+    #[test]
+    fn the_sql_tab_reads_logical_views_made_in_the_json_tab() {
+        let state = app();
+        let create = r#"{"method": "createLogicalView", "request": {"parent": "projects/tabletop/instances/playground", "logicalViewId": "phones", "logicalView": {"query": "SELECT _key AS id FROM `mobile-time-series` WHERE STARTS_WITH(_key, 'phone#')"}}}"#;
+        let made = state
+            .apply(Action::ConsoleTab(Tab::Json))
+            .apply(Action::ConsoleInput(create.into()))
+            .apply(Action::ConsoleRun);
+        let entry = made.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        let ran = sql(
+            &made,
+            "SELECT id FROM phones WHERE id = b'phone#4c410523#20200501'",
+        );
+        let entry = ran.console.entries.last().unwrap();
+        assert!(entry.ok, "{}", entry.output);
+        assert!(entry.output.contains("1 row"), "{}", entry.output);
+    }
+
     #[test]
     fn statements_split_like_the_cli() {
         assert_eq!(split_sql("SELECT 1"), ["SELECT 1"]);

@@ -1,0 +1,318 @@
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+// `Fidelity::Emulator`: the instance answers as Google's Bigtable emulator
+// does where it differs from production, each difference as the
+// differential suite records it (tests/differential, `diverges` entries,
+// checked against the emulator itself by `run.sh --parity`). Every test
+// runs the same request both ways: production's answer is the default.
+
+use std::borrow::Cow;
+
+use tabletop_store::*;
+
+const T0: i64 = 1_588_291_200_000_000;
+
+fn instance(fidelity: Fidelity) -> Instance {
+    let mut db = Instance::default();
+    db.set_now(T0);
+    db.set_fidelity(fidelity);
+    let mut schema = TableSchema::default();
+    schema
+        .families
+        .insert("cf".into(), ColumnFamily::with_gc(None));
+    for (name, agg) in [("low", Aggregator::Min), ("high", Aggregator::Max)] {
+        schema.families.insert(
+            name.into(),
+            ColumnFamily {
+                gc_rule: None,
+                value_type: ValueType::Aggregate(agg),
+            },
+        );
+    }
+    db.create_table(CreateTableRequest {
+        table_id: "t".into(),
+        schema,
+        initial_splits: vec![],
+    })
+    .expect("create table");
+    db
+}
+
+fn set(family: &str, qualifier: &str, ts: i64, value: &str) -> Mutation<'static> {
+    Mutation::SetCell {
+        family_name: Cow::Owned(family.into()),
+        column_qualifier: Cow::Owned(qualifier.as_bytes().to_vec()),
+        timestamp_micros: ts,
+        value: Cow::Owned(value.as_bytes().to_vec()),
+    }
+}
+
+fn add(family: &str, n: i64) -> Mutation<'static> {
+    Mutation::AddToCell {
+        family_name: Cow::Owned(family.into()),
+        column_qualifier: Cow::Borrowed(b"v"),
+        timestamp_micros: 1000,
+        input: AggregateInput::Int(n),
+    }
+}
+
+fn cells(db: &mut Instance) -> Vec<(Vec<u8>, String, Vec<u8>)> {
+    let mut rows = CollectRows::default();
+    db.read_rows("t", &ReadRowsRequest::default(), &mut rows)
+        .expect("read");
+    rows.rows
+        .into_iter()
+        .flat_map(|r| {
+            let key = r.key.clone();
+            r.cells
+                .into_iter()
+                .map(move |c| (key.clone(), c.family, c.value))
+        })
+        .collect()
+}
+
+#[test]
+fn the_default_is_production() {
+    assert_eq!(Instance::default().fidelity(), Fidelity::Production);
+}
+
+#[test]
+fn a_failing_mutation_keeps_the_ones_before_it_on_the_emulator() {
+    let muts = [set("cf", "a", 1000, "1"), set("nope", "b", 1000, "2")];
+    let mut prod = instance(Fidelity::Production);
+    let e = prod.mutate_row("t", b"r", &muts).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert!(cells(&mut prod).is_empty());
+
+    let mut emu = instance(Fidelity::Emulator);
+    let e = emu.mutate_row("t", b"r", &muts).unwrap_err();
+    assert_eq!(e.code(), Code::Unknown);
+    assert_eq!(e.message(), "unknown family \"nope\"");
+    assert_eq!(
+        cells(&mut emu),
+        [(b"r".to_vec(), "cf".into(), b"1".to_vec())]
+    );
+
+    let e = emu
+        .mutate_row("t", b"r", &[set("cf", "a", -5000, "x")])
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), e.message()),
+        (Code::Unknown, "invalid timestamp -5000")
+    );
+    let e = emu.mutate_row("t", b"r", &[add("cf", 1)]).unwrap_err();
+    assert_eq!(e.code(), Code::Unknown);
+}
+
+#[test]
+fn mutate_rows_entries_fail_as_internal_and_empty_entries_pass() {
+    let entries = [
+        MutateRowsEntry {
+            row_key: Cow::Borrowed(b"a"),
+            mutations: vec![set("cf", "q", 1000, "1")],
+        },
+        MutateRowsEntry {
+            row_key: Cow::Borrowed(b"b"),
+            mutations: vec![set("nope", "q", 1000, "2")],
+        },
+        MutateRowsEntry {
+            row_key: Cow::Borrowed(b"c"),
+            mutations: vec![],
+        },
+    ];
+    let mut prod = instance(Fidelity::Production);
+    assert_eq!(
+        prod.mutate_rows("t", &entries).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    let mut emu = instance(Fidelity::Emulator);
+    let results = emu.mutate_rows("t", &entries).unwrap();
+    let codes: Vec<Option<Code>> = results
+        .iter()
+        .map(|r| r.as_ref().err().map(Error::code))
+        .collect();
+    assert_eq!(codes, [None, Some(Code::Internal), None]);
+}
+
+#[test]
+fn min_and_max_keep_the_last_input_on_the_emulator() {
+    let muts = [
+        add("low", 30),
+        add("low", 12),
+        add("low", 50),
+        add("high", 90),
+        add("high", 50),
+    ];
+    let mut prod = instance(Fidelity::Production);
+    prod.mutate_row("t", b"r", &muts).unwrap();
+    let mut emu = instance(Fidelity::Emulator);
+    emu.mutate_row("t", b"r", &muts).unwrap();
+    let value = |db: &mut Instance, fam: &str| {
+        cells(db)
+            .into_iter()
+            .find(|c| c.1 == fam)
+            .map(|c| i64::from_be_bytes(c.2.try_into().unwrap()))
+    };
+    assert_eq!(
+        (value(&mut prod, "low"), value(&mut prod, "high")),
+        (Some(12), Some(90))
+    );
+    assert_eq!(
+        (value(&mut emu, "low"), value(&mut emu, "high")),
+        (Some(50), Some(50))
+    );
+}
+
+#[test]
+fn admin_checks_are_looser_on_the_emulator() {
+    let mut emu = instance(Fidelity::Emulator);
+    emu.create_table(CreateTableRequest {
+        table_id: "bad id!".into(),
+        schema: TableSchema::default(),
+        initial_splits: vec![b"b".to_vec(), Vec::new()],
+    })
+    .unwrap();
+    let mut prod = instance(Fidelity::Production);
+    assert!(
+        prod.create_table(CreateTableRequest {
+            table_id: "bad id!".into(),
+            schema: TableSchema::default(),
+            initial_splits: vec![],
+        })
+        .is_err()
+    );
+    // ModifyColumnFamilies: applied up to the failing change.
+    let changes = [
+        FamilyChange::Create("added".into(), ColumnFamily::with_gc(None)),
+        FamilyChange::Drop("nope".into()),
+    ];
+    let e = emu.modify_column_families("t", &changes).unwrap_err();
+    assert_eq!(
+        (e.code(), e.message()),
+        (Code::Unknown, "no such family \"nope\"")
+    );
+    assert!(
+        emu.get_table("t")
+            .unwrap()
+            .schema
+            .families
+            .contains_key("added")
+    );
+    let e = prod.modify_column_families("t", &changes).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert!(
+        !prod
+            .get_table("t")
+            .unwrap()
+            .schema
+            .families
+            .contains_key("added")
+    );
+}
+
+#[test]
+fn reads_and_drops_as_the_emulator_does() {
+    for fidelity in [Fidelity::Production, Fidelity::Emulator] {
+        let mut db = instance(fidelity);
+        db.mutate_row("t", b"r", &[set("cf", "q", 1000, "v")])
+            .unwrap();
+        let negative = ReadRowsRequest {
+            rows_limit: -1,
+            ..ReadRowsRequest::default()
+        };
+        let read = db.read_rows("t", &negative, &mut CollectRows::default());
+        let unknown_family = ReadRowsRequest {
+            filter: Some(RowFilter::FamilyNameRegex("nope".into())),
+            ..ReadRowsRequest::default()
+        };
+        let dropped = db.drop_row_range("t", &DropTarget::Prefix(Vec::new()));
+        if fidelity.is_emulator() {
+            assert_eq!(read.unwrap().rows_returned, 0);
+            dropped.unwrap();
+            assert!(cells(&mut db).is_empty());
+        } else {
+            assert_eq!(read.unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(dropped.unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(cells(&mut db).len(), 1);
+        }
+        // A regex over families is fine either way: it matches none.
+        db.read_rows("t", &unknown_family, &mut CollectRows::default())
+            .unwrap();
+    }
+}
+
+#[test]
+fn conditional_writes_as_the_emulator_does() {
+    let empty = CheckAndMutateRowRequest {
+        row_key: b"r".to_vec(),
+        ..CheckAndMutateRowRequest::default()
+    };
+    let no_rules = ReadModifyWriteRowRequest {
+        row_key: b"r".to_vec(),
+        rules: vec![],
+    };
+    let mut prod = instance(Fidelity::Production);
+    assert_eq!(
+        prod.check_and_mutate_row("t", &empty).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        prod.read_modify_write_row("t", &no_rules)
+            .unwrap_err()
+            .code(),
+        Code::InvalidArgument
+    );
+    let mut emu = instance(Fidelity::Emulator);
+    assert!(
+        !emu.check_and_mutate_row("t", &empty)
+            .unwrap()
+            .predicate_matched
+    );
+    assert_eq!(
+        emu.read_modify_write_row("t", &no_rules).unwrap().row.key,
+        b"r"
+    );
+}
+
+#[test]
+fn filters_read_as_the_emulator_reads_them() {
+    let two_labels = RowFilter::Chain(vec![
+        RowFilter::ApplyLabel("one".into()),
+        RowFilter::ApplyLabel("two".into()),
+    ]);
+    // sink in production sends the cells reaching it to the output, past
+    // the blockAll; the emulator takes it for passAll.
+    let sink = RowFilter::Chain(vec![
+        RowFilter::Interleave(vec![
+            RowFilter::Chain(vec![
+                RowFilter::FamilyNameRegex("cf".into()),
+                RowFilter::Sink,
+            ]),
+            RowFilter::BlockAll,
+        ]),
+        RowFilter::BlockAll,
+    ]);
+    for fidelity in [Fidelity::Production, Fidelity::Emulator] {
+        let mut db = instance(fidelity);
+        db.mutate_row("t", b"r", &[set("cf", "q", 1000, "v")])
+            .unwrap();
+        let read = |db: &mut Instance, filter: &RowFilter| {
+            let req = ReadRowsRequest {
+                filter: Some(filter.clone()),
+                ..ReadRowsRequest::default()
+            };
+            let mut rows = CollectRows::default();
+            db.read_rows("t", &req, &mut rows).map(|_| rows.rows)
+        };
+        let labelled = read(&mut db, &two_labels);
+        let sunk = read(&mut db, &sink).unwrap();
+        if fidelity.is_emulator() {
+            assert_eq!(labelled.unwrap()[0].cells[0].labels, ["two"]);
+            assert!(sunk.is_empty());
+        } else {
+            assert_eq!(labelled.unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(sunk.len(), 1);
+        }
+    }
+}
