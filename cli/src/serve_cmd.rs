@@ -4,13 +4,15 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Parser;
-use tabletop_core::{Fidelity, Instance, Instances};
+use serde_json::json;
+use tabletop_core::{Fidelity, Instance, Instances, api};
 
 use crate::args::parse_words;
-use crate::state;
+use crate::state::record::{self, At, Command, Record};
+use crate::state::{self, StateFile};
 
 /// Exit status for a command line that could not be understood.
 const USAGE_ERROR: u8 = 2;
@@ -26,15 +28,19 @@ Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
-SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s). Point cbt or a client library at it with
-BIGTABLE_EMULATOR_HOST=HOST:PORT. Any project and instance name reach the
-one instance.
+SIGTERM or Ctrl-C, which let requests in flight finish (for at most 5 s).
+Point cbt or a client library at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+Each request runs in the instance its resource name spells
+(projects/P/instances/I/...), made when first named, as in the emulator.
 
 Without --state the instance lives in memory and is gone when the server
 stops. With --state FILE it is loaded from the state file the other
-commands use, the file stays locked while the server runs (other tabletop
-commands on it wait, then give up), and it is saved once, when SIGTERM or
-Ctrl-C stops the server; a server killed otherwise saves nothing.
+commands use, and the file stays locked while the server runs (other
+tabletop commands on it wait, then give up). Each write is appended to the
+file's log (FILE.wal) and flushed to disk before it is answered, so a
+server killed even with SIGKILL keeps every write it answered; a schema
+change writes a new snapshot. SIGTERM or Ctrl-C saves the whole instance,
+with the traffic of the reads.
 
 Every read and write is counted on the instance clock as the other
 commands count theirs, so `tabletop keyviz --state FILE` shows the served
@@ -42,14 +48,17 @@ traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
 (one section per table with traffic) when the server stops, and each time
 it gets SIGUSR1 while it runs (`kill -USR1 PID`).
 
-Served: the data API's ReadRows (streamed cell chunks), SampleRowKeys,
-MutateRow, MutateRows, CheckAndMutateRow, ReadModifyWriteRow,
+Served: the data API's ReadRows (cell chunks streamed as the rows are
+read, a page at a time), SampleRowKeys, MutateRow, MutateRows,
+CheckAndMutateRow, ReadModifyWriteRow, PrepareQuery, ExecuteQuery,
 GenerateInitialChangeStreamPartitions and ReadChangeStream (kept open,
-sending each change as it commits, until its end time); the table
-admin API's CreateTable, GetTable, ListTables, DeleteTable,
-ModifyColumnFamilies and DropRowRange. Each runs as the JSON protocol's
+sending each change as it commits, until its end time); the table admin
+API's CreateTable, GetTable, ListTables, DeleteTable, ModifyColumnFamilies
+and DropRowRange. Each but the two SQL methods runs as the JSON protocol's
 method of the same name (`tabletop help json`), with its status codes and
-messages; other methods answer UNIMPLEMENTED.
+messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
+(SELECT only, no @parameters), streaming typed rows as Bigtable does.
+Other methods answer UNIMPLEMENTED.
 
 Options:
   -host HOST     The address to bind to [default: localhost]
@@ -113,20 +122,21 @@ pub fn run(args: &[OsString]) -> u8 {
             write_keyviz(&out, db);
         })
     });
-    let options = tabletop_serve::Options {
-        host: cli.host,
-        port: cli.port,
-        on_report,
-    };
-    let mut all = match &cli.state {
-        Some(path) => match state::load(path, state::Names::default()) {
-            Ok(db) => db,
+    let (mut all, journal) = match &cli.state {
+        Some(path) => match state::open(path, state::Names::default()) {
+            Ok((file, db)) => (db, Some(journal(file))),
             Err(message) => {
                 eprintln!("tabletop: {message}");
                 return FAILED;
             }
         },
-        None => Instances::default(),
+        None => (Instances::default(), None),
+    };
+    let options = tabletop_serve::Options {
+        host: cli.host,
+        port: cli.port,
+        on_report,
+        journal,
     };
     if cli.emulator_parity {
         all.set_fidelity(Fidelity::Emulator);
@@ -144,6 +154,40 @@ pub fn run(args: &[OsString]) -> u8 {
             FAILED
         }
     }
+}
+
+/// Keeps each change in the state file as it commits: a data write is
+/// appended to its log (flushed to disk before the answer goes out, so a
+/// server killed with SIGKILL loses nothing it answered); a schema change,
+/// or a log grown big enough, writes a new snapshot. Reads are not kept
+/// until the server stops (their traffic is in the snapshot it saves).
+fn journal(file: StateFile) -> tabletop_serve::Journal {
+    let file = Mutex::new(file);
+    Arc::new(
+        move |all: &mut Instances, commit: &tabletop_serve::Commit<'_>| {
+            let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
+            if record::json_logged(commit.method) {
+                let events = usize::from(commit.engine_work);
+                let engine_work = all
+                    .get(commit.project, commit.instance)
+                    .is_some_and(|db| record::did_engine_work(db, events));
+                let line =
+                    api::to_line(&json!({"method": commit.method, "request": commit.request}));
+                file.log(&Record {
+                    at: At {
+                        project: commit.project.to_string(),
+                        instance: commit.instance.to_string(),
+                        now_micros: commit.now_micros,
+                        engine_work,
+                    },
+                    command: Command::Json(line),
+                });
+            } else {
+                file.changed();
+            }
+            file.save(all).map_err(|e| e.to_string())
+        },
+    )
 }
 
 fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {

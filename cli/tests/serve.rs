@@ -135,19 +135,26 @@ fn cbt_creates_a_table_writes_and_reads_it_back() {
 }
 
 #[test]
-fn errors_reach_cbt_with_the_json_protocol_s_code_and_message() {
+fn errors_reach_cbt_with_the_json_protocol_s_code_and_the_emulator_s_words() {
     let server = Server::start();
     let out = server.cbt(&["read", "nope"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("code = NotFound desc = table \"nope\" not found"),
+        err.contains(
+            "code = NotFound desc = table \"projects/p/instances/i/tables/nope\" not found"
+        ),
         "{err}"
     );
     server.cbt_ok(&["createtable", "t"]);
     let out = server.cbt(&["createtable", "t"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("code = AlreadyExists"), "{err}");
+    assert!(
+        err.contains(
+            "code = AlreadyExists desc = table \"projects/p/instances/i/tables/t\" already exists"
+        ),
+        "{err}"
+    );
     let out = server.cbt(&["set", "t", "r", "nofamily:c=v"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("code = NotFound"), "{err}");
@@ -203,6 +210,54 @@ fn state_keeps_the_instance_between_runs_and_other_commands_read_it() {
     assert_eq!(server.terminate().code(), Some(0));
     let server = Server::start_with(&["--state", file]);
     assert_eq!(server.cbt_ok(&["count", "t"]), "2\n");
+}
+
+/// `tabletop --state FILE cbt ARGS`, its standard output.
+fn cbt_on_state(file: &str, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["--state", file, "cbt"])
+        .args(args)
+        .env("TZ", "UTC")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the tabletop binary runs");
+    assert!(
+        out.status.success(),
+        "cbt {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn every_answered_write_survives_a_sigkill() {
+    let dir = scratch("killed");
+    let file = dir.join("killed.state");
+    let file = file.to_str().expect("a UTF-8 path");
+    let server = Server::start_with(&["--state", file]);
+    server.cbt_ok(&["createtable", "t", "families=cf"]);
+    server.cbt_ok(&["set", "t", "r1", "cf:c=one"]);
+    server.cbt_ok(&["set", "t", "r2", "cf:c=two", "cf:d=three"]);
+    server.cbt_ok(&["deleterow", "t", "r1"]);
+    server.cbt_ok(&["createfamily", "t", "more"]);
+    server.cbt_ok(&["set", "t", "r3", "more:x=after"]);
+    // Writes are appended to the log, not to the snapshot.
+    assert!(std::fs::metadata(format!("{file}.wal")).is_ok_and(|m| m.len() > 0));
+    server.signal("-KILL");
+    drop(server);
+
+    let read = cbt_on_state(file, &["read", "t"]);
+    assert!(!read.contains("r1"), "{read}");
+    for kept in ["\"two\"", "\"three\"", "\"after\""] {
+        assert!(read.contains(kept), "{kept} missing from {read}");
+    }
+    // A server started after the kill serves the same, and keeps writing.
+    let server = Server::start_with(&["--state", file]);
+    assert_eq!(server.cbt_ok(&["count", "t"]), "2\n");
+    server.cbt_ok(&["set", "t", "r4", "cf:c=four"]);
+    server.signal("-KILL");
+    drop(server);
+    assert_eq!(cbt_on_state(file, &["count", "t"]), "3\n");
 }
 
 #[test]

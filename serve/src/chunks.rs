@@ -3,108 +3,99 @@
 //! each change of family, the qualifier on each change of column, as
 //! Bigtable does and as every client's chunk merger expects.
 
+use tabletop_core::{RowSink, RowView};
+
+use crate::proto::google::bigtable::v2::ReadRowsResponse;
 use crate::proto::google::bigtable::v2::read_rows_response::{CellChunk, cell_chunk::RowStatus};
-use crate::proto::google::bigtable::v2::{ReadRowsResponse, Row};
 
-/// How many bytes of cell values one ReadRowsResponse carries at most
-/// before the next starts (rows are never split across responses here).
-const RESPONSE_BYTES: usize = 1 << 20;
+/// About how many bytes one ReadRowsResponse carries before the next
+/// starts (rows are never split across responses here).
+pub const RESPONSE_BYTES: usize = 1 << 20;
 
-/// The chunks of one row; none for a row without cells.
-pub fn row_chunks(row: Row) -> Vec<CellChunk> {
-    let mut chunks = Vec::new();
-    for family in row.families {
-        let mut family_name = Some(family.name);
-        for column in family.columns {
-            let mut qualifier = Some(column.qualifier);
-            for cell in column.cells {
-                chunks.push(CellChunk {
-                    row_key: if chunks.is_empty() {
-                        row.key.clone()
-                    } else {
-                        Vec::new()
-                    },
-                    family_name: family_name.take(),
-                    qualifier: qualifier.take(),
-                    timestamp_micros: cell.timestamp_micros,
-                    labels: cell.labels,
-                    value: cell.value,
-                    value_size: 0,
-                    row_status: None,
-                });
-            }
-        }
+/// Appends the chunks of one row to `out`; none for a row without cells.
+pub fn push_row(row: &RowView<'_>, out: &mut Vec<CellChunk>) {
+    let first = out.len();
+    let mut previous: Option<(&str, &[u8])> = None;
+    for cell in row.cells {
+        let family_changed = previous.is_none_or(|(f, _)| f != cell.family);
+        let column_changed = family_changed || previous.is_some_and(|(_, q)| q != cell.qualifier);
+        previous = Some((cell.family, cell.qualifier));
+        out.push(CellChunk {
+            row_key: if out.len() == first {
+                row.key.to_vec()
+            } else {
+                Vec::new()
+            },
+            family_name: family_changed.then(|| cell.family.to_string()),
+            qualifier: column_changed.then(|| cell.qualifier.to_vec()),
+            timestamp_micros: cell.timestamp_micros,
+            labels: cell.label.map(str::to_string).into_iter().collect(),
+            value: cell.value.to_vec(),
+            value_size: 0,
+            row_status: None,
+        });
     }
-    if let Some(last) = chunks.last_mut() {
+    if out.len() > first
+        && let Some(last) = out.last_mut()
+    {
         last.row_status = Some(RowStatus::CommitRow(true));
     }
-    chunks
 }
 
-/// Groups rows into responses of about [`RESPONSE_BYTES`] each.
-pub fn responses(rows: Vec<Row>) -> Vec<ReadRowsResponse> {
-    let mut out = Vec::new();
-    let mut current = ReadRowsResponse::default();
-    let mut bytes = 0;
-    for row in rows {
-        let chunks = row_chunks(row);
-        bytes += chunks.iter().map(|c| c.value.len()).sum::<usize>();
-        current.chunks.extend(chunks);
-        if bytes >= RESPONSE_BYTES {
-            out.push(std::mem::take(&mut current));
-            bytes = 0;
-        }
+/// A sink that fills one ReadRowsResponse with the rows read, and asks
+/// the read to stop once it holds about [`RESPONSE_BYTES`].
+#[derive(Default)]
+pub struct ResponseSink {
+    /// The response so far.
+    pub response: ReadRowsResponse,
+    bytes: usize,
+}
+
+impl RowSink for ResponseSink {
+    fn accept(&mut self, row: RowView<'_>) -> bool {
+        push_row(&row, &mut self.response.chunks);
+        self.bytes += row.key.len()
+            + row
+                .cells
+                .iter()
+                .map(|c| c.value.len() + c.qualifier.len() + 16)
+                .sum::<usize>();
+        self.bytes < RESPONSE_BYTES
     }
-    if !current.chunks.is_empty() {
-        out.push(current);
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::google::bigtable::v2::{Cell, Column, Family};
+    use tabletop_core::CellView;
 
-    fn cell(ts: i64, value: &[u8]) -> Cell {
-        Cell {
+    fn cell<'a>(family: &'a str, qualifier: &'a [u8], ts: i64, value: &'a [u8]) -> CellView<'a> {
+        CellView {
+            family,
+            qualifier,
             timestamp_micros: ts,
-            value: value.to_vec(),
-            labels: vec![],
-        }
-    }
-
-    fn row() -> Row {
-        Row {
-            key: b"r1".to_vec(),
-            families: vec![
-                Family {
-                    name: "a".into(),
-                    columns: vec![Column {
-                        qualifier: b"x".to_vec(),
-                        cells: vec![cell(2, b"new"), cell(1, b"old")],
-                    }],
-                },
-                Family {
-                    name: "b".into(),
-                    columns: vec![
-                        Column {
-                            qualifier: b"y".to_vec(),
-                            cells: vec![cell(5, b"1")],
-                        },
-                        Column {
-                            qualifier: b"z".to_vec(),
-                            cells: vec![cell(6, b"2")],
-                        },
-                    ],
-                },
-            ],
+            value,
+            label: None,
+            gc_eligible: false,
         }
     }
 
     #[test]
     fn a_row_is_key_then_family_and_column_changes_then_commit() {
-        let chunks = row_chunks(row());
+        let cells = [
+            cell("a", b"x", 2, b"new"),
+            cell("a", b"x", 1, b"old"),
+            cell("b", b"y", 5, b"1"),
+            cell("b", b"z", 6, b"2"),
+        ];
+        let mut chunks = Vec::new();
+        push_row(
+            &RowView {
+                key: b"r1",
+                cells: &cells,
+            },
+            &mut chunks,
+        );
         let shape: Vec<_> = chunks
             .iter()
             .map(|c| {
@@ -133,29 +124,33 @@ mod tests {
             ]
         );
         assert_eq!(chunks[3].row_status, Some(RowStatus::CommitRow(true)));
+        push_row(
+            &RowView {
+                key: b"empty",
+                cells: &[],
+            },
+            &mut chunks,
+        );
+        assert_eq!(chunks.len(), 4);
     }
 
     #[test]
-    fn big_reads_span_several_responses_and_rows_stay_whole() {
-        let mut rows = Vec::new();
-        for i in 0..5u8 {
-            let mut r = row();
-            r.key = vec![i];
-            r.families[0].columns[0].cells[0].value = vec![0; RESPONSE_BYTES / 2];
-            rows.push(r);
-        }
-        let out = responses(rows);
-        assert_eq!(out.len(), 3);
-        let commits: usize = out
-            .iter()
-            .flat_map(|r| &r.chunks)
-            .filter(|c| c.row_status.is_some())
-            .count();
-        assert_eq!(commits, 5);
+    fn a_response_asks_to_stop_once_full_and_rows_stay_whole() {
+        let big = vec![0u8; RESPONSE_BYTES / 2];
+        let cells = [cell("a", b"x", 1, &big)];
+        let row = RowView {
+            key: b"r",
+            cells: &cells,
+        };
+        let mut sink = ResponseSink::default();
+        assert!(sink.accept(row));
+        assert!(!sink.accept(row));
+        assert_eq!(sink.response.chunks.len(), 2);
         assert!(
-            out.iter()
-                .all(|r| r.chunks.last().is_some_and(|c| c.row_status.is_some()))
+            sink.response
+                .chunks
+                .iter()
+                .all(|c| c.row_status.is_some() && c.row_key == b"r")
         );
-        assert!(responses(vec![]).is_empty());
     }
 }

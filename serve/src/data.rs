@@ -3,6 +3,8 @@
 //! (ReadRows into chunk streams).
 
 use serde_json::Value;
+use tabletop_core::api::ReadPages;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::change_stream;
@@ -10,14 +12,17 @@ use crate::chunks;
 use crate::instance::Shared;
 use crate::proto::google::bigtable::v2::bigtable_server::Bigtable;
 use crate::proto::google::bigtable::v2::{
-    CheckAndMutateRowRequest, CheckAndMutateRowResponse,
+    CheckAndMutateRowRequest, CheckAndMutateRowResponse, ExecuteQueryRequest, ExecuteQueryResponse,
     GenerateInitialChangeStreamPartitionsRequest, GenerateInitialChangeStreamPartitionsResponse,
     MutateRowRequest, MutateRowResponse, MutateRowsRequest, MutateRowsResponse,
-    ReadChangeStreamRequest, ReadChangeStreamResponse, ReadModifyWriteRowRequest,
-    ReadModifyWriteRowResponse, ReadRowsRequest, ReadRowsResponse, RequestStats, Row,
-    SampleRowKeysRequest, SampleRowKeysResponse,
+    PrepareQueryRequest, PrepareQueryResponse, ReadChangeStreamRequest, ReadChangeStreamResponse,
+    ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadRowsRequest, ReadRowsResponse,
+    RequestStats, SampleRowKeysRequest, SampleRowKeysResponse,
 };
+use crate::query;
 use crate::transcode::{from_json, to_json};
+use crate::wording;
+use crate::writes;
 
 type Stream<T> = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send>>;
 
@@ -52,6 +57,61 @@ fn list<'a>(answer: &'a Value, field: &str) -> Result<&'a Vec<Value>, Status> {
         .ok_or_else(|| Status::internal(format!("the answer has no {field} list")))
 }
 
+/// How many pages (responses of about [`chunks::RESPONSE_BYTES`]) a
+/// ReadRows may have read ahead of the client: a slow client slows the
+/// read, a cancelled one stops it, and a huge scan holds little memory.
+const PAGES_AHEAD: usize = 2;
+
+/// One page of a ReadRows as one response, read under the instance's lock
+/// (released before the page is sent).
+fn read_page(
+    shared: &Shared,
+    body: &Value,
+    read: &mut ReadPages,
+) -> Result<ReadRowsResponse, Status> {
+    let mut sink = chunks::ResponseSink::default();
+    shared.for_request(body, |db| {
+        read.next_page(db, &mut sink)
+            .map_err(|e| wording::reword(db, "readRows", body, e))
+    })?;
+    Ok(sink.response)
+}
+
+/// Sends `first`, then reads and sends page after page until the rows run
+/// out, the client goes away or a page fails; the request stats last when
+/// they were asked for, as Bigtable sends them.
+async fn stream_pages(
+    shared: Shared,
+    body: Value,
+    mut read: ReadPages,
+    first: ReadRowsResponse,
+    sender: tokio::sync::mpsc::Sender<Result<ReadRowsResponse, Status>>,
+) {
+    let mut page = first;
+    loop {
+        if !page.chunks.is_empty() && sender.send(Ok(page)).await.is_err() {
+            return;
+        }
+        if read.is_done() {
+            break;
+        }
+        page = match read_page(&shared, &body, &mut read) {
+            Ok(page) => page,
+            Err(e) => {
+                let _ = sender.send(Err(e)).await;
+                return;
+            }
+        };
+    }
+    if let Some(stats) = read.request_stats() {
+        let last = from_json::<RequestStats>(&stats).map(|stats| ReadRowsResponse {
+            request_stats: Some(stats),
+            ..ReadRowsResponse::default()
+        });
+        let _ = sender.send(last).await;
+    }
+}
+
 fn stream<T: Send + 'static>(items: Vec<T>) -> Response<Stream<T>> {
     Response::new(Box::pin(tokio_stream::iter(items.into_iter().map(Ok))))
 }
@@ -62,21 +122,17 @@ impl Bigtable for DataService {
         &self,
         request: Request<ReadRowsRequest>,
     ) -> Result<Response<Stream<ReadRowsResponse>>, Status> {
-        let answer = self.shared.call("readRows", &to_json(request.get_ref())?)?;
-        let rows: Vec<Row> = list(&answer, "rows")?
-            .iter()
-            .map(from_json)
-            .collect::<Result<_, _>>()?;
-        let mut responses = chunks::responses(rows);
-        // With REQUEST_STATS_FULL the stats of the whole read come last,
-        // as Bigtable sends them.
-        if let Some(stats) = answer.get("requestStats") {
-            responses.push(ReadRowsResponse {
-                request_stats: Some(from_json::<RequestStats>(stats)?),
-                ..ReadRowsResponse::default()
-            });
-        }
-        Ok(stream(responses))
+        let body = to_json(request.get_ref())?;
+        // Decoded as the instance it names reads requests (its fidelity).
+        let mut read = self
+            .shared
+            .for_request(&body, |db| ReadPages::new(&body, db.fidelity()))?;
+        // The first page is read here, so a request that fails at once
+        // (a missing table) answers its status rather than an empty stream.
+        let first = read_page(&self.shared, &body, &mut read)?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(PAGES_AHEAD);
+        tokio::spawn(stream_pages(self.shared.clone(), body, read, first, sender));
+        Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
     }
 
     async fn sample_row_keys(
@@ -91,14 +147,21 @@ impl Bigtable for DataService {
         &self,
         request: Request<MutateRowRequest>,
     ) -> Result<Response<MutateRowResponse>, Status> {
-        self.call("mutateRow", request.get_ref()).map(Response::new)
+        match writes::mutate_row(&self.shared, request.get_ref()) {
+            Some(answer) => answer,
+            None => self.call("mutateRow", request.get_ref()),
+        }
+        .map(Response::new)
     }
 
     async fn mutate_rows(
         &self,
         request: Request<MutateRowsRequest>,
     ) -> Result<Response<Stream<MutateRowsResponse>>, Status> {
-        let answer: MutateRowsResponse = self.call("mutateRows", request.get_ref())?;
+        let answer = match writes::mutate_rows(&self.shared, request.get_ref()) {
+            Some(answer) => answer?,
+            None => self.call("mutateRows", request.get_ref())?,
+        };
         Ok(stream(vec![answer]))
     }
 
@@ -141,5 +204,20 @@ impl Bigtable for DataService {
     ) -> Result<Response<Stream<ReadChangeStreamResponse>>, Status> {
         let live = change_stream::follow(self.shared.clone(), request.get_ref())?;
         Ok(Response::new(Box::pin(live)))
+    }
+
+    async fn prepare_query(
+        &self,
+        request: Request<PrepareQueryRequest>,
+    ) -> Result<Response<PrepareQueryResponse>, Status> {
+        query::prepare(&self.shared, request.get_ref()).map(Response::new)
+    }
+
+    async fn execute_query(
+        &self,
+        request: Request<ExecuteQueryRequest>,
+    ) -> Result<Response<Stream<ExecuteQueryResponse>>, Status> {
+        let batches = query::execute(&self.shared, request.get_ref())?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(batches.map(Ok)))))
     }
 }

@@ -1,12 +1,15 @@
 //! The instances every connection shares, and the JSON protocol call each
 //! gRPC method makes on the instance its request names.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 use tabletop_core::{Error, Instance, Instances, api};
 use tonic::{Code, Status};
+
+use crate::wording;
 
 /// How often requests let the engine do its due work (flushes, GC,
 /// splits); in between they only move the clock.
@@ -15,7 +18,54 @@ const ENGINE_WORK_EVERY: Duration = Duration::from_millis(10);
 struct Held {
     db: Instances,
     last_work: Option<Instant>,
+    journal: Option<Journal>,
+    /// Counts the clock moves that did engine work, and for each instance
+    /// the count at its last commit, so a commit says whether the engine
+    /// worked since the one before.
+    work_count: u64,
+    committed_at: HashMap<(String, String), u64>,
 }
+
+/// A request that changed an instance, handed to the host as it commits
+/// (under the instance's lock, before the answer goes out), so the host
+/// can keep it: `tabletop serve --state` appends it to the state file's
+/// log. Reads are not handed over.
+#[derive(Debug)]
+pub struct Commit<'a> {
+    /// The JSON protocol method (`mutateRows`, `createTable`, ...).
+    pub method: &'a str,
+    /// Its request body, as the JSON protocol takes it.
+    pub request: &'a Value,
+    /// The project and instance it ran in.
+    pub project: &'a str,
+    /// See `project`.
+    pub instance: &'a str,
+    /// The instance clock when it ran.
+    pub now_micros: i64,
+    /// Whether moving the clock did engine work (flushes, compactions,
+    /// splits) since the previous commit in that instance.
+    pub engine_work: bool,
+}
+
+/// Keeps each commit; an error is a sentence for the client (the write
+/// was applied in memory but not kept).
+pub type Journal = Arc<dyn Fn(&mut Instances, &Commit<'_>) -> Result<(), String> + Send + Sync>;
+
+/// The methods that change an instance, whose commits go to the journal.
+const CHANGES: &[&str] = &[
+    "mutateRow",
+    "mutateRows",
+    "checkAndMutateRow",
+    "readModifyWriteRow",
+    "dropRowRange",
+    "createTable",
+    "deleteTable",
+    "modifyColumnFamilies",
+];
+
+/// A change to hand to the journal: its method and, made only when there
+/// is a journal, its JSON protocol body.
+type Change<'a> = (&'a str, &'a dyn Fn() -> Result<Value, Status>);
 
 /// The served instances, behind a lock: each request runs whole under it,
 /// as one request of the JSON protocol, in the instance its resource name
@@ -28,9 +78,17 @@ pub struct Shared {
 impl Shared {
     /// Serves `db`.
     pub fn new(db: Instances) -> Shared {
+        Shared::with_journal(db, None)
+    }
+
+    /// Serves `db`, handing each commit to `journal`.
+    pub fn with_journal(db: Instances, journal: Option<Journal>) -> Shared {
         let held = Held {
             db,
             last_work: None,
+            journal,
+            work_count: 0,
+            committed_at: HashMap::new(),
         };
         Shared {
             held: Arc::new(Mutex::new(held)),
@@ -61,18 +119,85 @@ impl Shared {
     /// is the `response` body, and an error becomes the gRPC status with
     /// the same code and message.
     pub fn call(&self, method: &str, request: &Value) -> Result<Value, Status> {
+        let body = || Ok(request.clone());
+        let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
+        self.run(instance_named(request), change, |db| {
+            api::handle_value(db, method, request)
+                .map_err(|e| wording::reword(db, method, request, e))
+        })
+    }
+
+    /// Runs `f`, a change made by `method` without the JSON protocol, on
+    /// the instance of the resource `name`; `body` makes its JSON protocol
+    /// request for the journal.
+    pub fn change<T>(
+        &self,
+        name: &str,
+        method: &str,
+        body: &dyn Fn() -> Result<Value, Status>,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
+        self.run(project_and_instance(name), Some((method, body)), f)
+    }
+
+    /// Runs `f` as one request on the instance `request` (a JSON protocol
+    /// body) names, or on the primary one when it names none.
+    pub fn for_request<T>(
+        &self,
+        request: &Value,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
+        self.run(instance_named(request), None, f)
+    }
+
+    fn run<T>(
+        &self,
+        names: Option<(String, String)>,
+        change: Option<Change<'_>>,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
         let mut held = self.lock();
         sync_clock(&mut held);
-        let answer = match instance_named(request) {
-            Some((project, instance)) => held
-                .db
-                .select(&project, &instance)
-                .and_then(|db| api::handle_value(db, method, request)),
-            None => api::handle_value(held.db.primary_mut(), method, request),
-        };
+        let (project, instance) = names.unwrap_or_else(|| {
+            let config = held.db.primary().config();
+            (config.project.clone(), config.instance.clone())
+        });
+        let db = held
+            .db
+            .select(&project, &instance)
+            .map_err(|e| status(&e))?;
+        let now_micros = db.now_micros();
+        let answer = f(db);
         held.db.prune();
-        held.db.sync_clocks();
-        answer.map_err(|e| status(&e))
+        if !held.db.sync_clocks().is_empty() {
+            held.work_count += 1;
+        }
+        let answer = answer.map_err(|e| status(&e))?;
+        if let Some((method, body)) = change {
+            commit(&mut held, method, body, &project, &instance, now_micros)?;
+        }
+        Ok(answer)
+    }
+}
+
+impl Shared {
+    /// Runs `f` on the instance `name` spells (`projects/P/instances/I`),
+    /// as one request, for the methods that work on the core's types
+    /// rather than through the JSON protocol (the SQL queries).
+    pub fn on_instance<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut Instance) -> Result<T, Error>,
+    ) -> Result<T, Status> {
+        let Some((project, instance)) =
+            project_and_instance(name).filter(|_| name.split('/').count() == 4)
+        else {
+            let shown: String = name.chars().take(100).collect();
+            return Err(Status::invalid_argument(format!(
+                "\"{shown}\" is not an instance name of the form projects/{{project}}/instances/{{instance}}"
+            )));
+        };
+        self.run(Some((project, instance)), None, f)
     }
 }
 
@@ -103,13 +228,46 @@ fn project_and_instance(name: &str) -> Option<(String, String)> {
     }
 }
 
+/// Hands a change that succeeded to the journal, if there is one.
+fn commit(
+    held: &mut Held,
+    method: &str,
+    body: &dyn Fn() -> Result<Value, Status>,
+    project: &str,
+    instance: &str,
+    now_micros: i64,
+) -> Result<(), Status> {
+    let Some(journal) = held.journal.clone() else {
+        return Ok(());
+    };
+    let key = (project.to_string(), instance.to_string());
+    let engine_work = held.committed_at.get(&key) != Some(&held.work_count);
+    held.committed_at.insert(key, held.work_count);
+    let request = body()?;
+    let commit = Commit {
+        method,
+        request: &request,
+        project,
+        instance,
+        now_micros,
+        engine_work,
+    };
+    journal(&mut held.db, &commit).map_err(|e| {
+        Status::internal(format!(
+            "the change was made but could not be kept: {e}; it will be saved when the server stops"
+        ))
+    })
+}
+
 fn sync_clock(held: &mut Held) {
     let wall = wall_micros();
     if held
         .last_work
         .is_none_or(|t| t.elapsed() >= ENGINE_WORK_EVERY)
     {
-        held.db.sync_wall_clock(wall);
+        if !held.db.sync_wall_clock(wall).is_empty() {
+            held.work_count += 1;
+        }
         held.last_work = Some(Instant::now());
     } else {
         held.db.follow_wall_clock(wall);

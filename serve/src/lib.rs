@@ -7,8 +7,16 @@
 //! (`tabletop_core::api`): the request message is transcoded to its proto3
 //! JSON, run, and the answer transcoded back, so the semantics, checks,
 //! status codes and messages are the JSON protocol's, with no second
-//! implementation here. ReadRows streams the rows as cell chunks;
+//! implementation here. ReadRows reads a page at a time
+//! ([`tabletop_core::api::ReadPages`]) and streams each as cell chunks;
 //! ReadChangeStream stays open and sends changes as they commit.
+//! PrepareQuery and ExecuteQuery run the core's SQL (`tabletop_core::sql`)
+//! directly, since their answers are typed values the JSON protocol does
+//! not carry. Plain MutateRow and MutateRows hand the request's bytes to
+//! the same core call the JSON protocol makes (`writes`), declining
+//! anything unusual to it. A missing or existing table is worded as the
+//! emulator words it (`wording`). Each change is handed to the host's
+//! [`Journal`] as it commits (`tabletop serve --state` logs it).
 //!
 //! The protocol types are generated at build time from Google's `.proto`
 //! files vendored under `proto/` (see its README).
@@ -21,8 +29,11 @@ mod chunks;
 mod data;
 mod instance;
 mod proto;
+mod query;
 mod server;
 mod transcode;
+mod wording;
+mod writes;
 
-pub use self::instance::Shared;
+pub use self::instance::{Commit, Journal, Shared};
 pub use self::server::{Options, Report, run, serve};

@@ -5,10 +5,10 @@ Starts `tabletop serve -host 127.0.0.1 -port 0` (the binary named by
 it with BIGTABLE_EMULATOR_HOST and checks what users do: create a table
 through the admin API, write rows (MutateRow, MutateRows,
 CheckAndMutateRow, ReadModifyWriteRow), read them back as a stream, a
-reversed scan, SampleRowKeys, DropRowRange, an error's status, a
-ReadRows stream cancelled midway that leaves the server healthy, and a
-table's change stream (its partitions, a read up to an end time, a live
-read that sees a write as it commits). Ends with
+SQL query (PrepareQuery and ExecuteQuery), a reversed scan, SampleRowKeys,
+DropRowRange, an error's status, a ReadRows stream cancelled midway that
+leaves the server healthy, and a table's change stream (its partitions, a
+read up to an end time, a live read that sees a write as it commits). Ends with
 `N passed, M failed` and exits non-zero if anything failed.
 """
 
@@ -125,6 +125,37 @@ class Suite:
             keys += [c.row_key for c in response.chunks if c.row_key]
         assert keys == [b"r5", b"r4", b"r3"], keys
 
+    def test_sql_query_through_execute_query(self):
+        from google.cloud.bigtable.data.execute_query.metadata import SqlType
+
+        result = self.data.execute_query(
+            "SELECT _key, cf['c'] AS c, TO_INT64(n['count']) AS count, cf FROM t "
+            "WHERE _key >= b'r1' ORDER BY _key LIMIT 3",
+            instance_id=INSTANCE,
+        )
+        rows = list(result)
+        assert [r["_key"] for r in rows] == [b"r1", b"r2", b"r3"], rows
+        assert rows[0]["c"] == b"one" and rows[1]["c"] == b"v2", rows
+        assert rows[0]["count"] == 7 and rows[1]["count"] is None, rows
+        assert rows[0]["cf"] == {b"c": b"one", b"seen": b"yes"}, rows[0]["cf"]
+        types = [(c.column_name, type(c.column_type)) for c in result.metadata.columns]
+        assert types == [("_key", SqlType.Bytes), ("c", SqlType.Bytes),
+                         ("count", SqlType.Int64), ("cf", SqlType.Map)], types
+
+    def test_sql_errors_and_empty_results(self):
+        from google.api_core import exceptions
+
+        empty = list(self.data.execute_query(
+            "SELECT _key FROM t WHERE _key = b'none'", instance_id=INSTANCE))
+        assert empty == [], empty
+        try:
+            list(self.data.execute_query("SELECT nope FROM t", instance_id=INSTANCE,
+                                         prepare_operation_timeout=5))
+        except exceptions.InvalidArgument as e:
+            assert "nope" in str(e), str(e)
+        else:
+            raise AssertionError("a query naming no column succeeded")
+
     def test_request_stats_come_with_the_stream(self):
         request = self.v2.ReadRowsRequest(
             table_name=self.table_name,
@@ -140,17 +171,18 @@ class Suite:
         samples = self.data.get_table(INSTANCE, TABLE).sample_row_keys()
         assert samples and samples[-1][0] == b"", samples
 
-    def test_errors_carry_the_json_protocol_s_status(self):
+    def test_a_missing_table_is_named_as_the_emulator_names_it(self):
         from google.api_core import exceptions
         from google.cloud.bigtable.data import ReadRowsQuery
 
+        want = 'table "projects/p/instances/i/tables/nope" not found'
         try:
             self.data.get_table(INSTANCE, "nope").read_rows(ReadRowsQuery(), operation_timeout=5)
         except exceptions.NotFound as e:
-            assert 'table "nope" not found' in str(e), str(e)
+            assert want in str(e), str(e)
         except Exception as e:  # the client wraps retried errors
             cause = getattr(e, "__cause__", None)
-            assert 'table "nope" not found' in repr(e) + repr(cause), repr(e)
+            assert want in repr(e) + repr(cause), repr(e)
         else:
             raise AssertionError("reading a missing table succeeded")
 
@@ -315,6 +347,20 @@ class Suite:
         else:
             raise AssertionError("read a change stream the table does not have")
         admin.delete_table(name=name)
+    def test_sql_results_span_batches_and_carry_history(self):
+        rows = list(self.data.execute_query(
+            "SELECT _key, cf['c'] AS c FROM t WHERE STARTS_WITH(_key, b'big')",
+            instance_id=INSTANCE,
+        ))
+        assert len(rows) == 1000, len(rows)
+        assert rows[999]["_key"] == b"big00999" and len(rows[999]["c"]) == 4096
+        [row] = list(self.data.execute_query(
+            "SELECT cf['c'] AS history FROM t(with_history => TRUE) WHERE _key = b'r1'",
+            instance_id=INSTANCE,
+        ))
+        [cell] = row["history"]
+        assert cell["value"] == b"one", cell
+        assert cell["timestamp"].timestamp() == 0.001, cell["timestamp"]
 
     def test_drop_row_range_and_delete_table(self):
         from google.cloud.bigtable.data import ReadRowsQuery
@@ -327,9 +373,19 @@ class Suite:
         assert list(self.instance.list_tables()) == []
 
 
+def resident_bytes(pid):
+    """The resident memory of a process (Linux)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS for %d" % pid)
+
+
 def stalled_reader_does_not_hold_shutdown(tabletop):
-    """A client that stops reading a big ReadRows stream must not keep a
-    SIGTERM'd server alive: it exits 0 after its grace period (5 s)."""
+    """A client that stops reading a big ReadRows stream holds little of
+    the server's memory and does not keep a SIGTERM'd server alive: it
+    exits 0 after its grace period (5 s)."""
     import time
 
     import grpc
@@ -358,8 +414,14 @@ def stalled_reader_does_not_hold_shutdown(tabletop):
             request_serializer=v2.ReadRowsRequest.serialize,
             response_deserializer=v2.ReadRowsResponse.deserialize,
         )
+        before = resident_bytes(proc.pid)
         call = read(v2.ReadRowsRequest(table_name="projects/p/instances/i/tables/t"))
         next(call)  # then stop reading 60 MB
+        time.sleep(0.5)
+        # ReadRows reads as it sends, a page or two ahead of the client: the
+        # 60 MB answer is never held whole.
+        grew = resident_bytes(proc.pid) - before
+        assert grew < 20 << 20, "the server grew by %d bytes" % grew
         started = time.time()
         proc.terminate()
         code = proc.wait(timeout=30)

@@ -704,6 +704,24 @@ pub fn query(db: &mut Instance, statement: &str) -> Result<QueryResult> {
     }
 }
 
+/// The columns a SELECT would answer, with their types, from planning it
+/// without reading anything (as Bigtable's PrepareQuery describes a query
+/// before ExecuteQuery runs it). Statements other than a SELECT are
+/// refused: only queries can be prepared.
+pub fn prepare(db: &Instance, statement: &str) -> Result<Vec<Column>> {
+    let Statement::Query(q) = parse::parse_statement(statement)? else {
+        return Err(Error::invalid("only SELECT queries can be prepared"));
+    };
+    Ok(plan_select(db, &q)?
+        .outputs
+        .iter()
+        .map(|o| Column {
+            name: o.name.clone(),
+            sql_type: o.expr.ty.clone(),
+        })
+        .collect())
+}
+
 /// Plans and runs a query, answering its EXPLAIN (with or without the
 /// word EXPLAIN in front).
 pub fn explain(db: &mut Instance, statement: &str) -> Result<Explain> {

@@ -995,3 +995,29 @@ mod property {
         }
     }
 }
+
+#[test]
+fn prepare_types_the_columns_without_reading() {
+    let mut db = fixture();
+    let text =
+        "SELECT _key, stats_summary['os_build'] AS os, counts, LENGTH(_key) AS n FROM mobile";
+    // `prepare` borrows the instance immutably: it cannot read rows.
+    let columns = sql::prepare(&db, text).unwrap();
+    let shape: Vec<_> = columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.sql_type.to_string()))
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            ("_key", "BYTES".to_string()),
+            ("os", "BYTES".to_string()),
+            ("counts", "MAP<BYTES, INT64>".to_string()),
+            ("n", "INT64".to_string()),
+        ]
+    );
+    assert_eq!(sql::query(&mut db, text).unwrap().columns, columns);
+    let e = sql::prepare(&db, "SHOW MATERIALIZED VIEWS").unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(sql::prepare(&db, "SELECT nope FROM mobile").is_err());
+}

@@ -194,6 +194,66 @@ impl KeyRange {
     }
 }
 
+impl RowSet {
+    /// The part of the set a read has not reached yet once it returned the
+    /// row `key`: the keys after it, or before it for a reversed read.
+    /// Keys stay keys and ranges stay ranges (clipped), so a read resumed
+    /// in pages keeps its shape. `None` when nothing is left (an empty
+    /// set would mean every row).
+    #[must_use]
+    pub fn past(&self, key: &[u8], reversed: bool) -> Option<RowSet> {
+        let whole = [RowRange::default()];
+        let ranges: &[RowRange] = if self.is_all() {
+            &whole
+        } else {
+            &self.row_ranges
+        };
+        let left = |k: &[u8]| if reversed { k < key } else { k > key };
+        let row_keys: Vec<Vec<u8>> = self.row_keys.iter().filter(|k| left(k)).cloned().collect();
+        let row_ranges: Vec<RowRange> = ranges
+            .iter()
+            .filter_map(|r| clip(r, key, reversed))
+            .collect();
+        (!row_keys.is_empty() || !row_ranges.is_empty()).then_some(RowSet {
+            row_keys,
+            row_ranges,
+        })
+    }
+}
+
+/// `r` without the keys up to `key` (from `key` down when `reversed`),
+/// or `None` when that leaves nothing.
+fn clip(r: &RowRange, key: &[u8], reversed: bool) -> Option<RowRange> {
+    let start = match &r.start {
+        KeyBound::Unbounded => Vec::new(),
+        KeyBound::Closed(k) => k.clone(),
+        KeyBound::Open(k) => successor(k),
+    };
+    let end = match &r.end {
+        KeyBound::Unbounded => None,
+        KeyBound::Open(k) if k.is_empty() => None,
+        KeyBound::Closed(k) => Some(successor(k)),
+        KeyBound::Open(k) => Some(k.clone()),
+    };
+    let (start, end) = if reversed {
+        let end = match end {
+            Some(e) if e.as_slice() <= key => e,
+            _ => key.to_vec(),
+        };
+        (start, Some(end))
+    } else {
+        let past = successor(key);
+        (if start > past { start } else { past }, end)
+    };
+    if end.as_ref().is_some_and(|e| e.is_empty() || *e <= start) {
+        return None;
+    }
+    Some(RowRange {
+        start: KeyBound::Closed(start),
+        end: end.map_or(KeyBound::Unbounded, KeyBound::Open),
+    })
+}
+
 /// The smallest key greater than `key`: `key + "\x00"`.
 #[must_use]
 pub fn successor(key: &[u8]) -> Vec<u8> {
@@ -350,5 +410,56 @@ mod tests {
         assert!(!kr(b"k", Some(b"l")).is_single_key());
         assert!(kr(b"a", Some(b"b")).contains(b"az"));
         assert!(!kr(b"a", Some(b"b")).contains(b"b"));
+    }
+
+    #[test]
+    fn past_a_key_keeps_what_a_read_has_not_reached() {
+        let set = RowSet {
+            row_keys: vec![b"a".to_vec(), b"m".to_vec(), b"z".to_vec()],
+            row_ranges: vec![RowRange::closed_open("c", "f"), RowRange::prefix("x")],
+        };
+        let forward = set.past(b"d", false).unwrap();
+        assert_eq!(forward.row_keys, vec![b"m".to_vec(), b"z".to_vec()]);
+        assert_eq!(
+            forward
+                .normalize()
+                .unwrap()
+                .iter()
+                .map(range_text)
+                .collect::<Vec<_>>(),
+            vec![
+                "[\"d\\x00\", \"f\")",
+                "key \"m\"",
+                "[\"x\", \"y\")",
+                "key \"z\""
+            ]
+        );
+        let back = set.past(b"d", true).unwrap();
+        assert_eq!(back.row_keys, vec![b"a".to_vec()]);
+        assert_eq!(
+            back.normalize()
+                .unwrap()
+                .iter()
+                .map(range_text)
+                .collect::<Vec<_>>(),
+            vec!["key \"a\"", "[\"c\", \"d\")"]
+        );
+        assert_eq!(set.past(b"z", false), None);
+        assert_eq!(set.past(b"a", true), None);
+        let all = RowSet::all();
+        assert_eq!(
+            all.past(b"k", false).unwrap().normalize().unwrap(),
+            vec![KeyRange {
+                start: b"k\0".to_vec(),
+                end: None
+            }]
+        );
+        assert_eq!(
+            all.past(b"k", true).unwrap().normalize().unwrap(),
+            vec![KeyRange {
+                start: vec![],
+                end: Some(b"k".to_vec())
+            }]
+        );
     }
 }

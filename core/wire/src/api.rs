@@ -119,6 +119,7 @@ mod logical_views;
 mod names;
 mod playground;
 mod proto_json;
+mod read_pages;
 mod sql;
 
 use serde_json::{Map, Value};
@@ -132,6 +133,7 @@ use tabletop_store::{Error, ReadRowsRequest, ReadStats, Result, Trace, Traces};
 
 pub use self::proto_json::to_line;
 use self::proto_json::{At, error_object};
+pub use self::read_pages::ReadPages;
 
 /// Which API a method belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -595,7 +595,7 @@ fn data_table(f: &mut Fields<'_>) -> Result<Target> {
 }
 
 /// Reads through the target: the table, or only the view's subset.
-fn read_target<S: RowSink + ?Sized>(
+pub(crate) fn read_target<S: RowSink + ?Sized>(
     db: &mut Instance,
     target: &Target,
     r: &ReadRowsRequest,
