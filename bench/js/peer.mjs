@@ -92,10 +92,20 @@ function prefixEnd(prefix) {
 
 // ----------------------------------------------------------------- timing
 
+/**
+ * Runs `fn`; answers [wall-clock ms, its result, CPU ms]. The CPU time is
+ * the process's (user + system, `process.cpuUsage()`): on a machine shared
+ * with other work the wall clock also counts the time spent waiting for a
+ * core, the CPU time only the work done (the garbage collector's threads
+ * included).
+ */
 function time(fn) {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
-  return [performance.now() - start, result];
+  const wall = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return [wall, result, (used.user + used.system) / 1000];
 }
 
 const BATCH = 1000;
@@ -130,7 +140,7 @@ function tabletop(data, keys, prefixes, options = {}) {
     table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
   });
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     for (const req of batches) {
       const answer = db.mutateRows(req);
       if (answer.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
@@ -144,20 +154,20 @@ function tabletop(data, keys, prefixes, options = {}) {
   }));
   for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
-  [out.point] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
+  [out.point, , out.pointCpu] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
   out.pointRows = n;
   n = 0;
-  [out.prefix] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
+  [out.prefix, , out.prefixCpu] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
   out.prefixRows = n;
   const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
-  [out.regex, out.regexRows] = time(() => db.readRows(regex, read).rows.length);
-  [out.regexIter, out.regexIterRows] = time(() => {
+  [out.regex, out.regexRows, out.regexCpu] = time(() => db.readRows(regex, read).rows.length);
+  [out.regexIter, out.regexIterRows, out.regexIterCpu] = time(() => {
     let count = 0;
     for (const _ of db.readRowsIter(regex, read)) count += 1;
     return count;
   });
-  [out.fullScan, out.fullRows] = time(() => db.readRows({ tableName: TABLE }, read).rows.length);
-  [out.fullIter, out.fullIterRows] = time(() => {
+  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => db.readRows({ tableName: TABLE }, read).rows.length);
+  [out.fullIter, out.fullIterRows, out.fullIterCpu] = time(() => {
     let count = 0;
     for (const _ of db.readRowsIter({ tableName: TABLE }, read)) count += 1;
     return count;
@@ -190,7 +200,7 @@ function textApi(data, keys, prefixes) {
   };
   call('createTable', { parent: 'projects/p/instances/i', tableId: 'mobile', table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } } });
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     for (const line of lines) {
       const answer = JSON.parse(db.handle(line));
       if (answer.response.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
@@ -201,15 +211,15 @@ function textApi(data, keys, prefixes) {
   const point = (k) => call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length;
   for (const k of keys.slice(0, WARM_UP)) point(k);
   let n = 0;
-  [out.point] = time(() => { for (const k of keys) n += point(k); });
+  [out.point, , out.pointCpu] = time(() => { for (const k of keys) n += point(k); });
   n = 0;
-  [out.prefix] = time(() => {
+  [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
       n += call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } }).rows.length;
     }
   });
-  [out.regex] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
-  [out.fullScan] = time(() => call('readRows', { tableName: TABLE }).rows.length);
+  [out.regex, , out.regexCpu] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
+  [out.fullScan, , out.fullScanCpu] = time(() => call('readRows', { tableName: TABLE }).rows.length);
   db.free();
   return out;
 }
@@ -228,7 +238,7 @@ async function sqljs(data, keys, prefixes) {
     batches.push(params);
   }
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     const insert = db.prepare('INSERT INTO cells VALUES (?, ?, ?, ?, ?)');
     for (const params of batches) {
       db.run('BEGIN');
@@ -258,7 +268,7 @@ async function sqljs(data, keys, prefixes) {
     point.reset();
   }
   let n = 0;
-  [out.point] = time(() => {
+  [out.point, , out.pointCpu] = time(() => {
     for (const k of keys) {
       point.bind([k]);
       n += rowsOf(point);
@@ -268,7 +278,7 @@ async function sqljs(data, keys, prefixes) {
   out.pointRows = n;
   const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
   n = 0;
-  [out.prefix] = time(() => {
+  [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
       range.bind([p, prefixEnd(p)]);
       n += rowsOf(range);
@@ -282,11 +292,11 @@ async function sqljs(data, keys, prefixes) {
     stmt.free();
     return rows;
   };
-  [out.regex, out.regexRows] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
+  [out.regex, out.regexRows, out.regexCpu] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
   const re = new RegExp(`^(?:${VALUE_REGEX})$`);
   db.create_function('regexp', (pattern, value) => (re.test(value) ? 1 : 0));
-  [out.regexFn, out.regexFnRows] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
-  [out.fullScan, out.fullRows] = time(() => scan(''));
+  [out.regexFn, out.regexFnRows, out.regexFnCpu] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
+  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => scan(''));
   point.free();
   range.free();
   db.close();
@@ -328,3 +338,16 @@ line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.re
 line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, b.fullScan, s.fullScan, h.fullScan);
 line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, b.fullIter, s.fullScan);
 console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | ${ms(b.compact)} ms | | | | |`);
+console.log('');
+console.log('CPU time of the process (user + system) in the same phases:');
+console.log('');
+console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | sql.js | speed-up | speed-up, bulk + bytes | handle (JSON text) |");
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.loadCpu, b.loadCpu, s.loadCpu, h.loadCpu);
+line('1000 point reads', t.pointRows, t.pointCpu, b.pointCpu, s.pointCpu, h.pointCpu);
+line('1000 prefix scans', t.prefixRows, t.prefixCpu, b.prefixCpu, s.prefixCpu, h.prefixCpu);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regexCpu, b.regexCpu, s.regexCpu, h.regexCpu);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regexCpu, b.regexCpu, s.regexFnCpu);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIterCpu, b.regexIterCpu, s.regexCpu);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScanCpu, b.fullScanCpu, s.fullScanCpu, h.fullScanCpu);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIterCpu, b.fullIterCpu, s.fullScanCpu);
