@@ -11,7 +11,8 @@
 #           whose default export `init()` loads the wasm
 #   lib/    the package's own JavaScript (js/package/tabletop.js) as
 #           CommonJS and as an ES module
-#   index.d.ts, web/index.d.ts   the TypeScript declarations
+#   index.d.ts, index.d.mts, web/index.d.ts   the TypeScript declarations
+#           (for require, for import, for the browser build)
 #
 # Needs the wasm32 target and wasm-bindgen-cli (the version in Cargo.lock),
 # as scripts/setup.sh installs them; wasm-opt from node_modules/.bin
@@ -50,6 +51,10 @@ cp "$SRC/node-index.cjs" "$OUT/node/index.cjs"
 cp "$SRC/node-index.mjs" "$OUT/node/index.mjs"
 cp "$SRC/web-index.js" "$OUT/web/index.js"
 cp "$SRC/index.d.ts" "$OUT/index.d.ts"
+# The same declarations read as an ES module's (for `import`): a .d.ts in
+# this CommonJS package describes `require`, where the default export is
+# `module.exports.default`.
+cp "$SRC/index.d.ts" "$OUT/index.d.mts"
 cp "$SRC/web-index.d.ts" "$OUT/web/index.d.ts"
 cp "$SRC/README.md" "$OUT/README.md"
 echo '{ "type": "commonjs" }' > "$OUT/node/package.json"

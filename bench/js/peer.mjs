@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { DETAIL, QUALIFIERS, SUMMARY, generate, prefixEnd, sample } from './mobile-data.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -21,81 +22,22 @@ const require = createRequire(import.meta.url);
 const { Tabletop } = require(path.join(PKG, 'node', 'index.cjs'));
 const initSqlJs = require('sql.js');
 
-// ------------------------------------------------ the data set (bench/src/lib.rs)
-
-const MASK = (1n << 64n) - 1n;
-class Rng {
-  constructor(seed) { this.x = seed; }
-  next() {
-    let x = this.x;
-    x ^= (x << 13n) & MASK;
-    x ^= x >> 7n;
-    x ^= (x << 17n) & MASK;
-    this.x = x;
-    return x;
-  }
-  below(n) { return Number(this.next() % BigInt(n)); }
-}
-
-const QUALIFIERS = ['connected_cell', 'connected_wifi', 'os_build', 'battery_level', 'cpu_usage',
-  'memory_usage', 'signal_strength', 'storage_free', 'data_sent'];
-const SUMMARY = 'stats_summary';
-const DETAIL = 'stats_detail';
-const DAYS = 10;
-const MONTHS = 5;
-const pad = (n, w) => String(n).padStart(w, '0');
-
-function generate(rows) {
-  const perDevice = DAYS * MONTHS;
-  const devices = Math.max(1, Math.ceil(rows / perDevice));
-  const rng = new Rng(0x5eedcafef00d1234n);
-  const ids = [];
-  for (let i = 0; i < devices; i++) {
-    const phone = rng.below(4) !== 0;
-    ids.push([phone, Number(rng.next() & 0xffffffffn)]);
-  }
-  const out = [];
-  const monthPrefixes = [];
-  const tMay2020 = 1588291200000000;
-  for (let month = 0; month < MONTHS; month++) {
-    for (let day = 0; day < DAYS; day++) {
-      const ts = tMay2020 + (month * 31 + day) * 86400000000;
-      for (const [phone, id] of ids) {
-        const key = `${phone ? 'phone' : 'tablet'}#${id.toString(16).padStart(8, '0')}#2020${pad(5 + month, 2)}${pad(1 + day, 2)}`;
-        if (day === 0) monthPrefixes.push(key.slice(0, -2));
-        const r = rng.below(20);
-        const detail = r <= 7 ? 4 : r <= 16 ? 5 : 6;
-        const cells = [];
-        for (let q = 0; q < 3 + detail; q++) {
-          let value;
-          if (q < 2) value = String(rng.below(2));
-          else if (q === 2) value = `PQ2A.1904${pad(rng.below(30), 2)}.003`;
-          else value = String(rng.below(10000));
-          cells.push([q < 3 ? SUMMARY : DETAIL, QUALIFIERS[q], value]);
-        }
-        out.push({ key, ts, cells });
-      }
-    }
-  }
-  return { rows: out, monthPrefixes };
-}
-
-function sample(list, n, seed) {
-  const rng = new Rng(seed);
-  return Array.from({ length: n }, () => list[rng.below(list.length)]);
-}
-
-function prefixEnd(prefix) {
-  // The month prefixes are ASCII and never end in 0xff.
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
 // ----------------------------------------------------------------- timing
 
+/**
+ * Runs `fn`; answers [wall-clock ms, its result, CPU ms]. The CPU time is
+ * the process's (user + system, `process.cpuUsage()`): on a machine shared
+ * with other work the wall clock also counts the time spent waiting for a
+ * core, the CPU time only the work done (the garbage collector's threads
+ * included).
+ */
 function time(fn) {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
-  return [performance.now() - start, result];
+  const wall = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return [wall, result, (used.user + used.system) / 1000];
 }
 
 const BATCH = 1000;
@@ -130,7 +72,7 @@ function tabletop(data, keys, prefixes, options = {}) {
     table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
   });
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     for (const req of batches) {
       const answer = db.mutateRows(req);
       if (answer.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
@@ -144,20 +86,20 @@ function tabletop(data, keys, prefixes, options = {}) {
   }));
   for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
-  [out.point] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
+  [out.point, , out.pointCpu] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
   out.pointRows = n;
   n = 0;
-  [out.prefix] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
+  [out.prefix, , out.prefixCpu] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
   out.prefixRows = n;
   const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
-  [out.regex, out.regexRows] = time(() => db.readRows(regex, read).rows.length);
-  [out.regexIter, out.regexIterRows] = time(() => {
+  [out.regex, out.regexRows, out.regexCpu] = time(() => db.readRows(regex, read).rows.length);
+  [out.regexIter, out.regexIterRows, out.regexIterCpu] = time(() => {
     let count = 0;
     for (const _ of db.readRowsIter(regex, read)) count += 1;
     return count;
   });
-  [out.fullScan, out.fullRows] = time(() => db.readRows({ tableName: TABLE }, read).rows.length);
-  [out.fullIter, out.fullIterRows] = time(() => {
+  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => db.readRows({ tableName: TABLE }, read).rows.length);
+  [out.fullIter, out.fullIterRows, out.fullIterCpu] = time(() => {
     let count = 0;
     for (const _ of db.readRowsIter({ tableName: TABLE }, read)) count += 1;
     return count;
@@ -190,7 +132,7 @@ function textApi(data, keys, prefixes) {
   };
   call('createTable', { parent: 'projects/p/instances/i', tableId: 'mobile', table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } } });
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     for (const line of lines) {
       const answer = JSON.parse(db.handle(line));
       if (answer.response.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
@@ -201,15 +143,15 @@ function textApi(data, keys, prefixes) {
   const point = (k) => call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length;
   for (const k of keys.slice(0, WARM_UP)) point(k);
   let n = 0;
-  [out.point] = time(() => { for (const k of keys) n += point(k); });
+  [out.point, , out.pointCpu] = time(() => { for (const k of keys) n += point(k); });
   n = 0;
-  [out.prefix] = time(() => {
+  [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
       n += call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } }).rows.length;
     }
   });
-  [out.regex] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
-  [out.fullScan] = time(() => call('readRows', { tableName: TABLE }).rows.length);
+  [out.regex, , out.regexCpu] = time(() => call('readRows', { tableName: TABLE, filter: { valueRegexFilter: b64(VALUE_REGEX) } }).rows.length);
+  [out.fullScan, , out.fullScanCpu] = time(() => call('readRows', { tableName: TABLE }).rows.length);
   db.free();
   return out;
 }
@@ -228,7 +170,7 @@ async function sqljs(data, keys, prefixes) {
     batches.push(params);
   }
   const out = {};
-  [out.load] = time(() => {
+  [out.load, , out.loadCpu] = time(() => {
     const insert = db.prepare('INSERT INTO cells VALUES (?, ?, ?, ?, ?)');
     for (const params of batches) {
       db.run('BEGIN');
@@ -258,7 +200,7 @@ async function sqljs(data, keys, prefixes) {
     point.reset();
   }
   let n = 0;
-  [out.point] = time(() => {
+  [out.point, , out.pointCpu] = time(() => {
     for (const k of keys) {
       point.bind([k]);
       n += rowsOf(point);
@@ -268,7 +210,7 @@ async function sqljs(data, keys, prefixes) {
   out.pointRows = n;
   const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
   n = 0;
-  [out.prefix] = time(() => {
+  [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
       range.bind([p, prefixEnd(p)]);
       n += rowsOf(range);
@@ -282,11 +224,11 @@ async function sqljs(data, keys, prefixes) {
     stmt.free();
     return rows;
   };
-  [out.regex, out.regexRows] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
+  [out.regex, out.regexRows, out.regexCpu] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
   const re = new RegExp(`^(?:${VALUE_REGEX})$`);
   db.create_function('regexp', (pattern, value) => (re.test(value) ? 1 : 0));
-  [out.regexFn, out.regexFnRows] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
-  [out.fullScan, out.fullRows] = time(() => scan(''));
+  [out.regexFn, out.regexFnRows, out.regexFnCpu] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
+  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => scan(''));
   point.free();
   range.free();
   db.close();
@@ -328,3 +270,16 @@ line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.re
 line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, b.fullScan, s.fullScan, h.fullScan);
 line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, b.fullIter, s.fullScan);
 console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | ${ms(b.compact)} ms | | | | |`);
+console.log('');
+console.log('CPU time of the process (user + system) in the same phases:');
+console.log('');
+console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | sql.js | speed-up | speed-up, bulk + bytes | handle (JSON text) |");
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.loadCpu, b.loadCpu, s.loadCpu, h.loadCpu);
+line('1000 point reads', t.pointRows, t.pointCpu, b.pointCpu, s.pointCpu, h.pointCpu);
+line('1000 prefix scans', t.prefixRows, t.prefixCpu, b.prefixCpu, s.prefixCpu, h.prefixCpu);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regexCpu, b.regexCpu, s.regexCpu, h.regexCpu);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regexCpu, b.regexCpu, s.regexFnCpu);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIterCpu, b.regexIterCpu, s.regexCpu);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScanCpu, b.fullScanCpu, s.fullScanCpu, h.fullScanCpu);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIterCpu, b.fullIterCpu, s.fullScanCpu);

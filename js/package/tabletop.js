@@ -318,9 +318,13 @@ function packRange(p, range) {
   packBound(p, ec, eo);
 }
 
+/** The packer of plain reads, reused call after call (wasm copies what it is given). */
+const readPacker = new Packer(256);
+
 /** A plain readRows (no filter) packed, or `null` for JSON text. */
 function packRead(request) {
-  const p = new Packer(128);
+  const p = readPacker;
+  p.at = 0;
   try {
     let table, rows, limit, reversed;
     for (const k in request) {
@@ -358,7 +362,13 @@ function packRead(request) {
     if (e === DECLINE) return null;
     throw e;
   }
-  return p.buf.subarray(0, p.at);
+  const packed = p.buf.subarray(0, p.at);
+  // A read of very many keys leaves no big buffer behind.
+  if (p.buf.length > 0x10000) {
+    p.buf = new Uint8Array(256);
+    p.view = new DataView(p.buf.buffer);
+  }
+  return packed;
 }
 
 // ------------------------------------------------------------------ reads
@@ -367,9 +377,10 @@ const latin1 = new TextDecoder('latin1');
 
 /** Turns the packed rows of js/src/read.rs into google.bigtable.v2.Row objects. */
 class Unpacker {
-  constructor(bytes, at, rawValues) {
+  constructor(bytes, at, rawValues, end = bytes.length) {
     this.rawValues = rawValues;
     this.u8 = bytes;
+    this.end = end;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.node = NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
     this.at = at;
@@ -400,7 +411,7 @@ class Unpacker {
   }
 
   done() {
-    return this.at >= this.u8.length;
+    return this.at >= this.end;
   }
 
   row() {
@@ -612,11 +623,12 @@ function makeTabletop(raw) {
         const text = requestText(request);
         packed = this.#run((r) => r.readPacked(text, raw));
       }
-      const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-      const statsLength = view.getUint32(0, true);
-      const answer = { rows: new Unpacker(packed, 4 + statsLength, raw).rows([]) };
+      // stats_len:u32, the rows, then stats_len bytes of requestStats JSON.
+      const statsLength = packed[0] | (packed[1] << 8) | (packed[2] << 16) | (packed[3] << 24);
+      const end = packed.length - statsLength;
+      const answer = { rows: new Unpacker(packed, 4, raw, end).rows([]) };
       if (statsLength > 0) {
-        answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(4, 4 + statsLength)));
+        answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(end)));
       }
       return answer;
     }

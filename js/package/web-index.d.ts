@@ -1,4 +1,4 @@
 // The browser build has the same API as the Node one; call `init()` (the
 // default export) once before `new Tabletop()`.
-export * from '../index.js';
-export { default } from '../index.js';
+export * from '../index.mjs';
+export { default } from '../index.mjs';

@@ -47,6 +47,7 @@ mod write;
 
 use std::collections::HashMap;
 
+use js_sys::Uint8Array;
 use serde_json::{Value, json};
 use tabletop_core::{
     EngineConfig, Error, Instance, InstanceConfig, TraceOptions, Traces, api, cbt,
@@ -54,7 +55,7 @@ use tabletop_core::{
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use self::read::{Cursor, DEFAULT_MAX_ANSWER_BYTES};
+use self::read::{Cursor, DEFAULT_MAX_ANSWER_BYTES, Packed};
 use self::value::{error_to_js, from_js, to_js};
 
 /// A Bigtable instance in memory, driven by JSON requests or `cbt`
@@ -66,6 +67,8 @@ pub struct Tabletop {
     max_answer_bytes: usize,
     cursors: HashMap<u32, Cursor>,
     next_cursor: u32,
+    /// The buffer readRows answers are packed into, reused call after call.
+    answer: Packed,
 }
 
 impl Default for Tabletop {
@@ -81,6 +84,7 @@ impl Tabletop {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             cursors: HashMap::new(),
             next_cursor: 1,
+            answer: Packed::new(0, u64::MAX, false),
         }
     }
 }
@@ -247,21 +251,26 @@ impl Tabletop {
     }
 
     /// Runs a readRows request object and returns its answer packed (the
-    /// format is in `read.rs`), after a `u32` length and that many bytes of
-    /// `requestStats` JSON (none unless asked for). Past `maxAnswerBytes`
-    /// it throws RESOURCE_EXHAUSTED. `raw_values` packs cell values as
-    /// their own bytes instead of base64.
+    /// format is in `read.rs`: a `u32` length, the rows, then that many
+    /// bytes of `requestStats` JSON, none unless asked for). Past
+    /// `maxAnswerBytes` it throws RESOURCE_EXHAUSTED. `raw_values` packs
+    /// cell values as their own bytes instead of base64.
     #[wasm_bindgen(js_name = readPacked)]
-    pub fn read_packed(&mut self, request: JsValue, raw_values: bool) -> Result<Vec<u8>, JsValue> {
+    pub fn read_packed(
+        &mut self,
+        request: JsValue,
+        raw_values: bool,
+    ) -> Result<Uint8Array, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req, full) =
             api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
-        let (rows, stats) = read::answer(
+        let stats = read::answer(
             &mut self.instance,
             &table,
             &req,
             self.max_answer_bytes,
             raw_values,
+            &mut self.answer,
         )
         .map_err(|e| error_to_js(&e))?;
         let stats = if full {
@@ -269,11 +278,7 @@ impl Tabletop {
         } else {
             String::new()
         };
-        let mut out = Vec::with_capacity(4 + stats.len() + rows.buf.len());
-        out.extend_from_slice(&u32::try_from(stats.len()).unwrap_or(0).to_le_bytes());
-        out.extend_from_slice(stats.as_bytes());
-        out.extend_from_slice(&rows.buf);
-        Ok(out)
+        Ok(self.hand_over(stats.as_bytes()))
     }
 
     /// [`Tabletop::read_packed`] for a plain read packed by the package's
@@ -284,22 +289,20 @@ impl Tabletop {
         &mut self,
         packed: &[u8],
         raw_values: bool,
-    ) -> Result<Option<Vec<u8>>, JsValue> {
+    ) -> Result<Option<Uint8Array>, JsValue> {
         let Some((table, req)) = request::decode(packed) else {
             return Ok(None);
         };
-        let (rows, _) = read::answer(
+        read::answer(
             &mut self.instance,
             &table,
             &req,
             self.max_answer_bytes,
             raw_values,
+            &mut self.answer,
         )
         .map_err(|e| error_to_js(&e))?;
-        let mut out = Vec::with_capacity(4 + rows.buf.len());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&rows.buf);
-        Ok(Some(out))
+        Ok(Some(self.hand_over(&[])))
     }
 
     /// Opens a cursor over a readRows request object; its rows come a
@@ -371,6 +374,16 @@ impl Tabletop {
     #[must_use]
     pub fn cbt_commands() -> String {
         api::to_line(&json!(cbt::command_names()))
+    }
+}
+
+impl Tabletop {
+    /// The finished answer copied into a new JavaScript array; the answer
+    /// buffer stays for the next call.
+    fn hand_over(&mut self, stats: &[u8]) -> Uint8Array {
+        let out = Uint8Array::from(self.answer.finish(stats));
+        self.answer.trim();
+        out
     }
 }
 

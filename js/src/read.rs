@@ -3,7 +3,9 @@
 //! no JSON text in between, a cap on the size of one answer, and cursors
 //! that read a big answer a chunk at a time.
 //!
-//! The format (little-endian), one record per row:
+//! The format (little-endian): a whole answer is `stats_len:u32 row*
+//! stats`, where `stats` is `stats_len` bytes of `requestStats` JSON (none
+//! unless asked for); a cursor's chunk is `row*`. One record per row:
 //!
 //! ```text
 //! row  := key:str cells:u32 cell*cells
@@ -22,8 +24,11 @@
 //! starts a new family, flag 2 a new column; cells come in the order the
 //! engine returns them (family, qualifier, newest first).
 
-use rustc_hash::FxHashMap as HashMap;
+use std::hash::Hasher as _;
 use std::io::Write as _;
+
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -42,14 +47,21 @@ const CHUNK_BYTES: usize = 4 << 20;
 const CHUNK_ROWS: u64 = 4096;
 
 /// A sink that packs rows until a byte budget or a row budget runs out.
+///
+/// One `Packed` serves call after call ([`Packed::reset`]): its buffer and
+/// dictionary keep their memory, so a point read allocates nothing here
+/// once the first calls have grown them.
+#[derive(Debug)]
 pub(crate) struct Packed {
     pub(crate) buf: Vec<u8>,
-    shared: HashMap<Vec<u8>, u32>,
+    /// Where the rows start in `buf` (after a header the caller reserved).
+    rows_at: usize,
+    dict: Dictionary,
     /// The dictionary entries of the timestamps written, by value (so a
     /// repeated timestamp is neither formatted nor hashed as text again).
     ts_ids: HashMap<i64, u32>,
     /// The dictionary entry of the last family written, and of "".
-    last_family: Option<(String, u32)>,
+    last_family: Option<u32>,
     empty_id: Option<u32>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
@@ -63,11 +75,83 @@ pub(crate) struct Packed {
     raw_values: bool,
 }
 
+/// The answer's dictionary of short strings, keyed by what they stand for:
+/// plain text (families, timestamps, labels) or bytes sent as base64
+/// (qualifiers, values), so a repeated value is found by its own bytes and
+/// never encoded again. Keys live in one arena and the table holds entry
+/// ids, so adding an entry allocates nothing (the arena and the table grow,
+/// and keep their memory across answers).
+#[derive(Debug, Default)]
+struct Dictionary {
+    /// Entry ids, found by the hash of their key.
+    table: HashTable<u32>,
+    /// Each entry's key: its kind and its `(offset, len)` in `keys`.
+    spans: Vec<(Kind, u32, u32)>,
+    keys: Vec<u8>,
+}
+
+/// What a dictionary key stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The string itself.
+    Text,
+    /// Bytes, written as their base64 text.
+    Base64,
+}
+
+fn key_hash(kind: Kind, s: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u8(kind as u8);
+    h.write(s);
+    h.finish()
+}
+
+impl Dictionary {
+    fn clear(&mut self) {
+        self.table.clear();
+        self.spans.clear();
+        self.keys.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn key(&self, id: u32) -> (Kind, &[u8]) {
+        let (kind, at, n) = self.spans[id as usize];
+        (kind, &self.keys[at as usize..(at + n) as usize])
+    }
+
+    /// The entry for `s` of `kind`, if any.
+    fn find(&self, kind: Kind, s: &[u8]) -> Option<u32> {
+        self.table
+            .find(key_hash(kind, s), |&id| self.key(id) == (kind, s))
+            .copied()
+    }
+
+    /// Adds `s` of `kind` as the next entry.
+    fn add(&mut self, kind: Kind, s: &[u8]) -> u32 {
+        let id = len32(self.spans.len());
+        let at = len32(self.keys.len());
+        self.keys.extend_from_slice(s);
+        self.spans.push((kind, at, len32(s.len())));
+        let Dictionary {
+            table, spans, keys, ..
+        } = self;
+        table.insert_unique(key_hash(kind, s), id, |&other| {
+            let (kind, at, n) = spans[other as usize];
+            key_hash(kind, &keys[at as usize..(at + n) as usize])
+        });
+        id
+    }
+}
+
 impl Packed {
     pub(crate) fn new(max_bytes: usize, max_rows: u64, raw_values: bool) -> Packed {
-        Packed {
+        let mut p = Packed {
             buf: Vec::new(),
-            shared: HashMap::default(),
+            rows_at: 0,
+            dict: Dictionary::default(),
             ts_ids: HashMap::default(),
             last_family: None,
             empty_id: None,
@@ -78,7 +162,34 @@ impl Packed {
             max_bytes,
             max_rows,
             raw_values,
-        }
+        };
+        p.reset(0, max_bytes, max_rows, raw_values);
+        p
+    }
+
+    /// Empties the sink for a new answer, keeping its memory; the buffer
+    /// starts with `header` zero bytes for the caller to fill.
+    pub(crate) fn reset(
+        &mut self,
+        header: usize,
+        max_bytes: usize,
+        max_rows: u64,
+        raw_values: bool,
+    ) {
+        self.buf.clear();
+        self.buf.resize(header, 0);
+        self.rows_at = header;
+        self.dict.clear();
+        self.ts_ids.clear();
+        self.last_family = None;
+        self.empty_id = None;
+        self.rows = 0;
+        self.last_key.clear();
+        self.over = false;
+        self.full = false;
+        self.max_bytes = max_bytes;
+        self.max_rows = max_rows;
+        self.raw_values = raw_values;
     }
 
     /// A string: short ones go through the answer's dictionary, so the
@@ -90,17 +201,15 @@ impl Packed {
 
     /// [`Packed::str`], answering the string's dictionary entry if it has one.
     fn str_id(&mut self, s: &[u8]) -> Option<u32> {
-        if s.len() <= MAX_SHARED_LEN && self.shared.len() < MAX_SHARED {
-            if let Some(&id) = self.shared.get(s) {
-                self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
+        if s.len() <= MAX_SHARED_LEN && self.dict.len() < MAX_SHARED {
+            if let Some(id) = self.dict.find(Kind::Text, s) {
+                self.shared_ref(id);
                 return Some(id);
             }
-            let id = u32::try_from(self.shared.len()).unwrap_or(0);
-            self.shared.insert(s.to_vec(), id);
             self.buf
                 .extend_from_slice(&(len32(s.len()) | SHARED_NEW).to_le_bytes());
             self.buf.extend_from_slice(s);
-            return Some(id);
+            return Some(self.dict.add(Kind::Text, s));
         }
         self.buf.extend_from_slice(&len32(s.len()).to_le_bytes());
         self.buf.extend_from_slice(s);
@@ -122,16 +231,13 @@ impl Packed {
 
     /// A family name; a row's families repeat from row to row.
     fn family(&mut self, name: &str) {
-        if let Some((last, id)) = &self.last_family
-            && last == name
+        if let Some(id) = self.last_family
+            && self.dict.key(id) == (Kind::Text, name.as_bytes())
         {
-            let id = *id;
             self.shared_ref(id);
             return;
         }
-        if let Some(id) = self.str_id(name.as_bytes()) {
-            self.last_family = Some((name.to_string(), id));
-        }
+        self.last_family = self.str_id(name.as_bytes());
     }
 
     /// A timestamp as decimal text, empty for 0.
@@ -157,17 +263,20 @@ impl Packed {
     /// (qualifiers, values), not for row keys, which never do.
     fn base64(&mut self, bytes: &[u8], shared: bool) {
         let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
-        if shared && n <= MAX_SHARED_LEN {
-            let mut text = [0u8; MAX_SHARED_LEN];
-            let n = STANDARD.encode_slice(bytes, &mut text).unwrap_or(0);
-            self.str(&text[..n]);
+        let shared = shared && n <= MAX_SHARED_LEN && self.dict.len() < MAX_SHARED;
+        if shared && let Some(id) = self.dict.find(Kind::Base64, bytes) {
+            self.shared_ref(id);
             return;
         }
-        self.buf.extend_from_slice(&len32(n).to_le_bytes());
+        let flag = if shared { SHARED_NEW } else { 0 };
+        self.buf.extend_from_slice(&(len32(n) | flag).to_le_bytes());
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
         // The slice is exactly the encoded length.
         let _ = STANDARD.encode_slice(bytes, &mut self.buf[at..]);
+        if shared {
+            self.dict.add(Kind::Base64, bytes);
+        }
     }
 }
 
@@ -212,7 +321,7 @@ impl RowSink for Packed {
         // A chunk always takes its first row, whatever its size; an answer
         // stops before the row that would pass its budget.
         let first_of_chunk = self.rows == 0 && self.max_rows != u64::MAX;
-        if !first_of_chunk && self.buf.len() + packed_size(&row) > self.max_bytes {
+        if !first_of_chunk && self.buf.len() - self.rows_at + packed_size(&row) > self.max_bytes {
             self.over = true;
             return false;
         }
@@ -256,20 +365,44 @@ impl RowSink for Packed {
     }
 }
 
-/// A whole answer, packed, or RESOURCE_EXHAUSTED past `max_bytes`.
+/// A whole answer packed into `sink` (emptied first, then a 4-byte header
+/// for [`Packed::finish`]), or RESOURCE_EXHAUSTED past `max_bytes`.
 pub(crate) fn answer(
     db: &mut Instance,
     table: &str,
     req: &ReadRowsRequest,
     max_bytes: usize,
     raw_values: bool,
-) -> Result<(Packed, ReadStats), Error> {
-    let mut sink = Packed::new(max_bytes, u64::MAX, raw_values);
-    let stats = db.read_rows(table, req, &mut sink)?;
+    sink: &mut Packed,
+) -> Result<ReadStats, Error> {
+    sink.reset(4, max_bytes, u64::MAX, raw_values);
+    let stats = db.read_rows(table, req, sink)?;
     if sink.over {
         return Err(too_big(max_bytes));
     }
-    Ok((sink, stats))
+    Ok(stats)
+}
+
+/// A reused answer buffer keeps at most this much memory between calls.
+const KEEP_BYTES: usize = 1 << 20;
+
+impl Packed {
+    /// Completes an answer: `stats` (JSON text, or nothing) goes after the
+    /// rows and its length into the header, so the answer reads
+    /// `stats_len:u32 row* stats`.
+    pub(crate) fn finish(&mut self, stats: &[u8]) -> &[u8] {
+        let n = len32(stats.len()).to_le_bytes();
+        self.buf[..4].copy_from_slice(&n);
+        self.buf.extend_from_slice(stats);
+        &self.buf
+    }
+
+    /// Gives back the memory of an unusually large answer.
+    pub(crate) fn trim(&mut self) {
+        if self.buf.capacity() > KEEP_BYTES {
+            self.buf = Vec::new();
+        }
+    }
 }
 
 /// A sink that only adds up an upper bound of the JSON text rows make,

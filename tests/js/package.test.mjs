@@ -81,7 +81,10 @@ describe('the installed package', () => {
     const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
     assert.equal(pkg.name, 'tabletop-js');
     assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'browser', 'import', 'require']);
-    const types = readFileSync(path.join(dir, pkg.exports['.'].types), 'utf8');
+    // Declarations for import (an ES module's) and for require (CommonJS's): the same text.
+    assert.deepEqual(pkg.exports['.'].types, { import: './index.d.mts', require: './index.d.ts' });
+    const types = readFileSync(path.join(dir, pkg.exports['.'].types.require), 'utf8');
+    assert.equal(readFileSync(path.join(dir, pkg.exports['.'].types.import), 'utf8'), types);
     for (const m of ['createTable', 'getTable', 'listTables', 'deleteTable', 'modifyColumnFamilies', 'dropRowRange',
       'mutateRow', 'mutateRows', 'checkAndMutateRow', 'readModifyWriteRow', 'readRows', 'readRowsIter',
       'sampleRowKeys', 'sql', 'snapshot', 'restore', 'cbt', 'handle']) {
