@@ -74,7 +74,8 @@ try {
     await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
     await startWatch(page);
     await rows.getByRole('button', { name: 'Generate' }).click();
-    await page.waitForSelector('#rows [role=progressbar]', { state: 'detached', timeout: 300_000 });
+    await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
+    await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 300_000 });
     lines.push(line(`Load sample data, ${ROWS.toLocaleString('en')} rows`, await stopWatch(page)));
     await page.close();
   }

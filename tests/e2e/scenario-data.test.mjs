@@ -70,8 +70,11 @@ test('a scenario becomes a table of its keys, and its replay lights up the live 
     const top = Math.max(...column);
     if (top > 0) busiest.push(column.indexOf(top));
   }
-  assert.ok(busiest.length >= 10, JSON.stringify(busiest));
+  assert.ok(busiest.length >= 6, JSON.stringify(busiest));
   const replayed = busiest.slice(1);
+  const rising = replayed.every((b, i) => i === 0 || b >= replayed[i - 1]);
+  const falling = replayed.every((b, i) => i === 0 || b <= replayed[i - 1]);
+  assert.ok(rising || falling, `the busiest bucket moves one way: ${JSON.stringify(busiest)}`);
   // The diagonal: new timestamps sort after the old ones, so the written
   // range climbs the key axis (the rows are listed from the top key down
   // or up; either way it moves one way).

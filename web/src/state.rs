@@ -986,7 +986,11 @@ impl AppState {
             self.job = Some(GeneratorJob::new(spec));
         }
         if let Some(mut job) = self.job.take() {
-            let result = job.work(&mut self.instance.borrow_mut(), &mut out_of_time);
+            let wall = Rc::clone(&self.clock);
+            let result = job.work(&mut self.instance.borrow_mut(), &mut |db| {
+                db.sync_wall_clock(wall.wall_micros());
+                out_of_time()
+            });
             self.sync_clock();
             match result {
                 Err(e) => {
@@ -1020,9 +1024,10 @@ impl AppState {
     }
 
     fn select_rows(&mut self) {
+        let loading = self.loading();
         let rows = Rc::make_mut(&mut self.rows);
         rows.select(&mut self.indexer.borrow_mut(), self.selected.clone());
-        if self.job.is_none() {
+        if !loading {
             let clock = Rc::clone(&self.clock);
             let deadline = clock.now_ms() + INLINE_INDEX_BUDGET_MS;
             self.indexer.borrow_mut().work(

@@ -30,6 +30,8 @@ pub const REPLAY_OPS: u64 = 20_000;
 pub const REPLAY_COLUMNS: u32 = 30;
 /// Rows per MutateRows call; the time budget is checked between calls.
 const BATCH_ROWS: usize = 256;
+/// Batches between two engine ticks while rows are written.
+const TICK_EVERY_BATCHES: u32 = 4;
 /// Requests between two looks at the clock during a replay.
 const REPLAY_CHECK_EVERY: u32 = 32;
 
@@ -305,15 +307,21 @@ impl ScenarioDataState {
             return Effects::default();
         };
         let mut stream = stream.borrow_mut();
-        let result = {
-            let mut db = cx.instance.borrow_mut();
-            loop {
-                match stream.write_batch(&mut db, &table, BATCH_ROWS) {
-                    Ok(0) => break Ok(()),
-                    Ok(_) if out_of_time() => break Ok(()),
-                    Ok(_) => {}
-                    Err(e) => break Err(e),
-                }
+        // The engine's due work (flushes, compactions, splits) runs every
+        // few batches inside the budget, so it never piles up into one
+        // long tick after the slice.
+        let mut batches = 0u32;
+        let result = loop {
+            let written = stream.write_batch(&mut cx.instance.borrow_mut(), &table, BATCH_ROWS);
+            batches += 1;
+            if batches.is_multiple_of(TICK_EVERY_BATCHES) {
+                cx.sync_clock();
+            }
+            match written {
+                Ok(0) => break Ok(()),
+                Ok(_) if out_of_time() => break Ok(()),
+                Ok(_) => {}
+                Err(e) => break Err(e),
             }
         };
         cx.sync_clock();

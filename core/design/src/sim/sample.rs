@@ -152,6 +152,8 @@ pub struct SampleRows {
     /// Seconds of history before the start.
     span_back: f64,
     start_micros: i64,
+    /// Added to every cell timestamp (see [`SampleRows::cells_end_at`]).
+    cell_shift_micros: i64,
     op_seq: u64,
     value_bytes: usize,
     key: Vec<u8>,
@@ -233,6 +235,7 @@ impl Simulation {
             now,
             span_back: self.history,
             start_micros: s.start.0,
+            cell_shift_micros: 0,
             op_seq,
             value_bytes,
             key: Vec::with_capacity(64),
@@ -269,6 +272,18 @@ impl SampleRows {
         } else {
             self.rows() as f64 / self.target as f64
         }
+    }
+
+    /// Moves the cells' timestamps (not the keys) so that the sample's
+    /// latest moment is `now_micros`: a host whose clock is not the
+    /// scenario's keeps cells young enough for age-based GC rules, as
+    /// they would be in the scenario. The key's time segments stay the
+    /// scenario's.
+    #[must_use]
+    pub fn cells_end_at(mut self, now_micros: i64) -> SampleRows {
+        let latest = self.start_micros + (self.now * 1e6) as i64;
+        self.cell_shift_micros = now_micros - latest;
+        self
     }
 
     /// The families every row has a cell in.
@@ -311,7 +326,8 @@ impl SampleRows {
         let _ = write!(b.values, "entity {entity}");
         b.values.resize(start + self.value_bytes, b'.');
         b.value_ends.push(b.values.len());
-        b.timestamps.push((time_micros / 1000).max(0) * 1000);
+        let ts = time_micros.saturating_add(self.cell_shift_micros);
+        b.timestamps.push((ts / 1000).max(0) * 1000);
     }
 
     /// Draws up to `max_rows` rows and writes them into `table_id` with
@@ -516,6 +532,12 @@ fine_buckets = 32
             assert!(batch.value(i).starts_with(b"entity "));
             assert!(batch.value(i).len() <= MAX_SAMPLE_VALUE_BYTES);
         }
+        // Cells can be moved to another clock; keys stay the scenario's.
+        let now = 1_800_000_000_000_000;
+        let mut moved = sim.sample_rows(spec(5, 9)).cells_end_at(now);
+        let shifted = moved.next_batch(5);
+        assert_eq!(shifted.key(0), batch.key(0));
+        assert!(shifted.timestamp(0) <= now && shifted.timestamp(0) > now - 8 * 86_400_000_000);
         // A table that is not there: a clear error, nothing written.
         let mut stream = sim.sample_rows(spec(5, 9));
         let err = stream.write_batch(&mut db, "nope", 5).unwrap_err();
