@@ -5,7 +5,7 @@
 //
 // `what` is any of `sample` (Rows panel -> Load sample data), `scenario`
 // (Key Visualizer -> the timestamp-first scenario -> Create table with
-// rows) and `replay` (then Replay workload on the table); all three by
+// rows) and `replay` (then Run workload on the table); all three by
 // default. For each it prints the wall time from the click until the
 // work is done, the long tasks (over 50 ms) the page reported meanwhile
 // (count and longest) and the frame intervals (median / p95 / longest).
@@ -94,12 +94,12 @@ try {
     if (WHAT.includes('replay')) {
       await page.waitForTimeout(1000);
       await startWatch(page);
-      await kv.getByRole('button', { name: 'Replay workload on the table' }).click();
+      await kv.getByRole('button', { name: 'Run workload on the table' }).click();
       await page.waitForFunction(() => /Replayed/.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
         timeout: 300_000,
         polling: 50,
       });
-      lines.push(line('Replay workload on the table (20,000 requests)', await stopWatch(page)));
+      lines.push(line('Run workload on the table (20,000 requests)', await stopWatch(page)));
     }
     await page.close();
   }

@@ -30,7 +30,7 @@ test('a scenario becomes a table of its keys, and its replay lights up the live 
   const { page, problems, context } = await open(env);
   const kv = region(page, 'Key Visualizer');
   await kv.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
-  const replay = kv.getByRole('button', { name: 'Replay workload on the table' });
+  const replay = kv.getByRole('button', { name: 'Run workload on the table' });
   assert.equal(await replay.isDisabled(), true, 'no table yet');
 
   await kv.getByRole('combobox', { name: 'Rows to generate' }).selectOption('10000');

@@ -54,7 +54,7 @@ async fn a_scenario_becomes_a_table_and_its_workload_replays_on_it() {
         tables.contains("mobile-time-series"),
         "the sample table stays: {tables}"
     );
-    click_button(&root, "Replay workload on the table");
+    click_button(&root, "Run workload on the table");
     wait_until("the replay ends", || status(&root).starts_with("Replayed")).await;
     let kv = find(&root, "section.keyviz-panel");
     assert_eq!(kv.get_attribute("data-view").as_deref(), Some("live"));

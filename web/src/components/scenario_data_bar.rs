@@ -93,7 +93,7 @@ pub fn scenario_data_bar(props: &ScenarioDataBarProps) -> Html {
                         Some(t) => format!("Send the design's reads, writes and scans to {t}; the live Key Visualizer shows them"),
                         None => "Create the design's table with its rows first".to_string(),
                     }}>
-                    { "Replay workload on the table" }
+                    { "Run workload on the table" }
                 </button>
             </>
         },

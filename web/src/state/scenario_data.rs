@@ -345,7 +345,7 @@ impl ScenarioDataState {
                         error: false,
                         text: format!(
                             "{rows} rows with the design's keys are in {table}. \
-                             Replay the workload to see its traffic."
+                             Run the workload on it to see its traffic."
                         ),
                     }),
                     ..Effects::default()
