@@ -167,6 +167,43 @@ impl Drop for SizeWatch {
     }
 }
 
+/// Runs a callback as a new task of the page's event loop as soon as the
+/// loop is free, through a `MessageChannel` (a `setTimeout(0)` chain is
+/// clamped to 4 ms a step). Work slices posted this way run back to
+/// back, and the browser still draws between them.
+pub struct TaskPoster {
+    port: web_sys::MessagePort,
+    channel: web_sys::MessageChannel,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut()>,
+}
+
+impl TaskPoster {
+    /// A poster that calls `run` once per [`TaskPoster::post`].
+    pub fn new(run: impl FnMut() + 'static) -> Option<TaskPoster> {
+        let channel = web_sys::MessageChannel::new().ok()?;
+        let callback = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(run);
+        channel
+            .port1()
+            .set_onmessage(Some(callback.as_ref().unchecked_ref()));
+        Some(TaskPoster {
+            port: channel.port2(),
+            channel,
+            _callback: callback,
+        })
+    }
+
+    /// Asks for one call; returns whether the message went.
+    pub fn post(&self) -> bool {
+        self.port.post_message(&JsValue::NULL).is_ok()
+    }
+}
+
+impl Drop for TaskPoster {
+    fn drop(&mut self) {
+        self.channel.port1().set_onmessage(None);
+    }
+}
+
 /// A file input's change handler: reads the picked file and hands its name
 /// and bytes to `then`, or the reason it could not be read to `fail`. The
 /// input is cleared, so picking the same file again fires again.

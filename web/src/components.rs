@@ -28,6 +28,7 @@ mod lessons_panel;
 mod maximize;
 mod rich_text;
 mod rows_panel;
+mod scenario_data_bar;
 mod schema_panel;
 mod sim_controls;
 mod sim_tablets;

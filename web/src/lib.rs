@@ -123,19 +123,39 @@ pub fn app() -> Html {
         });
     }
 
-    // Background work: one slice per animation frame while there is any.
+    // Background work while there is any: one slice per animation frame,
+    // or, while rows are written in bulk, slices back to back as separate
+    // tasks (each within its budget, so the page still draws between
+    // them and no task grows long).
     let frame: Rc<RefCell<Option<gloo::render::AnimationFrame>>> = use_mut_ref(|| None);
+    let posted: Rc<RefCell<bool>> = use_mut_ref(|| false);
+    let poster: Rc<Option<browser::TaskPoster>> = {
+        let dispatcher = state.dispatcher();
+        let posted = Rc::clone(&posted);
+        use_memo((), move |()| {
+            browser::TaskPoster::new(move || {
+                *posted.borrow_mut() = false;
+                dispatcher.dispatch(Action::Work);
+            })
+        })
+    };
     {
         let state = state.clone();
         let frame = Rc::clone(&frame);
         use_effect_with(state.rev(), move |_| {
-            if state.has_work() && frame.borrow().is_none() {
-                let dispatcher = state.dispatcher();
-                let slot = Rc::clone(&frame);
-                *frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
-                    slot.borrow_mut().take();
-                    dispatcher.dispatch(Action::Work);
-                }));
+            let scheduled = frame.borrow().is_some() || *posted.borrow();
+            if state.has_work() && !scheduled {
+                let by_message = state.loading() && (*poster).as_ref().is_some_and(|p| p.post());
+                if by_message {
+                    *posted.borrow_mut() = true;
+                } else {
+                    let dispatcher = state.dispatcher();
+                    let slot = Rc::clone(&frame);
+                    *frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
+                        slot.borrow_mut().take();
+                        dispatcher.dispatch(Action::Work);
+                    }));
+                }
             }
         });
     }

@@ -59,6 +59,7 @@ pub mod layout;
 pub mod learn;
 pub mod live;
 pub mod rows;
+pub mod scenario_data;
 pub mod sim;
 pub mod tools;
 
@@ -133,6 +134,11 @@ impl Clock for TestClock {
 /// How much time one slice of background work may take, in milliseconds
 /// (well under a 16.7 ms frame, leaving time to draw).
 pub const WORK_BUDGET_MS: f64 = 9.0;
+/// How much time one slice may take while rows are written in bulk, in
+/// milliseconds: slices then run back to back (not one per animation
+/// frame), each short enough that no task reaches 50 ms with the redraw
+/// after it.
+pub const LOAD_BUDGET_MS: f64 = 24.0;
 /// While data loads, the tables, tablets and rows are redrawn every this
 /// many frames (about eight times a second).
 pub const REFRESH_EVERY_FRAMES: u64 = 8;
@@ -319,6 +325,8 @@ pub enum Action {
     Learn(learn::LearnAction),
     /// Export, import and SQL actions.
     Tools(tools::ToolsAction),
+    /// The design's table and rows, and its workload replayed on them.
+    ScenarioData(scenario_data::ScenarioDataAction),
 }
 
 /// The application state.
@@ -378,6 +386,8 @@ pub struct AppState {
     pub advisor: advisor::AdvisorState,
     /// Export, import and SQL.
     pub tools: Rc<tools::ToolsState>,
+    /// The design's table, its generated rows and the workload's replay.
+    pub scenario_data: Rc<scenario_data::ScenarioDataState>,
     /// The user's own work while a lesson holds the playground.
     pub home: Option<SetAside>,
     /// The work the last snapshot import or link replaced (for an undo).
@@ -435,6 +445,7 @@ impl AppState {
             learn: Rc::default(),
             advisor: advisor::AdvisorState::default(),
             tools: Rc::default(),
+            scenario_data: Rc::default(),
             home: None,
             replaced: None,
             pending_import: None,
@@ -468,6 +479,14 @@ impl AppState {
             || self.tools_has_work()
             || self.sim.has_work()
             || self.live_has_work()
+            || self.scenario_data.has_work()
+    }
+
+    /// Whether rows are being written in bulk (the data generator or a
+    /// design's rows): then slices of work run back to back rather than
+    /// one per animation frame (see [`LOAD_BUDGET_MS`]).
+    pub fn loading(&self) -> bool {
+        self.job.is_some() || !self.queue.is_empty() || self.scenario_data.loading()
     }
 
     /// Whether the live Key Visualizer is on screen.
@@ -491,7 +510,7 @@ impl AppState {
     /// The autosave's snapshot without the tables' traffic (when the
     /// browser's storage is full, traffic goes before rows do).
     pub fn saved_snapshot_without_traffic(&self) -> Option<String> {
-        if self.job.is_some() || !self.queue.is_empty() {
+        if self.loading() {
             return None;
         }
         share::snapshot_without_traffic(&mut self.instance.borrow_mut(), share::SAVE_SNAPSHOT_BYTES)
@@ -513,7 +532,7 @@ impl AppState {
         loads.extend(self.queue.iter().cloned());
         SharedState {
             tables: share::table_requests(&mut instance),
-            snapshot: if self.job.is_none() && self.queue.is_empty() {
+            snapshot: if !self.loading() {
                 share::small_snapshot(&mut instance, limit)
             } else {
                 None
@@ -699,6 +718,10 @@ impl AppState {
                 let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
                 self.apply_effects(effects)
             }
+            Action::ScenarioData(action) => {
+                let effects = Rc::make_mut(&mut self.scenario_data).reduce(action, &cx!(self));
+                self.apply_effects(effects)
+            }
         };
         if data_changed {
             self.data_changed();
@@ -840,8 +863,16 @@ impl AppState {
                 return false;
             }
         }
+        if self.scenario_data.has_work() {
+            return self.scenario_data_work();
+        }
         tools::views_work(&cx!(self));
-        let wrote = self.work(WORK_BUDGET_MS);
+        let budget = if self.loading() {
+            LOAD_BUDGET_MS
+        } else {
+            WORK_BUDGET_MS
+        };
+        let wrote = self.work(budget);
         self.work_frames = self.work_frames.wrapping_add(1);
         if wrote && self.job.is_some() && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES) {
             // Mid-load: the data moved on, but redrawing the tables,
@@ -860,6 +891,28 @@ impl AppState {
             }
             false
         }
+    }
+
+    /// One slice of the design's rows being written or its workload
+    /// replayed; the tables, tablets and rows are redrawn every few
+    /// slices and at the end. Returns whether to redraw them now.
+    fn scenario_data_work(&mut self) -> bool {
+        let clock = Rc::clone(&self.clock);
+        let budget = if self.scenario_data.loading() {
+            LOAD_BUDGET_MS
+        } else {
+            WORK_BUDGET_MS
+        };
+        let mut effects =
+            Rc::make_mut(&mut self.scenario_data).work(&cx!(self), &move || clock.now_ms(), budget);
+        self.work_frames = self.work_frames.wrapping_add(1);
+        let mid_job = self.scenario_data.has_work();
+        if mid_job && effects.data_changed && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
+        {
+            effects.data_changed = false;
+            self.data_rev += 1;
+        }
+        self.apply_effects(effects)
     }
 
     /// Whether the data generator or the rows index wants frames.
@@ -924,7 +977,7 @@ impl AppState {
         };
         Rc::make_mut(&mut self.live).observe_activity(print);
         let shown = self.live_shown();
-        let loading = self.job.is_some() || !self.queue.is_empty();
+        let loading = self.loading();
         let sig = live::Signature {
             table: self.selected.clone(),
             data_rev: self.data_rev,
@@ -956,7 +1009,11 @@ impl AppState {
             self.job = Some(GeneratorJob::new(spec));
         }
         if let Some(mut job) = self.job.take() {
-            let result = job.work(&mut self.instance.borrow_mut(), &mut out_of_time);
+            let wall = Rc::clone(&self.clock);
+            let result = job.work(&mut self.instance.borrow_mut(), &mut |db| {
+                db.sync_wall_clock(wall.wall_micros());
+                out_of_time()
+            });
             self.sync_clock();
             match result {
                 Err(e) => {
@@ -990,9 +1047,10 @@ impl AppState {
     }
 
     fn select_rows(&mut self) {
+        let loading = self.loading();
         let rows = Rc::make_mut(&mut self.rows);
         rows.select(&mut self.indexer.borrow_mut(), self.selected.clone());
-        if self.job.is_none() {
+        if !loading {
             let clock = Rc::clone(&self.clock);
             let deadline = clock.now_ms() + INLINE_INDEX_BUDGET_MS;
             self.indexer.borrow_mut().work(

@@ -53,7 +53,9 @@
 pub(crate) mod cluster;
 mod heavy;
 mod materialize;
+mod replay;
 mod report;
+mod sample;
 mod views;
 
 use serde::{Deserialize, Serialize};
@@ -73,9 +75,14 @@ pub use crate::scenario::{
     StartTime, Storage, TableSpec, ViewSpec, Workload,
 };
 pub use cluster::{EventKind, SimEvent, SplitReason};
-pub use materialize::MaterializeSummary;
+pub use materialize::{MAX_MATERIALIZED_ROWS, MaterializeSummary};
+pub use replay::{Replay, ReplayProgress, ReplaySpec};
 pub use report::{
     EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_count,
+};
+pub use sample::{
+    MAX_INITIAL_SPLITS, MAX_SAMPLE_ROWS, MAX_SAMPLE_VALUE_BYTES, RowBatch, SAMPLE_QUALIFIER,
+    SampleMoment, SampleRows, SampleSpec,
 };
 pub use views::ViewLag;
 

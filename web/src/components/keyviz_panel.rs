@@ -56,6 +56,10 @@ pub struct KeyVizPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+    /// The design as real data (its table, rows and replay), above
+    /// either view.
+    #[prop_or_default]
+    pub data_bar: Html,
 }
 
 pub(super) fn select_value(e: &Event) -> Option<String> {
@@ -94,6 +98,7 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                 { props.maximize.clone() }
             </header>
             <div class="panel-body kv-body">
+                { props.data_bar.clone() }
                 { body }
             </div>
         </section>

@@ -17,6 +17,7 @@ use super::keyviz_panel::KeyVizPanel;
 use super::lessons_panel::LeftColumn;
 use super::maximize::MaximizeButton;
 use super::rows_panel::RowsPanel;
+use super::scenario_data_bar::ScenarioDataBar;
 use super::schema_panel::SchemaPanel;
 use super::sim_tablets::{SimTabletsPanel, TabletsSwitch};
 use super::splitter::SplitHandle;
@@ -65,6 +66,7 @@ pub struct Callbacks {
     pub dismiss: Callback<()>,
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
+    pub scenario_data: Callback<crate::state::scenario_data::ScenarioDataAction>,
     pub tools: Callback<crate::state::tools::ToolsAction>,
     pub open_export: Callback<()>,
     pub open_import: Callback<()>,
@@ -151,6 +153,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         dismiss: to(|()| Action::DismissNotice),
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
+        scenario_data: d.to_callback().reform(Action::ScenarioData),
         tools: d.to_callback().reform(Action::Tools),
         open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
         open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
@@ -332,7 +335,7 @@ pub fn workspace() -> Html {
                     <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
                         <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} live={Rc::clone(&app.live)} on_live={cb.live.clone()}
                             tables={Rc::clone(&app.tables)} selected={app.selected.clone()} on_select={cb.select_table.clone()}
-                            maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} />
+                            maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} data_bar={data_bar(&app, &cb)} />
                     </div>
                 }
                 if all.has(PanelId::Console) {
@@ -343,6 +346,21 @@ pub fn workspace() -> Html {
                 }
             </main>
         </div>
+    }
+}
+
+/// The design's data bar for the Key Visualizer panel.
+fn data_bar(app: &AppContext, cb: &Callbacks) -> Html {
+    let names: Vec<String> = app.tables.iter().map(|t| t.name.clone()).collect();
+    let replay_table = app
+        .scenario_data
+        .replay_table(app.design.rev, &names)
+        .map(str::to_string);
+    html! {
+        // Only where the rows can be seen (not in an embed of the map).
+        <ScenarioDataBar data={Rc::clone(&app.scenario_data)}
+            has_design={app.design.scenario.is_some() && app.panels.has(PanelId::Rows)}
+            {replay_table} on_action={cb.scenario_data.clone()} />
     }
 }
 

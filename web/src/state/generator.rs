@@ -200,11 +200,14 @@ impl GeneratorJob {
         f.min(1.0)
     }
 
-    /// Writes batches until done or `out_of_time` says stop.
+    /// Writes batches until done or `between_batches` says stop. It is
+    /// called after every batch with the instance, so the caller can
+    /// run the engine's due work as the data grows (a tick after a whole
+    /// slice of writes would be one long task).
     pub fn work(
         &mut self,
         instance: &mut Instance,
-        out_of_time: &mut dyn FnMut() -> bool,
+        between_batches: &mut dyn FnMut(&mut Instance) -> bool,
     ) -> Result<(), String> {
         if self.done == 0 {
             prepare(instance, &self.spec.table)?;
@@ -232,7 +235,7 @@ impl GeneratorJob {
                 return Err(e.to_string());
             }
             self.done = end;
-            if out_of_time() {
+            if between_batches(instance) {
                 break;
             }
         }
@@ -285,7 +288,7 @@ mod tests {
         let mut job = GeneratorJob::new(spec);
         let mut slices = 0;
         while !job.is_done() {
-            job.work(&mut db, &mut || true).unwrap();
+            job.work(&mut db, &mut |_| true).unwrap();
             slices += 1;
         }
         assert_eq!(slices, 3, "one batch of 500 per slice");
@@ -323,6 +326,6 @@ mod tests {
             rows: 10,
             seed: 1,
         });
-        assert!(job.work(&mut db, &mut || false).is_err());
+        assert!(job.work(&mut db, &mut |_| false).is_err());
     }
 }

@@ -7,13 +7,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::Simulation;
-use crate::keydesign::KeyInput;
-use crate::rng::Rng;
+use super::sample::{SampleMoment, SampleSpec};
 use tabletop_sql::Instance;
-use tabletop_store::CreateTableRequest;
-use tabletop_store::Mutation;
+use tabletop_store::Result;
 use tabletop_store::{ColumnFamily, GcRule, TableSchema};
-use tabletop_store::{Error, Result};
 
 /// Most rows [`Simulation::materialize`] writes.
 pub const MAX_MATERIALIZED_ROWS: usize = 50_000;
@@ -69,85 +66,30 @@ impl Simulation {
     /// [`MAX_MATERIALIZED_ROWS`]) rows drawn like the simulated data: keys
     /// of random entities at times across the table's history and the run
     /// so far, one small cell per family. Deterministic for a seed. Fails
-    /// if the table exists.
+    /// if the table exists. All in one call: hosts that must stay
+    /// responsive write a [`SampleRows`](super::SampleRows) stream in
+    /// slices instead.
     pub fn materialize(&self, db: &mut Instance, max_rows: usize) -> Result<MaterializeSummary> {
-        let s = &self.scenario;
-        let table_id = s.table.id.clone();
-        let mut splits: Vec<Vec<u8>> = self
-            .cluster
-            .tablets
-            .iter()
-            .skip(1)
-            .map(|t| self.axis.start(t.lo as usize).to_vec())
-            .filter(|k| !k.is_empty())
-            .collect();
-        if splits.len() > 100 {
-            let step = splits.len() as f64 / 100.0;
-            splits = (0..100)
-                .filter_map(|i| splits.get((i as f64 * step) as usize).cloned())
-                .collect();
-        }
-        splits.dedup();
-        let n_splits = splits.len();
-        db.create_table(CreateTableRequest {
-            table_id: table_id.clone(),
-            schema: self.table_schema(),
-            initial_splits: splits,
-        })?;
-        let schema = self.table_schema();
-        let families: Vec<&String> = schema.families.keys().collect();
-        let max_rows = max_rows.min(MAX_MATERIALIZED_ROWS);
-        let mut renderer = self.renderer.clone();
-        let mut rng = Rng::new(s.seed, 7);
-        let population = (self.next_entity as u64).max(s.table.entities);
-        let span_back = self.history;
-        let now = self.now_seconds();
-        let mut key = Vec::new();
-        let mut written = std::collections::BTreeSet::new();
-        let mut value = Vec::new();
-        for _ in 0..max_rows.saturating_mul(2) {
-            if written.len() >= max_rows {
-                break;
-            }
-            let entity = rng.below(population);
-            let at = now - rng.next_f64() * (span_back + now);
-            let time_micros = s.start.0 + (at * 1e6) as i64;
-            renderer.render(
-                &KeyInput {
-                    entity,
-                    time_micros,
-                    op_seq: rng.below((self.op_seq as u64).max(1)),
-                    op_random: rng.next_u64(),
-                },
-                &mut key,
-            );
-            if written.contains(&key) {
-                continue;
-            }
-            value.clear();
-            value.extend_from_slice(format!("entity {entity}").as_bytes());
-            let want = (s.table.row_bytes as usize / families.len().max(1)).clamp(1, 64);
-            while value.len() < want {
-                value.push(b'.');
-            }
-            value.truncate(want);
-            let ts = (time_micros / 1000).max(0) * 1000;
-            let muts: Vec<Mutation<'_>> = families
-                .iter()
-                .map(|f| Mutation::set_cell(f, b"v", ts, &value))
-                .collect();
-            db.mutate_row(&table_id, &key, &muts).map_err(|e| {
-                Error::new(e.code(), format!("materialising rows: {}", e.message()))
-            })?;
-            written.insert(key.clone());
-        }
+        let table_id = self.scenario.table.id.clone();
+        let request = self.table_request(&table_id);
+        let initial_splits = request.initial_splits.len();
+        db.create_table(request)?;
+        let mut rows = self.sample_rows(SampleSpec {
+            rows: max_rows.min(MAX_MATERIALIZED_ROWS) as u64,
+            seed: 0,
+            moment: SampleMoment::Now,
+        });
+        while rows.write_batch(db, &table_id, WRITE_BATCH_ROWS)? > 0 {}
         Ok(MaterializeSummary {
             table_id,
-            rows: written.len(),
-            initial_splits: n_splits,
+            rows: rows.rows() as usize,
+            initial_splits,
         })
     }
 }
+
+/// Rows per MutateRows call while materialising.
+const WRITE_BATCH_ROWS: usize = 1000;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,526 @@
+//! A scenario becomes data: the current design's table created in the
+//! real instance and filled with generated rows whose keys follow the
+//! design's row-key template ([`SampleRows`]), then, on request, the
+//! design's workload replayed against that table ([`Replay`]), so the
+//! Rows panel, the console, SQL, the real tablets and the live Key
+//! Visualizer all show the design's keys and pattern.
+//!
+//! Both run in slices of background work within a time budget, with
+//! progress, and stop on request (rows written so far stay). Nothing of
+//! the person's own work is touched: the table gets the design's table
+//! id, or that id with a number after it when a table of that name
+//! exists.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use tabletop_core::sim::{Replay, ReplaySpec, SampleMoment, SampleRows, SampleSpec, Simulation};
+
+use super::live::{KvView, LiveAction};
+use super::{Action, Cx, Effects, Notice};
+
+/// The sizes offered, in rows.
+pub const SIZES: [u64; 5] = [1_000, 10_000, 100_000, 500_000, 1_000_000];
+/// The size chosen at first.
+pub const DEFAULT_ROWS: u64 = 10_000;
+/// Requests a replay sends.
+pub const REPLAY_OPS: u64 = 20_000;
+/// Traffic buckets (ten seconds of instance time each) a replay spans.
+pub const REPLAY_COLUMNS: u32 = 30;
+/// Rows per MutateRows call; the time budget is checked between calls.
+const BATCH_ROWS: usize = 256;
+/// Batches between two engine ticks while rows are written.
+const TICK_EVERY_BATCHES: u32 = 4;
+/// Requests between two looks at the clock during a replay.
+const REPLAY_CHECK_EVERY: u32 = 32;
+
+/// What runs now.
+#[derive(Clone)]
+pub enum Job {
+    /// Writing the rows.
+    Load(Rc<RefCell<SampleRows>>),
+    /// Replaying the workload; paused when `false`.
+    Replay(Rc<RefCell<Replay>>, bool),
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Job::Load(_) => f.write_str("Load"),
+            Job::Replay(_, running) => write!(f, "Replay(running: {running})"),
+        }
+    }
+}
+
+/// What this slice holds.
+#[derive(Clone, Debug)]
+pub struct ScenarioDataState {
+    /// Rows to generate.
+    pub rows: u64,
+    /// The table the design's data went to last, and the design revision
+    /// it was made from (the replay needs that design).
+    pub table: Option<(String, u64)>,
+    /// The work under way.
+    pub job: Option<Job>,
+    /// Progress of the job, 0.0 to 1.0.
+    pub fraction: f64,
+    /// A line saying what the job did so far.
+    pub status: String,
+    /// Bumped on every change.
+    rev: u64,
+}
+
+impl Default for ScenarioDataState {
+    fn default() -> Self {
+        ScenarioDataState {
+            rows: DEFAULT_ROWS,
+            table: None,
+            job: None,
+            fraction: 0.0,
+            status: String::new(),
+            rev: 0,
+        }
+    }
+}
+
+impl PartialEq for ScenarioDataState {
+    fn eq(&self, other: &Self) -> bool {
+        self.rev == other.rev
+    }
+}
+
+/// What this slice does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScenarioDataAction {
+    /// Generate this many rows next time.
+    SetRows(u64),
+    /// Create the design's table and fill it.
+    Load,
+    /// Replay the design's workload on its table.
+    Replay,
+    /// Pause or resume the replay.
+    PauseReplay(bool),
+    /// Stop the job (what it did stays).
+    Cancel,
+}
+
+/// A table id that is free: `id`, else `id-2`, `id-3`, ….
+pub fn free_table_id(id: &str, exists: impl Fn(&str) -> bool) -> String {
+    if !exists(id) {
+        return id.to_string();
+    }
+    (2u32..)
+        .map(|n| format!("{id}-{n}"))
+        .find(|candidate| !exists(candidate))
+        .unwrap_or_else(|| id.to_string())
+}
+
+fn human(n: u64) -> String {
+    crate::view_model::format::format_count(n)
+}
+
+impl ScenarioDataState {
+    /// Whether a slice of work is wanted.
+    pub fn has_work(&self) -> bool {
+        match &self.job {
+            Some(Job::Load(_)) => true,
+            Some(Job::Replay(_, running)) => *running,
+            None => false,
+        }
+    }
+
+    /// Whether rows are being written (saving a snapshot waits).
+    pub fn loading(&self) -> bool {
+        matches!(self.job, Some(Job::Load(_)))
+    }
+
+    /// Whether a replay is under way (running or paused).
+    pub fn replaying(&self) -> Option<bool> {
+        match &self.job {
+            Some(Job::Replay(_, running)) => Some(*running),
+            _ => None,
+        }
+    }
+
+    /// The table the replay would use, if the design has not changed
+    /// since it was made and it still exists.
+    pub fn replay_table<'a>(&'a self, cx_design_rev: u64, tables: &[String]) -> Option<&'a str> {
+        self.table
+            .as_ref()
+            .filter(|(t, rev)| *rev == cx_design_rev && tables.iter().any(|x| x == t))
+            .map(|(t, _)| t.as_str())
+    }
+
+    /// The revision (for components' memo keys).
+    pub fn rev(&self) -> u64 {
+        self.rev
+    }
+
+    pub(crate) fn reduce(&mut self, action: ScenarioDataAction, cx: &Cx<'_>) -> Effects {
+        self.rev += 1;
+        match action {
+            ScenarioDataAction::SetRows(n) => {
+                self.rows = n.clamp(1, tabletop_core::sim::MAX_SAMPLE_ROWS);
+                Effects::default()
+            }
+            ScenarioDataAction::Load => self.load(cx),
+            ScenarioDataAction::Replay => self.replay(cx),
+            ScenarioDataAction::PauseReplay(pause) => {
+                if let Some(Job::Replay(_, running)) = &mut self.job {
+                    *running = !pause;
+                }
+                Effects::default()
+            }
+            ScenarioDataAction::Cancel => {
+                let what = match self.job.take() {
+                    Some(Job::Load(_)) => "Stopped writing rows; the rows written so far stay.",
+                    Some(Job::Replay(..)) => "Stopped the replay; the requests sent so far stay.",
+                    None => return Effects::default(),
+                };
+                self.status = what.to_string();
+                Effects {
+                    data_changed: true,
+                    notice: Some(Notice {
+                        error: false,
+                        text: what.into(),
+                    }),
+                    ..Effects::default()
+                }
+            }
+        }
+    }
+
+    fn simulation(cx: &Cx<'_>) -> Result<Simulation, String> {
+        let scenario = cx
+            .design
+            .scenario
+            .as_deref()
+            .ok_or("Pick a scenario first.")?;
+        Simulation::new(scenario.clone()).map_err(|e| format!("This design has no table: {e}"))
+    }
+
+    /// Creates the design's table under a free id and starts writing.
+    fn load(&mut self, cx: &Cx<'_>) -> Effects {
+        if self.job.is_some() {
+            return Effects::default();
+        }
+        let sim = match Self::simulation(cx) {
+            Ok(sim) => sim,
+            Err(e) => return Effects::error(e),
+        };
+        cx.sync_clock();
+        let mut db = cx.instance.borrow_mut();
+        let table = free_table_id(&sim.scenario().table.id, |t| db.has_table(t));
+        if let Err(e) = db.create_table(sim.table_request(&table)) {
+            return Effects::error(format!("The table could not be created: {e}"));
+        }
+        let stream = sim
+            .sample_rows(SampleSpec {
+                rows: self.rows,
+                seed: 0,
+                moment: SampleMoment::EndOfRun,
+            })
+            .cells_end_at(db.now_micros());
+        self.status = format!("Writing {} rows into {table}…", human(stream.target()));
+        self.fraction = 0.0;
+        self.table = Some((table.clone(), cx.design.rev));
+        self.job = Some(Job::Load(Rc::new(RefCell::new(stream))));
+        Effects {
+            data_changed: true,
+            select: Some(table.clone()),
+            notice: Some(Notice {
+                error: false,
+                text: format!(
+                    "Created table {table} with the design's families; writing its rows."
+                ),
+            }),
+            then: None,
+        }
+    }
+
+    /// Starts replaying the design's workload on its table.
+    fn replay(&mut self, cx: &Cx<'_>) -> Effects {
+        if self.job.is_some() {
+            return Effects::default();
+        }
+        let tables: Vec<String> = cx.tables.iter().map(|t| t.name.clone()).collect();
+        let Some(table) = self
+            .replay_table(cx.design.rev, &tables)
+            .map(str::to_string)
+        else {
+            return Effects::error("Create the design's table with its rows first.".into());
+        };
+        let sim = match Self::simulation(cx) {
+            Ok(sim) => sim,
+            Err(e) => return Effects::error(e),
+        };
+        cx.sync_clock();
+        let replay = sim.replay(
+            &table,
+            ReplaySpec {
+                ops: REPLAY_OPS,
+                columns: REPLAY_COLUMNS,
+                seed: 0,
+            },
+        );
+        self.status = format!(
+            "Replaying {} requests on {table}…",
+            human(replay.progress().total)
+        );
+        self.fraction = 0.0;
+        self.job = Some(Job::Replay(Rc::new(RefCell::new(replay)), true));
+        Effects {
+            select: Some(table),
+            then: Some(Action::Live(LiveAction::Show(KvView::Live))),
+            ..Effects::default()
+        }
+    }
+
+    /// One slice of work within `budget_ms` (by `now_ms`). Returns what
+    /// the dispatcher should do (data changed; a message at the end).
+    pub(crate) fn work(
+        &mut self,
+        cx: &Cx<'_>,
+        now_ms: &dyn Fn() -> f64,
+        budget_ms: f64,
+    ) -> Effects {
+        let deadline = now_ms() + budget_ms;
+        match self.job.clone() {
+            Some(Job::Load(stream)) => self.work_load(cx, &stream, &|| now_ms() >= deadline),
+            Some(Job::Replay(replay, true)) => {
+                self.work_replay(cx, &replay, &|| now_ms() >= deadline)
+            }
+            _ => Effects::default(),
+        }
+    }
+
+    fn work_load(
+        &mut self,
+        cx: &Cx<'_>,
+        stream: &RefCell<SampleRows>,
+        out_of_time: &dyn Fn() -> bool,
+    ) -> Effects {
+        self.rev += 1;
+        let Some((table, _)) = self.table.clone() else {
+            self.job = None;
+            return Effects::default();
+        };
+        let mut stream = stream.borrow_mut();
+        // The engine's due work (flushes, compactions, splits) runs every
+        // few batches inside the budget, so it never piles up into one
+        // long tick after the slice.
+        let mut batches = 0u32;
+        let result = loop {
+            let written = stream.write_batch(&mut cx.instance.borrow_mut(), &table, BATCH_ROWS);
+            batches += 1;
+            if batches.is_multiple_of(TICK_EVERY_BATCHES) {
+                cx.sync_clock();
+            }
+            match written {
+                Ok(0) => break Ok(()),
+                Ok(_) if out_of_time() => break Ok(()),
+                Ok(_) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        cx.sync_clock();
+        self.fraction = stream.fraction();
+        let rows = human(stream.rows());
+        match result {
+            Err(e) => {
+                self.job = None;
+                self.status = format!("Stopped after {rows} rows: {e}");
+                Effects {
+                    data_changed: true,
+                    ..Effects::error(format!("Writing the design's rows stopped: {e}"))
+                }
+            }
+            Ok(()) if stream.is_done() => {
+                self.job = None;
+                self.status = format!("{rows} rows in {table}.");
+                Effects {
+                    data_changed: true,
+                    notice: Some(Notice {
+                        error: false,
+                        text: format!(
+                            "{rows} rows with the design's keys are in {table}. \
+                             Run the workload on it to see its traffic."
+                        ),
+                    }),
+                    ..Effects::default()
+                }
+            }
+            Ok(()) => {
+                self.status = format!(
+                    "Writing rows into {table}: {rows} of {}…",
+                    human(stream.target())
+                );
+                Effects {
+                    data_changed: true,
+                    ..Effects::default()
+                }
+            }
+        }
+    }
+
+    fn work_replay(
+        &mut self,
+        cx: &Cx<'_>,
+        replay: &RefCell<Replay>,
+        out_of_time: &dyn Fn() -> bool,
+    ) -> Effects {
+        self.rev += 1;
+        let mut replay = replay.borrow_mut();
+        let mut n = 0u32;
+        let result = replay.run(&mut cx.instance.borrow_mut(), &mut || {
+            n += 1;
+            n.is_multiple_of(REPLAY_CHECK_EVERY) && out_of_time()
+        });
+        let p = replay.progress();
+        self.fraction = p.fraction();
+        let table = replay.table_id().to_string();
+        if let Err(e) = result {
+            self.job = None;
+            self.status = format!("The replay stopped: {e}");
+            return Effects::error(format!("The replay stopped: {e}"));
+        }
+        let counts = format!(
+            "{} writes, {} reads, {} scans, {} full scans",
+            human(p.writes),
+            human(p.reads),
+            human(p.scans),
+            human(p.full_scans)
+        );
+        if replay.is_done() {
+            self.job = None;
+            self.status = format!("Replayed {} requests on {table}: {counts}.", human(p.ops));
+            Effects {
+                data_changed: true,
+                notice: Some(Notice {
+                    error: false,
+                    text: format!(
+                        "The workload ran on {table}: the live Key Visualizer shows its traffic."
+                    ),
+                }),
+                ..Effects::default()
+            }
+        } else {
+            self.status = format!(
+                "Replaying on {table}: {} of {} requests ({counts})…",
+                human(p.ops),
+                human(p.total)
+            );
+            Effects {
+                data_changed: true,
+                ..Effects::default()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::sim::SimAction;
+    use crate::state::{Action, AppState, test_app};
+
+    fn with_scenario() -> AppState {
+        test_app().apply(Action::Sim(SimAction::PickScenario(
+            "mobile_timestamp_first.toml".into(),
+        )))
+    }
+
+    fn run_work(mut state: AppState) -> AppState {
+        for _ in 0..10_000 {
+            if !state.scenario_data.has_work() {
+                return state;
+            }
+            state = state.apply(Action::Work);
+        }
+        panic!("the job never ended");
+    }
+
+    #[test]
+    fn free_ids_get_a_number() {
+        let taken = ["t", "t-2"];
+        assert_eq!(free_table_id("u", |x| taken.contains(&x)), "u");
+        assert_eq!(free_table_id("t", |x| taken.contains(&x)), "t-3");
+    }
+
+    #[test]
+    fn loading_writes_the_designs_keys_into_a_new_table() {
+        let state = with_scenario()
+            .apply(Action::ScenarioData(ScenarioDataAction::SetRows(1_000)))
+            .apply(Action::ScenarioData(ScenarioDataAction::Load));
+        let table = state.selected.clone().unwrap();
+        assert_eq!(table, "mobile_time_series");
+        assert!(state.scenario_data.loading());
+        let done = run_work(state);
+        assert_eq!(done.rows.total_rows(), 1_000);
+        let first = &done.rows.window.lines[0].key.text;
+        assert!(first.starts_with("158"), "a timestamp first: {first}");
+        assert!((done.scenario_data.fraction - 1.0).abs() < f64::EPSILON);
+        // The demo table is untouched; a second load takes a new id.
+        assert_eq!(done.tables.len(), 2);
+        let again = run_work(done.apply(Action::ScenarioData(ScenarioDataAction::Load)));
+        assert_eq!(again.selected.as_deref(), Some("mobile_time_series-2"));
+        assert_eq!(again.tables.len(), 3);
+        assert_eq!(
+            again
+                .tables
+                .iter()
+                .find(|t| t.name == crate::demo::TABLE_ID)
+                .map(|t| t.bytes),
+            test_app().tables.first().map(|t| t.bytes)
+        );
+    }
+
+    #[test]
+    fn cancel_stops_a_load_and_keeps_what_was_written() {
+        let state = with_scenario()
+            .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
+            .apply(Action::ScenarioData(ScenarioDataAction::Load))
+            .apply(Action::Work);
+        assert!(state.scenario_data.loading());
+        let stopped = state.apply(Action::ScenarioData(ScenarioDataAction::Cancel));
+        assert!(stopped.scenario_data.job.is_none());
+        let rows = stopped.rows.total_rows();
+        assert!(rows > 0 && rows < 100_000, "{rows}");
+        assert!(!stopped.has_work() || stopped.sim.has_work() || rows > 0);
+    }
+
+    #[test]
+    fn a_replay_needs_the_table_then_records_traffic() {
+        let refused = with_scenario().apply(Action::ScenarioData(ScenarioDataAction::Replay));
+        assert!(refused.notice.as_ref().is_some_and(|n| n.error));
+        let loaded = run_work(
+            with_scenario()
+                .apply(Action::ScenarioData(ScenarioDataAction::SetRows(1_000)))
+                .apply(Action::ScenarioData(ScenarioDataAction::Load)),
+        );
+        let replaying = loaded
+            .apply(Action::ScenarioData(ScenarioDataAction::Replay))
+            .apply(Action::Work);
+        assert_eq!(replaying.scenario_data.replaying(), Some(true));
+        let paused = replaying.apply(Action::ScenarioData(ScenarioDataAction::PauseReplay(true)));
+        assert_eq!(paused.scenario_data.replaying(), Some(false));
+        assert!(!paused.scenario_data.has_work());
+        let done =
+            run_work(paused.apply(Action::ScenarioData(ScenarioDataAction::PauseReplay(false))));
+        assert!(done.scenario_data.job.is_none());
+        assert!(
+            done.scenario_data.status.starts_with("Replayed"),
+            "{}",
+            done.scenario_data.status
+        );
+        let traffic = done
+            .instance()
+            .traffic("mobile_time_series")
+            .unwrap()
+            .buckets()
+            .count();
+        assert!(traffic >= 20, "{traffic} buckets of traffic");
+        assert_eq!(done.live.choice, Some(KvView::Live));
+    }
+}
