@@ -64,6 +64,7 @@ pub struct Callbacks {
     pub dismiss: Callback<()>,
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
+    pub ab: Callback<crate::state::ab::AbAction>,
     pub tools: Callback<crate::state::tools::ToolsAction>,
     pub open_export: Callback<()>,
     pub open_import: Callback<()>,
@@ -144,6 +145,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         dismiss: to(|()| Action::DismissNotice),
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
+        ab: d.to_callback().reform(Action::Ab),
         tools: d.to_callback().reform(Action::Tools),
         open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
         open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
@@ -324,6 +326,8 @@ pub fn workspace() -> Html {
                     }
                     <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
                         <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} live={Rc::clone(&app.live)} on_live={cb.live.clone()}
+                            ab={Rc::clone(&app.ab)} on_ab={cb.ab.clone()}
+                            design_name={app.design.scenario.as_ref().map(|s| AttrValue::from(s.name.clone()))}
                             tables={Rc::clone(&app.tables)} selected={app.selected.clone()} on_select={cb.select_table.clone()}
                             maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} />
                     </div>
@@ -343,7 +347,12 @@ pub fn workspace() -> Html {
 /// more of the width). The live map of a table does not widen it: while
 /// the person works on their rows, the Rows panel keeps its room.
 fn kv_has_map(app: &AppContext) -> bool {
-    app.sim.loaded() && app.live.shown(true) == crate::state::live::KvView::Simulation
+    use crate::state::live::KvView;
+    match app.live.shown(true) {
+        KvView::Simulation => app.sim.loaded(),
+        KvView::Ab => true,
+        KvView::Live => false,
+    }
 }
 
 /// Whether `panels` has a panel of the left column.
