@@ -97,7 +97,7 @@ fn controls(ab: &AbState, on_ab: &Callback<AbAction>, current: Option<&str>) -> 
         let on_ab = on_ab.clone();
         Callback::from(move |_: MouseEvent| on_ab.emit(action.clone()))
     };
-    let show_progress = ab.running || ab.stopped;
+    let phase = ab.phase();
     html! {
         <div class="ab-controls">
             { picker(Pick::A, &ab.a, "A") }
@@ -113,14 +113,14 @@ fn controls(ab: &AbState, on_ab: &Callback<AbAction>, current: Option<&str>) -> 
                     { if ab.running { "Stop" } else { "Run A/B" } }
                 </button>
             </div>
-            if show_progress {
+            if let Some(phase) = phase {
                 <div class="sim-progress ab-progress">
                     <div class="progress" role="progressbar" aria-label="A/B run"
                         aria-valuemin="0" aria-valuemax="100" aria-valuenow={format!("{:.0}", ab.progress * 100.0)}
-                        aria-valuetext={progress_text(ab.progress, ab.seconds, ab.running)}>
+                        aria-valuetext={progress_text(ab.progress, ab.seconds, phase)}>
                         <div class="progress-fill" style={format!("width: {:.2}%", ab.progress * 100.0)}></div>
                     </div>
-                    <span class="sim-progress-text">{ progress_text(ab.progress, ab.seconds, ab.running) }</span>
+                    <span class="sim-progress-text">{ progress_text(ab.progress, ab.seconds, phase) }</span>
                 </div>
             }
         </div>
@@ -269,8 +269,8 @@ fn pattern_card(p: &PatternRow) -> Html {
         html! {
             <tr>
                 <th scope="row">{ label }</th>
-                <td class={won("A")}>{ va.to_string() }</td>
-                <td class={won("B")}>{ vb.to_string() }</td>
+                <td class="num">{ va.to_string() }</td>
+                <td class="num">{ vb.to_string() }</td>
             </tr>
         }
     };
@@ -288,15 +288,17 @@ fn pattern_card(p: &PatternRow) -> Html {
                 <thead>
                     <tr>
                         <th scope="col">{ "measure" }</th>
-                        <th scope="col" class="num">{ "A" }</th>
-                        <th scope="col" class="num">{ "B" }</th>
+                        // The winner's column is marked at its head only:
+                        // it may lose on some measures.
+                        <th scope="col" class={won("A")}>{ "A" }</th>
+                        <th scope="col" class={won("B")}>{ "B" }</th>
                     </tr>
                 </thead>
                 <tbody>
                     <tr>
                         <th scope="row">{ "runs as" }</th>
-                        <td class={won("A")} title={a.how.clone()}>{ a.op.clone() }</td>
-                        <td class={won("B")} title={b.how.clone()}>{ b.op.clone() }</td>
+                        <td class="num" title={a.how.clone()}>{ a.op.clone() }</td>
+                        <td class="num" title={b.how.clone()}>{ b.op.clone() }</td>
                     </tr>
                     { line("rows scanned per row returned", &a.scanned, &b.scanned) }
                     { line("mean latency", &a.latency, &b.latency) }

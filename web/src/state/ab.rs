@@ -22,7 +22,7 @@ use tabletop_core::sim::Scenario;
 
 use super::Cx;
 use super::live::MapAction;
-use crate::view_model::ab::{AbDesign, AbMaps, ab_maps, design_text};
+use crate::view_model::ab::{AbDesign, AbMaps, RunPhase, ab_maps, design_text};
 use crate::view_model::keyviz::KeyVizSettings;
 
 /// The pair offered first: the schema-design guide's two keys for one
@@ -38,9 +38,9 @@ const MAPS_EVERY_FRAMES: u64 = 3;
 /// The comparison being run, or run.
 enum Engine {
     /// Both simulations, part way.
-    Running(AbJob),
+    Running(Box<AbJob>),
     /// Both runs ended and compared.
-    Done(AbRun),
+    Done(Box<AbRun>),
     /// Between the two (only while finishing).
     Empty,
 }
@@ -149,6 +149,20 @@ pub enum AbAction {
 }
 
 impl AbState {
+    /// Where the shown run is (`None`: none was started, or it could not
+    /// be).
+    pub fn phase(&self) -> Option<RunPhase> {
+        if self.running {
+            Some(RunPhase::Running)
+        } else if self.stopped {
+            Some(RunPhase::Stopped)
+        } else if self.comparison.is_some() {
+            Some(RunPhase::Done)
+        } else {
+            None
+        }
+    }
+
     /// Whether frames of work are wanted.
     pub fn has_work(&self) -> bool {
         self.running
@@ -218,7 +232,7 @@ impl AbState {
             Ok(job) => {
                 self.seconds = [0.0, job.simulations()[0].duration_seconds()];
                 self.ran = Some([self.a.label(current), self.b.label(current)]);
-                self.engine = Some(Rc::new(RefCell::new(Engine::Running(job))));
+                self.engine = Some(Rc::new(RefCell::new(Engine::Running(Box::new(job)))));
                 self.running = true;
                 self.rebuild_maps();
             }
@@ -300,7 +314,7 @@ impl AbState {
         if let Engine::Running(job) = taken {
             let run = job.finish();
             self.comparison = Some(Rc::new(run.comparison.clone()));
-            *engine.borrow_mut() = Engine::Done(run);
+            *engine.borrow_mut() = Engine::Done(Box::new(run));
         }
         self.running = false;
         self.progress = 1.0;
@@ -370,6 +384,8 @@ mod tests {
         assert!(!state.has_work());
         let started = act(&state, AbAction::Run);
         assert!(started.has_work() && started.ab.running);
+        assert_eq!(state.ab.phase(), None);
+        assert_eq!(started.ab.phase(), Some(RunPhase::Running));
         assert!(started.ab.error.is_none(), "{:?}", started.ab.error);
         assert_eq!(started.ab.seconds[1], 1800.0);
         let names = started.ab.ran.clone().unwrap();
@@ -391,6 +407,7 @@ mod tests {
         let (done, frames) = run_out(started);
         assert!(frames > 6, "sliced over many frames: {frames}");
         assert!(!done.ab.running && !done.ab.stopped);
+        assert_eq!(done.ab.phase(), Some(RunPhase::Done));
         assert_eq!(done.ab.progress, 1.0);
         let c = done.ab.comparison.as_ref().expect("a verdict");
         let one = c
@@ -438,6 +455,7 @@ mod tests {
         let stopped = act(&state, AbAction::Stop);
         assert!(!stopped.has_work());
         assert!(stopped.ab.stopped && !stopped.ab.running);
+        assert_eq!(stopped.ab.phase(), Some(RunPhase::Stopped));
         assert!(stopped.ab.maps.is_some(), "the maps so far stay");
         assert!(stopped.ab.comparison.is_none());
         let p = stopped.ab.progress;

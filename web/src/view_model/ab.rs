@@ -160,21 +160,35 @@ pub fn ab_maps([a, b]: [&Simulation; 2], settings: &KeyVizSettings) -> AbMaps {
     }
 }
 
+/// Where a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunPhase {
+    /// Advancing in frames.
+    Running,
+    /// Stopped before its end.
+    Stopped,
+    /// Both designs ran to the end.
+    Done,
+}
+
 /// How far a run got, in words.
-pub fn progress_text(progress: f64, [now, total]: [f64; 2], running: bool) -> String {
+pub fn progress_text(progress: f64, [now, total]: [f64; 2], phase: RunPhase) -> String {
     let pct = (progress * 100.0).clamp(0.0, 100.0);
-    if running {
-        format!(
+    match phase {
+        RunPhase::Running => format!(
             "Running both designs: {} of {} simulated ({pct:.0}%)",
             human_seconds(now),
             human_seconds(total)
-        )
-    } else {
-        format!(
+        ),
+        RunPhase::Stopped => format!(
             "Stopped after {} of {} simulated ({pct:.0}%): run again for the verdict",
             human_seconds(now),
             human_seconds(total)
-        )
+        ),
+        RunPhase::Done => format!(
+            "Both designs ran {} of simulated time (100%)",
+            human_seconds(total)
+        ),
     }
 }
 
@@ -472,13 +486,14 @@ mod tests {
     #[test]
     fn progress_says_how_far_and_what_stopping_means() {
         assert_eq!(
-            progress_text(0.4, [720.0, 1800.0], true),
+            progress_text(0.4, [720.0, 1800.0], RunPhase::Running),
             format!(
                 "Running both designs: {} of {} simulated (40%)",
                 human_seconds(720.0),
                 human_seconds(1800.0)
             )
         );
-        assert!(progress_text(0.5, [900.0, 1800.0], false).contains("run again"));
+        assert!(progress_text(0.5, [900.0, 1800.0], RunPhase::Stopped).contains("run again"));
+        assert!(progress_text(1.0, [1800.0, 1800.0], RunPhase::Done).ends_with("(100%)"));
     }
 }
