@@ -91,7 +91,10 @@ fn finishing_a_job_that_never_ran_runs_it_all() {
     let mut job = AbJob::start(&a, &b, |_| Vec::new()).unwrap();
     assert!(!job.tick(), "one tick does not end it");
     let [sa, sb] = job.simulations();
-    assert!(sa.now_seconds() > 0.0 && sb.now_seconds() == 0.0, "A went first");
+    assert!(
+        sa.now_seconds() > 0.0 && sb.now_seconds() == 0.0,
+        "A went first"
+    );
     let run = job.finish();
     assert!(run.a.is_finished() && run.b.is_finished());
     assert_eq!(run.comparison, whole.comparison);
