@@ -21,6 +21,7 @@ mod import_dialog;
 mod kept_work;
 mod key_designer;
 mod key_view;
+mod keyviz_ab;
 mod keyviz_live;
 mod keyviz_panel;
 mod lesson_dock;

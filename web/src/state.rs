@@ -48,6 +48,7 @@ macro_rules! cx {
     };
 }
 
+pub mod ab;
 pub mod advisor;
 pub mod aside;
 pub mod boot;
@@ -321,6 +322,8 @@ pub enum Action {
     Sim(sim::SimAction),
     /// The live Key Visualizer's actions.
     Live(live::LiveAction),
+    /// The A/B comparison's actions.
+    Ab(ab::AbAction),
     /// Lessons' and the advisor's actions.
     Learn(learn::LearnAction),
     /// Export, import and SQL actions.
@@ -380,6 +383,8 @@ pub struct AppState {
     pub sim: Rc<sim::SimState>,
     /// The live Key Visualizer of the selected table.
     pub live: Rc<live::LiveState>,
+    /// Two row-key designs on one workload.
+    pub ab: Rc<ab::AbState>,
     /// Lessons, the designer's draft and the advisor's fixes.
     pub learn: Rc<learn::LearnState>,
     /// The advisor's findings on the current design.
@@ -442,6 +447,7 @@ impl AppState {
             design: Rc::default(),
             sim: Rc::default(),
             live: Rc::default(),
+            ab: Rc::default(),
             learn: Rc::default(),
             advisor: advisor::AdvisorState::default(),
             tools: Rc::default(),
@@ -478,6 +484,7 @@ impl AppState {
             || self.indexer.borrow().pending(self.data_rev)
             || self.tools_has_work()
             || self.sim.has_work()
+            || self.ab.has_work()
             || self.live_has_work()
             || self.scenario_data.has_work()
     }
@@ -713,6 +720,10 @@ impl AppState {
                 Rc::make_mut(&mut self.live).reduce(action);
                 false
             }
+            Action::Ab(action) => {
+                Rc::make_mut(&mut self.ab).reduce(action, &cx!(self));
+                false
+            }
             Action::Learn(action) => self.reduce_learn(action),
             Action::Tools(action) => {
                 let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
@@ -854,10 +865,21 @@ impl AppState {
     /// the rows index. Returns whether the tables and rows should be
     /// redrawn now.
     fn work_frame(&mut self) -> bool {
+        if self.ab.has_work() {
+            // An A/B run shares the frame with whatever else works.
+            let others = self.sim.has_work() || self.data_work_pending() || self.tools_has_work();
+            let clock = Rc::clone(&self.clock);
+            let budget = WORK_BUDGET_MS / if others { 2.0 } else { 1.0 };
+            Rc::make_mut(&mut self.ab).work(&move || clock.now_ms(), budget);
+            if !others {
+                return false;
+            }
+        }
         if self.sim.has_work() {
             let busy = self.data_work_pending();
             let clock = Rc::clone(&self.clock);
-            let budget = WORK_BUDGET_MS / if busy { 2.0 } else { 1.0 };
+            let shared = busy || self.ab.has_work();
+            let budget = WORK_BUDGET_MS / if shared { 2.0 } else { 1.0 };
             Rc::make_mut(&mut self.sim).work(&move || clock.now_ms(), budget);
             if !busy && !self.tools_has_work() {
                 return false;
@@ -915,9 +937,13 @@ impl AppState {
         self.apply_effects(effects)
     }
 
-    /// Whether the data generator or the rows index wants frames.
+    /// Whether the data generator, a design's rows or workload, or the
+    /// rows index wants frames.
     fn data_work_pending(&self) -> bool {
-        self.job.is_some() || !self.queue.is_empty() || self.indexer.borrow().pending(self.data_rev)
+        self.job.is_some()
+            || !self.queue.is_empty()
+            || self.scenario_data.has_work()
+            || self.indexer.borrow().pending(self.data_rev)
     }
 
     /// Whether a run of the current design has reached its end (then its

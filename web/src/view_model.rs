@@ -13,6 +13,7 @@
 //! - [`text`]: prose with `code` between backticks, cut into pieces.
 //! - [`console`]: the console's suggestions and transcript marks.
 
+pub mod ab;
 pub mod change_feed;
 pub mod console;
 pub mod filter;

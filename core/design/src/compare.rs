@@ -36,7 +36,7 @@ use crate::keyviz::{
     BucketMode, Diagnostic, GoogleMessage, Heatmap, MessageKind, Metric, messages_text,
 };
 use crate::scenario::{OpKind, Scenario, Workload};
-use crate::sim::{NodeSummary, Report, Simulation, WorkloadSummary, human_count};
+use crate::sim::{NodeSummary, Report, Simulation, Step, WorkloadSummary, human_count};
 use tabletop_store::{Error, Result};
 
 /// Most workloads one simulation takes (the scenario's own plus access
@@ -201,71 +201,157 @@ pub struct AbRun {
 /// Runs both designs on their common workload and compares them.
 /// `access` turns a scenario's `[[access]]` patterns into workloads (see
 /// the module documentation). Fails when either scenario is invalid or
-/// when their workloads differ.
+/// when their workloads differ. The same as [`AbJob::start`] run to the
+/// end at once.
 pub fn compare(
     a: &Scenario,
     b: &Scenario,
     access: impl Fn(&Scenario) -> Vec<AccessCase>,
 ) -> Result<AbRun> {
-    let differ = workload_differences(a, b);
-    if !differ.is_empty() {
-        return Err(Error::invalid(format!(
-            "the two designs declare different workloads (they differ in {}); an A/B \
-             comparison runs both row-key designs on one workload, so the files may differ \
-             only in name, description, [key], the table's id and families, [[column]], \
-             [[other_table]] and [[view]]",
-            differ.join(", ")
-        )));
+    Ok(AbJob::start(a, b, access)?.finish())
+}
+
+/// A comparison under way: both designs' simulations, built and checked
+/// but advanced only as far as the caller asked, so a page can run it in
+/// slices between frames, show how far it got, draw both maps as they
+/// fill and stop it. [`AbJob::finish`] runs what is left and compares.
+#[derive(Clone, Debug)]
+pub struct AbJob {
+    a: Simulation,
+    b: Simulation,
+    cases_a: Vec<AccessCase>,
+    cases_b: Vec<AccessCase>,
+    /// The scenario's own workloads (the access patterns' follow them).
+    own: usize,
+    /// The common workload, in words.
+    workload: String,
+}
+
+impl AbJob {
+    /// Checks that `a` and `b` declare one workload and builds both
+    /// simulations, at their start. Fails as [`compare`] does.
+    pub fn start(
+        a: &Scenario,
+        b: &Scenario,
+        access: impl Fn(&Scenario) -> Vec<AccessCase>,
+    ) -> Result<AbJob> {
+        let differ = workload_differences(a, b);
+        if !differ.is_empty() {
+            return Err(Error::invalid(format!(
+                "the two designs declare different workloads (they differ in {}); an A/B \
+                 comparison runs both row-key designs on one workload, so the files may differ \
+                 only in name, description, [key], the table's id and families, [[column]], \
+                 [[other_table]] and [[view]]",
+                differ.join(", ")
+            )));
+        }
+        let (sim_a, cases_a) = prepare(a, &access).map_err(|e| side_error(Side::A, &e))?;
+        let (sim_b, cases_b) = prepare(b, &access).map_err(|e| side_error(Side::B, &e))?;
+        Ok(AbJob {
+            workload: describe_workload(a, cases_a.len()),
+            own: a.workloads.len(),
+            a: sim_a,
+            b: sim_b,
+            cases_a,
+            cases_b,
+        })
     }
-    let (sim_a, cases_a) = run(a, &access).map_err(|e| side_error(Side::A, &e))?;
-    let (sim_b, cases_b) = run(b, &access).map_err(|e| side_error(Side::B, &e))?;
-    let (ra, rb) = (sim_a.report(), sim_b.report());
-    let mut patterns = Vec::new();
-    let own = a.workloads.len();
-    for (i, (wa, wb)) in ra.workloads.iter().zip(&rb.workloads).enumerate() {
-        // The scenario's own workloads come first, then one per access
-        // pattern (the same patterns, in the same order, for both).
-        let case = i
-            .checked_sub(own)
-            .and_then(|j| Some((cases_a.get(j)?, cases_b.get(j)?)));
-        let (name, how_a, how_b) = match case {
-            Some((ca, cb)) => (ca.name.clone(), ca.how.as_str(), cb.how.as_str()),
-            None => (wa.name.clone(), "", ""),
+
+    /// Design A's and design B's simulations as far as they have run.
+    #[must_use]
+    pub fn simulations(&self) -> [&Simulation; 2] {
+        [&self.a, &self.b]
+    }
+
+    /// How much of both runs is done, from 0 to 1.
+    #[must_use]
+    pub fn progress(&self) -> f64 {
+        f64::midpoint(self.a.progress(), self.b.progress())
+    }
+
+    /// Whether both runs reached their end.
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.a.is_finished() && self.b.is_finished()
+    }
+
+    /// Runs one tick of the design that is further behind (A on a tie);
+    /// returns whether both runs are now at their end.
+    pub fn tick(&mut self) -> bool {
+        let sim = if self.b.progress() < self.a.progress() {
+            &mut self.b
+        } else {
+            &mut self.a
         };
-        let fa = PatternFigures::of(wa, how_a);
-        let fb = PatternFigures::of(wb, how_b);
-        let (winner, why) = judge(&fa, &fb, &ra, &rb);
-        patterns.push(PatternVerdict {
-            name,
-            access: case.is_some(),
-            a: fa,
-            b: fb,
-            winner,
-            why,
-        });
+        if !sim.is_finished() {
+            sim.step(Step::Seconds(f64::MIN_POSITIVE));
+        }
+        self.is_finished()
     }
-    let (winner, verdict) = overall(&patterns);
-    let comparison = Comparison {
-        workload: describe_workload(a, cases_a.len()),
-        a: design_run(Side::A, &ra),
-        b: design_run(Side::B, &rb),
-        patterns,
-        winner,
-        verdict,
-    };
-    Ok(AbRun {
-        a: sim_a,
-        b: sim_b,
-        comparison,
-    })
+
+    /// Runs ticks, the two designs in step, until both runs end or
+    /// `out_of_time` says to stop (asked before every tick); returns
+    /// whether both ended.
+    pub fn advance(&mut self, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        while !self.is_finished() && !out_of_time() {
+            self.tick();
+        }
+        self.is_finished()
+    }
+
+    /// Runs both designs to their end and compares them.
+    #[must_use]
+    pub fn finish(mut self) -> AbRun {
+        self.a.step(Step::Seconds(f64::MAX));
+        self.b.step(Step::Seconds(f64::MAX));
+        let (ra, rb) = (self.a.report(), self.b.report());
+        let mut patterns = Vec::new();
+        for (i, (wa, wb)) in ra.workloads.iter().zip(&rb.workloads).enumerate() {
+            // The scenario's own workloads come first, then one per access
+            // pattern (the same patterns, in the same order, for both).
+            let case = i
+                .checked_sub(self.own)
+                .and_then(|j| Some((self.cases_a.get(j)?, self.cases_b.get(j)?)));
+            let (name, how_a, how_b) = match case {
+                Some((ca, cb)) => (ca.name.clone(), ca.how.as_str(), cb.how.as_str()),
+                None => (wa.name.clone(), "", ""),
+            };
+            let fa = PatternFigures::of(wa, how_a);
+            let fb = PatternFigures::of(wb, how_b);
+            let (winner, why) = judge(&fa, &fb, &ra, &rb);
+            patterns.push(PatternVerdict {
+                name,
+                access: case.is_some(),
+                a: fa,
+                b: fb,
+                winner,
+                why,
+            });
+        }
+        let (winner, verdict) = overall(&patterns);
+        let comparison = Comparison {
+            workload: self.workload,
+            a: design_run(Side::A, &ra),
+            b: design_run(Side::B, &rb),
+            patterns,
+            winner,
+            verdict,
+        };
+        AbRun {
+            a: self.a,
+            b: self.b,
+            comparison,
+        }
+    }
 }
 
 fn side_error(side: Side, e: &Error) -> Error {
     Error::new(e.code(), format!("design {}: {}", side.name(), e.message()))
 }
 
-/// The scenario with its access patterns added, run to the end.
-fn run(
+/// The scenario's simulation with its access patterns added, at its
+/// start.
+fn prepare(
     s: &Scenario,
     access: &impl Fn(&Scenario) -> Vec<AccessCase>,
 ) -> Result<(Simulation, Vec<AccessCase>)> {
@@ -282,8 +368,7 @@ fn run(
     let mut with = s.clone();
     with.workloads
         .extend(cases.iter().map(|c| c.workload.clone()));
-    let mut sim = Simulation::new(with)?;
-    sim.run_to_end();
+    let sim = Simulation::new(with)?;
     Ok((sim, cases))
 }
 

@@ -22,8 +22,10 @@ use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
 use super::key_view::key_html;
+use super::keyviz_ab::AbBody;
 use super::keyviz_live::LiveBody;
 use super::sim_controls::SimControls;
+use crate::state::ab::{AbAction, AbState};
 use crate::state::live::{KvView, LiveAction, LiveState, MapAction};
 use crate::state::sim::{SimAction, SimState};
 use crate::view_model::keys::{DisplayKey, key_parts};
@@ -46,6 +48,13 @@ pub struct KeyVizPanelProps {
     pub live: Rc<LiveState>,
     /// Its actions.
     pub on_live: Callback<LiveAction>,
+    /// The A/B slice.
+    pub ab: Rc<AbState>,
+    /// Its actions.
+    pub on_ab: Callback<AbAction>,
+    /// The current design's name (the A/B view offers it).
+    #[prop_or_default]
+    pub design_name: Option<AttrValue>,
     /// The real tables (for the live view's table picker).
     pub tables: Rc<Vec<TableSummary>>,
     /// The selected table.
@@ -77,6 +86,7 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
     let meta = match view {
         KvView::Simulation => sim.snapshot.as_ref().map(|s| s.title.clone()),
         KvView::Live => live.table.clone(),
+        KvView::Ab => props.ab.ran.as_ref().map(|[a, b]| format!("{a} vs {b}")),
     };
     let body = match view {
         KvView::Simulation => sim_body(sim, &props.on_sim, &props.on_live),
@@ -84,11 +94,14 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
             <LiveBody live={Rc::clone(live)} on_live={props.on_live.clone()} tables={Rc::clone(&props.tables)}
                 selected={props.selected.clone()} on_select={props.on_select.clone()} />
         },
+        KvView::Ab => html! {
+            <AbBody ab={Rc::clone(&props.ab)} on_ab={props.on_ab.clone()} current={props.design_name.clone()} />
+        },
     };
     html! {
         <section class={classes!("panel", "keyviz-panel", (view == KvView::Live).then_some("live"))}
             aria-label="Key Visualizer" style="grid-area: keyviz"
-            data-view={match view { KvView::Live => "live", KvView::Simulation => "simulation" }}
+            data-view={match view { KvView::Live => "live", KvView::Simulation => "simulation", KvView::Ab => "ab" }}
             data-map-ms={format!("{:.2}", sim.map_ms)} data-diagnose-ms={format!("{:.2}", sim.diagnose_ms)}
             data-live-build-ms={format!("{:.2}", live.build_ms)} data-live-builds={live.builds.to_string()}>
             <header class="panel-head">
@@ -119,6 +132,7 @@ fn view_switch(view: KvView, on_live: &Callback<LiveAction>) -> Html {
         <span class="seg-switch kv-switch" role="group" aria-label="What the Key Visualizer shows">
             { button(KvView::Live, "Your tables", "The traffic your operations put on the selected table") }
             { button(KvView::Simulation, "Simulation", "A scenario's workload on a simulated cluster") }
+            { button(KvView::Ab, "A/B", "Two row-key designs on one workload, side by side") }
         </span>
     }
 }
@@ -209,7 +223,7 @@ pub(super) fn map_view(
 }
 
 /// The metric, scale and bucket choices, and the Data table toggle.
-fn toolbar(settings: KeyVizSettings, on_map: &Callback<MapAction>) -> Html {
+pub(super) fn toolbar(settings: KeyVizSettings, on_map: &Callback<MapAction>) -> Html {
     let on_select = |f: fn(Option<String>) -> Option<MapAction>| {
         let on_map = on_map.clone();
         Callback::from(move |e: Event| {
@@ -345,10 +359,19 @@ fn findings(props: &FindingsProps) -> Html {
 
 /// Props of [`Heatmap`].
 #[derive(Properties)]
-struct HeatmapProps {
-    map: Rc<MapData>,
-    scale: ColorScale,
-    on_map: Callback<MapAction>,
+pub(super) struct HeatmapProps {
+    pub map: Rc<MapData>,
+    pub scale: ColorScale,
+    pub on_map: Callback<MapAction>,
+    /// The canvas's accessible name (two maps on a page need two).
+    #[prop_or(AttrValue::Static("Key Visualizer heatmap"))]
+    pub label: AttrValue,
+    /// The id of its description (unique on the page).
+    #[prop_or(AttrValue::Static("kv-canvas-help"))]
+    pub help_id: AttrValue,
+    /// Whether a drag zooms into a key range (else a press is a click).
+    #[prop_or(true)]
+    pub zoomable: bool,
 }
 
 // The map is compared by identity: the reducer makes a new one whenever
@@ -359,6 +382,9 @@ impl PartialEq for HeatmapProps {
         Rc::ptr_eq(&self.map, &other.map)
             && self.scale == other.scale
             && self.on_map == other.on_map
+            && self.label == other.label
+            && self.help_id == other.help_id
+            && self.zoomable == other.zoomable
     }
 }
 
@@ -388,7 +414,7 @@ type Cell = (usize, usize, f64, f64);
 
 /// The canvas, its labels, tooltip and drag selection.
 #[component(Heatmap)]
-fn heatmap(props: &HeatmapProps) -> Html {
+pub(super) fn heatmap(props: &HeatmapProps) -> Html {
     let canvas = use_node_ref();
     let frame = use_node_ref();
     let painter = use_mut_ref(Painter::default);
@@ -410,6 +436,7 @@ fn heatmap(props: &HeatmapProps) -> Html {
         hover: hover.clone(),
         pinned: pinned.clone(),
         drag: drag.clone(),
+        zoomable: props.zoomable,
     };
     let onmousedown = pointer.on_down();
     let onmousemove = pointer.on_move();
@@ -428,8 +455,8 @@ fn heatmap(props: &HeatmapProps) -> Html {
         <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")}>
             { labels }
             <div class="kv-frame" ref={frame}>
-                <canvas ref={canvas} class="kv-canvas" role="img" aria-label="Key Visualizer heatmap" tabindex="0"
-                    aria-describedby="kv-canvas-help"
+                <canvas ref={canvas} class="kv-canvas" role="img" aria-label={props.label.clone()} tabindex="0"
+                    aria-describedby={props.help_id.clone()}
                     {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onkeydown}></canvas>
                 { selection.unwrap_or_default() }
                 { tooltip.unwrap_or_default() }
@@ -437,7 +464,7 @@ fn heatmap(props: &HeatmapProps) -> Html {
             // Present from the start (a live region that appears with its
             // text is often not read out), filled as the cursor moves.
             <p class="visually-hidden kv-cursor-live" aria-live="polite" aria-atomic="true">{ cursor_text(map, *pinned) }</p>
-            <p id="kv-canvas-help" class="visually-hidden">
+            <p id={props.help_id.clone()} class="visually-hidden">
                 { format!("{} over time (left to right, {} columns) and key space (top to bottom, {} key buckets). Arrow keys move a cursor over the cells; the Data table button shows the numbers.",
                     metric_label(map.metric), map.time_total, map.rows()) }
             </p>
@@ -526,6 +553,8 @@ struct Pointer {
     hover: UseStateHandle<Option<Cell>>,
     pinned: UseStateHandle<Option<Cell>>,
     drag: UseStateHandle<Option<Drag>>,
+    /// Whether a drag zooms (else every press is a click).
+    zoomable: bool,
 }
 
 impl Pointer {
@@ -559,11 +588,13 @@ impl Pointer {
         let hover = self.hover.clone();
         let drag = self.drag.clone();
         let map = Rc::clone(&self.map);
+        let zoomable = self.zoomable;
         Callback::from(move |e: MouseEvent| {
             let Some((x, y, cw, ch)) = Self::locate(&canvas, &e) else {
                 return;
             };
             if let Some(from) = *pressed.borrow()
+                && zoomable
                 && (y - from).abs() >= DRAG_PX
             {
                 let next = Some(Drag {
@@ -587,6 +618,7 @@ impl Pointer {
         let drag = self.drag.clone();
         let pinned = self.pinned.clone();
         let map = Rc::clone(&self.map);
+        let zoomable = self.zoomable;
         Callback::from(move |e: MouseEvent| {
             let Some(from) = pressed.borrow_mut().take() else {
                 return;
@@ -595,7 +627,7 @@ impl Pointer {
             let Some((x, y, cw, ch)) = Self::locate(&canvas, &e) else {
                 return;
             };
-            if (y - from).abs() >= DRAG_PX {
+            if zoomable && (y - from).abs() >= DRAG_PX {
                 let rows = map.rows() as f64;
                 let row = |py: f64| ((py.clamp(0.0, ch - 0.01) / ch) * rows) as usize;
                 if let Some(zoom) = zoom_to_rows(&map, row(from), row(y)) {
@@ -793,8 +825,8 @@ fn time_axis(map: &MapData, w: u32) -> Html {
 
 /// Props of [`KeyVizTable`].
 #[derive(Properties)]
-struct KeyVizTableProps {
-    map: Rc<MapData>,
+pub(super) struct KeyVizTableProps {
+    pub map: Rc<MapData>,
 }
 
 impl PartialEq for KeyVizTableProps {
@@ -809,7 +841,7 @@ const TABLE_COLUMNS: usize = 8;
 
 /// The data-table alternative.
 #[component(KeyVizTable)]
-fn key_viz_table(props: &KeyVizTableProps) -> Html {
+pub(super) fn key_viz_table(props: &KeyVizTableProps) -> Html {
     let table = use_memo(Rc::as_ptr(&props.map) as usize, {
         let map = Rc::clone(&props.map);
         move |_| data_table(&map, TABLE_ROWS, TABLE_COLUMNS)

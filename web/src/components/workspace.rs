@@ -67,6 +67,7 @@ pub struct Callbacks {
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
     pub scenario_data: Callback<crate::state::scenario_data::ScenarioDataAction>,
+    pub ab: Callback<crate::state::ab::AbAction>,
     pub tools: Callback<crate::state::tools::ToolsAction>,
     pub open_export: Callback<()>,
     pub open_import: Callback<()>,
@@ -154,6 +155,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
         scenario_data: d.to_callback().reform(Action::ScenarioData),
+        ab: d.to_callback().reform(Action::Ab),
         tools: d.to_callback().reform(Action::Tools),
         open_export: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenExport(None))),
         open_import: to(|()| Action::Tools(crate::state::tools::ToolsAction::OpenImport)),
@@ -334,6 +336,8 @@ pub fn workspace() -> Html {
                     }
                     <div class="slot" hidden={!panels.has(PanelId::KeyVisualizer)}>
                         <KeyVizPanel sim={Rc::clone(&app.sim)} on_sim={cb.sim.clone()} live={Rc::clone(&app.live)} on_live={cb.live.clone()}
+                            ab={Rc::clone(&app.ab)} on_ab={cb.ab.clone()}
+                            design_name={app.design.scenario.as_ref().map(|s| AttrValue::from(s.name.clone()))}
                             tables={Rc::clone(&app.tables)} selected={app.selected.clone()} on_select={cb.select_table.clone()}
                             maximize={grid.maximize(PanelId::KeyVisualizer, &cb)} data_bar={data_bar(&app, &cb)} />
                     </div>
@@ -368,7 +372,12 @@ fn data_bar(app: &AppContext, cb: &Callbacks) -> Html {
 /// more of the width). The live map of a table does not widen it: while
 /// the person works on their rows, the Rows panel keeps its room.
 fn kv_has_map(app: &AppContext) -> bool {
-    app.sim.loaded() && app.live.shown(true) == crate::state::live::KvView::Simulation
+    use crate::state::live::KvView;
+    match app.live.shown(true) {
+        KvView::Simulation => app.sim.loaded(),
+        KvView::Ab => true,
+        KvView::Live => false,
+    }
 }
 
 /// Whether `panels` has a panel of the left column.

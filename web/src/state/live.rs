@@ -37,6 +37,8 @@ pub enum KvView {
     Live,
     /// The simulated cluster running the current design.
     Simulation,
+    /// Two row-key designs on one workload, side by side.
+    Ab,
 }
 
 /// A rebuild this cheap (ms) is done in the action that made it due.

@@ -1,0 +1,115 @@
+//! An A/B comparison run in slices (`AbJob`, what a page drives between
+//! frames) ends exactly where `compare` ends when run at once.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use tabletop_design::compare::{AbJob, AccessCase, compare};
+use tabletop_design::keyviz::Metric;
+use tabletop_design::scenario::OpKind;
+use tabletop_design::sim::Scenario;
+
+const A: &str = include_str!("../../../static/scenarios/ab_mobile_timestamp_first.toml");
+const B: &str = include_str!("../../../static/scenarios/ab_mobile_device_first.toml");
+
+/// The shipped pair, shortened to five simulated minutes.
+fn pair() -> (Scenario, Scenario) {
+    let short = |text: &str| {
+        Scenario::from_toml(&text.replace("duration = \"30m\"", "duration = \"5m\""))
+            .expect("the example scenarios parse")
+    };
+    (short(A), short(B))
+}
+
+/// One made-up access pattern: a point read per upload's entity.
+fn probe(s: &Scenario) -> Vec<AccessCase> {
+    let mut workload = s.workloads[0].clone();
+    workload.name = "probe".into();
+    workload.op = OpKind::Read;
+    workload.rate = 10.0;
+    vec![AccessCase {
+        name: "probe".into(),
+        workload,
+        how: format!("a point read under {}", s.name),
+    }]
+}
+
+#[test]
+fn a_sliced_run_ends_where_compare_ends() {
+    let (a, b) = pair();
+    let whole = compare(&a, &b, probe).unwrap();
+    let mut job = AbJob::start(&a, &b, probe).unwrap();
+    assert_eq!(job.progress(), 0.0);
+    assert!(!job.is_finished());
+    let mut slices = 0;
+    let mut last = 0.0;
+    loop {
+        // Ten ticks per slice.
+        let mut left = 10;
+        let done = job.advance(&mut || {
+            left -= 1;
+            left < 0
+        });
+        let p = job.progress();
+        assert!(p >= last && p <= 1.0, "{p} after {last}");
+        let [sa, sb] = job.simulations();
+        assert!(
+            (sa.progress() - sb.progress()).abs() <= 2.0 / 100.0,
+            "the two designs run in step: {} and {}",
+            sa.progress(),
+            sb.progress()
+        );
+        last = p;
+        slices += 1;
+        if done {
+            break;
+        }
+        assert!(slices < 100_000, "the run ends");
+    }
+    assert!(slices > 10, "it took many slices: {slices}");
+    assert_eq!(job.progress(), 1.0);
+    let sliced = job.finish();
+    assert_eq!(sliced.comparison, whole.comparison);
+    assert_eq!(
+        sliced.heatmaps(Metric::WritePressure, 200),
+        whole.heatmaps(Metric::WritePressure, 200)
+    );
+    let probe = sliced
+        .comparison
+        .patterns
+        .iter()
+        .find(|p| p.name == "probe")
+        .expect("the access pattern is compared");
+    assert!(probe.access);
+    assert!(probe.b.how.contains("device first"), "{}", probe.b.how);
+}
+
+#[test]
+fn finishing_a_job_that_never_ran_runs_it_all() {
+    let (a, b) = pair();
+    let whole = compare(&a, &b, |_| Vec::new()).unwrap();
+    let mut job = AbJob::start(&a, &b, |_| Vec::new()).unwrap();
+    assert!(!job.tick(), "one tick does not end it");
+    let [sa, sb] = job.simulations();
+    assert!(
+        sa.now_seconds() > 0.0 && sb.now_seconds() == 0.0,
+        "A went first"
+    );
+    let run = job.finish();
+    assert!(run.a.is_finished() && run.b.is_finished());
+    assert_eq!(run.comparison, whole.comparison);
+}
+
+#[test]
+fn a_job_is_refused_as_compare_refuses() {
+    let (a, mut b) = pair();
+    b.cluster.nodes = 7;
+    let job = AbJob::start(&a, &b, |_| Vec::new()).unwrap_err();
+    let whole = compare(&a, &b, |_| Vec::new()).unwrap_err();
+    assert_eq!(job.message(), whole.message());
+    assert!(job.message().contains("[cluster]"), "{}", job.message());
+    let (a, mut b) = pair();
+    b.key.segments.clear();
+    let e = AbJob::start(&a, &b, |_| Vec::new()).unwrap_err();
+    assert!(e.message().starts_with("design B: "), "{}", e.message());
+}
