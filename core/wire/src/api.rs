@@ -117,6 +117,7 @@ mod data;
 mod fast;
 mod logical_views;
 mod names;
+mod paging;
 mod playground;
 mod proto_json;
 mod read_pages;

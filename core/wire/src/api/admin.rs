@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::names::{TableName, instance_name, table_name};
+use super::paging::Paging;
 use super::proto_json::{At, Fields, MAX_DEPTH, Out, format_duration};
 use tabletop_sql::Instance;
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, GcRule, TableSchema, ValueType};
@@ -294,10 +295,13 @@ pub(crate) fn column_family_to_json(cf: &ColumnFamily) -> Value {
     out.build()
 }
 
-/// Reads the `Table` of a createTable request into a schema.
 /// Reads the `Table` of a createTable request: its families, and its
-/// change stream config when it has one.
-fn table_for_create(at: &At<'_>) -> Result<(TableSchema, Option<ChangeStreamConfig>)> {
+/// change stream config when it has one. With the emulator's fidelity the
+/// config is taken with any retention and forgotten, as the emulator does.
+fn table_for_create(
+    at: &At<'_>,
+    emulator: bool,
+) -> Result<(TableSchema, Option<ChangeStreamConfig>)> {
     let mut f = at.object("Table")?;
     // Output only; AIP-203 says servers ignore it in requests.
     let _ = f.get("name")?;
@@ -350,6 +354,12 @@ fn table_for_create(at: &At<'_>) -> Result<(TableSchema, Option<ChangeStreamConf
         f.unsupported(name, why)?;
     }
     let change_stream = match f.get("changeStreamConfig")? {
+        Some(c) if emulator => {
+            let mut cf = c.object("ChangeStreamConfig")?;
+            cf.require("retentionPeriod")?.duration()?;
+            cf.finish()?;
+            None
+        }
         Some(c) => Some(super::change_stream::config_from_json(&c)?),
         None => None,
     };
@@ -404,7 +414,7 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
         tabletop_store::validate_table_id(&table_id).map_err(|e| id_at.context(e))?;
     }
     let (schema, change_stream) = match f.get("table")? {
-        Some(t) => table_for_create(&t)?,
+        Some(t) => table_for_create(&t, db.fidelity().is_emulator())?,
         None => (TableSchema::default(), None),
     };
     let mut initial_splits = Vec::new();
@@ -460,42 +470,12 @@ pub(crate) fn list_tables(db: &mut Instance, req: &At<'_>, _traces: &mut Traces)
     let mut f = req.object("ListTablesRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
     let view = read_view(f.get("view")?, View::NameOnly)?;
-    let page_size = match f.get("pageSize")? {
-        Some(p) => {
-            let n = p.int32()?;
-            if n < 0 {
-                return Err(p.invalid("page size must not be negative"));
-            }
-            usize::try_from(n).unwrap_or(0)
-        }
-        None => 0,
-    };
-    let token = match f.get("pageToken")? {
-        Some(t) => t.string()?.to_string(),
-        None => String::new(),
-    };
+    let paging = Paging::read(&mut f)?;
     f.finish()?;
     let tables = db.list_tables();
-    let rest = tables
-        .iter()
-        .filter(|t| token.is_empty() || t.id.as_str() > token.as_str());
-    let page: Vec<&TableInfo> = if page_size == 0 {
-        rest.collect()
-    } else {
-        rest.take(page_size).collect()
-    };
-    let next = match page.last() {
-        Some(last)
-            if page_size > 0
-                && page.len() == page_size
-                && tables.last().is_some_and(|t| t.id != last.id) =>
-        {
-            last.id.clone()
-        }
-        _ => String::new(),
-    };
+    let (page, next) = paging.page(tables.iter(), |t| t.id.as_str());
     let list = page
-        .iter()
+        .into_iter()
         .map(|t| table_to_json(&format!("{}/tables/{}", parent.name, t.id), t, view))
         .collect();
     Ok(Out::new()

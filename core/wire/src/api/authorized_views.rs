@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::names::{TableName, ViewName, table_name, view_name};
+use super::paging::Paging;
 use super::proto_json::{At, Fields, Out};
 use tabletop_sql::{AuthorizedView, FamilySubset, Instance};
 use tabletop_store::{Result, Traces, base64_text};
@@ -180,38 +181,12 @@ pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Res
     let mut f = req.object("ListAuthorizedViewsRequest")?;
     let parent = required_parent(&mut f)?;
     let full = full_view(f.get("view")?, false)?;
-    let page_size = match f.get("pageSize")? {
-        Some(p) => {
-            let n = p.int32()?;
-            if n < 0 {
-                return Err(p.invalid("page size must not be negative"));
-            }
-            usize::try_from(n).unwrap_or(0)
-        }
-        None => 0,
-    };
-    let token = match f.get("pageToken")? {
-        Some(t) => t.string()?.to_string(),
-        None => String::new(),
-    };
+    let paging = Paging::read(&mut f)?;
     f.finish()?;
     let views = db.authorized_views(&parent.table_id)?;
-    let rest: Vec<_> = views
-        .iter()
-        .filter(|(id, _)| token.is_empty() || *id > token.as_str())
-        .collect();
-    let take = if page_size == 0 {
-        rest.len()
-    } else {
-        page_size
-    };
-    let page = &rest[..take.min(rest.len())];
-    let next = match page.last() {
-        Some((id, _)) if page.len() < rest.len() => (*id).to_string(),
-        _ => String::new(),
-    };
+    let (page, next) = paging.page(views.iter(), |(id, _)| *id);
     let list = page
-        .iter()
+        .into_iter()
         .map(|(id, v)| view_to_json(&format!("{}/authorizedViews/{id}", parent.full()), v, full))
         .collect();
     Ok(Out::new()

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::names::{InstanceName, instance_name, logical_view_name};
+use super::paging::Paging;
 use super::proto_json::{At, Out};
 use tabletop_sql::{Instance, LogicalView};
 use tabletop_store::{Result, Traces};
@@ -83,35 +84,12 @@ pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Res
     super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("ListLogicalViewsRequest")?;
     let parent = instance_name(&f.require("parent")?)?;
-    let page_size = match f.get("pageSize")? {
-        Some(p) => {
-            let n = p.int32()?;
-            if n < 0 {
-                return Err(p.invalid("page size must not be negative"));
-            }
-            usize::try_from(n).unwrap_or(0)
-        }
-        None => 0,
-    };
-    let token = optional_string(f.get("pageToken")?)?.unwrap_or_default();
+    let paging = Paging::read(&mut f)?;
     f.finish()?;
     let views = db.logical_views();
-    let rest: Vec<_> = views
-        .iter()
-        .filter(|(id, _)| token.is_empty() || *id > token.as_str())
-        .collect();
-    let take = if page_size == 0 {
-        rest.len()
-    } else {
-        page_size
-    };
-    let page = &rest[..take.min(rest.len())];
-    let next = match page.last() {
-        Some((id, _)) if page.len() < rest.len() => (*id).to_string(),
-        _ => String::new(),
-    };
+    let (page, next) = paging.page(views.iter(), |(id, _)| *id);
     let list = page
-        .iter()
+        .into_iter()
         .map(|(id, v)| view_to_json(&full_name(&parent, id), v))
         .collect();
     Ok(Out::new()
