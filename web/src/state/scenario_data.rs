@@ -395,8 +395,11 @@ impl ScenarioDataState {
         if replay.is_done() {
             self.job = None;
             self.status = format!("Replayed {} requests on {table}: {counts}.", human(p.ops));
+            // The person asked to see this traffic: draw the map now, even
+            // where a table this large would otherwise wait for Update map.
             Effects {
                 data_changed: true,
+                then: Some(Action::Live(LiveAction::Update)),
                 notice: Some(Notice {
                     error: false,
                     text: format!(
