@@ -143,6 +143,14 @@ impl FilterPlan {
         }
     }
 
+    /// A non-empty byte string that the value of every cell this plan
+    /// returns contains, when the plan is a flat chain with a value regex
+    /// that sees unstripped values and every match of which starts with a
+    /// literal. A read may then skip rows where no value contains it.
+    pub(crate) fn required_value_literal(&self) -> Option<&[u8]> {
+        compile::required_value_literal(&self.body)
+    }
+
     /// Runs the filter on one row: `input` holds the row's cells in read
     /// order (family name, qualifier, timestamp newest first); the surviving
     /// cells are appended to `out` in read order. An empty result means the

@@ -31,6 +31,15 @@ pub(crate) struct RunCell {
     pub(crate) ts: i64,
 }
 
+impl RunCell {
+    /// The qualifier's id in its run's dictionary: two cells of one run
+    /// have the same qualifier exactly when their ids are equal.
+    #[inline]
+    pub(crate) fn qual_id(&self) -> u32 {
+        self.qual
+    }
+}
+
 /// An immutable sorted run.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Run {
@@ -48,6 +57,8 @@ pub(crate) struct Run {
     /// Deletion bitmap over `cells`; empty while nothing is deleted.
     dead: Vec<u64>,
     dead_cells: usize,
+    /// The families the cells belong to, in increasing id order.
+    families: Vec<FamilyId>,
 }
 
 impl Run {
@@ -141,6 +152,38 @@ impl Run {
     #[inline]
     pub(crate) fn value(&self, c: &RunCell) -> &[u8] {
         &self.values[c.val_off as usize..(c.val_off + c.val_len) as usize]
+    }
+
+    /// The value arena: every cell's value, in cell order.
+    pub(crate) fn values(&self) -> &[u8] {
+        &self.values
+    }
+
+    /// Where cell `i`'s value starts in [`Run::values`].
+    #[inline]
+    pub(crate) fn value_offset(&self, i: usize) -> usize {
+        self.cells[i].val_off as usize
+    }
+
+    /// The cell whose value holds byte `off` of [`Run::values`] (the last
+    /// cell whose value starts at or before it; `off` must be inside the
+    /// arena).
+    pub(crate) fn cell_at_value_offset(&self, off: usize) -> usize {
+        self.cells
+            .partition_point(|c| c.val_off as usize <= off)
+            .saturating_sub(1)
+    }
+
+    /// The row holding cell `i`.
+    pub(crate) fn row_of_cell(&self, i: usize) -> usize {
+        self.rows
+            .partition_point(|r| r.first_cell as usize <= i)
+            .saturating_sub(1)
+    }
+
+    /// The families the run's cells belong to (deleted cells included).
+    pub(crate) fn families(&self) -> impl Iterator<Item = FamilyId> + '_ {
+        self.families.iter().copied()
     }
 
     #[inline]
@@ -360,6 +403,18 @@ impl RunBuilder {
             run.max_row_bytes = run.max_row_bytes.max(end - prev);
             prev = end;
         }
+        let mut present: Vec<bool> = Vec::new();
+        for c in &run.cells {
+            let fid = usize::from(c.fid);
+            if present.len() <= fid {
+                present.resize(fid + 1, false);
+            }
+            present[fid] = true;
+        }
+        run.families = (0..present.len())
+            .filter(|&fid| present[fid])
+            .map(|fid| fid as FamilyId)
+            .collect();
         run.keys.shrink_to_fit();
         run.rows.shrink_to_fit();
         run.row_end_bytes.shrink_to_fit();

@@ -3,7 +3,10 @@
 //! (flush, compaction with GC, split, merge).
 
 use super::family::{Families, FamilyId};
+use std::ops::Range;
+
 use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
+use super::run_scan::{RunReader, SeenTotals};
 use super::tablet::{CompactionOutcome, Tablet};
 use super::{EngineConfig, EngineEvent};
 use crate::aggregate::{check_input, merge_input};
@@ -565,14 +568,30 @@ impl Table {
         opts: &ReadOptions<'_>,
         sink: &mut S,
     ) -> ReadStats {
-        let mut stats = ReadStats::default();
-        let mut sources: Vec<Source<'_>> = Vec::new();
-        let mut pieces: Vec<Piece> = Vec::new();
-        let mut merged: Vec<MergedCell<'_>> = Vec::new();
-        let mut views: Vec<CellView<'_>> = Vec::new();
-        let mut filtered: Vec<CellView<'_>> = Vec::new();
-        let mut scratch = FilterScratch::new();
-        let mut merger = RowMerger::new(&[], &[], None);
+        self.read_with(ranges, opts, sink, ReadPath::Fastest)
+    }
+
+    /// [`Table::read`] through a chosen path: the model tests compare the
+    /// compacted-tablet path with the general one.
+    pub(crate) fn read_with<S: RowSink + ?Sized>(
+        &self,
+        ranges: &[KeyRange],
+        opts: &ReadOptions<'_>,
+        sink: &mut S,
+        path: ReadPath,
+    ) -> ReadStats {
+        let mut out = Delivery {
+            stats: ReadStats::default(),
+            plan: opts.plan,
+            limit: opts.limit,
+            views: Vec::new(),
+            filtered: Vec::new(),
+            scratch: FilterScratch::new(),
+            sink,
+        };
+        let literal = opts.plan.and_then(FilterPlan::required_value_literal);
+        let mut merging = MergeBuffers::default();
+        let mut candidates: Vec<usize> = Vec::new();
         for n in 0..ranges.len() {
             let range = &ranges[if opts.reversed {
                 ranges.len() - 1 - n
@@ -592,67 +611,73 @@ impl Table {
             for k in 0..=(last - first) {
                 let ti = if opts.reversed { last - k } else { first + k };
                 let tablet = &self.tablets[ti];
-                if stats.tablets.last() != Some(&tablet.id) {
-                    stats.tablets.push(tablet.id);
+                if out.stats.tablets.last() != Some(&tablet.id) {
+                    out.stats.tablets.push(tablet.id);
                 }
-                tablet.sources(&mut sources);
                 let (start, end) = clip(range, tablet);
-                merger.reset(&sources, start, end);
-                while let Some(key) = merger.next_row(opts.reversed, &mut pieces) {
-                    merged.clear();
-                    assemble_row(
-                        &merger,
-                        &mut pieces,
-                        &self.fams,
-                        opts.now_micros,
-                        &mut merged,
-                    );
-                    if merged.is_empty() {
-                        continue;
-                    }
-                    stats.rows_seen += 1;
-                    stats.cells_seen += merged.len() as u64;
-                    views.clear();
-                    for c in &merged {
-                        let family = self.fams.name(c.fid);
-                        stats.bytes_seen +=
-                            cell_bytes(key.len(), family.len(), c.qual.len(), c.value.len());
-                        views.push(CellView {
-                            family,
-                            qualifier: c.qual,
-                            timestamp_micros: c.ts,
-                            value: c.value,
-                            label: None,
-                            gc_eligible: c.gc_eligible,
-                        });
-                    }
-                    let out: &[CellView<'_>] = match opts.plan {
-                        Some(plan) => {
-                            filtered.clear();
-                            plan.apply(key, &views, &mut scratch, &mut filtered);
-                            &filtered
+                let go_on = match tablet.single_run() {
+                    Some(run) if path == ReadPath::Fastest => {
+                        let reader = RunReader::new(run, &self.fams, opts.now_micros);
+                        let rows = reader.rows(start, end);
+                        match literal.filter(|_| reader.is_clean()) {
+                            Some(lit) => {
+                                candidates.clear();
+                                reader.rows_with_value_containing(
+                                    rows.clone(),
+                                    lit,
+                                    &mut candidates,
+                                );
+                                read_candidates(&reader, rows, &candidates, opts.reversed, &mut out)
+                            }
+                            None => read_run(&reader, rows, opts.reversed, &mut out),
                         }
-                        None => &views,
-                    };
-                    if out.is_empty() {
-                        continue;
                     }
-                    stats.rows_returned += 1;
-                    stats.cells_returned += out.len() as u64;
-                    stats.bytes_returned += out
-                        .iter()
-                        .map(|c| {
-                            cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len())
-                        })
-                        .sum::<u64>();
-                    let go_on = sink.accept(RowView { key, cells: out });
-                    if !go_on || opts.limit.is_some_and(|l| stats.rows_returned >= l) {
-                        return stats;
-                    }
+                    _ => self.read_merged(tablet, start, end, opts, &mut merging, &mut out),
+                };
+                if !go_on {
+                    return out.stats;
                 }
             }
         }
-        stats
+        out.stats
+    }
+
+    /// Reads one tablet's rows in `[start, end)` by merging its sources.
+    /// Returns whether the read goes on.
+    fn read_merged<'t, S: RowSink + ?Sized>(
+        &'t self,
+        tablet: &'t Tablet,
+        start: &[u8],
+        end: Option<&[u8]>,
+        opts: &ReadOptions<'_>,
+        buf: &mut MergeBuffers<'t>,
+        out: &mut Delivery<'t, '_, S>,
+    ) -> bool {
+        let MergeBuffers {
+            sources,
+            merger,
+            pieces,
+            merged,
+        } = buf;
+        tablet.sources(sources);
+        merger.reset(sources, start, end);
+        while let Some(key) = merger.next_row(opts.reversed, pieces) {
+            merged.clear();
+            assemble_row(merger, pieces, &self.fams, opts.now_micros, merged);
+            out.views.clear();
+            out.views.extend(merged.iter().map(|c| CellView {
+                family: self.fams.name(c.fid),
+                qualifier: c.qual,
+                timestamp_micros: c.ts,
+                value: c.value,
+                label: None,
+                gc_eligible: c.gc_eligible,
+            }));
+            if !out.deliver(key) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Deletes every row starting with `prefix`, or every row, at `now`.
@@ -883,6 +908,154 @@ fn compaction_event(table: &str, t: &Tablet, o: CompactionOutcome) -> EngineEven
         collected: o.collected,
         kept: o.cells_after,
     }
+}
+
+/// Which read path [`Table::read_with`] takes for a compacted tablet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadPath {
+    /// Tablets held in one run are read straight from it (and rows a value
+    /// test cannot accept are skipped); others are merged.
+    Fastest,
+    /// Every tablet is merged, as if it had several sources.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the model tests' reference path")
+    )]
+    Merged,
+}
+
+/// The general path's buffers, reused across the tablets of one read.
+struct MergeBuffers<'t> {
+    sources: Vec<Source<'t>>,
+    merger: RowMerger<'t>,
+    pieces: Vec<Piece>,
+    merged: Vec<MergedCell<'t>>,
+}
+
+impl Default for MergeBuffers<'_> {
+    fn default() -> Self {
+        MergeBuffers {
+            sources: Vec::new(),
+            merger: RowMerger::new(&[], &[], None),
+            pieces: Vec::new(),
+            merged: Vec::new(),
+        }
+    }
+}
+
+/// The end of the read path shared by every tablet: counts what was seen,
+/// filters, counts what is returned and hands rows to the sink.
+struct Delivery<'a, 's, S: RowSink + ?Sized> {
+    stats: ReadStats,
+    plan: Option<&'a FilterPlan>,
+    limit: Option<u64>,
+    /// The visible cells of the current row, filled by the caller.
+    views: Vec<CellView<'a>>,
+    filtered: Vec<CellView<'a>>,
+    scratch: FilterScratch<'a>,
+    sink: &'s mut S,
+}
+
+impl<'a, S: RowSink + ?Sized> Delivery<'a, '_, S> {
+    /// Delivers the row whose visible cells are in `self.views` (none: the
+    /// row does not exist for this read). Returns whether the read goes on.
+    fn deliver(&mut self, key: &[u8]) -> bool {
+        if self.views.is_empty() {
+            return true;
+        }
+        let stats = &mut self.stats;
+        stats.rows_seen += 1;
+        stats.cells_seen += self.views.len() as u64;
+        stats.bytes_seen += self
+            .views
+            .iter()
+            .map(|c| cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len()))
+            .sum::<u64>();
+        let out: &[CellView<'a>] = match self.plan {
+            Some(plan) => {
+                self.filtered.clear();
+                plan.apply(key, &self.views, &mut self.scratch, &mut self.filtered);
+                &self.filtered
+            }
+            None => &self.views,
+        };
+        if out.is_empty() {
+            return true;
+        }
+        stats.rows_returned += 1;
+        stats.cells_returned += out.len() as u64;
+        stats.bytes_returned += out
+            .iter()
+            .map(|c| cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len()))
+            .sum::<u64>();
+        let go_on = self.sink.accept(RowView { key, cells: out });
+        go_on && self.limit.is_none_or(|l| stats.rows_returned < l)
+    }
+
+    /// Counts rows that were seen but cannot be returned.
+    fn seen(&mut self, totals: SeenTotals) {
+        self.stats.rows_seen += totals.rows;
+        self.stats.cells_seen += totals.cells;
+        self.stats.bytes_seen += totals.bytes;
+    }
+}
+
+/// Reads rows `rows` of a compacted tablet. Returns whether the read goes on.
+fn read_run<'t, S: RowSink + ?Sized>(
+    reader: &RunReader<'t>,
+    mut rows: Range<usize>,
+    reversed: bool,
+    out: &mut Delivery<'t, '_, S>,
+) -> bool {
+    let mut visit = |row: usize| {
+        out.views.clear();
+        reader.views(row, &mut out.views);
+        out.deliver(reader.row_key(row))
+    };
+    if reversed {
+        rows.rev().all(&mut visit)
+    } else {
+        rows.all(&mut visit)
+    }
+}
+
+/// Reads only the `candidates` (increasing) among rows `rows` of a clean
+/// compacted tablet; the others are counted as seen. Returns whether the
+/// read goes on.
+fn read_candidates<'t, S: RowSink + ?Sized>(
+    reader: &RunReader<'t>,
+    rows: Range<usize>,
+    candidates: &[usize],
+    reversed: bool,
+    out: &mut Delivery<'t, '_, S>,
+) -> bool {
+    let visit = |row: usize, out: &mut Delivery<'t, '_, S>| {
+        out.views.clear();
+        reader.views(row, &mut out.views);
+        out.deliver(reader.row_key(row))
+    };
+    if reversed {
+        let mut next = rows.end;
+        for &row in candidates.iter().rev() {
+            out.seen(reader.seen_totals(row + 1..next));
+            if !visit(row, out) {
+                return false;
+            }
+            next = row;
+        }
+        out.seen(reader.seen_totals(rows.start..next));
+    } else {
+        let mut next = rows.start;
+        for &row in candidates {
+            out.seen(reader.seen_totals(next..row));
+            if !visit(row, out) {
+                return false;
+            }
+            next = row + 1;
+        }
+        out.seen(reader.seen_totals(next..rows.end));
+    }
+    true
 }
 
 /// The part of `range` inside the tablet, as `(start, end)`.

@@ -77,6 +77,15 @@ impl Tablet {
         self.mem.heap_bytes() + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
     }
 
+    /// The tablet's one run, when it holds nothing else (a compacted
+    /// tablet with no write since).
+    pub(crate) fn single_run(&self) -> Option<&Run> {
+        match self.runs.as_slice() {
+            [run] if self.mem.is_empty() => Some(run),
+            _ => None,
+        }
+    }
+
     /// The tablet's sources, newest first. The memtable must be prepared.
     pub(crate) fn sources<'t>(&'t self, out: &mut Vec<Source<'t>>) {
         out.clear();

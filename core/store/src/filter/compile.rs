@@ -171,6 +171,25 @@ pub(crate) enum Body {
     Tree(Node),
 }
 
+/// See [`FilterPlan::required_value_literal`]: every step of a flat body
+/// must pass for a cell to be returned, and only `strip` changes the value
+/// the later steps see.
+pub(crate) fn required_value_literal(body: &Body) -> Option<&[u8]> {
+    let Body::Flat(steps) = body else {
+        return None;
+    };
+    for step in steps {
+        match step {
+            Step::Strip => return None,
+            Step::Value(re) if !re.required_prefix().is_empty() => {
+                return Some(re.required_prefix());
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Validates and compiles.
 pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
     let size = serialized_len(filter, 1)?;

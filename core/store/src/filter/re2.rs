@@ -102,6 +102,16 @@ impl ByteRegex {
         })
     }
 
+    /// Bytes every matching haystack starts with (possibly none): the
+    /// literal itself, the literal prefix, or the leading literal of a
+    /// pattern without top-level alternation.
+    pub(crate) fn required_prefix(&self) -> &[u8] {
+        match &self.kind {
+            Kind::Exact(lit) => lit,
+            Kind::Prefix { prefix, .. } | Kind::Regex { prefix, .. } => prefix,
+        }
+    }
+
     /// Whether the whole haystack matches.
     #[inline]
     pub(crate) fn is_match(&self, hay: &[u8]) -> bool {

@@ -1,0 +1,397 @@
+//! Reading a compacted tablet: one sorted run and an empty memtable.
+//!
+//! The general read path ([`super::merge`]) merges a tablet's sources a row
+//! at a time, turning every stored cell into a source-independent copy
+//! before it decides what is visible. A tablet held in one run has nothing
+//! to merge: a run holds each cell once and in cell order (flushes and
+//! compactions drop shadowed copies), so a row's visible cells are its run
+//! cells minus deleted ones and those of dropped families. [`RunReader`]
+//! turns them straight into the views the filter and the sink take.
+//!
+//! A value test can also skip rows without looking at their cells. When
+//! every cell a filter returns must hold a value containing some literal
+//! (a value regex's leading literal, see `FilterPlan::required_value_literal`),
+//! [`RunReader::rows_with_value_containing`] searches the run's value arena
+//! once with `memchr::memmem` and lists the rows where the literal occurs
+//! inside one cell's value; only those rows are read and filtered. The
+//! others cannot be returned, and what they add to the read's statistics
+//! (rows, cells and bytes seen) comes from the run's per-row totals, which
+//! is exact while the run is [`clean`](RunReader::is_clean).
+
+use std::ops::Range;
+
+use super::family::Families;
+use super::run::Run;
+use crate::row::CellView;
+
+/// The rows of one run, read as views.
+pub(crate) struct RunReader<'t> {
+    run: &'t Run,
+    fams: &'t Families,
+    now_micros: i64,
+}
+
+/// What a stretch of rows adds to a read's "seen" statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SeenTotals {
+    pub(crate) rows: u64,
+    pub(crate) cells: u64,
+    pub(crate) bytes: u64,
+}
+
+impl<'t> RunReader<'t> {
+    /// A reader marking GC eligibility as of `now_micros`.
+    pub(crate) fn new(run: &'t Run, fams: &'t Families, now_micros: i64) -> RunReader<'t> {
+        RunReader {
+            run,
+            fams,
+            now_micros,
+        }
+    }
+
+    /// The rows whose keys lie in `[start, end)`.
+    pub(crate) fn rows(&self, start: &[u8], end: Option<&[u8]>) -> Range<usize> {
+        let lo = if start.is_empty() {
+            0
+        } else {
+            self.run.lower_bound(start)
+        };
+        let hi = end.map_or(self.run.row_count(), |e| self.run.lower_bound(e));
+        lo..hi.max(lo)
+    }
+
+    pub(crate) fn row_key(&self, row: usize) -> &'t [u8] {
+        self.run.row_key(row)
+    }
+
+    /// Whether every stored cell is visible: nothing deleted and no cell of
+    /// a dropped family. Then a row's seen statistics are its stored totals.
+    pub(crate) fn is_clean(&self) -> bool {
+        self.run.dead_count() == 0 && self.run.families().all(|fid| self.fams.is_alive(fid))
+    }
+
+    /// Appends the visible cells of `row` to `out`, in cell order, marking
+    /// GC eligibility as the general path does (versions counted among the
+    /// visible cells of each column, newest first).
+    #[inline]
+    pub(crate) fn views(&self, row: usize, out: &mut Vec<CellView<'t>>) {
+        let run = self.run;
+        let cells = run.row_cells(row);
+        let check_dead = run.dead_count() > 0;
+        // (family, qualifier id) of the current column, and the version.
+        let mut column = (u16::MAX, u32::MAX);
+        let mut version = 0usize;
+        for i in cells {
+            if check_dead && run.is_dead(i) {
+                continue;
+            }
+            let c = run.cell(i);
+            if !self.fams.is_alive(c.fid) {
+                continue;
+            }
+            let here = (c.fid, c.qual_id());
+            if here == column {
+                version += 1;
+            } else {
+                column = here;
+                version = 0;
+            }
+            let gc_eligible = self
+                .fams
+                .gc_rule(c.fid)
+                .is_some_and(|rule| rule.erases(version, c.ts, self.now_micros));
+            out.push(CellView {
+                family: self.fams.name(c.fid),
+                qualifier: run.qual(c),
+                timestamp_micros: c.ts,
+                value: run.value(c),
+                label: None,
+                gc_eligible,
+            });
+        }
+    }
+
+    /// The rows, cells and bytes that rows `rows` add to a read's seen
+    /// statistics. Exact only while the run [`is_clean`](Self::is_clean).
+    pub(crate) fn seen_totals(&self, rows: Range<usize>) -> SeenTotals {
+        if rows.is_empty() {
+            return SeenTotals::default();
+        }
+        let run = self.run;
+        let cells = run.row_cells(rows.end - 1).end - run.row_cells(rows.start).start;
+        SeenTotals {
+            rows: rows.len() as u64,
+            cells: cells as u64,
+            bytes: run.bytes_before(rows.end) - run.bytes_before(rows.start),
+        }
+    }
+
+    /// Appends to `out`, in increasing order, every row of `rows` with a
+    /// cell (deleted or not) whose value contains `literal`, which must not
+    /// be empty. Rows left out hold no such value.
+    pub(crate) fn rows_with_value_containing(
+        &self,
+        rows: Range<usize>,
+        literal: &[u8],
+        out: &mut Vec<usize>,
+    ) {
+        if rows.is_empty() || literal.is_empty() {
+            return;
+        }
+        let run = self.run;
+        let arena = run.values();
+        // Values of a run are laid out in cell order, so the rows' values
+        // are one stretch of the arena.
+        let start_of_row = |row: usize| {
+            let cells = run.row_cells(row);
+            run.value_offset(cells.start)
+        };
+        let end = {
+            let last = run.row_cells(rows.end - 1).end - 1;
+            run.value_offset(last) + run.value(run.cell(last)).len()
+        };
+        let finder = memchr::memmem::Finder::new(literal);
+        let mut pos = start_of_row(rows.start);
+        while pos < end {
+            let Some(found) = finder.find(&arena[pos..end]) else {
+                break;
+            };
+            let hit = pos + found;
+            let cell = run.cell_at_value_offset(hit);
+            let value_end = run.value_offset(cell) + run.value(run.cell(cell)).len();
+            if hit + literal.len() <= value_end {
+                let row = run.row_of_cell(cell);
+                out.push(row);
+                // One hit is enough for a row: go on at the next row.
+                pos = if row + 1 < rows.end {
+                    start_of_row(row + 1)
+                } else {
+                    end
+                };
+            } else {
+                // The occurrence spans two values: not a candidate, but a
+                // real one may start inside it.
+                pos = hit + 1;
+            }
+        }
+    }
+}
+
+/// The compacted-tablet path against the general merging path, on random
+/// tables (deleted cells, dropped families, GC-eligible versions, writes
+/// after compaction, several tablets) and random filters, ranges,
+/// directions and limits: the same rows, cells and statistics.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use std::borrow::Cow;
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+
+    use crate::engine::EngineConfig;
+    use crate::engine::table::{ReadOptions, ReadPath, Table};
+    use crate::filter::{FilterPlan, RowFilter};
+    use crate::mutation::Mutation;
+    use crate::row::{OwnedRow, ReadStats, RowView};
+    use crate::row_set::KeyRange;
+    use crate::schema::{ColumnFamily, FamilyChange, GcRule, TableSchema};
+
+    const VALUES: &[&[u8]] = &[
+        b"ab",
+        b"abc",
+        b"xab",
+        b"ab\n",
+        b"a",
+        b"b",
+        b"",
+        b"PQ2A.190405.003",
+        b"PQ2A.19",
+        b"\xffab",
+        b"ba",
+        b"aab",
+    ];
+    /// Value regexes (with and without a required literal) and other filters.
+    const VALUE_PATTERNS: &[&[u8]] = &[
+        b"ab",
+        b"ab\\C*",
+        b"ab.*",
+        b"a[bc]",
+        b"abc?",
+        b"ab|ba",
+        b"\\C*ab\\C*",
+        b"PQ2A\\.19040[0-9]\\.003",
+        b"",
+        b"\\xffab",
+        b"(?i)AB",
+        b"aa\\C*",
+    ];
+
+    /// One random write: (row, family, qualifier, timestamp, value).
+    type Cell = (u8, u8, u8, i64, usize);
+
+    fn value_regex(i: usize) -> RowFilter {
+        RowFilter::ValueRegex(VALUE_PATTERNS[i % VALUE_PATTERNS.len()].to_vec())
+    }
+
+    fn filter(kind: u8, i: usize) -> Option<RowFilter> {
+        Some(match kind % 9 {
+            0 => return None,
+            1 | 2 => value_regex(i),
+            3 => RowFilter::Chain(vec![RowFilter::ApplyLabel("l".into()), value_regex(i)]),
+            4 => RowFilter::Chain(vec![RowFilter::StripValue, value_regex(i)]),
+            5 => RowFilter::Chain(vec![RowFilter::FamilyNameRegex("a".into()), value_regex(i)]),
+            6 => RowFilter::Chain(vec![value_regex(i), RowFilter::CellsPerRowLimit(1)]),
+            7 => {
+                RowFilter::Interleave(vec![value_regex(i), RowFilter::FamilyNameRegex("b".into())])
+            }
+            _ => RowFilter::CellsPerColumnLimit(1),
+        })
+    }
+
+    fn key(row: u8) -> Vec<u8> {
+        format!("r{:02}", row % 40).into_bytes()
+    }
+
+    fn set(family: &str, qual: u8, ts: i64, value: usize) -> Mutation<'static> {
+        Mutation::SetCell {
+            family_name: Cow::Owned(family.to_string()),
+            column_qualifier: Cow::Owned(vec![b'q', b'0' + qual % 3]),
+            timestamp_micros: ts * 1000,
+            value: Cow::Borrowed(VALUES[value % VALUES.len()]),
+        }
+    }
+
+    /// Builds the table: writes, compacts at `now`, then applies the
+    /// after-compaction changes chosen by `extra`.
+    fn table(splits: &[u8], cells: &[Cell], later: &[Cell], extra: u8) -> Table {
+        let mut schema = TableSchema::default();
+        schema.families.insert("a".into(), ColumnFamily::default());
+        schema.families.insert("b".into(), ColumnFamily::default());
+        schema.families.insert(
+            "c".into(),
+            ColumnFamily::with_gc(Some(GcRule::MaxAge(Duration::from_millis(2)))),
+        );
+        let mut splits: Vec<Vec<u8>> = splits.iter().map(|&s| key(s)).collect();
+        splits.sort();
+        splits.dedup();
+        let cfg = EngineConfig::default();
+        let mut t = Table::new("t", &schema, splits, 0).unwrap();
+        let fam = |f: u8| ["a", "b", "c"][usize::from(f % 3)];
+        for &(row, f, q, ts, v) in cells {
+            t.mutate_row(&key(row), &[set(fam(f), q, ts, v)], 0, &cfg)
+                .unwrap();
+        }
+        t.prepare_read();
+        // GC is not applied at time 0 for MaxAge: eligible versions stay
+        // visible to the reads at a later `now`.
+        t.compact_all(0, &mut Vec::new());
+        // A rule set after compaction: older versions of "b" stay in the
+        // run, eligible for GC, which the read marks by version number.
+        let one_version = ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1)));
+        t.modify_families(&[FamilyChange::Update("b".into(), one_version)])
+            .unwrap();
+        for &(row, f, q, ts, v) in later {
+            let m = match extra % 4 {
+                0 => set(fam(f), q, ts, v),
+                1 => Mutation::DeleteFromColumn {
+                    family_name: Cow::Borrowed(fam(f)),
+                    column_qualifier: Cow::Owned(vec![b'q', b'0' + q % 3]),
+                    time_range: None,
+                },
+                2 => Mutation::DeleteFromRow,
+                _ => Mutation::DeleteFromFamily {
+                    family_name: Cow::Borrowed(fam(f)),
+                },
+            };
+            t.mutate_row(&key(row), &[m], 0, &cfg).unwrap();
+        }
+        if extra & 4 != 0 {
+            t.modify_families(&[FamilyChange::Drop("b".into())])
+                .unwrap();
+        }
+        t.prepare_read();
+        t
+    }
+
+    fn read(
+        t: &Table,
+        range: &KeyRange,
+        opts: &ReadOptions<'_>,
+        path: ReadPath,
+    ) -> (Vec<OwnedRow>, ReadStats) {
+        let mut rows = Vec::new();
+        let stats = t.read_with(
+            std::slice::from_ref(range),
+            opts,
+            &mut |r: RowView<'_>| {
+                rows.push(r.to_owned_row());
+                true
+            },
+            path,
+        );
+        (rows, stats)
+    }
+
+    fn cell() -> impl Strategy<Value = Cell> {
+        (0u8..40, 0u8..3, 0u8..3, 0i64..12, 0usize..VALUES.len())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn compacted_path_agrees_with_merging(
+            splits in prop::collection::vec(0u8..40, 0..3),
+            cells in prop::collection::vec(cell(), 0..120),
+            later in prop::collection::vec(cell(), 0..4),
+            extra in 0u8..8,
+            kind in 0u8..9,
+            pattern in 0usize..64,
+            bounds in (0u8..45, 0u8..45),
+            reversed in any::<bool>(),
+            limit in prop::option::of(1u64..6),
+        ) {
+            let t = table(&splits, &cells, &later, extra);
+            let plan = filter(kind, pattern).map(|f| FilterPlan::compile(&f).unwrap());
+            let (lo, hi) = (bounds.0.min(bounds.1), bounds.0.max(bounds.1));
+            let range = KeyRange {
+                start: if lo == 0 { Vec::new() } else { key(lo) },
+                end: (hi < 40).then(|| key(hi)),
+            };
+            let opts = ReadOptions {
+                reversed,
+                limit,
+                plan: plan.as_ref(),
+                now_micros: 10_000,
+            };
+            let fast = read(&t, &range, &opts, ReadPath::Fastest);
+            let merged = read(&t, &range, &opts, ReadPath::Merged);
+            prop_assert_eq!(fast, merged);
+        }
+    }
+
+    #[test]
+    fn value_literal_finds_rows_and_skips_spanning_occurrences() {
+        // "xa" ending one value and "b..." starting the next spell "ab"
+        // across two values: not a candidate.
+        let mut cells = vec![(1, 0, 0, 1, 0), (2, 0, 0, 1, 2), (3, 0, 0, 1, 10)];
+        cells.push((4, 0, 0, 1, 5)); // "b"
+        let t = table(&[], &cells, &[], 0);
+        let run = t.tablets[0].single_run().unwrap();
+        let reader = super::RunReader::new(run, &t.fams, 0);
+        let mut rows = Vec::new();
+        reader.rows_with_value_containing(reader.rows(b"", None), b"ab", &mut rows);
+        // r01 "ab", r02 "xab"; r03 "ba" then r04 "b": "a" + "b" spans.
+        assert_eq!(rows, vec![0, 1]);
+        rows.clear();
+        reader.rows_with_value_containing(reader.rows(b"r02", Some(b"r04")), b"ba", &mut rows);
+        assert_eq!(rows, vec![2]);
+        // "ba" then "aab": the first "aa" spans both values, the second
+        // (overlapping it) lies inside "aab".
+        let t = table(&[], &[(1, 0, 0, 1, 10), (2, 0, 0, 1, 11)], &[], 0);
+        let run = t.tablets[0].single_run().unwrap();
+        let reader = super::RunReader::new(run, &t.fams, 0);
+        rows.clear();
+        reader.rows_with_value_containing(reader.rows(b"", None), b"aa", &mut rows);
+        assert_eq!(rows, vec![1]);
+    }
+}
