@@ -143,12 +143,12 @@ impl FilterPlan {
         }
     }
 
-    /// A non-empty byte string that the value of every cell this plan
-    /// returns contains, when the plan is a flat chain with a value regex
-    /// that sees unstripped values and every match of which starts with a
-    /// literal. A read may then skip rows where no value contains it.
-    pub(crate) fn required_value_literal(&self) -> Option<&[u8]> {
-        compile::required_value_literal(&self.body)
+    /// Non-empty bytes that the value of every cell this plan returns
+    /// starts with, when the plan is a flat chain with a value regex that
+    /// sees unstripped values and whose every match starts with a literal.
+    /// A read may then skip rows where no value starts with them.
+    pub(crate) fn required_value_prefix(&self) -> Option<&[u8]> {
+        compile::required_value_prefix(&self.body)
     }
 
     /// Runs the filter on one row: `input` holds the row's cells in read

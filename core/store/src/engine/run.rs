@@ -159,26 +159,11 @@ impl Run {
         &self.values
     }
 
-    /// Where cell `i`'s value starts in [`Run::values`].
+    /// Where cell `i`'s value lies in [`Run::values`]: `(offset, length)`.
     #[inline]
-    pub(crate) fn value_offset(&self, i: usize) -> usize {
-        self.cells[i].val_off as usize
-    }
-
-    /// The cell whose value holds byte `off` of [`Run::values`] (the last
-    /// cell whose value starts at or before it; `off` must be inside the
-    /// arena).
-    pub(crate) fn cell_at_value_offset(&self, off: usize) -> usize {
-        self.cells
-            .partition_point(|c| c.val_off as usize <= off)
-            .saturating_sub(1)
-    }
-
-    /// The row holding cell `i`.
-    pub(crate) fn row_of_cell(&self, i: usize) -> usize {
-        self.rows
-            .partition_point(|r| r.first_cell as usize <= i)
-            .saturating_sub(1)
+    pub(crate) fn value_span(&self, i: usize) -> (usize, usize) {
+        let c = &self.cells[i];
+        (c.val_off as usize, c.val_len as usize)
     }
 
     /// The families the run's cells belong to (deleted cells included).

@@ -589,7 +589,7 @@ impl Table {
             scratch: FilterScratch::new(),
             sink,
         };
-        let literal = opts.plan.and_then(FilterPlan::required_value_literal);
+        let value_prefix = opts.plan.and_then(FilterPlan::required_value_prefix);
         let mut merging = MergeBuffers::default();
         let mut candidates: Vec<usize> = Vec::new();
         for n in 0..ranges.len() {
@@ -619,12 +619,12 @@ impl Table {
                     Some(run) if path == ReadPath::Fastest => {
                         let reader = RunReader::new(run, &self.fams, opts.now_micros);
                         let rows = reader.rows(start, end);
-                        match literal.filter(|_| reader.is_clean()) {
-                            Some(lit) => {
+                        match value_prefix.filter(|_| reader.is_clean()) {
+                            Some(prefix) => {
                                 candidates.clear();
-                                reader.rows_with_value_containing(
+                                reader.rows_with_value_prefix(
                                     rows.clone(),
-                                    lit,
+                                    prefix,
                                     &mut candidates,
                                 );
                                 read_candidates(&reader, rows, &candidates, opts.reversed, &mut out)

@@ -171,10 +171,10 @@ pub(crate) enum Body {
     Tree(Node),
 }
 
-/// See [`FilterPlan::required_value_literal`]: every step of a flat body
+/// See [`FilterPlan::required_value_prefix`]: every step of a flat body
 /// must pass for a cell to be returned, and only `strip` changes the value
 /// the later steps see.
-pub(crate) fn required_value_literal(body: &Body) -> Option<&[u8]> {
+pub(crate) fn required_value_prefix(body: &Body) -> Option<&[u8]> {
     let Body::Flat(steps) = body else {
         return None;
     };
