@@ -918,7 +918,7 @@ pub(crate) enum ReadPath {
     Fastest,
     /// Every tablet is merged, as if it had several sources.
     #[cfg_attr(
-        not(test),
+        not(all(test, not(target_arch = "wasm32"))),
         allow(dead_code, reason = "the model tests' reference path")
     )]
     Merged,
