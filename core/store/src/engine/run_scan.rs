@@ -18,8 +18,8 @@
 //! cells and bytes seen) comes from the run's per-row totals, which is
 //! exact while the run is [`clean`](RunReader::is_clean). (A substring
 //! search of the whole value arena with `memchr::memmem` was tried first: in
-//! the wasm build, without SIMD, it was slower than this loop, as this data
-//! set's digits make its prefilter stop at nearly every value.)
+//! the wasm build, without SIMD, it was slower than this loop on the
+//! benchmark's data; see BENCHMARKS.md.)
 
 use std::ops::Range;
 
