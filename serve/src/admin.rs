@@ -1,19 +1,28 @@
-//! `google.bigtable.admin.v2.BigtableTableAdmin`: the table methods the
-//! JSON protocol has, answered at once; the others are UNIMPLEMENTED.
+//! `google.bigtable.admin.v2.BigtableTableAdmin`: the table and authorized
+//! view methods the JSON protocol has, answered at once (the long-running
+//! ones as operations already done, see `operations`); the others are
+//! UNIMPLEMENTED.
 
 use tonic::{Request, Response, Status};
 
 use crate::instance::Shared;
+use crate::operations::{self, Finished};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::proto::google::bigtable::admin::v2::{
-    CreateTableRequest, DeleteTableRequest, DropRowRangeRequest, GetTableRequest,
-    ListTablesRequest, ListTablesResponse, ModifyColumnFamiliesRequest, Table,
+    AuthorizedView, CreateAuthorizedViewMetadata, CreateAuthorizedViewRequest, CreateTableRequest,
+    DeleteAuthorizedViewRequest, DeleteTableRequest, DropRowRangeRequest, GetAuthorizedViewRequest,
+    GetTableRequest, ListAuthorizedViewsRequest, ListAuthorizedViewsResponse, ListTablesRequest,
+    ListTablesResponse, ModifyColumnFamiliesRequest, Table, UpdateAuthorizedViewMetadata,
+    UpdateAuthorizedViewRequest, UpdateTableMetadata, UpdateTableRequest,
 };
+use crate::proto::google::longrunning::Operation;
 use crate::transcode::{from_json, to_json};
 
 /// The table admin API over a shared instance.
 pub struct AdminService {
     pub shared: Shared,
+    /// The long-running operations answered, for GetOperation.
+    pub finished: Finished,
 }
 
 impl AdminService {
@@ -59,11 +68,83 @@ impl BigtableTableAdmin for AdminService {
         self.call("listTables", &request)
     }
 
+    /// Answers the table as it is now, in a done operation with
+    /// `UpdateTableMetadata`. The JSON protocol answers the operation
+    /// itself; its `response` is the table.
+    async fn update_table(
+        &self,
+        request: Request<UpdateTableRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let start_time = operations::now();
+        let answer = self
+            .shared
+            .call("updateTable", &to_json(request.get_ref())?)?;
+        let table: Table = from_json(&answer["response"])?;
+        let metadata = UpdateTableMetadata {
+            name: table.name.clone(),
+            start_time: Some(start_time),
+            end_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&table.name, &table, &metadata);
+        Ok(Response::new(operation))
+    }
+
     async fn delete_table(
         &self,
         request: Request<DeleteTableRequest>,
     ) -> Result<Response<()>, Status> {
         self.call_empty("deleteTable", &request)
+    }
+
+    async fn create_authorized_view(
+        &self,
+        request: Request<CreateAuthorizedViewRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let request_time = operations::now();
+        let view: AuthorizedView = self.call("createAuthorizedView", &request)?.into_inner();
+        let metadata = CreateAuthorizedViewMetadata {
+            original_request: Some(request.into_inner()),
+            request_time: Some(request_time),
+            finish_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&view.name, &view, &metadata);
+        Ok(Response::new(operation))
+    }
+
+    async fn list_authorized_views(
+        &self,
+        request: Request<ListAuthorizedViewsRequest>,
+    ) -> Result<Response<ListAuthorizedViewsResponse>, Status> {
+        self.call("listAuthorizedViews", &request)
+    }
+
+    async fn get_authorized_view(
+        &self,
+        request: Request<GetAuthorizedViewRequest>,
+    ) -> Result<Response<AuthorizedView>, Status> {
+        self.call("getAuthorizedView", &request)
+    }
+
+    async fn update_authorized_view(
+        &self,
+        request: Request<UpdateAuthorizedViewRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let request_time = operations::now();
+        let view: AuthorizedView = self.call("updateAuthorizedView", &request)?.into_inner();
+        let metadata = UpdateAuthorizedViewMetadata {
+            original_request: Some(request.into_inner()),
+            request_time: Some(request_time),
+            finish_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&view.name, &view, &metadata);
+        Ok(Response::new(operation))
+    }
+
+    async fn delete_authorized_view(
+        &self,
+        request: Request<DeleteAuthorizedViewRequest>,
+    ) -> Result<Response<()>, Status> {
+        self.call_empty("deleteAuthorizedView", &request)
     }
 
     async fn modify_column_families(

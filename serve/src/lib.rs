@@ -28,6 +28,7 @@ mod change_stream;
 mod chunks;
 mod data;
 mod instance;
+mod operations;
 mod proto;
 mod query;
 mod server;

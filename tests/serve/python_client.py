@@ -362,6 +362,106 @@ class Suite:
         assert cell["value"] == b"one", cell
         assert cell["timestamp"].timestamp() == 0.001, cell["timestamp"]
 
+    def table_admin_client(self):
+        """The admin client the library publishes (BigtableTableAdminClient),
+        on the suite's channel."""
+        from google.cloud.bigtable_admin_v2 import BigtableTableAdminClient
+        from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+            BigtableTableAdminGrpcTransport,
+        )
+
+        return BigtableTableAdminClient(transport=BigtableTableAdminGrpcTransport(channel=self.channel))
+
+    def test_authorized_views_through_the_admin_client(self):
+        from google.api_core import exceptions
+        from google.cloud.bigtable.data import ReadRowsQuery
+        from google.cloud.bigtable_admin_v2 import types as admin_types
+        from google.protobuf import field_mask_pb2
+
+        admin = self.table_admin_client()
+        name = self.table_name + "/authorizedViews/v"
+        subset = admin_types.AuthorizedView.SubsetView(
+            row_prefixes=[b"r1", b"r2"],
+            family_subsets={"cf": admin_types.AuthorizedView.FamilySubsets(qualifier_prefixes=[b""])},
+        )
+        operation = admin.create_authorized_view(
+            parent=self.table_name,
+            authorized_view_id="v",
+            authorized_view=admin_types.AuthorizedView(subset_view=subset),
+        )
+        created = operation.result(timeout=10)
+        assert created.name == name, created
+        assert list(created.subset_view.row_prefixes) == [b"r1", b"r2"], created
+        assert created.etag, "a view answers its etag"
+        meta = operation.metadata
+        assert meta.original_request.authorized_view_id == "v", meta
+        assert meta.finish_time.timestamp() >= meta.request_time.timestamp() > 0, meta
+        # A client that polls finds the finished operation by its name.
+        polled = admin._transport.operations_client.get_operation(operation.operation.name)
+        assert polled.done and polled.response.type_url.endswith(
+            "google.bigtable.admin.v2.AuthorizedView"), polled
+        got = admin.get_authorized_view(name=name)
+        assert got.subset_view == created.subset_view and got.etag == created.etag, got
+        listed = [v.name for v in admin.list_authorized_views(parent=self.table_name)]
+        assert listed == [name], listed
+        # The data API sees only the view's rows and family.
+        view = self.data.get_authorized_view(INSTANCE, TABLE, "v")
+        keys = [r.row_key for r in view.read_rows(ReadRowsQuery())]
+        assert keys == [b"r1", b"r2"], keys
+        assert {c.family for r in view.read_rows(ReadRowsQuery()) for c in r.cells} == {"cf"}
+        updated = admin.update_authorized_view(
+            authorized_view=admin_types.AuthorizedView(name=name, deletion_protection=True),
+            update_mask=field_mask_pb2.FieldMask(paths=["deletion_protection"]),
+        ).result(timeout=10)
+        assert updated.deletion_protection and updated.etag != created.etag, updated
+        try:
+            admin.delete_authorized_view(name=name)
+        except exceptions.FailedPrecondition as e:
+            assert "protect" in str(e), str(e)
+        else:
+            raise AssertionError("deleted a view under deletion protection")
+        admin.update_authorized_view(
+            authorized_view=admin_types.AuthorizedView(name=name, deletion_protection=False),
+            update_mask=field_mask_pb2.FieldMask(paths=["deletion_protection"]),
+        ).result(timeout=10)
+        admin.delete_authorized_view(name=name)
+        assert list(admin.list_authorized_views(parent=self.table_name)) == []
+        try:
+            admin.get_authorized_view(name=name)
+        except exceptions.NotFound:
+            pass
+        else:
+            raise AssertionError("a deleted view is still there")
+        try:
+            admin._transport.operations_client.get_operation("operations/nope")
+        except exceptions.NotFound:
+            pass
+        else:
+            raise AssertionError("found an operation that never ran")
+
+    def test_update_table_turns_a_change_stream_on_and_off(self):
+        from google.cloud.bigtable_admin_v2 import types as admin_types
+        from google.protobuf import field_mask_pb2
+
+        admin = self.table_admin_client()
+        mask = field_mask_pb2.FieldMask(paths=["change_stream_config"])
+        operation = admin.update_table(
+            table=admin_types.Table(
+                name=self.table_name,
+                change_stream_config=admin_types.ChangeStreamConfig(retention_period={"seconds": 172800}),
+            ),
+            update_mask=mask,
+        )
+        table = operation.result(timeout=10)
+        assert table.change_stream_config.retention_period.total_seconds() == 172800, table
+        assert operation.metadata.name == self.table_name, operation.metadata
+        got = admin.get_table(request={"name": self.table_name, "view": admin_types.Table.View.SCHEMA_VIEW})
+        assert got.change_stream_config.retention_period.total_seconds() == 172800, got
+        off = admin.update_table(table=admin_types.Table(name=self.table_name), update_mask=mask)
+        assert "change_stream_config" not in off.result(timeout=10), off.result()
+        got = admin.get_table(request={"name": self.table_name, "view": admin_types.Table.View.SCHEMA_VIEW})
+        assert "change_stream_config" not in got, got
+
     def test_drop_row_range_and_delete_table(self):
         from google.cloud.bigtable.data import ReadRowsQuery
 
