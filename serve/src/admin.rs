@@ -16,6 +16,7 @@ use crate::proto::google::bigtable::admin::v2::{
     UpdateAuthorizedViewRequest, UpdateTableMetadata, UpdateTableRequest,
 };
 use crate::proto::google::longrunning::Operation;
+use crate::spelling::Spellings;
 use crate::transcode::{from_json, to_json};
 
 /// The table admin API over a shared instance.
@@ -23,6 +24,8 @@ pub struct AdminService {
     pub shared: Shared,
     /// The long-running operations answered, for GetOperation.
     pub finished: Finished,
+    /// How the clients spelled their families, echoed in the tables.
+    pub spellings: Spellings,
 }
 
 impl AdminService {
@@ -51,21 +54,30 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<CreateTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("createTable", &request)
+        let table = self.call("createTable", &request)?.into_inner();
+        self.spellings.created(request.get_ref());
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn get_table(
         &self,
         request: Request<GetTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("getTable", &request)
+        let table = self.call("getTable", &request)?.into_inner();
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn list_tables(
         &self,
         request: Request<ListTablesRequest>,
     ) -> Result<Response<ListTablesResponse>, Status> {
-        self.call("listTables", &request)
+        let mut list: ListTablesResponse = self.call("listTables", &request)?.into_inner();
+        list.tables = list
+            .tables
+            .into_iter()
+            .map(|t| self.spellings.echo(t))
+            .collect();
+        Ok(Response::new(list))
     }
 
     /// Answers the table as it is now, in a done operation with
@@ -79,7 +91,7 @@ impl BigtableTableAdmin for AdminService {
         let answer = self
             .shared
             .call("updateTable", &to_json(request.get_ref())?)?;
-        let table: Table = from_json(&answer["response"])?;
+        let table = self.spellings.echo(from_json(&answer["response"])?);
         let metadata = UpdateTableMetadata {
             name: table.name.clone(),
             start_time: Some(start_time),
@@ -93,7 +105,9 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<DeleteTableRequest>,
     ) -> Result<Response<()>, Status> {
-        self.call_empty("deleteTable", &request)
+        let answer = self.call_empty("deleteTable", &request)?;
+        self.spellings.deleted(&request.get_ref().name);
+        Ok(answer)
     }
 
     async fn create_authorized_view(
@@ -151,7 +165,9 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<ModifyColumnFamiliesRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("modifyColumnFamilies", &request)
+        let table = self.call("modifyColumnFamilies", &request)?.into_inner();
+        self.spellings.modified(request.get_ref());
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn drop_row_range(

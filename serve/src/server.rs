@@ -17,6 +17,7 @@ use crate::operations::{Finished, OperationsService};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 use crate::proto::google::longrunning::operations_server::OperationsServer;
+use crate::spelling::Spellings;
 
 /// Where to listen, as Google's emulator takes it (`-host`, `-port`), and
 /// what to do on request.
@@ -59,6 +60,8 @@ pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Inst
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         let shared = Shared::with_journal(db, options.journal.clone());
+        // Before the first line: a client may call as soon as it sees it.
+        crate::transcode::prepare();
         // Listening for SIGUSR1 before the first line, whose reader may
         // send it at once.
         if let Some(report) = options.on_report.as_ref() {
@@ -132,6 +135,7 @@ pub async fn serve(
     let admin = BigtableTableAdminServer::new(AdminService {
         shared,
         finished: finished.clone(),
+        spellings: Spellings::default(),
     })
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let operations = OperationsServer::new(OperationsService { finished });
