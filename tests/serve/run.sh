@@ -4,7 +4,8 @@
 # reversed scan, an error's status and a cancelled stream), then the
 # differential suite's JSON scenarios with Tabletop's side served by
 # `tabletop serve` (tests/differential/run.py --serve), compared with
-# Google's emulator as `tabletop json` is.
+# Google's emulator as `tabletop json` is, and the cbt scenarios through
+# the real `cbt` pointed at `tabletop serve` (run.py --serve --cbt-only).
 #
 #   tests/serve/run.sh
 #
@@ -35,4 +36,5 @@ fi
 status=0
 "$VENV/bin/python" "$ROOT/tests/serve/python_client.py" --tabletop "$TABLETOP" || status=1
 "$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" --serve || status=1
+"$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" --serve --cbt-only || status=1
 exit "$status"
