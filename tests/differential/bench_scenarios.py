@@ -17,6 +17,7 @@ on both sides, as are the scenarios that use the instance admin API
 """
 
 import json
+import os
 import time
 
 from emulator import Emulator
@@ -30,45 +31,60 @@ def substitute(obj, old, new):
 
 
 def workload(scenarios, tag):
-    """The (method, body) requests of every scenario, each scenario in its
-    own instance (`tag` keeps rounds apart)."""
+    """The (method, request message) of every scenario's steps, each
+    scenario in its own instance (`tag` keeps rounds apart)."""
     out = []
     for index, sc in enumerate(scenarios):
         instance = "projects/p/instances/%s%03d" % (tag, index)
         for step in sc["steps"]:
             if step.get("crashes_emulator"):
                 continue
-            out.append((step["method"], substitute(step["request"], "projects/p/instances/i", instance)))
+            body = substitute(step["request"], "projects/p/instances/i", instance)
+            out.append((step["method"], oracle.Oracle.parse(step["method"], body)))
     return out
 
 
-def timed(addr, requests):
-    """Seconds to send every request through the client to `addr`, and how
-    many answered an error (the same on both sides when they agree)."""
-    client = oracle.Oracle(addr)
+def cpu_seconds(pid):
+    """The CPU time (user and system) a process has used, from /proc."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(server, requests):
+    """Seconds to send every request through the client to `server`, the
+    CPU seconds the server spent on them, and how many answered an error
+    (the same on both sides where they agree)."""
+    client = oracle.Oracle(server.addr)
     try:
+        cpu0 = cpu_seconds(server.pid)
         t0 = time.perf_counter()
-        errors = sum("error" in client.call(method, body) for method, body in requests)
-        return time.perf_counter() - t0, errors
+        errors = sum("error" in client.send(method, req) for method, req in requests)
+        return time.perf_counter() - t0, cpu_seconds(server.pid) - cpu0, errors
     finally:
         client.close()
 
 
 def run(scenarios, tabletop, rounds):
-    """Times the scenarios on both servers; prints and answers the report."""
+    """Times the scenarios on both servers; prints and answers the report:
+    per round (requests, emulator seconds, serve seconds, emulator CPU
+    seconds, serve CPU seconds)."""
     with Emulator() as emu, Emulator([tabletop, "serve"]) as serve:
         results = []
         for r in range(rounds):
             requests = workload(scenarios, "b%dx" % r)
-            emu_secs, emu_errors = timed(emu.addr, requests)
-            serve_secs, serve_errors = timed(serve.addr, requests)
-            results.append((len(requests), emu_secs, serve_secs, emu_errors, serve_errors))
-            print("round %d: %d requests: emulator %.2f s, tabletop serve %.2f s (%.1fx); errors %d / %d"
-                  % (r + 1, len(requests), emu_secs, serve_secs, emu_secs / serve_secs,
-                     emu_errors, serve_errors), flush=True)
+            emu_secs, emu_cpu, emu_errors = timed(emu, requests)
+            serve_secs, serve_cpu, serve_errors = timed(serve, requests)
+            results.append((len(requests), emu_secs, serve_secs, emu_cpu, serve_cpu))
+            print("round %d: %d requests: emulator %.2f s (CPU %.2f s), tabletop serve %.2f s "
+                  "(CPU %.2f s): %.1fx; answered with an error: %d / %d"
+                  % (r + 1, len(requests), emu_secs, emu_cpu, serve_secs, serve_cpu,
+                     emu_secs / serve_secs, emu_errors, serve_errors), flush=True)
         emu_rss, serve_rss = emu.peak_rss_bytes(), serve.peak_rss_bytes()
     best_emu = min(r[1] for r in results)
     best_serve = min(r[2] for r in results)
-    print("best of %d: emulator %.2f s, tabletop serve %.2f s: %.1fx; peak memory %.0f MB / %.0f MB"
-          % (rounds, best_emu, best_serve, best_emu / best_serve, emu_rss / 1e6, serve_rss / 1e6))
+    print("best of %d: emulator %.2f s, tabletop serve %.2f s: %.1fx; server CPU (sum) %.2f s / %.2f s; "
+          "peak memory %.0f MB / %.0f MB"
+          % (rounds, best_emu, best_serve, best_emu / best_serve, sum(r[3] for r in results),
+             sum(r[4] for r in results), emu_rss / 1e6, serve_rss / 1e6))
     return results

@@ -117,10 +117,17 @@ class Oracle:
 
     def call(self, method, body):
         """Runs one request; returns {"response": json} or {"error": status}."""
+        return self.send(method, self.parse(method, body))
+
+    @staticmethod
+    def parse(method, body):
+        """The request message of `method` from its proto3 JSON `body`."""
         if method not in METHODS:
             raise ValueError("no such method in the oracle: %s" % method)
-        req_type, _, kind = METHODS[method]
-        req = parse(req_type, body)
+        return parse(METHODS[method][0], body)
+
+    def send(self, method, req):
+        """Runs one parsed request (see `parse`); answers as `call`."""
         opts = {"metadata": self.metadata, "timeout": 30}
         if method != "readRows":
             opts["retry"] = None
