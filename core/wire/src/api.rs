@@ -122,6 +122,7 @@ mod playground;
 mod proto_json;
 mod read_pages;
 mod sql;
+mod update_mask;
 
 use serde_json::{Map, Value};
 
