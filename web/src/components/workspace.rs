@@ -9,6 +9,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::app_header::AppHeader;
+use super::autosave_bar::AutosaveBar;
 use super::console_panel::ConsolePanel;
 use super::export_dialog::ExportDialog;
 use super::import_dialog::ImportDialog;
@@ -64,6 +65,10 @@ pub struct Callbacks {
     pub make_link: Callback<(), String>,
     pub notify: Callback<Notice>,
     pub dismiss: Callback<()>,
+    /// A message's time is up.
+    pub expire: Callback<Notice>,
+    /// This tab takes the autosave back from another tab.
+    pub take_autosave: Callback<()>,
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
     pub scenario_data: Callback<crate::state::scenario_data::ScenarioDataAction>,
@@ -152,6 +157,8 @@ fn callbacks(app: &AppContext) -> Callbacks {
         }),
         notify,
         dismiss: to(|()| Action::DismissNotice),
+        expire: d.to_callback().reform(Action::ExpireNotice),
+        take_autosave: to(|()| Action::AutosaveElsewhere(false)),
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
         scenario_data: d.to_callback().reform(Action::ScenarioData),
@@ -311,10 +318,15 @@ pub fn workspace() -> Html {
                 make_link={cb.make_link.clone()}
                 on_notify={cb.notify.clone()}
                 on_dismiss={cb.dismiss.clone()}
+                on_expire={cb.expire.clone()}
                 on_reset_layout={cb.reset_layout.clone()}
                 on_open_export={cb.open_export.clone()}
                 on_open_import={cb.open_import.clone()}
-            />
+            >
+                if app.autosave_elsewhere {
+                    <AutosaveBar on_take={cb.take_autosave.clone()} />
+                }
+            </AppHeader>
             { dialogs(&app, &cb) }
             <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&app.layout, panels, kv_has_map(&app))} onkeydown={on_escape}>
                 // Every panel the page shows stays mounted while another is
