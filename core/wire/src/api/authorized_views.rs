@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::names::{TableName, ViewName, table_name, view_name};
 use super::paging::Paging;
 use super::proto_json::{At, Fields, Out};
-use super::update_mask::{Field, fields_to_update};
+use super::update_mask::fields_to_update;
 use tabletop_sql::{AuthorizedView, FamilySubset, Instance};
 use tabletop_store::{Result, Traces, base64_text};
 
@@ -205,14 +205,8 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
     let [subset, protection] = fields_to_update(
         f.get("updateMask")?,
         [
-            Field {
-                name: "subset_view",
-                set: fields.subset.is_some(),
-            },
-            Field {
-                name: "deletion_protection",
-                set: fields.deletion_protection.is_some(),
-            },
+            ("subset_view", fields.subset.is_some()),
+            ("deletion_protection", fields.deletion_protection.is_some()),
         ],
     )?;
     if let Some(w) = f.get("ignoreWarnings")? {

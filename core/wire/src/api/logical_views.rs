@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::names::{InstanceName, instance_name, logical_view_name};
 use super::paging::Paging;
 use super::proto_json::{At, Out};
-use super::update_mask::{Field, fields_to_update};
+use super::update_mask::fields_to_update;
 use tabletop_sql::{Instance, LogicalView};
 use tabletop_store::{Result, Traces};
 
@@ -108,14 +108,8 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
     let [query, protection] = fields_to_update(
         f.get("updateMask")?,
         [
-            Field {
-                name: "query",
-                set: fields.query.is_some(),
-            },
-            Field {
-                name: "deletion_protection",
-                set: fields.deletion_protection.is_some(),
-            },
+            ("query", fields.query.is_some()),
+            ("deletion_protection", fields.deletion_protection.is_some()),
         ],
     )?;
     f.finish()?;

@@ -5,24 +5,17 @@
 use super::proto_json::At;
 use tabletop_store::Result;
 
-/// One updatable field of the message.
-pub(super) struct Field {
-    /// Its proto name, snake_case (`deletion_protection`); the mask may
-    /// also spell it in lowerCamelCase.
-    pub name: &'static str,
-    /// Whether the request's message sets it.
-    pub set: bool,
-}
-
 /// Which of `fields` the update replaces: those the mask at `at` names
 /// (`*` names them all), or without a mask every field the request sets.
-/// A path that is not one of them is `INVALID_ARGUMENT`.
+/// Each field is its proto name, snake_case (`deletion_protection`; the
+/// mask may also spell it in lowerCamelCase), and whether the request's
+/// message sets it. A path that is not one of them is `INVALID_ARGUMENT`.
 pub(super) fn fields_to_update<const N: usize>(
     at: Option<At<'_>>,
-    fields: [Field; N],
+    fields: [(&'static str, bool); N],
 ) -> Result<[bool; N]> {
     let Some(at) = at else {
-        return Ok(fields.map(|f| f.set));
+        return Ok(fields.map(|(_, set)| set));
     };
     let mut chosen = [false; N];
     for path in at
@@ -37,11 +30,11 @@ pub(super) fn fields_to_update<const N: usize>(
         }
         match fields
             .iter()
-            .position(|f| path == f.name || path == lower_camel(f.name))
+            .position(|&(name, _)| path == name || path == lower_camel(name))
         {
             Some(i) => chosen[i] = true,
             None => {
-                let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+                let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
                 return Err(at.invalid(format!(
                     "\"{path}\" cannot be updated; the fields are {}",
                     spoken_list(&names)
@@ -87,17 +80,8 @@ mod tests {
 
     use super::*;
 
-    fn fields(query: bool, protection: bool) -> [Field; 2] {
-        [
-            Field {
-                name: "query",
-                set: query,
-            },
-            Field {
-                name: "deletion_protection",
-                set: protection,
-            },
-        ]
+    fn fields(query: bool, protection: bool) -> [(&'static str, bool); 2] {
+        [("query", query), ("deletion_protection", protection)]
     }
 
     fn mask(v: &Value, set: (bool, bool)) -> Result<[bool; 2]> {
