@@ -380,10 +380,6 @@ def normalise(method, answer, now_micros=None, instance_map=None):
         # The emulator lists tables in Go map order (random).
         if "tables" in body:
             body["tables"].sort(key=lambda t: t.get("name", ""))
-    elif method == "listTables":
-        # The emulator lists tables in Go map order (random).
-        if "tables" in body:
-            body["tables"].sort(key=lambda t: t.get("name", ""))
     elif method == "sampleRowKeys":
         samples = body.get("samples", [])
         keys = [base64.b64decode(s.get("rowKey", "")) for s in samples]

@@ -19,19 +19,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-fail() {
-    echo "serve: $*"
-    echo "0 passed, 1 failed"
-    exit 1
-}
-
-# shellcheck source=tests/differential/venv.sh
-. "$ROOT/tests/differential/venv.sh"
-
-if [ -z "${TABLETOP:-}" ]; then
-    cargo build --quiet --release -p tabletop-cli || fail "the release build of tabletop-cli failed"
-    TABLETOP="${CARGO_TARGET_DIR:-$ROOT/target}/release/tabletop"
-fi
+SUITE=serve
+# shellcheck source=tests/differential/preamble.sh
+. "$ROOT/tests/differential/preamble.sh"
 
 status=0
 "$VENV/bin/python" "$ROOT/tests/serve/python_client.py" --tabletop "$TABLETOP" || status=1

@@ -311,6 +311,8 @@ pub enum Action {
     ForgetReplaced,
     /// Show a message in the status line.
     Notify(Notice),
+    /// Another tab took the autosave (`true`), or this tab takes it back.
+    AutosaveElsewhere(bool),
     /// Hide the status line's message.
     DismissNotice,
     /// This message's time is up: hide it, unless another one has taken
@@ -377,6 +379,10 @@ pub struct AppState {
     pub loads: Vec<GeneratorSpec>,
     /// The status line.
     pub notice: Option<Notice>,
+    /// Whether another tab of the playground keeps the autosave (this
+    /// tab's work is then kept only for this tab, until it takes the
+    /// autosave back).
+    pub autosave_elsewhere: bool,
     /// The design being worked on.
     pub design: Rc<design::DesignState>,
     /// The simulation.
@@ -429,6 +435,7 @@ impl AppState {
             rev: 0,
             data_rev: 0,
             booted: false,
+            autosave_elsewhere: false,
             embed,
             panels,
             layout: Layout::default(),
@@ -699,6 +706,10 @@ impl AppState {
                     error: false,
                     text: "The earlier tables are forgotten.".into(),
                 });
+                false
+            }
+            Action::AutosaveElsewhere(elsewhere) => {
+                self.autosave_elsewhere = elsewhere;
                 false
             }
             Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::rich_text::inline;
+use super::toast::Toast;
 use crate::browser;
 use crate::state::Notice;
 
@@ -34,6 +34,9 @@ pub struct AppHeaderProps {
     pub on_notify: Callback<Notice>,
     /// Hides the message.
     pub on_dismiss: Callback<()>,
+    /// The message's time is up.
+    #[prop_or_default]
+    pub on_expire: Callback<Notice>,
     /// Back to the default panel sizes.
     pub on_reset_layout: Callback<()>,
     /// Open the Export dialog (files for production).
@@ -42,6 +45,9 @@ pub struct AppHeaderProps {
     /// Open the Import dialog (DynamoDB, Oracle NoSQL, cbt CSV).
     #[prop_or_default]
     pub on_open_import: Callback<()>,
+    /// A line under the header's own (the autosave strip).
+    #[prop_or_default]
+    pub children: Html,
 }
 
 /// The top bar.
@@ -53,7 +59,7 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
     let notice = props
         .notice
         .as_ref()
-        .map(|n| notice_html(n, &props.on_dismiss));
+        .map(|n| html! { <Toast notice={n.clone()} on_dismiss={props.on_dismiss.clone()} on_expire={props.on_expire.clone()} /> });
     if props.embed {
         return slim_header(notice);
     }
@@ -76,21 +82,8 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
                 { share_box(text) }
             }
             <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
+            { props.children.clone() }
         </header>
-    }
-}
-
-/// The message in the status line, with its dismiss button.
-fn notice_html(n: &Notice, on_dismiss: &Callback<()>) -> Html {
-    let on_dismiss = {
-        let cb = on_dismiss.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    html! {
-        <div class={classes!("notice", n.error.then_some("notice-error"))}>
-            <span class="notice-text" title={n.text.clone()}>{ inline(&n.text) }</span>
-            <button type="button" class="link-button" onclick={on_dismiss} aria-label="Dismiss the message">{ "×" }</button>
-        </div>
     }
 }
 
