@@ -562,6 +562,7 @@ impl AppState {
             },
             sim: self.sim.shared(&self.design),
             live: Some(self.live.shared()).filter(|l| *l != live::LiveShared::default()),
+            ab: Some(self.ab.shared()).filter(|a| *a != ab::AbShared::default()),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
