@@ -735,6 +735,8 @@ impl AppState {
                 self.apply_effects(effects)
             }
         };
+        // A lesson that made its sample table hands the rows over.
+        let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
             self.data_changed();
         }
