@@ -283,7 +283,7 @@ impl AbState {
         });
         match job {
             Ok(job) => {
-                self.seconds = [0.0, job.simulations()[0].duration_seconds()];
+                self.seconds = [0.0, job.duration_seconds()];
                 self.ran = Some([self.a.label(current), self.b.label(current)]);
                 self.engine = Some(Rc::new(RefCell::new(Engine::Running(Box::new(job)))));
                 self.running = true;
@@ -299,7 +299,10 @@ impl AbState {
             return;
         };
         let maps = match &*engine.borrow() {
-            Engine::Running(job) => ab_maps(job.simulations(), &self.keyviz),
+            Engine::Running(job) => match job.simulations() {
+                Some(sims) => ab_maps(sims, &self.keyviz),
+                None => return,
+            },
             Engine::Done(run) => ab_maps([&run.a, &run.b], &self.keyviz),
             Engine::Empty => return,
         };
@@ -334,18 +337,24 @@ impl AbState {
         } else {
             start + budget_ms
         };
-        let (columns, progress, seconds) = match &mut *engine.borrow_mut() {
-            Engine::Running(job) => {
-                job.advance(&mut || now_ms() >= deadline);
-                let [a, b] = job.simulations();
-                let columns = a.recorder().filled().min(b.recorder().filled());
-                (
-                    columns,
-                    job.progress(),
-                    a.now_seconds().min(b.now_seconds()),
-                )
-            }
+        let stepped = match &mut *engine.borrow_mut() {
+            Engine::Running(job) => match job.advance(&mut || now_ms() >= deadline) {
+                Ok(_) => Ok(job.simulations().map(|[a, b]| {
+                    (
+                        a.recorder().filled().min(b.recorder().filled()),
+                        job.progress(),
+                        a.now_seconds().min(b.now_seconds()),
+                    )
+                })),
+                Err(e) => Err(e.message().to_string()),
+            },
             _ => return,
+        };
+        let (columns, progress, seconds) = match stepped {
+            Ok(Some(figures)) => figures,
+            // The simulations are still being built.
+            Ok(None) => return,
+            Err(e) => return self.fail(e),
         };
         self.progress = progress;
         self.seconds[0] = seconds;
@@ -361,13 +370,27 @@ impl AbState {
         }
     }
 
+    /// Ends the run on an error the core reported: the maps drawn so far
+    /// stay, without a verdict, and the message says what went wrong.
+    fn fail(&mut self, message: String) {
+        self.running = false;
+        self.stopped = true;
+        self.error = Some(format!("The run stopped: {message}"));
+        self.rebuild_maps();
+        self.engine = None;
+    }
+
     /// Compares the two finished runs and shows the verdict.
     fn finish(&mut self, engine: &Rc<RefCell<Engine>>) {
         let taken = std::mem::replace(&mut *engine.borrow_mut(), Engine::Empty);
         if let Engine::Running(job) = taken {
-            let run = job.finish();
-            self.comparison = Some(Rc::new(run.comparison.clone()));
-            *engine.borrow_mut() = Engine::Done(Box::new(run));
+            match job.finish() {
+                Ok(run) => {
+                    self.comparison = Some(Rc::new(run.comparison.clone()));
+                    *engine.borrow_mut() = Engine::Done(Box::new(run));
+                }
+                Err(e) => return self.fail(e.message().to_string()),
+            }
         }
         self.running = false;
         self.progress = 1.0;
