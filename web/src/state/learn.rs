@@ -688,6 +688,25 @@ mod tests {
         assert!(stopped.scenario_data.job.is_none() && !stopped.scenario_data.loading());
         assert_eq!(table_ids(&stopped), ["readings"], "the table stays");
         assert_eq!(settle(stopped).rows.total_rows(), 0);
+        // Leaving mid-load: the rest is not written into the person's own
+        // tables, even one of the same name.
+        let mine = settle(cbt(&app(), "createtable readings families=metrics"));
+        let mid = mine.apply(Action::Learn(LearnAction::Start(
+            "reverse-timestamps".into(),
+        )));
+        assert!(mid.scenario_data.loading());
+        let left = settle(mid.apply(Action::Learn(LearnAction::Stop)));
+        assert!(left.scenario_data.job.is_none() && left.scenario_data.table.is_none());
+        let mut count = tabletop_core::CountRows::default();
+        left.instance
+            .borrow_mut()
+            .read_rows(
+                "readings",
+                &tabletop_core::ReadRowsRequest::default(),
+                &mut count,
+            )
+            .unwrap();
+        assert_eq!(count.rows, 0, "the person's table is untouched");
     }
 
     #[test]

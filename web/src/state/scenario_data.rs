@@ -257,6 +257,20 @@ impl ScenarioDataState {
         }
     }
 
+    /// The playground's instance was replaced (a lesson took it, or gave
+    /// it back): the job and its table belong to the one that went, so
+    /// neither goes on here (rows meant for a lesson's table never land in
+    /// a table of the same name in the person's own work).
+    pub(crate) fn forget_instance(&mut self) {
+        if self.job.is_some() || self.table.is_some() {
+            self.rev += 1;
+            self.job = None;
+            self.table = None;
+            self.fraction = 0.0;
+            self.status.clear();
+        }
+    }
+
     /// Starts replaying the design's workload on its table.
     fn replay(&mut self, cx: &Cx<'_>) -> Effects {
         if self.job.is_some() {

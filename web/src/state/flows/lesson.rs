@@ -69,6 +69,9 @@ impl AppState {
         }
         *self.instance.borrow_mut() = lesson_instance;
         self.job = None;
+        if self.scenario_data.job.is_some() || self.scenario_data.table.is_some() {
+            Rc::make_mut(&mut self.scenario_data).forget_instance();
+        }
         self.queue.clear();
         self.loads.clear();
         self.selected = None;
