@@ -90,6 +90,10 @@ pub struct SharedState {
     /// worked on a real table, and the live map's settings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<crate::state::live::LiveShared>,
+    /// The A/B view's two designs and map settings (absent in links made
+    /// before it existed, and when they are the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ab: Option<crate::state::ab::AbShared>,
     /// The user's own work, set aside while a lesson runs (autosave only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<Box<SharedAside>>,

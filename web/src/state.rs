@@ -569,6 +569,7 @@ impl AppState {
             },
             sim: self.sim.shared(&self.design),
             live: Some(self.live.shared()).filter(|l| *l != live::LiveShared::default()),
+            ab: Some(self.ab.shared()).filter(|a| *a != ab::AbShared::default()),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
@@ -745,6 +746,8 @@ impl AppState {
                 self.apply_effects(effects)
             }
         };
+        // A lesson that made its sample table hands the rows over.
+        let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
             self.data_changed();
         }

@@ -112,11 +112,12 @@ impl AppState {
         self.layout = Layout::default();
         self.home = None;
         self.replaced = None;
-        let live = match &boot {
-            Boot::Shared(shared) => shared.live.clone(),
-            Boot::LinkOver { link, .. } => link.live.clone(),
-            Boot::Demo => None,
+        let (live, ab) = match &boot {
+            Boot::Shared(shared) => (shared.live.clone(), shared.ab.clone()),
+            Boot::LinkOver { link, .. } => (link.live.clone(), link.ab.clone()),
+            Boot::Demo => (None, None),
         };
+        Rc::make_mut(&mut self.ab).take_shared(ab.as_ref());
         match boot {
             Boot::Demo => {
                 self.load_work(SharedState::default());
