@@ -967,8 +967,12 @@ fn read_engine_table<S: RowSink + ?Sized>(
         Some(f) if fidelity.is_emulator() => Some(emulator::as_emulator_filter(f)),
         _ => None,
     };
-    let plan = match emulator_filter.as_ref().or(req.filter.as_ref()) {
-        Some(f) => match FilterPlan::compile(f) {
+    let compiled = match &emulator_filter {
+        Some(f) => Some(FilterPlan::compile_as_emulator(f)),
+        None => req.filter.as_ref().map(FilterPlan::compile),
+    };
+    let plan = match compiled {
+        Some(compiled) => match compiled {
             Ok(plan) => Some(plan.with_seed(seed)),
             // The emulator checks a filter only against the cells it
             // meets, so an invalid one passes when the read finds no row.
