@@ -231,6 +231,7 @@ impl AppState {
         self.queue.clear();
         self.loads.clear();
         self.selected = shared.selected;
+        let parity = shared.emulator_parity;
         let restored = match shared.snapshot.as_deref().map(share::restore_snapshot) {
             Some(Ok(instance)) => Some(instance),
             Some(Err(e)) => {
@@ -265,6 +266,12 @@ impl AppState {
                 self.queue = shared.loads;
                 self.queue.reverse();
             }
+        }
+        // A snapshot carries the setting; the field keeps it without one.
+        if parity {
+            self.instance
+                .borrow_mut()
+                .set_fidelity(super::parity::fidelity(true));
         }
     }
 }
