@@ -413,6 +413,18 @@ fn compile(db: &Instance, name: &str, query: &str) -> Result<Def> {
     if table.name == name {
         return Err(SqlError::analysis("A view cannot read itself", table.pos));
     }
+    // Bigtable computes a continuous materialized view from the table its
+    // FROM names (its query grammar's from_item is a table name); a
+    // logical view holds no data of its own to follow.
+    if db.catalog().logical_views.contains_key(&table.name) {
+        return Err(refuse(
+            format!(
+                "A materialized view reads a table; {} is a logical view. Name the table it reads in FROM",
+                table.name
+            ),
+            table.pos,
+        ));
+    }
     let src = db.source(&table, alias.as_ref())?;
     if src.kind == SourceKind::View {
         return Err(refuse(
