@@ -696,6 +696,32 @@ scenario("change streams: the config is kept and shown", [
     }),
 ])
 
+# GenerateInitialChangeStreamPartitions (like ReadChangeStream) kills the
+# emulator, so the step goes to an emulator of its own and records its
+# death. A crash cannot be reproduced: with --emulator-parity Tabletop has
+# forgotten the config, as the emulator does, and answers that the table
+# keeps no change stream. (ReadChangeStream is not recorded here: its
+# heartbeat carries the wall time, which no recorded answer can hold.)
+NO_PARITY_CS_CRASH = {"reason": "the emulator crashes; with --emulator-parity Tabletop has forgotten "
+                                "the table's changeStreamConfig as the emulator does, so the table "
+                                "keeps no change stream (FAILED_PRECONDITION) instead",
+                      "answer": error("FAILED_PRECONDITION")}
+
+scenario("change streams: partitions crash the emulator", [
+    step("createTable", {"parent": PARENT, "tableId": "cs", "table": {
+        "columnFamilies": {"cf": {}}, "changeStreamConfig": CS_CONFIG}}, diverges={
+        "reason": CHANGE_STREAM,
+        "emulator": {"response": dict(CS_TABLE, granularity="MILLIS")},
+        "production": {"response": dict(CS_TABLE, granularity="MILLIS", changeStreamConfig=CS_CONFIG)},
+    }),
+    step("generateInitialChangeStreamPartitions", {"tableName": table("cs")}, crashes_emulator=True,
+         diverges={"parity": NO_PARITY_CS_CRASH,
+        "reason": "GenerateInitialChangeStreamPartitions crashes the emulator (a nil pointer "
+                  "dereference); production answers the partitions covering the table, one here",
+        "emulator": error("EMULATOR_CRASHED"),
+        "production": {"response": [{"partition": {"rowRange": {}}}]}}),
+])
+
 scenario("filter: sink sends cells straight to the output", three_rows() + [
     filtered({"chain": {"filters": [
         {"interleave": {"filters": [
