@@ -40,7 +40,7 @@ test('the Emulator parity switch makes the console answer as the emulator, and a
   await parity(page).click();
   assert.equal(await parity(page).getAttribute('aria-pressed'), 'true');
   const console = region(page, 'Console');
-  await console.locator('.parity-note', { hasText: "answering as Google's emulator" }).waitFor();
+  await console.locator('.parity-note', { hasText: "emulator's answers" }).waitFor();
   assert.match(await page.locator('.notice').textContent(), /Emulator parity is on/);
   assert.match(await output(await runCommand(page, write)), /code = Unknown desc = unknown family "nope"/);
   // The emulator kept the mutation before the failing one.
@@ -102,10 +102,15 @@ test('logical and authorized views made in the console show in the Schema panel'
   await authorized.locator('.view-name', { hasText: 'mine' }).waitFor();
   assert.match(await authorized.textContent(), /of shop.*rows starting open#.*o: every column/s);
   assert.deepEqual(await audit(page), [], 'axe-core with the views listed');
+  // The lists sit under the tables and families: show them, maximized.
+  await schema.getByRole('button', { name: /Maximize/ }).click();
+  await logical.scrollIntoViewIfNeeded();
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
-    await schema.screenshot({ path: path.join(SCREENSHOTS, `parity-views-${colorScheme}.png`) });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `parity-views-${colorScheme}.png`) });
   }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await schema.getByRole('button', { name: /Maximize/ }).click();
 
   // Deleted in the console: gone from the panel.
   await json('updateLogicalView', { logicalView: { name: `${parent}/logicalViews/open_orders`, deletionProtection: false }, updateMask: 'deletionProtection' });

@@ -133,7 +133,7 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                     { tab_button(Tab::Sql, tab, &props.on_tab, &input_ref) }
                 </div>
                 if props.emulator_parity {
-                    <span class="panel-meta parity-note" title="Emulator parity is on (in the page header): answers are the ones Google's Bigtable emulator gives where it differs from production">{ "answering as Google's emulator" }</span>
+                    <span class="panel-meta parity-note" title="Emulator parity is on (in the page header): answers are the ones Google's Bigtable emulator gives where it differs from production">{ "emulator's answers" }</span>
                 } else {
                     <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
                 }
