@@ -92,9 +92,14 @@ impl<'a> Session<'a> {
             state::open_shell(path, names)?
         };
         let (file, mut db, shell) = match shell {
+            // A file written with --emulator-parity, in a run without it.
+            Some((_, db, _)) if db.fidelity().is_emulator() => {
+                return Err(state::fidelity_mismatch(path, false));
+            }
             Some((file, db, bound)) => (file, Instances::new(db), Some(bound)),
             None => {
                 let (file, db) = state::open(path, names)?;
+                file.check_fidelity(db.primary().fidelity(), parity)?;
                 (file, db, None)
             }
         };

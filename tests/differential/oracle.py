@@ -79,6 +79,7 @@ METHODS = {
     "readModifyWriteRow": (v2.ReadModifyWriteRowRequest, v2.ReadModifyWriteRowResponse, "data"),
     "readRows": (v2.ReadRowsRequest, None, "data"),
     "sampleRowKeys": (v2.SampleRowKeysRequest, None, "data"),
+    "generateInitialChangeStreamPartitions": (v2.GenerateInitialChangeStreamPartitionsRequest, None, "data"),
 }
 
 
@@ -196,6 +197,10 @@ class Oracle:
             elif method == "sampleRowKeys":
                 samples = [to_json(s) for s in self.data.sample_row_keys(request=req, **opts)]
                 out = {"samples": samples} if samples else {}
+            elif method == "generateInitialChangeStreamPartitions":
+                # A stream of messages: the JSON protocol answers the list.
+                stream = self.data.generate_initial_change_stream_partitions(request=req, **opts)
+                out = [to_json(m) for m in stream]
         except gexc.GoogleAPICallError as e:
             code = e.grpc_status_code
             return {"error": code.name if code is not None else "UNKNOWN", "message": e.message}
@@ -331,6 +336,8 @@ def canonical(method, response):
     if method == "sampleRowKeys":
         samples = [to_json(parse(v2.SampleRowKeysResponse, s)) for s in response.get("samples", [])]
         return {"samples": samples} if samples else {}
+    if method == "generateInitialChangeStreamPartitions":
+        return [to_json(parse(v2.GenerateInitialChangeStreamPartitionsResponse, m)) for m in response]
     if answer_type is None:
         if response not in ({}, None):
             raise ValueError("%s answers Empty, got %r" % (method, response))

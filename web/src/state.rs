@@ -59,6 +59,7 @@ pub mod generator;
 pub mod layout;
 pub mod learn;
 pub mod live;
+pub mod parity;
 pub mod rows;
 pub mod scenario_data;
 pub mod sim;
@@ -305,6 +306,9 @@ pub enum Action {
     ConfirmImport(bool),
     /// A link pasted into the address bar of the running page.
     OpenLink(Box<share::SharedState>),
+    /// Answer as Google's Bigtable emulator does where it differs from
+    /// production (`true`), or as production.
+    SetEmulatorParity(bool),
     /// Put back the work the last snapshot import or link replaced.
     UndoReplace,
     /// Forget the work the last snapshot import or link replaced.
@@ -577,6 +581,7 @@ impl AppState {
                 .then(|| self.replaced.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
             link: None,
+            emulator_parity: instance.fidelity().is_emulator(),
         }
     }
 
@@ -699,6 +704,10 @@ impl AppState {
             Action::OpenLink(link) => {
                 self.open_link(*link);
                 true
+            }
+            Action::SetEmulatorParity(on) => {
+                self.set_emulator_parity(on);
+                false
             }
             Action::UndoReplace => self.undo_replace(),
             Action::ForgetReplaced => {

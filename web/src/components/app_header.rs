@@ -48,6 +48,13 @@ pub struct AppHeaderProps {
     /// A line under the header's own (the autosave strip).
     #[prop_or_default]
     pub children: Html,
+    /// Whether the instance answers as Google's Bigtable emulator does
+    /// where it differs from production (emulator parity).
+    #[prop_or_default]
+    pub emulator_parity: bool,
+    /// Turn emulator parity on or off.
+    #[prop_or_default]
+    pub on_emulator_parity: Callback<bool>,
 }
 
 /// The top bar.
@@ -154,8 +161,26 @@ fn header_actions(
             <input ref={file_input.clone()} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
             <button type="button" class="button" onclick={click(&props.on_open_export)} aria-haspopup="dialog" title="The cbt script, gcloud commands, Terraform file and CSV rows for a real Bigtable instance">{ "Export…" }</button>
             <button type="button" class="button" onclick={click(&props.on_open_import)} aria-haspopup="dialog" title="A DynamoDB model, an Oracle NoSQL DDL or a cbt CSV file into the playground">{ "Import…" }</button>
+            { parity_toggle(props.emulator_parity, &props.on_emulator_parity) }
             <button type="button" class="button subtle" onclick={click(&props.on_reset_layout)}>{ "Reset layout" }</button>
         </nav>
+    }
+}
+
+/// The emulator-parity switch: a toggle button whose pressed state is the
+/// setting (the CLI's `--emulator-parity`).
+fn parity_toggle(on: bool, on_change: &Callback<bool>) -> Html {
+    let onclick = {
+        let cb = on_change.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(!on))
+    };
+    html! {
+        <button type="button" id="emulator-parity" class={classes!("button", "parity-toggle", on.then_some("on"))}
+            aria-pressed={on.to_string()} {onclick}
+            title="Answer as Google's Bigtable emulator does where it differs from production Bigtable (looser checks, other error codes, writes applied up to a failing mutation), as the CLI's --emulator-parity does. Off: as production.">
+            { "Emulator parity" }
+            <span class="parity-state">{ if on { "on" } else { "off" } }</span>
+        </button>
     }
 }
 

@@ -56,6 +56,7 @@ pub struct Callbacks {
     pub console_clear: Callback<()>,
     pub console_insert: Callback<(Tab, String)>,
     pub change_stream: Callback<(String, Option<u32>)>,
+    pub emulator_parity: Callback<bool>,
     pub resize: Callback<(Splitter, i64)>,
     pub reset_layout: Callback<()>,
     pub maximize: Callback<Option<PanelId>>,
@@ -103,6 +104,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         go_to_key: d.to_callback().reform(Action::GoToKey),
         toggle_row: d.to_callback().reform(Action::ToggleRow),
         compact: to(|()| Action::CompactNow),
+        emulator_parity: d.to_callback().reform(Action::SetEmulatorParity),
         ghost_done: d.to_callback().reform(Action::GhostDone),
         generator: d.to_callback().reform(Action::SetGenerator),
         start_generator: to(|()| Action::StartGenerator),
@@ -338,6 +340,8 @@ pub fn workspace() -> Html {
                 on_reset_layout={cb.reset_layout.clone()}
                 on_open_export={cb.open_export.clone()}
                 on_open_import={cb.open_import.clone()}
+                emulator_parity={app.emulator_parity()}
+                on_emulator_parity={cb.emulator_parity.clone()}
             >
                 if app.autosave_elsewhere {
                     <AutosaveBar on_take={cb.take_autosave.clone()} />
@@ -508,7 +512,9 @@ fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
                         on_modify={cb.modify_families.clone()}
                         maximize={grid.maximize(PanelId::Schema, cb)}
                     >
-                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
+                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())}
+                            logical={crate::view_model::instance_views::logical_lines(&app.instance())}
+                            authorized={crate::view_model::instance_views::authorized_lines(&app.instance())} />
                     </SchemaPanel>
                 }
             </LeftColumn>
@@ -614,6 +620,7 @@ fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: St
                 tables={Rc::clone(&app.tables)}
                 selected={app.selected.clone()}
                 sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
+                emulator_parity={app.emulator_parity()}
                 instance_name={instance_name}
                 height={app.layout.bottom}
                 resizable={grid.maximized.is_none() && grid.above_console()}

@@ -232,6 +232,7 @@ impl AppState {
         self.queue.clear();
         self.loads.clear();
         self.selected = shared.selected;
+        let parity = shared.emulator_parity;
         let restored = match shared.snapshot.as_deref().map(share::restore_snapshot) {
             Some(Ok(instance)) => Some(instance),
             Some(Err(e)) => {
@@ -266,6 +267,12 @@ impl AppState {
                 self.queue = shared.loads;
                 self.queue.reverse();
             }
+        }
+        // A snapshot carries the setting; the field keeps it without one.
+        if parity {
+            self.instance
+                .borrow_mut()
+                .set_fidelity(super::parity::fidelity(true));
         }
     }
 }
