@@ -32,10 +32,15 @@ fn load(options: &Options) -> Result<(StateFile, Instances), u8> {
         project: options.project.as_deref(),
         instance: options.instance.as_deref(),
     };
-    let (file, mut all) = state::open(&path, names).map_err(|message| {
-        eprintln!("tabletop: {message}");
-        FAILED
-    })?;
+    let (file, mut all) = state::open(&path, names)
+        .and_then(|(file, all)| {
+            file.check_fidelity(all.primary().fidelity(), options.emulator_parity)?;
+            Ok((file, all))
+        })
+        .map_err(|message| {
+            eprintln!("tabletop: {message}");
+            FAILED
+        })?;
     if options.emulator_parity {
         all.set_fidelity(Fidelity::Emulator);
     }
@@ -173,6 +178,11 @@ fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
     let path = state::path(options.state.as_deref());
     let ids = instance_ids(options, args);
     let (mut file, mut shell, row_bound) = match state::open_shell(&path, names_of(&ids)) {
+        // A file written with --emulator-parity, in a run without it.
+        Ok(Some((_, shell, _))) if shell.fidelity().is_emulator() => {
+            eprintln!("tabletop: {}", state::fidelity_mismatch(&path, false));
+            return Some(FAILED);
+        }
         Ok(Some(x)) => x,
         Ok(None) => return None,
         Err(message) => {

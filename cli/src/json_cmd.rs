@@ -28,30 +28,6 @@ fn max_answer_bytes() -> usize {
         .min(MAX_ANSWER_BYTES)
 }
 
-/// Methods that may change the instance: a run that answered one of them
-/// with a response (not an error) saves the state file at the end.
-const WRITE_METHODS: &[&str] = &[
-    "createTable",
-    "updateTable",
-    "deleteTable",
-    "modifyColumnFamilies",
-    "dropRowRange",
-    "createAuthorizedView",
-    "updateAuthorizedView",
-    "deleteAuthorizedView",
-    "createLogicalView",
-    "updateLogicalView",
-    "deleteLogicalView",
-    "mutateRow",
-    "mutateRows",
-    "checkAndMutateRow",
-    "readModifyWriteRow",
-    "compact",
-    "advanceClock",
-    // Playground SQL: CREATE MATERIALIZED VIEW, row-key schemas.
-    "sql",
-];
-
 /// Notes a request that was answered with a response in the state file:
 /// logged, or (any other, reads included: they recorded traffic) kept by
 /// a snapshot if the run saves. Returns whether there is something to
@@ -70,12 +46,13 @@ fn note(file: &mut StateFile, line: &str, at: At, parity: bool) -> bool {
         return true;
     }
     file.changed();
-    WRITE_METHODS.contains(&method.as_str())
+    // A run that answered a write with a response saves the state file.
+    api::may_write(&method)
 }
 
 /// Whether a request line calls a method that may change the instance.
 fn is_write(line: &str) -> bool {
-    record::method_of(line).is_some_and(|m| WRITE_METHODS.contains(&m.as_str()))
+    record::method_of(line).is_some_and(|m| api::may_write(&m))
 }
 
 fn is_response(answer: &str) -> bool {
@@ -115,9 +92,14 @@ impl<'a> Session<'a> {
             state::open_shell(path, names)?
         };
         let (file, mut db, shell) = match shell {
+            // A file written with --emulator-parity, in a run without it.
+            Some((_, db, _)) if db.fidelity().is_emulator() => {
+                return Err(state::fidelity_mismatch(path, false));
+            }
             Some((file, db, bound)) => (file, Instances::new(db), Some(bound)),
             None => {
                 let (file, db) = state::open(path, names)?;
+                file.check_fidelity(db.primary().fidelity(), parity)?;
                 (file, db, None)
             }
         };

@@ -31,6 +31,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use args::{Invocation, PLANNED, Topic};
+use tabletop_core::api;
 
 /// Exit status for a command line that could not be understood, as
 /// sysexits' `EX_USAGE`, Go's flag package and most Unix tools use.
@@ -184,7 +185,44 @@ Examples:
     )
 }
 
+/// The methods of the JSON protocol, one line each under a heading per
+/// API, read from `api::METHODS`.
+fn json_methods_help() -> String {
+    let groups = [
+        (api::Service::Data, "Data API (google.bigtable.v2.Bigtable)"),
+        (
+            api::Service::TableAdmin,
+            "Table admin API (google.bigtable.admin.v2.BigtableTableAdmin)",
+        ),
+        (
+            api::Service::InstanceAdmin,
+            "Instance admin API, its logical views (BigtableInstanceAdmin)",
+        ),
+        (
+            api::Service::Playground,
+            "The playground's own, not Bigtable's",
+        ),
+    ];
+    let mut text = String::new();
+    for (service, heading) in groups {
+        text.push_str(heading);
+        text.push_str(":\n");
+        let methods = api::METHODS.iter().filter(|m| m.service == service);
+        let width = methods.clone().map(|m| m.name.len()).max().unwrap_or(0);
+        for m in methods {
+            let tag = match m.access {
+                api::Access::Read => "     ",
+                api::Access::Write => "write",
+            };
+            text.push_str(&format!("  {:width$}  {tag}  {}\n", m.name, m.summary));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 fn json_help_text() -> String {
+    let methods = json_methods_help();
     format!(
         "\
 Answer Bigtable REST JSON requests against the instance in the state file.
@@ -192,18 +230,12 @@ Answer Bigtable REST JSON requests against the instance in the state file.
 Usage: tabletop json [OPTIONS] < requests.jsonl
 
 Reads one request per line from stdin and writes one answer line to stdout
-for each: {{\"method\": M, \"request\": R}}, where M is a REST method of
-Bigtable's data or table admin API (createTable, getTable, listTables,
-deleteTable, modifyColumnFamilies, dropRowRange, mutateRow, mutateRows,
-checkAndMutateRow, readModifyWriteRow, readRows, sampleRowKeys, and the
-authorized view methods; change streams: updateTable,
-generateInitialChangeStreamPartitions, readChangeStream), the logical views
-of its instance admin API (createLogicalView, getLogicalView,
-listLogicalViews, updateLogicalView, deleteLogicalView: saved queries that
-sql reads in FROM), or of the playground (compact, advanceClock,
-listTablets, sql, explain), and R is the request body in proto3 JSON
-exactly as the REST API takes it (bytes in
-base64, int64 as strings, full resource names). The answer is {{\"response\": X}} or
+for each: {{\"method\": M, \"request\": R}}, where M is one of the methods
+listed below (Bigtable's data and table admin APIs, the logical views of
+its instance admin API, and the playground's own; those marked \"write\"
+may change the instance) and R is the request body in proto3 JSON exactly
+as the REST API takes it (bytes in base64, int64 as strings, full resource
+names). The answer is {{\"response\": X}} or
 {{\"error\": {{\"code\": N, \"status\": \"NOT_FOUND\", \"message\": ...}}}}.
 readRows answers the merged rows: {{\"response\": {{\"rows\": [...]}}}} ([]
 when nothing matched); sampleRowKeys {{\"samples\": [...]}}; mutateRows
@@ -227,6 +259,7 @@ which the log keeps, and appended. Error answers are data: the exit status is 0 
 file could not be read or saved or stdin/stdout failed (then 1), or the
 command line was not understood (2).
 
+{methods}
 {OPTIONS_HELP}
 {STATE_HELP}
 Example:
@@ -399,6 +432,19 @@ mod tests {
         }
         assert!(cbt_help_text().contains("Usage: tabletop cbt"));
         assert!(json_help_text().contains("Usage: tabletop json"));
+        // The help lists every method of the protocol, writes marked.
+        let help = json_help_text();
+        for m in api::METHODS {
+            let line = help
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(m.name))
+                .unwrap_or_else(|| panic!("{} is not in tabletop json --help", m.name));
+            assert_eq!(
+                line.contains(" write "),
+                m.access == api::Access::Write,
+                "{line}"
+            );
+        }
         assert!(sim_help_text().contains("Usage: tabletop sim"));
         assert!(help_help_text().contains("Usage: tabletop help"));
     }

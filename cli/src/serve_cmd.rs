@@ -123,7 +123,10 @@ pub fn run(args: &[OsString]) -> u8 {
         })
     });
     let (mut all, journal) = match &cli.state {
-        Some(path) => match state::open(path, state::Names::default()) {
+        Some(path) => match state::open(path, state::Names::default()).and_then(|(file, db)| {
+            file.check_fidelity(db.primary().fidelity(), cli.emulator_parity)?;
+            Ok((file, db))
+        }) {
             Ok((file, db)) => (db, Some(journal(file))),
             Err(message) => {
                 eprintln!("tabletop: {message}");

@@ -64,7 +64,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tabletop_core::{Instance, InstanceConfig, Instances};
+use tabletop_core::{Fidelity, Instance, InstanceConfig, Instances};
 
 /// The file used when neither `--state` nor `TABLETOP_STATE` names one.
 pub const DEFAULT_FILE: &str = "tabletop.state";
@@ -189,6 +189,27 @@ struct OnDisk {
 pub fn log_path(path: &Path) -> PathBuf {
     let (dir, name) = dir_and_name(path).unwrap_or_else(|_| (PathBuf::from("."), String::new()));
     dir.join(format!("{name}.wal"))
+}
+
+/// Why a run may not use the state file `path`: it was written with
+/// `--emulator-parity` and the run lacks it (`parity` false), or the other
+/// way round.
+pub fn fidelity_mismatch(path: &Path, parity: bool) -> String {
+    if parity {
+        format!(
+            "the state file {} was written without --emulator-parity, so it holds only what \
+             production Bigtable accepts; a run with --emulator-parity needs a state file of \
+             its own (choose one with --state). Nothing was changed",
+            path.display()
+        )
+    } else {
+        format!(
+            "the state file {} was written with --emulator-parity and may hold what only \
+             Google's emulator accepts; pass --emulator-parity to use it, or choose another \
+             file with --state. Nothing was changed",
+            path.display()
+        )
+    }
 }
 
 /// Loads the instance kept in `path` (an empty one if there is no such
@@ -335,6 +356,21 @@ pub fn load(path: &Path, names: Names<'_>) -> Result<Instances, String> {
 }
 
 impl StateFile {
+    /// Whether a run answering as the emulator (`parity`) or as
+    /// production may use this file, whose instances answer as `saved`
+    /// (the setting travels in the snapshot). A file keeps the fidelity it
+    /// was created with: one written with `--emulator-parity` may hold
+    /// what only the emulator accepts (a write applied up to its failing
+    /// mutation, a table id production refuses), and one written without
+    /// it must never take such state in. A new file takes the run's. The
+    /// error is a sentence for the user.
+    pub fn check_fidelity(&self, saved: Fidelity, parity: bool) -> Result<(), String> {
+        if self.on_disk.is_none() || saved.is_emulator() == parity {
+            return Ok(());
+        }
+        Err(fidelity_mismatch(&self.path, parity))
+    }
+
     /// The state file's path, as given.
     pub fn path(&self) -> &Path {
         &self.path

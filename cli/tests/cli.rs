@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::run_in;
+use common::{expect, run_in, stderr, stdout};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("cli-tests", name)
@@ -15,27 +15,6 @@ fn scratch(name: &str) -> PathBuf {
 
 fn tabletop(args: &[&str]) -> Output {
     run_in(Path::new(env!("CARGO_TARGET_TMPDIR")), args, b"")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Runs and asserts the exit status, showing stderr if it differs.
-#[track_caller]
-fn expect(code: i32, out: Output) -> Output {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
 }
 
 fn b64(bytes: &[u8]) -> String {

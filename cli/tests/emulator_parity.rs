@@ -24,20 +24,33 @@ fn text(out: &Output) -> (String, String) {
 
 #[test]
 fn cbt_answers_and_keeps_as_the_emulator_does() {
-    let dir = scratch("cbt");
-    let out = run_in(&dir, &["cbt", "createtable", "t", "families=cf"], b"");
-    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     // Production: NOT_FOUND, nothing applied.
+    let prod = scratch("cbt-production");
+    let out = run_in(&prod, &["cbt", "createtable", "t", "families=cf"], b"");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let out = run_in(
-        &dir,
+        &prod,
         &["cbt", "set", "t", "r", "cf:a=1@1000", "nope:b=2@1000"],
         b"",
     );
     let (_, err) = text(&out);
     assert!(err.contains("code = NotFound"), "{err}");
-    let (read, _) = text(&run_in(&dir, &["cbt", "read", "t"], b""));
+    let (read, _) = text(&run_in(&prod, &["cbt", "read", "t"], b""));
     assert_eq!(read, "");
     // The emulator: UNKNOWN, and cf:a stays written, also for the next run.
+    let dir = scratch("cbt");
+    let out = run_in(
+        &dir,
+        &[
+            "--emulator-parity",
+            "cbt",
+            "createtable",
+            "t",
+            "families=cf",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let out = run_in(
         &dir,
         &[
@@ -57,7 +70,11 @@ fn cbt_answers_and_keeps_as_the_emulator_does() {
         err.contains("code = Unknown desc = unknown family \"nope\""),
         "{err}"
     );
-    let (read, _) = text(&run_in(&dir, &["cbt", "read", "t"], b""));
+    let (read, _) = text(&run_in(
+        &dir,
+        &["--emulator-parity", "cbt", "read", "t"],
+        b"",
+    ));
     assert!(read.contains("cf:a"), "{read}");
     // A script on stdin, the option after the subcommand.
     let out = run_in(
@@ -67,7 +84,11 @@ fn cbt_answers_and_keeps_as_the_emulator_does() {
     );
     let (_, err) = text(&out);
     assert!(err.contains("invalid timestamp -5000"), "{err}");
-    let (read, _) = text(&run_in(&dir, &["cbt", "read", "t", "prefix=r2"], b""));
+    let (read, _) = text(&run_in(
+        &dir,
+        &["cbt", "--emulator-parity", "read", "t", "prefix=r2"],
+        b"",
+    ));
     assert!(read.contains("cf:x") && !read.contains("cf:y"), "{read}");
 }
 
@@ -86,21 +107,96 @@ fn json_answers_as_the_emulator_does() {
     assert!(!answers[1].contains("granularity"), "{}", answers[1]);
     assert_eq!(answers[2], "{\"response\":{\"rows\":[]}}");
     assert!(answers[3].contains("UNIMPLEMENTED"), "{}", answers[3]);
-    // Without the switch, production's answers.
-    let out = run_in(
-        &dir,
-        &["json"],
-        &lines[lines.iter().position(|&b| b == b'\n').unwrap() + 1..],
-    );
+    // Without the switch (and so in a state file of its own), production's
+    // answers.
+    let out = run_in(&scratch("json-production"), &["json"], lines);
     let (answers, _) = text(&out);
     let answers: Vec<&str> = answers.lines().collect();
     assert!(
-        answers[0].contains("\"granularity\":\"MILLIS\""),
+        answers[1].contains("\"granularity\":\"MILLIS\""),
         "{}",
-        answers[0]
+        answers[1]
     );
-    assert!(answers[1].contains("INVALID_ARGUMENT"), "{}", answers[1]);
-    assert_eq!(answers[2], "{\"response\":{}}");
+    assert!(answers[2].contains("INVALID_ARGUMENT"), "{}", answers[2]);
+    assert_eq!(answers[3], "{\"response\":{}}");
+}
+
+/// The state file keeps the fidelity it was written with (in its
+/// snapshot), and a run with the other one is refused before it changes
+/// anything: a file the emulator wrote may hold what production refuses.
+#[test]
+fn a_state_file_keeps_its_fidelity_and_refuses_the_other() {
+    let dir = scratch("keeps");
+    let out = run_in(
+        &dir,
+        &[
+            "--emulator-parity",
+            "cbt",
+            "createtable",
+            "t",
+            "families=cf",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    // A write the emulator keeps in part (production would refuse it all).
+    let out = run_in(
+        &dir,
+        &[
+            "--emulator-parity",
+            "cbt",
+            "set",
+            "t",
+            "r",
+            "cf:a=1@1000",
+            "nope:b=1@1000",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let before = std::fs::read(dir.join("tabletop.state")).unwrap();
+    // Without the switch: refused, for cbt (a write on the log's shell and
+    // a read on the whole file) and for json, and the file is untouched.
+    for args in [
+        &["cbt", "set", "t", "r2", "cf:a=1"][..],
+        &["cbt", "read", "t"][..],
+        &["json"][..],
+    ] {
+        let line: &[u8] = b"{\"method\": \"listTables\", \"request\": {\"parent\": \"projects/tabletop/instances/playground\"}}\n";
+        let out = run_in(&dir, args, line);
+        let (stdout, err) = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout} {err}");
+        assert!(
+            err.contains("was written with --emulator-parity")
+                && err.contains("pass --emulator-parity"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(dir.join("tabletop.state")).unwrap(), before);
+    }
+    // With it, the file answers as the emulator and holds the partial write.
+    let (read, _) = text(&run_in(
+        &dir,
+        &["--emulator-parity", "cbt", "read", "t"],
+        b"",
+    ));
+    assert!(read.contains("cf:a"), "{read}");
+    // A file written as production refuses a run with the switch.
+    let prod = scratch("keeps-production");
+    let out = run_in(&prod, &["cbt", "createtable", "t", "families=cf"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(
+        &prod,
+        &["--emulator-parity", "cbt", "set", "t", "r", "cf:a=1"],
+        b"",
+    );
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("was written without --emulator-parity"),
+        "{err}"
+    );
+    let (read, _) = text(&run_in(&prod, &["cbt", "read", "t"], b""));
+    assert_eq!(read, "");
 }
 
 #[test]

@@ -4,25 +4,8 @@
 mod common;
 
 use std::fs;
-use std::process::Output;
 
-use common::run_in;
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-#[track_caller]
-fn expect(code: i32, out: Output) -> Output {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        stdout(&out),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use common::{expect, run_in, stdout};
 
 /// Timestamp-first rows written a minute apart, then one prefix read.
 fn script() -> Vec<u8> {

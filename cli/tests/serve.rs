@@ -2,6 +2,8 @@
 //! would with `BIGTABLE_EMULATOR_HOST`; and its command line, first line
 //! and shutdown.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -174,12 +176,7 @@ fn sigterm_shuts_the_server_down_cleanly() {
 
 /// A scratch directory of this file's own, made fresh.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("serve")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("the scratch directory can be created");
-    dir
+    common::scratch("serve", name)
 }
 
 #[test]

@@ -5,29 +5,8 @@
 mod common;
 
 use std::fs;
-use std::process::Output;
 
-use common::{run_in, scratch};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-#[track_caller]
-fn expect(code: i32, out: Output) -> Output {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
-}
+use common::{expect, run_in, scratch, stderr, stdout};
 
 /// The example A/B pair shipped with the playground.
 fn example(name: &str) -> String {

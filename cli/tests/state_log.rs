@@ -7,29 +7,13 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::run_in;
+use common::{expect, run_in, stdout};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("state-log-tests", name)
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-#[track_caller]
-fn expect(code: i32, out: Output) -> Output {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        stdout(&out),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 #[track_caller]

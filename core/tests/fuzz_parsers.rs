@@ -303,7 +303,44 @@ const API_CORPUS: &[&str] = &[
     r#"{"method":"compact","request":{"tableName":"projects/p/instances/i/tables/t"}}"#,
     r#"{"method":"advanceClock","request":{"seconds":1.5}}"#,
     r#"{"method":"listTablets","request":{"tableName":"projects/p/instances/i/tables/t"}}"#,
+    // Change streams: on, its partitions, a read by time and by token, off.
+    r#"{"method":"updateTable","request":{"table":{"name":"projects/p/instances/i/tables/t","changeStreamConfig":{"retentionPeriod":"86400s"}},"updateMask":"changeStreamConfig"}}"#,
+    r#"{"method":"generateInitialChangeStreamPartitions","request":{"tableName":"projects/p/instances/i/tables/t"}}"#,
+    r#"{"method":"readChangeStream","request":{"tableName":"projects/p/instances/i/tables/t","partition":{"rowRange":{"startKeyClosed":"","endKeyOpen":""}},"startTime":"2020-09-13T12:26:40Z","endTime":"2020-09-13T12:27:40.5Z","heartbeatDuration":"5s"}}"#,
+    r#"{"method":"readChangeStream","request":{"tableName":"projects/p/instances/i/tables/t","partition":{"rowRange":{}},"continuationTokens":{"tokens":[{"partition":{"rowRange":{}},"token":"cs1.0"}]}}}"#,
+    r#"{"method":"updateTable","request":{"table":{"name":"projects/p/instances/i/tables/t"},"updateMask":"change_stream_config"}}"#,
+    // Authorized views: create, read through, describe, list, change, delete.
+    r#"{"method":"createAuthorizedView","request":{"parent":"projects/p/instances/i/tables/t","authorizedViewId":"v","authorizedView":{"subsetView":{"rowPrefixes":["cg=="],"familySubsets":{"cf":{"qualifiers":["YQ=="],"qualifierPrefixes":[""]}}},"deletionProtection":false}}}"#,
+    r#"{"method":"readRows","request":{"authorizedViewName":"projects/p/instances/i/tables/t/authorizedViews/v","rowsLimit":"2","filter":{"cellsPerColumnLimitFilter":1}}}"#,
+    r#"{"method":"mutateRow","request":{"authorizedViewName":"projects/p/instances/i/tables/t/authorizedViews/v","rowKey":"cjM=","mutations":[{"setCell":{"familyName":"cf","columnQualifier":"YQ==","value":"dg=="}}]}}"#,
+    r#"{"method":"getAuthorizedView","request":{"name":"projects/p/instances/i/tables/t/authorizedViews/v","view":"FULL"}}"#,
+    r#"{"method":"listAuthorizedViews","request":{"parent":"projects/p/instances/i/tables/t","pageSize":1,"view":"NAME_ONLY"}}"#,
+    r#"{"method":"updateAuthorizedView","request":{"authorizedView":{"name":"projects/p/instances/i/tables/t/authorizedViews/v","subsetView":{"rowPrefixes":["cjE="]},"deletionProtection":true},"updateMask":"subset_view,deletionProtection"}}"#,
+    r#"{"method":"deleteAuthorizedView","request":{"name":"projects/p/instances/i/tables/t/authorizedViews/v"}}"#,
+    // Logical views: create, query through SQL, describe, list, change, delete.
+    r#"{"method":"createLogicalView","request":{"parent":"projects/p/instances/i","logicalViewId":"lv","logicalView":{"query":"SELECT _key, cf['a'] AS a FROM t WHERE _key >= 'r'"}}}"#,
+    r#"{"method":"sql","request":{"instanceName":"projects/p/instances/i","query":"SELECT a FROM lv WHERE _key = 'r1' LIMIT 1"}}"#,
+    r#"{"method":"getLogicalView","request":{"name":"projects/p/instances/i/logicalViews/lv"}}"#,
+    r#"{"method":"listLogicalViews","request":{"parent":"projects/p/instances/i","pageSize":1,"pageToken":""}}"#,
+    r#"{"method":"updateLogicalView","request":{"logicalView":{"name":"projects/p/instances/i/logicalViews/lv","query":"SELECT _key FROM t","deletionProtection":true},"updateMask":"query,deletion_protection"}}"#,
+    r#"{"method":"deleteLogicalView","request":{"name":"projects/p/instances/i/logicalViews/lv"}}"#,
+    r#"{"method":"explain","request":{"tableName":"projects/p/instances/i/tables/t","rows":{"rowRanges":[{"startKeyClosed":"cg=="}]},"filter":{"familyNameRegexFilter":"cf"}}}"#,
+    r#"{"method":"deleteTable","request":{"name":"projects/p/instances/i/tables/u"}}"#,
 ];
+
+/// Every method of the protocol has at least one seed, so a new method
+/// is fuzzed from the start.
+#[test]
+fn every_json_method_has_a_fuzz_seed() {
+    for m in api::METHODS {
+        let quoted = format!(r#""method":"{}""#, m.name);
+        assert!(
+            API_CORPUS.iter().any(|seed| seed.contains(&quoted)),
+            "no fuzz seed calls {}",
+            m.name
+        );
+    }
+}
 
 #[test]
 fn fuzz_json_protocol() {

@@ -200,6 +200,13 @@ export interface TabletopOptions {
    * core's own benchmark does). Answers are the same either way.
    */
   engine?: 'default' | 'bulk';
+  /**
+   * `true`: answer as Google's Bigtable emulator does where it differs
+   * from production (as the CLI's `--emulator-parity`), so tests that pass
+   * only because the emulator is looser show up. `false` (the default):
+   * as production Bigtable. A snapshot keeps the setting.
+   */
+  emulatorParity?: boolean;
 }
 
 export interface SampleRowKeysRequest { tableName: string }
@@ -268,6 +275,8 @@ export class Tabletop {
 
   /** The most bytes (packed, base64) one readRows answer may take; 256 MiB unless set. */
   maxAnswerBytes: number;
+  /** Whether this object answers as Google's emulator does (the `emulatorParity` option). */
+  readonly emulatorParity: boolean;
 
   /** One line of the JSON protocol, `{"method", "request"}`, in; one answer line out. */
   handle(line: string): string;

@@ -534,6 +534,9 @@ function makeTabletop(raw) {
      * small memtables and tablets, so flushes and splits show in small
      * tables) or 'bulk' (big memtables and tablets, for loading large data
      * sets fast, as the core's own benchmark does).
+     * `options.emulatorParity`: true to answer as Google's Bigtable
+     * emulator does where it differs from production (the CLI's
+     * --emulator-parity); false (the default) answers as production.
      */
     constructor(options) {
       if (options instanceof Raw) {
@@ -548,13 +551,29 @@ function makeTabletop(raw) {
         throw new TypeError(`Tabletop: options must be an object, got ${describe(options)}`);
       }
       for (const k in options) {
-        if (k !== 'engine') throw new TypeError(`Tabletop: unknown option ${JSON.stringify(k)} (the options are: engine)`);
+        if (k !== 'engine' && k !== 'emulatorParity') {
+          throw new TypeError(`Tabletop: unknown option ${JSON.stringify(k)} (the options are: engine, emulatorParity)`);
+        }
       }
       const engine = options.engine ?? 'default';
       if (engine !== 'default' && engine !== 'bulk') {
         throw new TypeError(`Tabletop: options.engine must be 'default' or 'bulk', got ${describe(engine)}`);
       }
+      const parity = options.emulatorParity ?? false;
+      if (typeof parity !== 'boolean') {
+        throw new TypeError(`Tabletop: options.emulatorParity must be true or false, got ${describe(parity)}`);
+      }
       this.#raw = engine === 'default' ? new Raw() : Raw.withEngine(engine);
+      this.#raw.emulatorParity = parity;
+    }
+
+    /**
+     * Whether this object answers as Google's emulator does where it
+     * differs from production (the `emulatorParity` option; a snapshot
+     * keeps it).
+     */
+    get emulatorParity() {
+      return this.#run((r) => r.emulatorParity);
     }
 
     /** Runs `fn(raw)`, turning the core's errors into TabletopError. */

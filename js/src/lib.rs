@@ -50,7 +50,7 @@ use std::collections::HashMap;
 use js_sys::Uint8Array;
 use serde_json::{Value, json};
 use tabletop_core::{
-    EngineConfig, Error, Instance, InstanceConfig, TraceOptions, Traces, api, cbt,
+    EngineConfig, Error, Fidelity, Instance, InstanceConfig, TraceOptions, Traces, api, cbt,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -352,6 +352,25 @@ impl Tabletop {
     #[wasm_bindgen(setter = maxAnswerBytes)]
     pub fn set_max_answer_bytes(&mut self, bytes: u32) {
         self.max_answer_bytes = usize::try_from(bytes.max(1024)).unwrap_or(usize::MAX);
+    }
+
+    /// Whether the instance answers as Google's Bigtable emulator does
+    /// where it differs from production (see `tabletop_core::Fidelity`);
+    /// false unless set. Snapshots keep it.
+    #[wasm_bindgen(getter = emulatorParity)]
+    #[must_use]
+    pub fn emulator_parity(&self) -> bool {
+        self.instance.fidelity().is_emulator()
+    }
+
+    /// Answers as the emulator does (`true`) or as production (`false`).
+    #[wasm_bindgen(setter = emulatorParity)]
+    pub fn set_emulator_parity(&mut self, on: bool) {
+        self.instance.set_fidelity(if on {
+            Fidelity::Emulator
+        } else {
+            Fidelity::Production
+        });
     }
 
     /// The instance as snapshot bytes (tables, schemas, views, clock).

@@ -1,19 +1,31 @@
-//! `google.bigtable.admin.v2.BigtableTableAdmin`: the table methods the
-//! JSON protocol has, answered at once; the others are UNIMPLEMENTED.
+//! `google.bigtable.admin.v2.BigtableTableAdmin`: the table and authorized
+//! view methods the JSON protocol has, answered at once (the long-running
+//! ones as operations already done, see `operations`); the others are
+//! UNIMPLEMENTED.
 
 use tonic::{Request, Response, Status};
 
 use crate::instance::Shared;
+use crate::operations::{self, Finished};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::proto::google::bigtable::admin::v2::{
-    CreateTableRequest, DeleteTableRequest, DropRowRangeRequest, GetTableRequest,
-    ListTablesRequest, ListTablesResponse, ModifyColumnFamiliesRequest, Table,
+    AuthorizedView, CreateAuthorizedViewMetadata, CreateAuthorizedViewRequest, CreateTableRequest,
+    DeleteAuthorizedViewRequest, DeleteTableRequest, DropRowRangeRequest, GetAuthorizedViewRequest,
+    GetTableRequest, ListAuthorizedViewsRequest, ListAuthorizedViewsResponse, ListTablesRequest,
+    ListTablesResponse, ModifyColumnFamiliesRequest, Table, UpdateAuthorizedViewMetadata,
+    UpdateAuthorizedViewRequest, UpdateTableMetadata, UpdateTableRequest,
 };
+use crate::proto::google::longrunning::Operation;
+use crate::spelling::Spellings;
 use crate::transcode::{from_json, to_json};
 
 /// The table admin API over a shared instance.
 pub struct AdminService {
     pub shared: Shared,
+    /// The long-running operations answered, for GetOperation.
+    pub finished: Finished,
+    /// How the clients spelled their families, echoed in the tables.
+    pub spellings: Spellings,
 }
 
 impl AdminService {
@@ -42,35 +54,120 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<CreateTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("createTable", &request)
+        let table = self.call("createTable", &request)?.into_inner();
+        self.spellings.created(request.get_ref());
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn get_table(
         &self,
         request: Request<GetTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("getTable", &request)
+        let table = self.call("getTable", &request)?.into_inner();
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn list_tables(
         &self,
         request: Request<ListTablesRequest>,
     ) -> Result<Response<ListTablesResponse>, Status> {
-        self.call("listTables", &request)
+        let mut list: ListTablesResponse = self.call("listTables", &request)?.into_inner();
+        list.tables = list
+            .tables
+            .into_iter()
+            .map(|t| self.spellings.echo(t))
+            .collect();
+        Ok(Response::new(list))
+    }
+
+    /// Answers the table as it is now, in a done operation with
+    /// `UpdateTableMetadata`. The JSON protocol answers the operation
+    /// itself; its `response` is the table.
+    async fn update_table(
+        &self,
+        request: Request<UpdateTableRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let start_time = operations::now();
+        let answer = self
+            .shared
+            .call("updateTable", &to_json(request.get_ref())?)?;
+        let table = self.spellings.echo(from_json(&answer["response"])?);
+        let metadata = UpdateTableMetadata {
+            name: table.name.clone(),
+            start_time: Some(start_time),
+            end_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&table.name, &table, &metadata);
+        Ok(Response::new(operation))
     }
 
     async fn delete_table(
         &self,
         request: Request<DeleteTableRequest>,
     ) -> Result<Response<()>, Status> {
-        self.call_empty("deleteTable", &request)
+        let answer = self.call_empty("deleteTable", &request)?;
+        self.spellings.deleted(&request.get_ref().name);
+        Ok(answer)
+    }
+
+    async fn create_authorized_view(
+        &self,
+        request: Request<CreateAuthorizedViewRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let request_time = operations::now();
+        let view: AuthorizedView = self.call("createAuthorizedView", &request)?.into_inner();
+        let metadata = CreateAuthorizedViewMetadata {
+            original_request: Some(request.into_inner()),
+            request_time: Some(request_time),
+            finish_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&view.name, &view, &metadata);
+        Ok(Response::new(operation))
+    }
+
+    async fn list_authorized_views(
+        &self,
+        request: Request<ListAuthorizedViewsRequest>,
+    ) -> Result<Response<ListAuthorizedViewsResponse>, Status> {
+        self.call("listAuthorizedViews", &request)
+    }
+
+    async fn get_authorized_view(
+        &self,
+        request: Request<GetAuthorizedViewRequest>,
+    ) -> Result<Response<AuthorizedView>, Status> {
+        self.call("getAuthorizedView", &request)
+    }
+
+    async fn update_authorized_view(
+        &self,
+        request: Request<UpdateAuthorizedViewRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let request_time = operations::now();
+        let view: AuthorizedView = self.call("updateAuthorizedView", &request)?.into_inner();
+        let metadata = UpdateAuthorizedViewMetadata {
+            original_request: Some(request.into_inner()),
+            request_time: Some(request_time),
+            finish_time: Some(operations::now()),
+        };
+        let operation = self.finished.record(&view.name, &view, &metadata);
+        Ok(Response::new(operation))
+    }
+
+    async fn delete_authorized_view(
+        &self,
+        request: Request<DeleteAuthorizedViewRequest>,
+    ) -> Result<Response<()>, Status> {
+        self.call_empty("deleteAuthorizedView", &request)
     }
 
     async fn modify_column_families(
         &self,
         request: Request<ModifyColumnFamiliesRequest>,
     ) -> Result<Response<Table>, Status> {
-        self.call("modifyColumnFamilies", &request)
+        let table = self.call("modifyColumnFamilies", &request)?.into_inner();
+        self.spellings.modified(request.get_ref());
+        Ok(Response::new(self.spellings.echo(table)))
     }
 
     async fn drop_row_range(

@@ -57,8 +57,9 @@ fn list<'a>(answer: &'a Value, field: &str) -> Result<&'a Vec<Value>, Status> {
         .ok_or_else(|| Status::internal(format!("the answer has no {field} list")))
 }
 
-/// How many pages (responses of about [`chunks::RESPONSE_BYTES`]) a
-/// ReadRows may have read ahead of the client: a slow client slows the
+/// How many pages (responses of about [`chunks::RESPONSE_BYTES`], or an
+/// ExecuteQuery's batches) a ReadRows or ExecuteQuery may have read ahead
+/// of the client: a slow client slows the
 /// read, a cancelled one stops it, and a huge scan holds little memory.
 const PAGES_AHEAD: usize = 2;
 
@@ -103,13 +104,66 @@ async fn stream_pages(
             }
         };
     }
-    if let Some(stats) = read.request_stats() {
-        let last = from_json::<RequestStats>(&stats).map(|stats| ReadRowsResponse {
-            request_stats: Some(stats),
-            ..ReadRowsResponse::default()
-        });
+    if let Some(last) = stats_response(&read) {
         let _ = sender.send(last).await;
     }
+}
+
+/// Sends `first`, then makes and sends response after response (a page
+/// of rows each) until the rows run out, the client goes away or a page
+/// fails.
+async fn stream_query(
+    shared: Shared,
+    mut execution: query::Execution,
+    first: Option<ExecuteQueryResponse>,
+    sender: tokio::sync::mpsc::Sender<Result<ExecuteQueryResponse, Status>>,
+) {
+    let mut next = first;
+    loop {
+        if let Some(response) = next.take()
+            && sender.send(Ok(response)).await.is_err()
+        {
+            return;
+        }
+        if execution.is_done() {
+            return;
+        }
+        next = match execution.next_response(&shared) {
+            Ok(response) => response,
+            Err(e) => {
+                let _ = sender.send(Err(e)).await;
+                return;
+            }
+        };
+    }
+}
+
+/// The request stats, as the stream's last message, when they were asked
+/// for.
+fn stats_response(read: &ReadPages) -> Option<Result<ReadRowsResponse, Status>> {
+    let stats = read.request_stats()?;
+    Some(
+        from_json::<RequestStats>(&stats).map(|stats| ReadRowsResponse {
+            request_stats: Some(stats),
+            ..ReadRowsResponse::default()
+        }),
+    )
+}
+
+/// The messages of a ReadRows read whole in its first page: the page
+/// (unless it is empty) and the request stats when they were asked for.
+fn whole_answer(
+    first: ReadRowsResponse,
+    read: &ReadPages,
+) -> Result<Vec<ReadRowsResponse>, Status> {
+    let mut messages = Vec::with_capacity(2);
+    if !first.chunks.is_empty() {
+        messages.push(first);
+    }
+    if let Some(last) = stats_response(read) {
+        messages.push(last?);
+    }
+    Ok(messages)
 }
 
 fn stream<T: Send + 'static>(items: Vec<T>) -> Response<Stream<T>> {
@@ -130,6 +184,12 @@ impl Bigtable for DataService {
         // The first page is read here, so a request that fails at once
         // (a missing table) answers its status rather than an empty stream.
         let first = read_page(&self.shared, &body, &mut read)?;
+        if read.is_done() {
+            // All of it (a point read, a short scan): answered as a stream
+            // that is already complete, so the message and the end of the
+            // stream go out together, with no task or channel between.
+            return Ok(stream(whole_answer(first, &read)?));
+        }
         let (sender, receiver) = tokio::sync::mpsc::channel(PAGES_AHEAD);
         tokio::spawn(stream_pages(self.shared.clone(), body, read, first, sender));
         Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
@@ -217,7 +277,15 @@ impl Bigtable for DataService {
         &self,
         request: Request<ExecuteQueryRequest>,
     ) -> Result<Response<Stream<ExecuteQueryResponse>>, Status> {
-        let batches = query::execute(&self.shared, request.get_ref())?;
-        Ok(Response::new(Box::pin(tokio_stream::iter(batches.map(Ok)))))
+        let mut execution = query::execute(&self.shared, request.get_ref())?;
+        // The first page is read here, so a query that fails at once
+        // answers its status rather than a broken stream.
+        let first = execution.next_response(&self.shared)?;
+        if execution.is_done() {
+            return Ok(stream(first.into_iter().collect()));
+        }
+        let (sender, receiver) = tokio::sync::mpsc::channel(PAGES_AHEAD);
+        tokio::spawn(stream_query(self.shared.clone(), execution, first, sender));
+        Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
     }
 }

@@ -61,6 +61,10 @@ const CHANGES: &[&str] = &[
     "createTable",
     "deleteTable",
     "modifyColumnFamilies",
+    "updateTable",
+    "createAuthorizedView",
+    "updateAuthorizedView",
+    "deleteAuthorizedView",
 ];
 
 /// A change to hand to the journal: its method and, made only when there

@@ -15,7 +15,8 @@
 //! not carry. Plain MutateRow and MutateRows hand the request's bytes to
 //! the same core call the JSON protocol makes (`writes`), declining
 //! anything unusual to it. A missing or existing table is worded as the
-//! emulator words it (`wording`). Each change is handed to the host's
+//! emulator words it (`wording`), and a family's GC rule and value type
+//! come back as the client spelled them (`spelling`). Each change is handed to the host's
 //! [`Journal`] as it commits (`tabletop serve --state` logs it).
 //!
 //! The protocol types are generated at build time from Google's `.proto`
@@ -28,9 +29,11 @@ mod change_stream;
 mod chunks;
 mod data;
 mod instance;
+mod operations;
 mod proto;
 mod query;
 mod server;
+mod spelling;
 mod transcode;
 mod wording;
 mod writes;

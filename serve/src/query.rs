@@ -6,8 +6,9 @@
 //! query text and a checksum of those columns. ExecuteQuery plans the
 //! query again (a table's families may have changed since: then the token
 //! is refused with FAILED_PRECONDITION, as Bigtable refuses an expired
-//! plan), runs it, and streams the rows in checksummed batches
-//! ([`batches`]). Query parameters (`@name`) are not in the SQL subset and
+//! plan), runs it a page at a time, and streams the rows in checksummed
+//! batches ([`batches`]), one per page, so memory stays flat however many
+//! rows a query answers. Query parameters (`@name`) are not in the SQL subset and
 //! are refused.
 
 mod batches;
@@ -20,7 +21,8 @@ use tonic::Status;
 
 use crate::instance::Shared;
 use crate::proto::google::bigtable::v2::{
-    ExecuteQueryRequest, PrepareQueryRequest, PrepareQueryResponse, ResultSetMetadata,
+    ExecuteQueryRequest, ExecuteQueryResponse, PrepareQueryRequest, PrepareQueryResponse,
+    ResultSetMetadata,
 };
 pub use batches::Batches;
 
@@ -48,9 +50,39 @@ pub fn prepare(
     })
 }
 
-/// ExecuteQuery: the responses of the prepared query's rows, after those
-/// the request's resume token says the client has.
-pub fn execute(shared: &Shared, request: &ExecuteQueryRequest) -> Result<Batches, Status> {
+/// An ExecuteQuery being answered: the query run a page at a time
+/// ([`sql::QueryPages`]), each page one response of at most about
+/// [`batches::BATCH_BYTES`], so a large result is never held whole.
+pub struct Execution {
+    instance: String,
+    pages: sql::QueryPages,
+    batches: Batches,
+}
+
+impl Execution {
+    /// Whether every response has been made.
+    pub fn is_done(&self) -> bool {
+        self.pages.is_done()
+    }
+
+    /// The next response, read under the instance's lock; `None` when
+    /// the last page held no rows.
+    pub fn next_response(
+        &mut self,
+        shared: &Shared,
+    ) -> Result<Option<ExecuteQueryResponse>, Status> {
+        let (pages, batches) = (&mut self.pages, &mut self.batches);
+        shared.on_instance(&self.instance, |db| {
+            pages.next_page(db, &mut |row| batches.push(&row))
+        })?;
+        Ok(batches.take())
+    }
+}
+
+/// ExecuteQuery: plans the prepared query (checking its columns have not
+/// changed) and starts it, after the rows the request's resume token says
+/// the client has.
+pub fn execute(shared: &Shared, request: &ExecuteQueryRequest) -> Result<Execution, Status> {
     refuse_parameters(request.params.len())?;
     if request.prepared_query.is_empty() {
         return Err(Status::invalid_argument(
@@ -65,19 +97,23 @@ pub fn execute(shared: &Shared, request: &ExecuteQueryRequest) -> Result<Batches
             Status::invalid_argument("the resume_token is not one this server sent")
         })?
     };
-    let rows = shared.on_instance(&request.instance_name, |db| {
+    let pages = shared.on_instance(&request.instance_name, |db| {
         let columns = sql::prepare(db, &query)?;
         if metadata_checksum(&values::metadata(&columns)) != checksum {
             return Ok(None);
         }
-        sql::query(db, &query).map(|r| Some(r.rows))
+        sql::QueryPages::new(db, &query).map(Some)
     })?;
-    let rows = rows.ok_or_else(|| {
+    let pages = pages.ok_or_else(|| {
         Status::failed_precondition(
             "the prepared query's result columns have changed since PrepareQuery; prepare it again",
         )
     })?;
-    Ok(Batches::new(rows, skip, !request.resume_token.is_empty()))
+    Ok(Execution {
+        instance: request.instance_name.clone(),
+        pages,
+        batches: Batches::new(skip, !request.resume_token.is_empty()),
+    })
 }
 
 fn refuse_parameters(count: usize) -> Result<(), Status> {
@@ -177,7 +213,9 @@ mod tests {
             prepared_query: prepared.prepared_query.clone(),
             ..ExecuteQueryRequest::default()
         };
-        assert_eq!(execute(&shared, &execute_request).unwrap().count(), 1);
+        let mut execution = execute(&shared, &execute_request).unwrap();
+        let first = execution.next_response(&shared).unwrap();
+        assert!(first.is_some() && execution.is_done());
         shared
             .call(
                 "modifyColumnFamilies",
@@ -185,7 +223,9 @@ mod tests {
                     "modifications": [{"id": "more", "create": {}}]}),
             )
             .unwrap();
-        let e = execute(&shared, &execute_request).unwrap_err();
+        let Err(e) = execute(&shared, &execute_request) else {
+            panic!("a stale prepared query ran");
+        };
         assert_eq!(e.code(), tonic::Code::FailedPrecondition);
     }
 
@@ -218,7 +258,9 @@ mod tests {
             query: "SELECT * FROM t".into(),
             ..ExecuteQueryRequest::default()
         };
-        let e = execute(&shared, &unprepared).unwrap_err();
+        let Err(e) = execute(&shared, &unprepared) else {
+            panic!("a query without prepared_query ran");
+        };
         assert!(e.message().contains("prepared_query"), "{e:?}");
     }
 }

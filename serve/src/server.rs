@@ -13,8 +13,11 @@ use tonic::transport::server::TcpIncoming;
 use crate::admin::AdminService;
 use crate::data::DataService;
 use crate::instance::{Journal, Shared};
+use crate::operations::{Finished, OperationsService};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
+use crate::proto::google::longrunning::operations_server::OperationsServer;
+use crate::spelling::Spellings;
 
 /// Where to listen, as Google's emulator takes it (`-host`, `-port`), and
 /// what to do on request.
@@ -57,6 +60,8 @@ pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Inst
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         let shared = Shared::with_journal(db, options.journal.clone());
+        // Before the first line: a client may call as soon as it sees it.
+        crate::transcode::prepare();
         // Listening for SIGUSR1 before the first line, whose reader may
         // send it at once.
         if let Some(report) = options.on_report.as_ref() {
@@ -126,11 +131,18 @@ pub async fn serve(
     })
     .max_decoding_message_size(MAX_MESSAGE_BYTES)
     .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let admin = BigtableTableAdminServer::new(AdminService { shared })
-        .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let finished = Finished::default();
+    let admin = BigtableTableAdminServer::new(AdminService {
+        shared,
+        finished: finished.clone(),
+        spellings: Spellings::default(),
+    })
+    .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let operations = OperationsServer::new(OperationsService { finished });
     Server::builder()
         .add_service(data)
         .add_service(admin)
+        .add_service(operations)
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await
         .map_err(|e| format!("server failed: {e}"))

@@ -20,6 +20,12 @@ fn pool() -> &'static DescriptorPool {
     })
 }
 
+/// Decodes the protocol's descriptors now rather than on the first
+/// request (tens of milliseconds), so no client pays for them.
+pub fn prepare() {
+    pool();
+}
+
 fn descriptor<M: Name>() -> Result<MessageDescriptor, Status> {
     pool()
         .get_message_by_name(&M::full_name())

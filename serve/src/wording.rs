@@ -3,6 +3,7 @@
 //! is `table "projects/p/instances/i/tables/t" not found` (the full
 //! resource name, as `cbt` users see it from the emulator), not `table
 //! "t" not found`; creating a table that exists is `table "<name>" already
+//! exists`; creating a family that exists is `family "cf" already
 //! exists`. The code stays the core's. The case is told from the code and
 //! the instance's state (the table is not there, or is), never from the
 //! core's message, and `tabletop json` keeps its own wording.
@@ -25,6 +26,15 @@ pub fn reword(db: &Instance, method: &str, request: &Value, e: Error) -> Error {
             ),
             _ => e,
         },
+        (Code::AlreadyExists, "modifyColumnFamilies") => match text("name") {
+            Some(name) => existing_family(db, name, request).map_or(e, |family| {
+                Error::new(
+                    Code::AlreadyExists,
+                    format!("family \"{family}\" already exists"),
+                )
+            }),
+            None => e,
+        },
         (Code::NotFound, "createTable") => e,
         (Code::NotFound, _) => match text("tableName").or_else(|| text("name")) {
             Some(name) => missing_table(db, name, e),
@@ -32,6 +42,20 @@ pub fn reword(db: &Instance, method: &str, request: &Value, e: Error) -> Error {
         },
         _ => e,
     }
+}
+
+/// The first family a modifyColumnFamilies `request` creates that the
+/// table `name` already has.
+fn existing_family<'a>(db: &Instance, name: &str, request: &'a Value) -> Option<&'a str> {
+    let (_, id) = name.rsplit_once("/tables/")?;
+    let table = db.store().get_table(id).ok()?;
+    request
+        .get("modifications")?
+        .as_array()?
+        .iter()
+        .filter(|m| m.get("create").is_some())
+        .filter_map(|m| m.get("id").and_then(Value::as_str))
+        .find(|family| table.schema.families.contains_key(*family))
 }
 
 /// `e` as the emulator's `table "<name>" not found` when it is NOT_FOUND
@@ -95,6 +119,21 @@ mod tests {
                 Code::AlreadyExists,
                 "table \"projects/p/instances/i/tables/t\" already exists"
             )
+        );
+    }
+
+    #[test]
+    fn an_existing_family_is_named_as_the_emulator_names_it() {
+        let mut db = instance();
+        let e = run(
+            &mut db,
+            "modifyColumnFamilies",
+            json!({"name": "projects/p/instances/i/tables/t",
+                   "modifications": [{"id": "new", "create": {}}, {"id": "cf", "create": {}}]}),
+        );
+        assert_eq!(
+            (e.code(), e.message()),
+            (Code::AlreadyExists, "family \"cf\" already exists")
         );
     }
 

@@ -227,6 +227,7 @@ scenario("createtable: table ids", [
         "reason": "the emulator accepts any table id; production requires [_a-zA-Z0-9][-_.a-zA-Z0-9]*",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = table id \"bad name\" must match [_a-zA-Z0-9][-_.a-zA-Z0-9]*\n", exit=1),
+        "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.tableId: table id \"bad name\" must match [_a-zA-Z0-9][-_.a-zA-Z0-9]*\n", exit=1),
     }},
     {"cmd": "ls", "diverges": {
         "reason": "the table with the bad id exists only in the emulator (see above)",
@@ -685,11 +686,13 @@ scenario("createtable: GC rules that keep nothing", [
         "reason": "the emulator accepts max_num_versions 0; production requires at least 1",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_num_versions must be at least 1, got 0\n", exit=1),
+        "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.table.columnFamilies[\"cf\"].gcRule: GC rule max_num_versions must be at least 1, got 0\n", exit=1),
     }},
     {"cmd": "createtable young families=cf:maxage=0s", "diverges": {"parity": NO_PARITY_GC,
         "reason": "the emulator accepts max_age 0; production requires at least one millisecond",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_age must be at least one millisecond\n", exit=1),
+        "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.table.columnFamilies[\"cf\"].gcRule: GC rule max_age must be at least one millisecond\n", exit=1),
     }},
     {"cmd": "ls", "diverges": {"parity": NO_PARITY_GC,
         "reason": "the tables above were created by the emulator only (see there)",
@@ -703,6 +706,7 @@ scenario("createtable: an empty split key", [
         "reason": "the emulator accepts an empty split key; production rejects it (INVALID_ARGUMENT)",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = initial split 1 is an empty row key\n", exit=1),
+        "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.initialSplits[1]: a split key must not be empty\n", exit=1),
     }},
     "createtable dupes families=cf splits=m,m,a",
 ])
@@ -713,6 +717,7 @@ scenario("setgcpolicy: a family the table does not have", [
         "reason": "the emulator answers UNKNOWN \"no such family\"; production answers NOT_FOUND",
         "emulator": outcome(stderr="Setting GC policy: rpc error: code = Unknown desc = no such family \"nofam\"\n", exit=1),
         "production": outcome(stderr="Setting GC policy: rpc error: code = NotFound desc = column family \"nofam\" does not exist in this table\n", exit=1),
+        "serve": outcome(stderr="Setting GC policy: rpc error: code = NotFound desc = modification 0: column family \"nofam\" does not exist in this table\n", exit=1),
     }},
 ])
 

@@ -651,10 +651,6 @@ scenario("errors: unknown tables", [
 
 # Differences --emulator-parity does not reproduce (run.py --parity then
 # requires production's answer, as without the switch); each says why.
-NO_PARITY_FILTERS = {"reason": "the filter compiler and evaluator have no fidelity setting: "
-                               "--emulator-parity rewrites sink and repeated labels as the "
-                               "emulator reads them, but does not accept malformed labels or "
-                               "drop labels in stripValueTransformer"}
 NO_PARITY_ROW_KEY = {"reason": "the engine's write path keeps production's 4 KiB row key limit in "
                                "every mode"}
 NO_PARITY_HLL = {"reason": "a HyperLogLog family keeps a sketch in Tabletop's engine; keeping the "
@@ -700,6 +696,32 @@ scenario("change streams: the config is kept and shown", [
     }),
 ])
 
+# GenerateInitialChangeStreamPartitions (like ReadChangeStream) kills the
+# emulator, so the step goes to an emulator of its own and records its
+# death. A crash cannot be reproduced: with --emulator-parity Tabletop has
+# forgotten the config, as the emulator does, and answers that the table
+# keeps no change stream. (ReadChangeStream is not recorded here: its
+# heartbeat carries the wall time, which no recorded answer can hold.)
+NO_PARITY_CS_CRASH = {"reason": "the emulator crashes; with --emulator-parity Tabletop has forgotten "
+                                "the table's changeStreamConfig as the emulator does, so the table "
+                                "keeps no change stream (FAILED_PRECONDITION) instead",
+                      "answer": error("FAILED_PRECONDITION")}
+
+scenario("change streams: partitions crash the emulator", [
+    step("createTable", {"parent": PARENT, "tableId": "cs", "table": {
+        "columnFamilies": {"cf": {}}, "changeStreamConfig": CS_CONFIG}}, diverges={
+        "reason": CHANGE_STREAM,
+        "emulator": {"response": dict(CS_TABLE, granularity="MILLIS")},
+        "production": {"response": dict(CS_TABLE, granularity="MILLIS", changeStreamConfig=CS_CONFIG)},
+    }),
+    step("generateInitialChangeStreamPartitions", {"tableName": table("cs")}, crashes_emulator=True,
+         diverges={"parity": NO_PARITY_CS_CRASH,
+        "reason": "GenerateInitialChangeStreamPartitions crashes the emulator (a nil pointer "
+                  "dereference); production answers the partitions covering the table, one here",
+        "emulator": error("EMULATOR_CRASHED"),
+        "production": {"response": [{"partition": {"rowRange": {}}}]}}),
+])
+
 scenario("filter: sink sends cells straight to the output", three_rows() + [
     filtered({"chain": {"filters": [
         {"interleave": {"filters": [
@@ -729,6 +751,18 @@ def strip_labels(answer):
     return out
 
 
+def relabel(answer, label):
+    """`answer` with every cell's labels replaced by `label`."""
+    import copy
+    out = copy.deepcopy(answer)
+    for r in out["response"].get("rows", []):
+        for f in r["families"]:
+            for c in f["columns"]:
+                for x in c["cells"]:
+                    x["labels"] = [label]
+    return out
+
+
 def label_all(label):
     """The three rows, every cell labelled."""
     return rows(
@@ -749,13 +783,54 @@ scenario("filter: two labels in one chain", three_rows() + [
 
 scenario("filter: labels and strip value", three_rows() + [
     filtered({"chain": {"filters": [CF_ONLY, {"applyLabelTransformer": "tag"}, {"stripValueTransformer": True}]}},
-             diverges={"parity": NO_PARITY_FILTERS,
+             diverges={
         "reason": "the emulator's stripValueTransformer drops the cells' labels; production keeps them",
         "emulator": strip_labels(LABELLED_CF), "production": LABELLED_CF}),
+    # A label applied after the strip stays, on both.
+    filtered({"chain": {"filters": [CF_ONLY, {"stripValueTransformer": True}, {"applyLabelTransformer": "tag"}]}},
+             expect=LABELLED_CF),
+])
+
+# Cells of family cf twice over: every cell labelled `tag`, and the latest
+# of each column unlabelled, values stripped.
+INTERLEAVED_CF = rows(
+    row("a", fam("cf", col("q1", cell(2000, "", ["tag"]), cell(2000, ""), cell(1000, "", ["tag"])),
+                 col("q2", cell(1000, "", ["tag"]), cell(1000, "")))),
+    row("b", fam("cf", col("q1", cell(1000, "", ["tag"]), cell(1000, "")),
+                 col("q3", cell(2000, "", ["tag"]), cell(2000, "")))),
+    row("c", fam("cf", col("q2", cell(5000, "", ["tag"]), cell(5000, "")))),
+)
+
+scenario("filter: strip value after labels applied deeper in the chain", three_rows() + [
+    filtered({"chain": {"filters": [CF_ONLY, {"interleave": {"filters": [
+        {"applyLabelTransformer": "tag"}, {"cellsPerColumnLimitFilter": 1}]}}, {"stripValueTransformer": True}]}},
+             diverges={
+        "reason": "the emulator's stripValueTransformer drops the labels any filter before it in the chain "
+                  "applied, also inside an interleave; production keeps them",
+        "emulator": strip_labels(INTERLEAVED_CF), "production": INTERLEAVED_CF}),
+    # A nested chain labels then strips, and the outer chain labels again:
+    # production counts two labels in one chain; the emulator's strip has
+    # dropped the first, so the second applies.
+    filtered({"chain": {"filters": [CF_ONLY, {"chain": {"filters": [
+        {"applyLabelTransformer": "tag"}, {"stripValueTransformer": True}]}}, {"applyLabelTransformer": "two"}]}},
+             diverges={
+        "reason": "production allows at most one applyLabelTransformer in a chain, nested chains included "
+                  "(INVALID_ARGUMENT); the emulator's strip drops the first label and the second applies",
+        "emulator": relabel(LABELLED_CF, "two"), "production": error("INVALID_ARGUMENT")}),
+])
+
+scenario("filter: a label longer than 15 characters", three_rows() + [
+    filtered({"applyLabelTransformer": "abcdefghijklmnopqrstu"}, diverges={
+        "reason": "production allows labels of at most 15 characters (INVALID_ARGUMENT); the emulator has "
+                  "no length limit",
+        "emulator": label_all("abcdefghijklmnopqrstu"), "production": error("INVALID_ARGUMENT")}),
+    # No character of [a-z0-9-] at all: refused on both.
+    filtered({"applyLabelTransformer": "ABC"}, expect=error("INVALID_ARGUMENT")),
+    filtered({"applyLabelTransformer": ""}, expect=error("INVALID_ARGUMENT")),
 ])
 
 scenario("filter: a label that is not [a-z0-9-]+", three_rows() + [
-    filtered({"applyLabelTransformer": "Bad Label"}, diverges={"parity": NO_PARITY_FILTERS,
+    filtered({"applyLabelTransformer": "Bad Label"}, diverges={
         "reason": "production requires labels to match [a-z0-9\\-]+ (at most 15 characters); the "
                   "emulator checks its pattern unanchored and accepts the label",
         "emulator": label_all("Bad Label"), "production": error("INVALID_ARGUMENT")}),

@@ -79,6 +79,7 @@ METHODS = {
     "readModifyWriteRow": (v2.ReadModifyWriteRowRequest, v2.ReadModifyWriteRowResponse, "data"),
     "readRows": (v2.ReadRowsRequest, None, "data"),
     "sampleRowKeys": (v2.SampleRowKeysRequest, None, "data"),
+    "generateInitialChangeStreamPartitions": (v2.GenerateInitialChangeStreamPartitionsRequest, None, "data"),
 }
 
 
@@ -117,10 +118,17 @@ class Oracle:
 
     def call(self, method, body):
         """Runs one request; returns {"response": json} or {"error": status}."""
+        return self.send(method, self.parse(method, body))
+
+    @staticmethod
+    def parse(method, body):
+        """The request message of `method` from its proto3 JSON `body`."""
         if method not in METHODS:
             raise ValueError("no such method in the oracle: %s" % method)
-        req_type, _, kind = METHODS[method]
-        req = parse(req_type, body)
+        return parse(METHODS[method][0], body)
+
+    def send(self, method, req):
+        """Runs one parsed request (see `parse`); answers as `call`."""
         opts = {"metadata": self.metadata, "timeout": 30}
         if method != "readRows":
             opts["retry"] = None
@@ -189,6 +197,10 @@ class Oracle:
             elif method == "sampleRowKeys":
                 samples = [to_json(s) for s in self.data.sample_row_keys(request=req, **opts)]
                 out = {"samples": samples} if samples else {}
+            elif method == "generateInitialChangeStreamPartitions":
+                # A stream of messages: the JSON protocol answers the list.
+                stream = self.data.generate_initial_change_stream_partitions(request=req, **opts)
+                out = [to_json(m) for m in stream]
         except gexc.GoogleAPICallError as e:
             code = e.grpc_status_code
             return {"error": code.name if code is not None else "UNKNOWN", "message": e.message}
@@ -324,6 +336,8 @@ def canonical(method, response):
     if method == "sampleRowKeys":
         samples = [to_json(parse(v2.SampleRowKeysResponse, s)) for s in response.get("samples", [])]
         return {"samples": samples} if samples else {}
+    if method == "generateInitialChangeStreamPartitions":
+        return [to_json(parse(v2.GenerateInitialChangeStreamPartitionsResponse, m)) for m in response]
     if answer_type is None:
         if response not in ({}, None):
             raise ValueError("%s answers Empty, got %r" % (method, response))
@@ -369,10 +383,6 @@ def normalise(method, answer, now_micros=None, instance_map=None):
         for e in body.get("entries", []):
             st = e.get("status", {})
             e["status"] = {"code": st["code"]} if st.get("code") else {}
-    elif method == "listTables":
-        # The emulator lists tables in Go map order (random).
-        if "tables" in body:
-            body["tables"].sort(key=lambda t: t.get("name", ""))
     elif method == "listTables":
         # The emulator lists tables in Go map order (random).
         if "tables" in body:

@@ -8,13 +8,15 @@ Usage (normally through run.sh, which provides the Python client and the
 release binary):
 
     python3 tests/differential/run.py --tabletop target/release/tabletop
-        [-k SUBSTRING] [--cbt-only | --json-only | --export-only | --serve] [--show] [-j N]
+        [-k SUBSTRING] [--cbt-only | --json-only | --export-only | --serve | --bench] [--show] [-j N]
 
 -k runs only scenarios whose name contains SUBSTRING; --show prints both
 sides' answers for every step (handy when writing a `diverges` entry).
 --serve runs the JSON scenarios with Tabletop's side served by `tabletop
 serve` (a fresh one per scenario) through the same official Python client
-the emulator's side uses, instead of by `tabletop json`.
+the emulator's side uses, instead of by `tabletop json`. --bench times the
+JSON scenarios through that client against the emulator and `tabletop
+serve` in the same sitting (see bench_scenarios.py).
 
 Prints one line per failing scenario with the differences, then
 `N passed, M failed` and exits 1 if anything failed. See README.md for the
@@ -157,17 +159,22 @@ def run_cbt_steps(index, sc, ctx, serve_addr):
         where = "step %d `%s`" % (n + 1, cmd)
         if ctx.show:
             res.shown.append("%s\n  emulator: %s\n  tabletop: %s" % (where, show_value(emu), show_value(tab)))
-        check(res, where, emu, tab, st, ctx.parity)
+        check(res, where, emu, tab, st, ctx.parity, bool(serve_addr))
     shutil.rmtree(work, ignore_errors=True)
     return res
 
 
-def check(res, where, emu, tab, st, parity=False):
+def check(res, where, emu, tab, st, parity=False, served=False):
     """Compares one step: equal answers, or the recorded divergence. With
     `parity` (Tabletop run with --emulator-parity) Tabletop must give the
     emulator's answer at a divergence too, unless the divergence says the
     switch does not cover it (`parity`: {"reason", "answer"}): then
-    Tabletop must give that answer (production's when none is given)."""
+    Tabletop must give that answer (production's when none is given).
+    `served` (the real cbt on `tabletop serve`): where a divergence records
+    a `serve` answer, Tabletop must give that one instead of `production`:
+    production's code, in the words of Tabletop's JSON protocol, which
+    `tabletop serve` answers with (a field path first), where production's
+    own words are not known."""
     d = st.get("diverges")
     if d is None:
         if emu != tab:
@@ -182,6 +189,8 @@ def check(res, where, emu, tab, st, parity=False):
             )
         return
     want_emu, want_prod = d["emulator"], d["production"]
+    if served and "serve" in d:
+        want_prod = d["serve"]
     if "stdout" in want_emu or "stderr" in want_emu or "exit" in want_emu:
         want_emu, want_prod = full_outcome(want_emu), full_outcome(want_prod)
     if want_emu == want_prod:
@@ -320,13 +329,10 @@ class Ctx:
     pass
 
 
-def uses_admin_views(sc):
-    """Whether a scenario calls the authorized or logical view admin
-    methods, which `tabletop serve` does not serve over gRPC."""
-    return any(
-        "AuthorizedView" in step.get("method", "") or "LogicalView" in step.get("method", "")
-        for step in sc.get("steps", [])
-    )
+def uses_logical_views(sc):
+    """Whether a scenario calls the logical view admin methods, which are
+    the instance admin API's: `tabletop serve` does not serve that API."""
+    return any("LogicalView" in step.get("method", "") for step in sc.get("steps", []))
 
 
 def main(argv):
@@ -340,6 +346,10 @@ def main(argv):
     ap.add_argument("--parity", action="store_true",
                     help="run Tabletop with --emulator-parity: it must give the emulator's answer "
                          "at every divergence the switch covers (cbt and JSON scenarios only)")
+    ap.add_argument("--bench", action="store_true",
+                    help="time the JSON scenarios through the Python client against the emulator and "
+                         "`tabletop serve` in the same sitting (bench_scenarios.py); compares nothing")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of --bench")
     ap.add_argument("--show", action="store_true")
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -361,6 +371,14 @@ def main(argv):
         print("0 passed, 1 failed")
         return 1
 
+    if args.bench:
+        import bench_scenarios
+
+        stop_on_signals()
+        scenarios = [sc for sc in json_scenarios.SCENARIOS
+                     if args.filter in sc["name"] and not uses_logical_views(sc)]
+        bench_scenarios.run(scenarios, tabletop, max(1, args.rounds))
+        return 0
     if args.serve and not args.cbt_only:
         args.json_only = True
     jobs = []
@@ -369,13 +387,12 @@ def main(argv):
     if not args.cbt_only and not args.export_only:
         jobs += [("json", i, sc) for i, sc in enumerate(json_scenarios.SCENARIOS) if args.filter in sc["name"]]
     if args.serve:
-        # `tabletop serve` does not answer the authorized-view admin methods
-        # yet (they are long-running operations in gRPC), nor the instance
-        # admin API (logical views): said, not hidden.
-        served = [j for j in jobs if not uses_admin_views(j[2])]
+        # `tabletop serve` does not answer the instance admin API (logical
+        # views): said, not hidden.
+        served = [j for j in jobs if not uses_logical_views(j[2])]
         for _, _, sc in jobs:
             if sc not in [j[2] for j in served]:
-                print("differential: not run against serve (authorized and logical views are not served over gRPC yet): %s" % sc["name"])
+                print("differential: not run against serve (logical views are the instance admin API, which it does not serve): %s" % sc["name"])
         jobs = served
     if not args.cbt_only and not args.json_only and not args.parity:
         jobs += [("export", i, sc) for i, sc in enumerate(export_scenarios.SCENARIOS) if args.filter in sc["name"]]

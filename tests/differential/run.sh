@@ -16,18 +16,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-fail() {
-    echo "differential: $*"
-    echo "0 passed, 1 failed"
-    exit 1
-}
-
-# shellcheck source=tests/differential/venv.sh
-. "$ROOT/tests/differential/venv.sh"
-
-if [ -z "${TABLETOP:-}" ]; then
-    cargo build --quiet --release -p tabletop-cli || fail "the release build of tabletop-cli failed"
-    TABLETOP="${CARGO_TARGET_DIR:-$ROOT/target}/release/tabletop"
-fi
+SUITE=differential
+# shellcheck source=tests/differential/preamble.sh
+. "$ROOT/tests/differential/preamble.sh"
 
 exec "$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" "$@"

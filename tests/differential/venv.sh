@@ -1,5 +1,5 @@
-# Sourced by the scripts that drive the official Python client
-# (tests/differential/run.sh, tests/serve/run.sh): makes the virtual
+# Sourced by preamble.sh (the scripts that drive the official Python
+# client: tests/differential/run.sh, tests/serve/run.sh): makes the virtual
 # environment target/differential-venv from tests/differential/requirements.txt
 # (once, about ten seconds; again only when the requirements change) and
 # sets VENV. Expects ROOT and a fail function.

@@ -4,34 +4,10 @@
 // `trunk build --release` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { ROOT, openApp as open, region, runCommand, useApp } from './harness.mjs';
+import { audit, openApp as open, region, runCommand, useApp } from './harness.mjs';
 
 const env = useApp();
 const openApp = (options) => open(env, options);
-const AXE = readFile(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-
-/**
- * Runs axe-core on the page and returns its serious and critical
- * violations as readable lines (rule, help, the first few elements).
- */
-async function audit(page) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        help: v.help,
-        nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').split('\n')[1] ?? ''}`),
-      }));
-  });
-  return violations.map((v) => `[${v.impact}] ${v.id} (${v.help})\n    ${v.nodes.join('\n    ')}`);
-}
-
 async function expectClean(page, what) {
   assert.deepEqual(await audit(page), [], `axe-core violations in ${what}`);
 }

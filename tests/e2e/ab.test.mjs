@@ -96,6 +96,10 @@ test('the shipped pair: two maps on one scale, node load and the core verdict', 
   }
   await page.emulateMedia({ colorScheme: 'light' });
 
+  // At 1440 px both node tables fit their half of the panel.
+  const overflow = await kv.locator('.ab-scroll').evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth));
+  assert.deepEqual(overflow, [0, 0], 'the node tables fit their cards');
+
   // Switching views keeps the result.
   await kv.getByRole('button', { name: 'Simulation', exact: true }).click();
   await page.waitForSelector('section.keyviz-panel[data-view=simulation]');
@@ -145,9 +149,38 @@ for (const colorScheme of ['dark', 'light']) {
     assert.equal(boxes.length, 2);
     assert.ok(boxes[1].top >= boxes[0].bottom, `B under A: ${JSON.stringify(boxes)}`);
     for (const b of boxes) assert.ok(b.left >= 0 && b.right <= PHONE.width + 0.5, `inside the screen: ${JSON.stringify(b)}`);
+    // Every column of the node-load tables shows without scrolling.
+    const overflow = await kv.locator('.ab-scroll').evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth));
+    assert.deepEqual(overflow, [0, 0], 'the node tables fit their cards');
     assert.deepEqual(await audit(page), [], `axe-core violations in the A/B view at phone width (${colorScheme})`);
     await kv.screenshot({ path: path.join(SCREENSHOTS, `ab-phone-${colorScheme}.png`) });
     assert.deepEqual(problems, []);
     await context.close();
   });
 }
+
+test('a share link keeps the two designs picked and the maps settings, ready to run', async () => {
+  const { page, problems, context } = await openApp();
+  const kv = await showAb(page);
+  await kv.getByRole('button', { name: 'Swap' }).click();
+  await runToVerdict(page, kv);
+  const before = await page.evaluate(() => location.hash);
+  await kv.getByRole('combobox', { name: 'Metric' }).selectOption('write_rows');
+  // The address bar holds the link once the page has been still a moment.
+  await page.waitForFunction((h) => location.hash !== h, before);
+  const link = page.url();
+  assert.match(link, /#v1\./);
+  const other = await openApp({ url: link });
+  const kv2 = region(other.page, 'Key Visualizer');
+  await other.page.waitForSelector('section.keyviz-panel[data-view=ab]');
+  assert.equal(await kv2.getByRole('combobox', { name: 'Design A' }).inputValue(), 'ab_mobile_device_first.toml');
+  assert.equal(await kv2.getByRole('combobox', { name: 'Design B' }).inputValue(), 'ab_mobile_timestamp_first.toml');
+  assert.equal(await kv2.locator('.ab-verdict').count(), 0, 'results are not carried');
+  await runToVerdict(other.page, kv2);
+  assert.equal(await kv2.getByRole('combobox', { name: 'Metric' }).inputValue(), 'write_rows');
+  assert.match(await kv2.locator('.ab-verdict-text').textContent(), /^Design A wins/);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+  await context.close();
+});

@@ -185,6 +185,31 @@ test('a message goes by itself after a few seconds, covers no control, and draws
   await context.close();
 });
 
+test('a message waits while the pointer is on it or the focus is in it', async () => {
+  const { page, problems, context } = await openApp();
+  await runCommand(page, 'createtable held families=cf');
+  await page.getByRole('button', { name: /^Fix: Keep only the newest version in cf$/ }).click();
+  const notice = page.locator('.notice');
+  await notice.waitFor();
+  // Read with the pointer: it stays past its usual six seconds.
+  await notice.hover();
+  await page.waitForTimeout(7000);
+  assert.ok(await notice.isVisible(), 'a message under the pointer stays');
+  // Reached with the keyboard: the focus holds it too.
+  await notice.getByRole('button', { name: 'Dismiss the message' }).focus();
+  await page.mouse.move(5, 890);
+  await page.waitForTimeout(7000);
+  assert.ok(await notice.isVisible(), 'a message with the focus in it stays');
+  // Let go of both: it goes after its own time again.
+  await page.evaluate(() => document.activeElement.blur());
+  const released = Date.now();
+  await notice.waitFor({ state: 'detached', timeout: 15_000 });
+  const lasted = Date.now() - released;
+  assert.ok(lasted >= 4000 && lasted < 12_000, `it lasted ${lasted} ms after release`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("the importer's errors draw text between backticks as code", async () => {
   const { page, problems, context } = await openApp();
   await page.getByRole('button', { name: 'Import…' }).click();

@@ -7,7 +7,7 @@
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,4 +109,26 @@ export async function waitForLoad(page) {
   await page.waitForFunction(() => !document.querySelector('#rows-position')?.textContent.includes('counting'), null, {
     timeout: 60_000,
   });
+}
+
+const AXE = readFile(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core on the page and returns its serious and critical
+ * violations as readable lines (rule, help, the first few elements).
+ */
+export async function audit(page) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').split('\n')[1] ?? ''}`),
+      }));
+  });
+  return violations.map((v) => `[${v.impact}] ${v.id} (${v.help})\n    ${v.nodes.join('\n    ')}`);
 }

@@ -97,6 +97,22 @@ test('the check’s result is on screen at 1280x720 and on a phone', async () =>
     await page.getByRole('button', { name: 'Start lesson 1' }).click();
     const dock = region(page, 'Lesson in progress');
     await dock.scrollIntoViewIfNeeded();
+    if (viewport.width === 1280) {
+      // On a laptop the task reads whole without scrolling, in a column
+      // wide enough for it, and the Schema panel below keeps a usable share.
+      const room = await page.evaluate(() => {
+        const box = (s) => document.querySelector(s).getBoundingClientRect();
+        const text = box('.dock-text');
+        const task = box('.dock-text p');
+        return { width: box('.lesson-dock').width, taskFits: task.bottom <= text.bottom + 1, schema: box('#left-pane-schema').height };
+      });
+      assert.ok(room.width >= 330, `the dock is ${room.width}px wide`);
+      assert.ok(room.taskFits, 'the task paragraph is on screen whole');
+      assert.ok(room.schema >= 120, `the Schema panel keeps ${room.schema}px`);
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'lesson-in-progress-1280-light.png') });
+      await page.emulateMedia({ colorScheme: 'dark' });
+    }
     await dock.getByRole('button', { name: 'Check', exact: true }).click();
     const message = dock.locator('.verdict-message');
     await message.waitFor();

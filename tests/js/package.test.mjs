@@ -410,6 +410,39 @@ describe('reads', () => {
     assert.equal(db.readRows({ tableName: TABLE }).rows.length, 40);
   });
 
+  test('{ emulatorParity: true } answers as the emulator does, and a snapshot keeps it', () => {
+    const prod = new Tabletop();
+    const emu = new Tabletop({ emulatorParity: true });
+    assert.equal(prod.emulatorParity, false);
+    assert.equal(emu.emulatorParity, true);
+    const write = { tableName: TABLE, rowKey: bytes('r'), mutations: [
+      { setCell: { familyName: 'cf', columnQualifier: bytes('a'), timestampMicros: 1000, value: bytes('1') } },
+      { setCell: { familyName: 'nope', columnQualifier: bytes('b'), timestampMicros: 1000, value: bytes('2') } },
+    ] };
+    for (const db of [prod, emu]) {
+      db.createTable({ parent: PARENT, tableId: 't', table: { columnFamilies: { cf: {} } } });
+    }
+    // Production: NOT_FOUND and nothing applied; the emulator: UNKNOWN
+    // and the first mutation kept.
+    assert.throws(() => prod.mutateRow(write), (e) => e instanceof TabletopError && e.status === 'NOT_FOUND');
+    assert.throws(() => emu.mutateRow(write), (e) => e instanceof TabletopError && e.status === 'UNKNOWN' && /unknown family "nope"/.test(e.message));
+    assert.equal(prod.readRows({ tableName: TABLE }).rows?.length ?? 0, 0);
+    assert.equal(emu.readRows({ tableName: TABLE }).rows.length, 1);
+    // GetTable leaves out granularity, as the emulator does.
+    assert.equal(prod.getTable({ name: TABLE }).granularity, 'MILLIS');
+    assert.equal(emu.getTable({ name: TABLE }).granularity, undefined);
+    // Both ways of restoring keep the setting.
+    const again = Tabletop.restore(emu.snapshot());
+    assert.equal(again.emulatorParity, true);
+    prod.restore(emu.snapshot());
+    assert.equal(prod.emulatorParity, true);
+    assert.throws(() => again.mutateRow(write), (e) => e.status === 'UNKNOWN');
+    for (const bad of [{ emulatorParity: 'yes' }, { emulatorParity: 1 }, { emulatorparity: true }]) {
+      assert.throws(() => new Tabletop(bad), TypeError);
+    }
+    assert.equal(new Tabletop({ emulatorParity: false, engine: 'bulk' }).emulatorParity, false);
+  });
+
   test("{ engine: 'bulk' } answers as the default engine does, in fewer tablets", () => {
     const small = new Tabletop({ engine: 'default' });
     const bulk = new Tabletop({ engine: 'bulk' });

@@ -4,7 +4,8 @@
 # reversed scan, an error's status and a cancelled stream), then the
 # differential suite's JSON scenarios with Tabletop's side served by
 # `tabletop serve` (tests/differential/run.py --serve), compared with
-# Google's emulator as `tabletop json` is.
+# Google's emulator as `tabletop json` is, and the cbt scenarios through
+# the real `cbt` pointed at `tabletop serve` (run.py --serve --cbt-only).
 #
 #   tests/serve/run.sh
 #
@@ -18,21 +19,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-fail() {
-    echo "serve: $*"
-    echo "0 passed, 1 failed"
-    exit 1
-}
-
-# shellcheck source=tests/differential/venv.sh
-. "$ROOT/tests/differential/venv.sh"
-
-if [ -z "${TABLETOP:-}" ]; then
-    cargo build --quiet --release -p tabletop-cli || fail "the release build of tabletop-cli failed"
-    TABLETOP="${CARGO_TARGET_DIR:-$ROOT/target}/release/tabletop"
-fi
+SUITE=serve
+# shellcheck source=tests/differential/preamble.sh
+. "$ROOT/tests/differential/preamble.sh"
 
 status=0
 "$VENV/bin/python" "$ROOT/tests/serve/python_client.py" --tabletop "$TABLETOP" || status=1
 "$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" --serve || status=1
+"$VENV/bin/python" "$ROOT/tests/differential/run.py" --tabletop "$TABLETOP" --serve --cbt-only || status=1
 exit "$status"

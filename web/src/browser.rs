@@ -8,8 +8,14 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::state::Clock;
 use crate::state::layout::Panels;
 
-/// The key autosave uses in localStorage.
+/// The key autosave uses in localStorage (shared by the tabs) and in
+/// sessionStorage (each tab's own copy, which a reload of that tab opens).
 pub const AUTOSAVE_KEY: &str = "tabletop.autosave";
+
+/// The localStorage key naming the tab that keeps the autosave: the tab
+/// opened last, or the one that took it back. Other tabs stop writing the
+/// shared autosave (see [`crate::autosave_owner`]).
+pub const AUTOSAVE_OWNER_KEY: &str = "tabletop.autosave.owner";
 
 /// The browser's clocks: `Date.now()` for the instance, `performance.now()`
 /// for work budgets.
@@ -108,6 +114,22 @@ pub fn storage_remove(key: &str) {
     if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
         let _ = storage.remove_item(key);
     }
+}
+
+/// Reads a sessionStorage entry (this tab's own).
+pub fn session_get(key: &str) -> Option<String> {
+    web_sys::window()?
+        .session_storage()
+        .ok()??
+        .get_item(key)
+        .ok()?
+}
+
+/// Writes a sessionStorage entry; false if the browser refused.
+pub fn session_set(key: &str, value: &str) -> bool {
+    web_sys::window()
+        .and_then(|w| w.session_storage().ok().flatten())
+        .is_some_and(|s| s.set_item(key, value).is_ok())
 }
 
 /// Offers `bytes` as a file download named `filename`.

@@ -11,6 +11,7 @@
 //! row-key designer) and places them in [`Workspace`].
 
 mod app_header;
+mod autosave_bar;
 mod change_feed;
 mod console_panel;
 mod export_dialog;
@@ -35,6 +36,7 @@ mod sim_controls;
 mod sim_tablets;
 mod splitter;
 mod tablets_panel;
+mod toast;
 mod views_list;
 mod workspace;
 

@@ -10,6 +10,7 @@
 //! - [`view_model`]: pure functions from core results to display data.
 //! - [`share`]: the state as text, for share links and autosave.
 //! - [`browser`]: clocks, the address bar, storage, files.
+//! - [`autosave_owner`]: which tab writes the autosave when several are open.
 //! - [`demo`]: the sample table the page opens with.
 //! - `components`: Yew components, one file per panel.
 //! - [`fatal`]: the panic hook that keeps a crash from leaving a blank page.
@@ -17,6 +18,7 @@
 //! [`start`] is what the browser build runs; [`mount`] renders the same
 //! [`App`] into any element, which is how the browser tests use it.
 
+pub mod autosave_owner;
 pub mod browser;
 mod components;
 pub mod demo;
@@ -63,7 +65,10 @@ pub fn app() -> Html {
             state.dispatch(Action::Learn(LearnAction::LoadProgress(
                 browser::storage_get(PROGRESS_KEY),
             )));
-            let autosave = browser::storage_get(browser::AUTOSAVE_KEY);
+            // This tab's own copy first (a reload of this tab), else the
+            // shared autosave.
+            let autosave = browser::session_get(browser::AUTOSAVE_KEY)
+                .or_else(|| browser::storage_get(browser::AUTOSAVE_KEY));
             let (boot, notice) =
                 state::boot::choose(&browser::fragment(), autosave.as_deref(), state.embed);
             state.dispatch(Action::Boot(boot));
@@ -109,19 +114,8 @@ pub fn app() -> Html {
         });
     }
 
-    // A message in the status line goes by itself after a few seconds
-    // (longer for a problem); a newer message starts its own time.
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with(state.notice.clone(), move |notice| {
-            let timer = notice.clone().map(|notice| {
-                gloo::timers::callback::Timeout::new(notice.lifetime_ms(), move || {
-                    dispatcher.dispatch(Action::ExpireNotice(notice));
-                })
-            });
-            move || drop(timer)
-        });
-    }
+    // A message in the status line goes by itself: its timer is the
+    // toast's (components/toast.rs), which waits while it is read.
 
     // Background work while there is any: one slice per animation frame,
     // or, while rows are written in bulk, slices back to back as separate
@@ -160,6 +154,14 @@ pub fn app() -> Html {
         });
     }
 
+    let tab = {
+        let state = state.clone();
+        autosave_owner::use_autosave_owner(
+            &state.clone(),
+            Callback::from(move |tab| save(&state, &tab)),
+        )
+    };
+
     // Save the state to the address bar (a share link at all times) and to
     // autosave, once it has been still for a moment; while it keeps changing
     // (every frame of a playing simulation is a change), at least every few
@@ -177,16 +179,17 @@ pub fn app() -> Html {
                     if now - since >= SAVE_MAX_WAIT_MS {
                         save_timer.borrow_mut().take();
                         *pending_since.borrow_mut() = None;
-                        save(&state);
+                        save(&state, &tab);
                     } else {
                         *pending_since.borrow_mut() = Some(since);
                         let handle = state.clone();
+                        let tab = tab.clone();
                         let pending = Rc::clone(&pending_since);
                         *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
                             SAVE_DELAY_MS,
                             move || {
                                 *pending.borrow_mut() = None;
-                                save(&handle);
+                                save(&handle, &tab);
                             },
                         ));
                     }
@@ -204,11 +207,12 @@ pub fn app() -> Html {
 
 /// Writes the state into the fragment and (outside embeds) autosave,
 /// which notes the link it was written with (so a reload can tell the
-/// page's own link from someone else's). When the browser refuses the
+/// page's own link from someone else's): this tab's own copy always, the
+/// shared one only while this tab owns it (see [`autosave_owner`]). When the browser refuses the
 /// autosave (its storage is full), it is written again without the
 /// tables' recorded traffic, then without the rows of work set aside,
 /// then without any rows; the status line says so.
-fn save(state: &AppContext) {
+fn save(state: &AppContext, tab: &autosave_owner::TabId) {
     let link = share::encode(&state.to_shared(true));
     browser::set_fragment(&link);
     if state.embed {
@@ -216,7 +220,15 @@ fn save(state: &AppContext) {
     }
     let mut saved = state.to_shared(false);
     saved.link = Some(share::link_hash(&link));
-    if browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) {
+    let text = share::encode(&saved);
+    browser::session_set(browser::AUTOSAVE_KEY, &text);
+    if !tab.owns_autosave() {
+        if !state.autosave_elsewhere {
+            state.dispatch(Action::AutosaveElsewhere(true));
+        }
+        return;
+    }
+    if browser::storage_set(browser::AUTOSAVE_KEY, &text) {
         return;
     }
     // The recorded traffic goes first: the rows must not give way to it.

@@ -34,7 +34,10 @@
 //!   `{"why": {"lesson": id} | {"replaced": what}, "work": <state>}` where
 //!   the work is an object of this same format (its screen fields unused);
 //! - `link` (autosave only): a hash of the share link written at the same
-//!   moment, so a reload can tell its own link from someone else's.
+//!   moment, so a reload can tell its own link from someone else's;
+//! - `emulator_parity` (added within v1; only when true): the instance
+//!   answers as Google's Bigtable emulator does where it differs from
+//!   production (the CLI's `--emulator-parity`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -90,6 +93,10 @@ pub struct SharedState {
     /// worked on a real table, and the live map's settings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<crate::state::live::LiveShared>,
+    /// The A/B view's two designs and map settings (absent in links made
+    /// before it existed, and when they are the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ab: Option<crate::state::ab::AbShared>,
     /// The user's own work, set aside while a lesson runs (autosave only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<Box<SharedAside>>,
@@ -100,6 +107,11 @@ pub struct SharedState {
     /// [`link_hash`] of the share link written together with this autosave.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    /// The instance answers as Google's emulator does (added within v1:
+    /// absent, and false, in older links). A snapshot carries it too; this
+    /// field keeps it when the rows are too big to travel.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub emulator_parity: bool,
 }
 
 /// Why work was set aside.
@@ -197,9 +209,25 @@ pub fn table_requests(instance: &mut Instance) -> Vec<Value> {
             let mut body = line.get("request")?.clone();
             // The parent is the one instance's; links leave it out.
             body.as_object_mut()?.remove("parent");
+            // A change stream is set on createTable too (Table.changeStreamConfig).
+            if let Some(c) = info.change_stream {
+                body["table"]["changeStreamConfig"] =
+                    json!({ "retentionPeriod": retention_period(c.retention_micros) });
+            }
             Some(body)
         })
         .collect()
+}
+
+/// A retention in microseconds as a proto3 JSON Duration (`"86400s"`,
+/// `"86400.5s"`).
+fn retention_period(micros: i64) -> String {
+    let (secs, frac) = (micros / 1_000_000, micros % 1_000_000);
+    if frac == 0 {
+        format!("{secs}s")
+    } else {
+        format!("{secs}.{frac:06}s")
+    }
 }
 
 /// The snapshot of `instance` in base64, when its tables hold at most
@@ -330,6 +358,38 @@ mod tests {
         let errors = create_tables(&mut db, &state.tables);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].contains("already exists"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_change_stream_comes_back_with_its_table() {
+        let mut db = Instance::default();
+        let line = r#"{"method": "createTable", "request": {"parent": "projects/tabletop/instances/playground", "tableId": "orders", "table": {"columnFamilies": {"cf": {}}, "changeStreamConfig": {"retentionPeriod": "86400.5s"}}}}"#;
+        assert!(api::handle(&mut db, line).contains("response"));
+        cbt::run_line(&mut db, "createtable plain families=cf").unwrap();
+        let tables = table_requests(&mut db);
+        let mut back = Instance::default();
+        assert_eq!(create_tables(&mut back, &tables), Vec::<String>::new());
+        assert_eq!(
+            back.get_table("orders").unwrap().change_stream,
+            db.get_table("orders").unwrap().change_stream
+        );
+        assert!(back.get_table("orders").unwrap().change_stream.is_some());
+        assert_eq!(back.get_table("plain").unwrap().change_stream, None);
+        assert_eq!(retention_period(86_400_000_000), "86400s");
+    }
+
+    #[test]
+    fn the_parity_setting_travels_only_when_on() {
+        let mut state = sample();
+        assert!(!encode(&state).is_empty());
+        let off = serde_json::to_string(&state).unwrap();
+        assert!(!off.contains("emulator_parity"), "{off}");
+        state.emulator_parity = true;
+        let back = decode(&encode(&state)).unwrap();
+        assert!(back.emulator_parity);
+        // A link from before the setting answers as production.
+        let old: SharedState = serde_json::from_str(&off).unwrap();
+        assert!(!old.emulator_parity);
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub mod generator;
 pub mod layout;
 pub mod learn;
 pub mod live;
+pub mod parity;
 pub mod rows;
 pub mod scenario_data;
 pub mod sim;
@@ -305,12 +306,17 @@ pub enum Action {
     ConfirmImport(bool),
     /// A link pasted into the address bar of the running page.
     OpenLink(Box<share::SharedState>),
+    /// Answer as Google's Bigtable emulator does where it differs from
+    /// production (`true`), or as production.
+    SetEmulatorParity(bool),
     /// Put back the work the last snapshot import or link replaced.
     UndoReplace,
     /// Forget the work the last snapshot import or link replaced.
     ForgetReplaced,
     /// Show a message in the status line.
     Notify(Notice),
+    /// Another tab took the autosave (`true`), or this tab takes it back.
+    AutosaveElsewhere(bool),
     /// Hide the status line's message.
     DismissNotice,
     /// This message's time is up: hide it, unless another one has taken
@@ -377,6 +383,10 @@ pub struct AppState {
     pub loads: Vec<GeneratorSpec>,
     /// The status line.
     pub notice: Option<Notice>,
+    /// Whether another tab of the playground keeps the autosave (this
+    /// tab's work is then kept only for this tab, until it takes the
+    /// autosave back).
+    pub autosave_elsewhere: bool,
     /// The design being worked on.
     pub design: Rc<design::DesignState>,
     /// The simulation.
@@ -429,6 +439,7 @@ impl AppState {
             rev: 0,
             data_rev: 0,
             booted: false,
+            autosave_elsewhere: false,
             embed,
             panels,
             layout: Layout::default(),
@@ -562,6 +573,7 @@ impl AppState {
             },
             sim: self.sim.shared(&self.design),
             live: Some(self.live.shared()).filter(|l| *l != live::LiveShared::default()),
+            ab: Some(self.ab.shared()).filter(|a| *a != ab::AbShared::default()),
             home: (!for_link)
                 .then(|| self.home.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
@@ -569,6 +581,7 @@ impl AppState {
                 .then(|| self.replaced.as_ref().map(|a| Box::new(a.to_shared())))
                 .flatten(),
             link: None,
+            emulator_parity: instance.fidelity().is_emulator(),
         }
     }
 
@@ -692,6 +705,10 @@ impl AppState {
                 self.open_link(*link);
                 true
             }
+            Action::SetEmulatorParity(on) => {
+                self.set_emulator_parity(on);
+                false
+            }
             Action::UndoReplace => self.undo_replace(),
             Action::ForgetReplaced => {
                 self.replaced = None;
@@ -699,6 +716,10 @@ impl AppState {
                     error: false,
                     text: "The earlier tables are forgotten.".into(),
                 });
+                false
+            }
+            Action::AutosaveElsewhere(elsewhere) => {
+                self.autosave_elsewhere = elsewhere;
                 false
             }
             Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
@@ -734,6 +755,8 @@ impl AppState {
                 self.apply_effects(effects)
             }
         };
+        // A lesson that made its sample table hands the rows over.
+        let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
             self.data_changed();
         }

@@ -18,6 +18,7 @@ pub mod change_feed;
 pub mod console;
 pub mod filter;
 pub mod format;
+pub mod instance_views;
 pub mod keydesign;
 pub mod keys;
 pub mod keyviz;

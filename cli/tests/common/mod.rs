@@ -1,5 +1,9 @@
-//! What the CLI test files share: a scratch directory per test, and the real
-//! `tabletop` binary run in it with a script on stdin.
+//! What the CLI test files share: a scratch directory per test, the real
+//! `tabletop` binary run in it with a script on stdin, and its output read
+//! and its exit status checked.
+
+// Each test file uses the part it needs.
+#![allow(dead_code)]
 
 use std::fs;
 use std::io::Write;
@@ -39,4 +43,28 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
     }
     drop(input);
     child.wait_with_output().expect("tabletop runs to the end")
+}
+
+/// What a run wrote to stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What a run wrote to stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts a run's exit status, showing its stdout and stderr if it
+/// differs; returns the run.
+#[track_caller]
+pub fn expect(code: i32, out: Output) -> Output {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
 }

@@ -32,6 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::keydesign::KeyRenderer;
 use crate::keyviz::{
     BucketMode, Diagnostic, GoogleMessage, Heatmap, MessageKind, Metric, messages_text,
 };
@@ -208,23 +209,82 @@ pub fn compare(
     b: &Scenario,
     access: impl Fn(&Scenario) -> Vec<AccessCase>,
 ) -> Result<AbRun> {
-    Ok(AbJob::start(a, b, access)?.finish())
+    AbJob::start(a, b, access)?.finish()
 }
 
-/// A comparison under way: both designs' simulations, built and checked
-/// but advanced only as far as the caller asked, so a page can run it in
+/// A comparison under way: both designs checked, their simulations built
+/// and advanced only as far as the caller asked, so a page can run it in
 /// slices between frames, show how far it got, draw both maps as they
-/// fill and stop it. [`AbJob::finish`] runs what is left and compares.
+/// fill and stop it. Every step is one short piece of work: building one
+/// design's simulation, one tick of one design, or one design's report
+/// at the end. [`AbJob::finish`] runs what is left and compares.
 #[derive(Clone, Debug)]
 pub struct AbJob {
-    a: Simulation,
-    b: Simulation,
+    a: Stage,
+    b: Stage,
     cases_a: Vec<AccessCase>,
     cases_b: Vec<AccessCase>,
     /// The scenario's own workloads (the access patterns' follow them).
     own: usize,
     /// The common workload, in words.
     workload: String,
+    /// Simulated seconds of the run (the same for both).
+    duration_seconds: f64,
+}
+
+/// One design's part of a job.
+#[derive(Clone, Debug)]
+enum Stage {
+    /// Checked, its simulation not built yet.
+    Planned(Box<Scenario>),
+    /// Its simulation as far as it ran, and its report once the run ended.
+    Built(Box<Simulation>, Option<Box<Report>>),
+}
+
+impl Stage {
+    fn simulation(&self) -> Option<&Simulation> {
+        match self {
+            Stage::Planned(_) => None,
+            Stage::Built(sim, _) => Some(sim),
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        self.simulation().map_or(0.0, Simulation::progress)
+    }
+
+    fn is_reported(&self) -> bool {
+        matches!(self, Stage::Built(_, Some(_)))
+    }
+
+    /// Does one short step: builds the simulation, runs one tick, or
+    /// makes the report once the run ended (nothing once reported).
+    fn step(&mut self) -> Result<()> {
+        match self {
+            Stage::Planned(scenario) => {
+                let sim = Simulation::new((**scenario).clone())?;
+                *self = Stage::Built(Box::new(sim), None);
+            }
+            Stage::Built(sim, None) if !sim.is_finished() => {
+                sim.step(Step::Seconds(f64::MIN_POSITIVE));
+            }
+            Stage::Built(sim, report @ None) => *report = Some(Box::new(sim.report())),
+            Stage::Built(_, Some(_)) => {}
+        }
+        Ok(())
+    }
+
+    /// Runs what is left; the simulation and its report.
+    fn finish(self) -> Result<(Simulation, Report)> {
+        let mut sim = match self {
+            Stage::Planned(scenario) => Simulation::new(*scenario)?,
+            Stage::Built(sim, Some(report)) => return Ok((*sim, *report)),
+            Stage::Built(sim, None) => *sim,
+        };
+        sim.step(Step::Seconds(f64::MAX));
+        let report = sim.report();
+        Ok((sim, report))
+    }
 }
 
 impl AbJob {
@@ -245,22 +305,30 @@ impl AbJob {
                 differ.join(", ")
             )));
         }
-        let (sim_a, cases_a) = prepare(a, &access).map_err(|e| side_error(Side::A, &e))?;
-        let (sim_b, cases_b) = prepare(b, &access).map_err(|e| side_error(Side::B, &e))?;
+        let (with_a, cases_a) = prepare(a, &access).map_err(|e| side_error(Side::A, &e))?;
+        let (with_b, cases_b) = prepare(b, &access).map_err(|e| side_error(Side::B, &e))?;
         Ok(AbJob {
             workload: describe_workload(a, cases_a.len()),
             own: a.workloads.len(),
-            a: sim_a,
-            b: sim_b,
+            duration_seconds: a.duration.0,
+            a: Stage::Planned(Box::new(with_a)),
+            b: Stage::Planned(Box::new(with_b)),
             cases_a,
             cases_b,
         })
     }
 
-    /// Design A's and design B's simulations as far as they have run.
+    /// Design A's and design B's simulations as far as they have run, once
+    /// both are built (the first two steps build them).
     #[must_use]
-    pub fn simulations(&self) -> [&Simulation; 2] {
-        [&self.a, &self.b]
+    pub fn simulations(&self) -> Option<[&Simulation; 2]> {
+        Some([self.a.simulation()?, self.b.simulation()?])
+    }
+
+    /// Simulated seconds each design runs.
+    #[must_use]
+    pub fn duration_seconds(&self) -> f64 {
+        self.duration_seconds
     }
 
     /// How much of both runs is done, from 0 to 1.
@@ -269,42 +337,59 @@ impl AbJob {
         f64::midpoint(self.a.progress(), self.b.progress())
     }
 
-    /// Whether both runs reached their end.
+    /// Whether both runs reached their end and both reports are made.
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        self.a.is_finished() && self.b.is_finished()
+        self.a.is_reported() && self.b.is_reported()
     }
 
-    /// Runs one tick of the design that is further behind (A on a tie);
-    /// returns whether both runs are now at their end.
-    pub fn tick(&mut self) -> bool {
-        let sim = if self.b.progress() < self.a.progress() {
-            &mut self.b
-        } else {
-            &mut self.a
+    /// Does one short step of the design that is further behind (A on a
+    /// tie): builds its simulation, runs one tick, or makes its report at
+    /// the end. Returns whether the job is finished.
+    ///
+    /// # Errors
+    ///
+    /// When a design's simulation cannot be built (its scenario was
+    /// checked at the start, so this is not expected).
+    pub fn tick(&mut self) -> Result<bool> {
+        let behind_b = match (&self.a, &self.b) {
+            (Stage::Planned(_), _) => false,
+            (_, Stage::Planned(_)) => true,
+            _ if self.a.is_reported() => true,
+            _ if self.b.is_reported() => false,
+            _ => self.b.progress() < self.a.progress(),
         };
-        if !sim.is_finished() {
-            sim.step(Step::Seconds(f64::MIN_POSITIVE));
-        }
-        self.is_finished()
+        let (stage, side) = if behind_b {
+            (&mut self.b, Side::B)
+        } else {
+            (&mut self.a, Side::A)
+        };
+        stage.step().map_err(|e| side_error(side, &e))?;
+        Ok(self.is_finished())
     }
 
-    /// Runs ticks, the two designs in step, until both runs end or
-    /// `out_of_time` says to stop (asked before every tick); returns
-    /// whether both ended.
-    pub fn advance(&mut self, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+    /// Runs steps, the two designs in step, until the job is finished or
+    /// `out_of_time` says to stop (asked before every step); returns
+    /// whether it is finished.
+    ///
+    /// # Errors
+    ///
+    /// As [`AbJob::tick`].
+    pub fn advance(&mut self, out_of_time: &mut dyn FnMut() -> bool) -> Result<bool> {
         while !self.is_finished() && !out_of_time() {
-            self.tick();
+            self.tick()?;
         }
-        self.is_finished()
+        Ok(self.is_finished())
     }
 
     /// Runs both designs to their end and compares them.
-    #[must_use]
-    pub fn finish(mut self) -> AbRun {
-        self.a.step(Step::Seconds(f64::MAX));
-        self.b.step(Step::Seconds(f64::MAX));
-        let (ra, rb) = (self.a.report(), self.b.report());
+    ///
+    /// # Errors
+    ///
+    /// As [`AbJob::tick`].
+    pub fn finish(self) -> Result<AbRun> {
+        let (sim_a, ra) = self.a.finish().map_err(|e| side_error(Side::A, &e))?;
+        let (sim_b, rb) = self.b.finish().map_err(|e| side_error(Side::B, &e))?;
         let mut patterns = Vec::new();
         for (i, (wa, wb)) in ra.workloads.iter().zip(&rb.workloads).enumerate() {
             // The scenario's own workloads come first, then one per access
@@ -337,11 +422,11 @@ impl AbJob {
             winner,
             verdict,
         };
-        AbRun {
-            a: self.a,
-            b: self.b,
+        Ok(AbRun {
+            a: sim_a,
+            b: sim_b,
             comparison,
-        }
+        })
     }
 }
 
@@ -349,12 +434,12 @@ fn side_error(side: Side, e: &Error) -> Error {
     Error::new(e.code(), format!("design {}: {}", side.name(), e.message()))
 }
 
-/// The scenario's simulation with its access patterns added, at its
-/// start.
+/// The scenario with its access patterns added, checked, ready to be
+/// simulated.
 fn prepare(
     s: &Scenario,
     access: &impl Fn(&Scenario) -> Vec<AccessCase>,
-) -> Result<(Simulation, Vec<AccessCase>)> {
+) -> Result<(Scenario, Vec<AccessCase>)> {
     s.validate()?;
     let cases = access(s);
     if s.workloads.len() + cases.len() > MAX_WORKLOADS {
@@ -368,8 +453,9 @@ fn prepare(
     let mut with = s.clone();
     with.workloads
         .extend(cases.iter().map(|c| c.workload.clone()));
-    let sim = Simulation::new(with)?;
-    Ok((sim, cases))
+    with.validate()?;
+    KeyRenderer::new(&with.key)?;
+    Ok((with, cases))
 }
 
 /// The names of the workload's parts that differ between `a` and `b`.

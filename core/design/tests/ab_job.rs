@@ -41,18 +41,22 @@ fn a_sliced_run_ends_where_compare_ends() {
     let mut job = AbJob::start(&a, &b, probe).unwrap();
     assert_eq!(job.progress(), 0.0);
     assert!(!job.is_finished());
+    assert!(job.simulations().is_none(), "built in the first steps");
+    assert_eq!(job.duration_seconds(), 300.0);
     let mut slices = 0;
     let mut last = 0.0;
     loop {
         // Ten ticks per slice.
         let mut left = 10;
-        let done = job.advance(&mut || {
-            left -= 1;
-            left < 0
-        });
+        let done = job
+            .advance(&mut || {
+                left -= 1;
+                left < 0
+            })
+            .unwrap();
         let p = job.progress();
         assert!(p >= last && p <= 1.0, "{p} after {last}");
-        let [sa, sb] = job.simulations();
+        let [sa, sb] = job.simulations().expect("built in the first slice");
         assert!(
             (sa.progress() - sb.progress()).abs() <= 2.0 / 100.0,
             "the two designs run in step: {} and {}",
@@ -68,7 +72,7 @@ fn a_sliced_run_ends_where_compare_ends() {
     }
     assert!(slices > 10, "it took many slices: {slices}");
     assert_eq!(job.progress(), 1.0);
-    let sliced = job.finish();
+    let sliced = job.finish().unwrap();
     assert_eq!(sliced.comparison, whole.comparison);
     assert_eq!(
         sliced.heatmaps(Metric::WritePressure, 200),
@@ -89,13 +93,17 @@ fn finishing_a_job_that_never_ran_runs_it_all() {
     let (a, b) = pair();
     let whole = compare(&a, &b, |_| Vec::new()).unwrap();
     let mut job = AbJob::start(&a, &b, |_| Vec::new()).unwrap();
-    assert!(!job.tick(), "one tick does not end it");
-    let [sa, sb] = job.simulations();
+    // One step builds A's simulation, the next B's, then A runs first.
+    assert!(!job.tick().unwrap(), "one step does not end it");
+    assert!(job.simulations().is_none());
+    assert!(!job.tick().unwrap());
+    assert!(!job.tick().unwrap());
+    let [sa, sb] = job.simulations().expect("both built");
     assert!(
         sa.now_seconds() > 0.0 && sb.now_seconds() == 0.0,
         "A went first"
     );
-    let run = job.finish();
+    let run = job.finish().unwrap();
     assert!(run.a.is_finished() && run.b.is_finished());
     assert_eq!(run.comparison, whole.comparison);
 }
@@ -112,4 +120,27 @@ fn a_job_is_refused_as_compare_refuses() {
     b.key.segments.clear();
     let e = AbJob::start(&a, &b, |_| Vec::new()).unwrap_err();
     assert!(e.message().starts_with("design B: "), "{}", e.message());
+}
+
+#[test]
+fn the_last_steps_make_one_report_each_before_the_job_is_finished() {
+    let (a, b) = pair();
+    let mut job = AbJob::start(&a, &b, |_| Vec::new()).unwrap();
+    let mut steps = 0;
+    while job.progress() < 1.0 {
+        job.tick().unwrap();
+        steps += 1;
+    }
+    // Both runs are at their end; each report is a step of its own.
+    assert!(!job.is_finished());
+    assert!(!job.tick().unwrap());
+    assert!(job.tick().unwrap());
+    assert!(job.is_finished());
+    assert!(job.advance(&mut || false).unwrap(), "nothing left to do");
+    assert!(steps > 20, "{steps}");
+    let run = job.finish().unwrap();
+    assert_eq!(
+        run.comparison,
+        compare(&a, &b, |_| Vec::new()).unwrap().comparison
+    );
 }

@@ -481,19 +481,28 @@ impl Instance {
 
     /// The whole instance as snapshot bytes: the store's tables (with
     /// their traffic, as version 3, when there is some), and (as the
-    /// snapshot's section) the row-key schemas and view definitions when
-    /// there are any. View data is not written; restoring recomputes each
-    /// view from its source.
+    /// snapshot's section) the row-key schemas, view definitions and the
+    /// emulator-parity setting when there are any. View data is not
+    /// written; restoring recomputes each view from its source.
     pub fn snapshot(&mut self) -> Vec<u8> {
-        let section = (!self.catalog.is_empty()).then(|| self.catalog.export());
+        let section = self.section();
         self.store.snapshot_with(section.as_deref())
     }
 
     /// [`Instance::snapshot`] without the tables' traffic (for a share
     /// link that must stay short); it restores with empty traffic.
     pub fn snapshot_without_traffic(&mut self) -> Vec<u8> {
-        let section = (!self.catalog.is_empty()).then(|| self.catalog.export());
+        let section = self.section();
         self.store.snapshot_choosing(section.as_deref(), false)
+    }
+
+    /// The snapshot's section for this layer, when it has anything to
+    /// keep. The fidelity travels here (not in the store's own encoding)
+    /// because an instance answering as the emulator may hold what
+    /// production would refuse: restoring it must keep answering so.
+    fn section(&self) -> Option<Vec<u8>> {
+        let parity = self.store.fidelity().is_emulator();
+        (parity || !self.catalog.is_empty()).then(|| self.catalog.export(parity))
     }
 
     /// Rebuilds an instance from snapshot bytes: the tables, then the

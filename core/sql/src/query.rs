@@ -12,6 +12,7 @@ pub(crate) mod exec;
 mod explain;
 mod func;
 pub(crate) mod lex;
+pub(crate) mod pages;
 pub(crate) mod parse;
 pub(crate) mod plan;
 pub(crate) mod value;

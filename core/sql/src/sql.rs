@@ -704,6 +704,46 @@ pub fn query(db: &mut Instance, statement: &str) -> Result<QueryResult> {
     }
 }
 
+/// A SELECT run a page at a time, for hosts that stream its rows (as
+/// `tabletop serve`'s ExecuteQuery does): a query reading one table or
+/// view with no ORDER BY reads each page on from the row after the last
+/// one read, so its rows are never all held; any other query runs whole
+/// on the first page. Between pages the host holds no borrow of the
+/// instance. The pages together give the rows [`query`] gives.
+pub struct QueryPages {
+    pages: crate::query::pages::Pages,
+}
+
+impl QueryPages {
+    /// Plans `statement` (a SELECT; anything else is refused, as
+    /// [`prepare`] refuses it) without reading.
+    pub fn new(db: &Instance, statement: &str) -> Result<QueryPages> {
+        let Statement::Query(q) = parse::parse_statement(statement)? else {
+            return Err(Error::invalid("only SELECT queries can be run in pages"));
+        };
+        Ok(QueryPages {
+            pages: crate::query::pages::Pages::new(plan_select(db, &q)?),
+        })
+    }
+
+    /// Whether every row has been handed out.
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.pages.is_done()
+    }
+
+    /// Hands the next rows, each its output columns, to `row`, which
+    /// answers whether the page may go on (the row it answers `false` to
+    /// was still taken), until the rows run out.
+    pub fn next_page(
+        &mut self,
+        db: &mut Instance,
+        row: &mut dyn FnMut(Vec<crate::query::Value>) -> bool,
+    ) -> Result<()> {
+        self.pages.next_page(db, row)
+    }
+}
+
 /// The columns a SELECT would answer, with their types, from planning it
 /// without reading anything (as Bigtable's PrepareQuery describes a query
 /// before ExecuteQuery runs it). Statements other than a SELECT are

@@ -253,3 +253,31 @@ fn snapshots_keep_logical_views() {
     assert_eq!(kept.query, OPEN);
     assert_eq!(rows(&mut back, "SELECT id FROM open_orders").len(), 2);
 }
+
+/// Bigtable computes a continuous materialized view from a table (its
+/// query's FROM names one); a logical view is refused with a message
+/// naming it, and the same query over the table works.
+#[test]
+fn a_materialized_view_over_a_logical_view_is_refused() {
+    let mut db = shop();
+    db.create_logical_view("open_orders", LogicalView::new(OPEN))
+        .unwrap();
+    let e = tabletop_sql::views::create_view(
+        &mut db,
+        "by_customer",
+        "SELECT customer, COUNT(*) AS n FROM open_orders GROUP BY customer",
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{}", e.message());
+    assert!(
+        e.message().contains("open_orders is a logical view"),
+        "{}",
+        e.message()
+    );
+    tabletop_sql::views::create_view(
+        &mut db,
+        "by_customer",
+        "SELECT CAST(o['customer'] AS STRING) AS customer, COUNT(*) AS n FROM orders GROUP BY customer",
+    )
+    .unwrap();
+}

@@ -31,8 +31,11 @@
 //!   a family the table does not have selects nothing (production
 //!   `NOT_FOUND`); an invalid filter on a read that finds no rows passes;
 //!   `sink` acts as `passAllFilter` and a chain applies only its last
-//!   label (the filter is rewritten as the emulator reads it, in reads and
-//!   in CheckAndMutateRow's predicate);
+//!   label; a `stripValueTransformer` drops the labels applied before it
+//!   in its chain (the filter is rewritten as the emulator reads it, in
+//!   reads and in CheckAndMutateRow's predicate); a label is any text
+//!   holding one character of `[a-z0-9-]`, of any length (the compiler
+//!   checks it so);
 //! - (wire) GetTable leaves out `granularity`; the authorized view and
 //!   logical view admin methods answer `UNIMPLEMENTED`, and data requests
 //!   sent to an `authorizedViewName` read the empty table name
@@ -41,9 +44,8 @@
 //! Not reproduced (the differential suite says so next to each): the
 //! emulator's timing (its garbage collection on a background timer),
 //! HyperLogLog families keeping the raw input, row keys over 4 KiB, GC
-//! rules that keep nothing, labels that are not `[a-z0-9-]+`,
-//! `strip_value` dropping labels, Go's regexp error texts, and the
-//! emulator crashing on instance admin calls.
+//! rules that keep nothing, Go's regexp error texts, and the emulator
+//! crashing on instance admin calls.
 
 /// How an instance answers where Google's emulator differs from
 /// production Bigtable.

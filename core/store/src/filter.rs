@@ -123,6 +123,12 @@ impl FilterPlan {
         compile::compile(filter)
     }
 
+    /// [`FilterPlan::compile`] as Google's emulator checks a filter where
+    /// it differs from production (labels; see [`crate::Fidelity`]).
+    pub(crate) fn compile_as_emulator(filter: &RowFilter) -> Result<FilterPlan> {
+        compile::compile_with(filter, true)
+    }
+
     /// Sets the seed that makes `row_sample_filter` repeatable: the same
     /// seed and row key always give the same decision.
     #[must_use]

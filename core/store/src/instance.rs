@@ -212,9 +212,13 @@ pub struct Instance {
     now_micros: i64,
     /// Whether data operations add to their table's traffic log.
     record_traffic: bool,
-    /// Production's answers, or the emulator's where they differ; a host's
-    /// setting, not part of snapshots.
+    /// Production's answers, or the emulator's where they differ (the SQL
+    /// layer keeps it in its section of a snapshot).
     fidelity: Fidelity,
+    /// How far the clock was ahead of the wall at the last
+    /// [`Instance::sync_wall_clock`] (0 while it follows the wall); not
+    /// part of snapshots.
+    wall_lead_micros: i64,
 }
 
 impl Default for Instance {
@@ -233,6 +237,7 @@ impl Instance {
             now_micros: 0,
             record_traffic: true,
             fidelity: Fidelity::Production,
+            wall_lead_micros: 0,
         }
     }
 
@@ -284,11 +289,21 @@ impl Instance {
 
     /// For hosts: when the clock follows the wall, sets it to `wall_micros`
     /// and does the engine's due work; a simulated clock is left alone.
+    ///
+    /// The clock never goes back. One put ahead of the wall (a workload
+    /// replay writes minutes of traffic in seconds; `advanceClock`) keeps
+    /// that lead and moves on at the wall's pace, instead of standing still
+    /// until the wall catches up: writes after it still get later
+    /// timestamps, and GC ages still grow.
     pub fn sync_wall_clock(&mut self, wall_micros: i64) -> Vec<EngineEvent> {
         if self.config.simulated_clock {
             return Vec::new();
         }
-        self.tick(wall_micros.max(self.now_micros))
+        let now = self
+            .now_micros
+            .max(wall_micros.saturating_add(self.wall_lead_micros));
+        self.wall_lead_micros = now.saturating_sub(wall_micros).max(0);
+        self.tick(now)
     }
 
     /// Sets the clock (server timestamps, GC ages) without doing any work.
@@ -967,8 +982,12 @@ fn read_engine_table<S: RowSink + ?Sized>(
         Some(f) if fidelity.is_emulator() => Some(emulator::as_emulator_filter(f)),
         _ => None,
     };
-    let plan = match emulator_filter.as_ref().or(req.filter.as_ref()) {
-        Some(f) => match FilterPlan::compile(f) {
+    let compiled = match &emulator_filter {
+        Some(f) => Some(FilterPlan::compile_as_emulator(f)),
+        None => req.filter.as_ref().map(FilterPlan::compile),
+    };
+    let plan = match compiled {
+        Some(compiled) => match compiled {
             Ok(plan) => Some(plan.with_seed(seed)),
             // The emulator checks a filter only against the cells it
             // meets, so an invalid one passes when the read finds no row.

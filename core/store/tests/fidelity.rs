@@ -316,3 +316,50 @@ fn filters_read_as_the_emulator_reads_them() {
         }
     }
 }
+
+#[test]
+fn labels_are_checked_and_stripped_as_the_emulator_does() {
+    let label = |l: &str| RowFilter::ApplyLabel(l.into());
+    // A label of 21 characters, and one holding a space and capitals: the
+    // emulator matches [a-z0-9-]+ unanchored and without a length limit.
+    let long = label("abcdefghijklmnopqrstu");
+    let loose = label("Bad Label");
+    let capitals = label("ABC");
+    // A strip drops the labels applied before it in the chain (also inside
+    // an interleave), but not one applied after it.
+    let stripped = RowFilter::Chain(vec![
+        RowFilter::Interleave(vec![label("tag"), RowFilter::CellsPerColumnLimit(1)]),
+        RowFilter::StripValue,
+    ]);
+    let relabelled = RowFilter::Chain(vec![RowFilter::StripValue, label("tag")]);
+    for fidelity in [Fidelity::Production, Fidelity::Emulator] {
+        let mut db = instance(fidelity);
+        db.mutate_row("t", b"r", &[set("cf", "q", 1000, "v")])
+            .unwrap();
+        let mut read = |filter: &RowFilter| {
+            let req = ReadRowsRequest {
+                filter: Some(filter.clone()),
+                ..ReadRowsRequest::default()
+            };
+            let mut rows = CollectRows::default();
+            db.read_rows("t", &req, &mut rows).map(|_| {
+                rows.rows[0]
+                    .cells
+                    .iter()
+                    .map(|c| c.labels.clone())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(read(&capitals).unwrap_err().code(), Code::InvalidArgument);
+        assert_eq!(read(&relabelled).unwrap(), [["tag"]]);
+        if fidelity.is_emulator() {
+            assert_eq!(read(&long).unwrap(), [["abcdefghijklmnopqrstu"]]);
+            assert_eq!(read(&loose).unwrap(), [["Bad Label"]]);
+            assert_eq!(read(&stripped).unwrap(), [Vec::<String>::new(), vec![]]);
+        } else {
+            assert_eq!(read(&long).unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(read(&loose).unwrap_err().code(), Code::InvalidArgument);
+            assert_eq!(read(&stripped).unwrap(), [vec!["tag".to_string()], vec![]]);
+        }
+    }
+}

@@ -45,11 +45,41 @@ pub use tabletop_store::shape_of;
 use crate::advisor::{
     self, AccessPlan, Design, Edit, Finding, Fix, RuleId, apply_to_instance, apply_to_scenario,
 };
-use tabletop_design::sim::{Report, Scenario, Simulation, StartTime};
+use tabletop_design::sim::{
+    Report, SampleMoment, SampleRows, SampleSpec, Scenario, Simulation, StartTime,
+};
 use tabletop_sql::Instance;
 use tabletop_store::{Error, Result};
 use tabletop_store::{InstanceConfig, ReadRowsRequest};
 use tabletop_store::{OwnedRow, ReadStats, Trace, Traces};
+
+/// Rows per MutateRows call when the session writes its sample rows.
+const SAMPLE_BATCH_ROWS: usize = 1000;
+
+/// Who writes the sample rows a lesson keeps of its design
+/// (`setup.materialize`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SampleWriting {
+    /// The session, at once, whenever the design changes (native hosts,
+    /// tests).
+    #[default]
+    Now,
+    /// The host, in slices: the session creates the (empty) table and
+    /// hands the rows over as a stream ([`Session::take_sample`]), so a
+    /// page can write them with progress and a Stop.
+    Host,
+}
+
+/// Sample rows of the lesson's design that the host writes
+/// ([`SampleWriting::Host`]): their table exists, empty, with the
+/// design's families and splits.
+#[derive(Clone, Debug)]
+pub struct PendingSample {
+    /// The table, named as the design names it.
+    pub table: String,
+    /// The rows, to be written in batches.
+    pub rows: SampleRows,
+}
 
 /// Default instance clock of a lesson without one or a scenario.
 const DEFAULT_CLOCK: i64 = 1_590_969_600_000_000; // 2020-06-01T00:00:00Z
@@ -322,8 +352,15 @@ impl Catalog {
         self.scenarios.get(name).map(String::as_str)
     }
 
-    /// Starts (or restarts) a lesson.
+    /// Starts (or restarts) a lesson; the session writes its sample rows
+    /// itself.
     pub fn start(&self, id: &str) -> Result<Session> {
+        self.start_with(id, SampleWriting::Now)
+    }
+
+    /// Starts (or restarts) a lesson, its sample rows written as `writing`
+    /// says.
+    pub fn start_with(&self, id: &str, writing: SampleWriting) -> Result<Session> {
         let lesson = self
             .lesson(id)
             .ok_or_else(|| Error::not_found(format!("no lesson with id {id:?}")))?;
@@ -332,7 +369,7 @@ impl Catalog {
             .scenario
             .as_ref()
             .and_then(|s| self.scenario_text(s));
-        Session::new(lesson.clone(), scenario)
+        Session::new_with(lesson.clone(), scenario, writing)
     }
 }
 
@@ -359,12 +396,25 @@ pub struct Session {
     last_read: Option<ReadRecord>,
     /// The table the scenario's sample rows were written to.
     materialized: Option<String>,
+    /// Who writes the sample rows.
+    writing: SampleWriting,
+    /// Sample rows the host has not taken yet ([`SampleWriting::Host`]).
+    pending: Option<PendingSample>,
 }
 
 impl Session {
     /// Sets up a lesson: `scenario_text` is the text of the file its setup
     /// names (if any).
     pub fn new(lesson: Lesson, scenario_text: Option<&str>) -> Result<Session> {
+        Session::new_with(lesson, scenario_text, SampleWriting::Now)
+    }
+
+    /// Sets up a lesson whose sample rows are written as `writing` says.
+    pub fn new_with(
+        lesson: Lesson,
+        scenario_text: Option<&str>,
+        writing: SampleWriting,
+    ) -> Result<Session> {
         let scenario = match (&lesson.setup.scenario, scenario_text) {
             (Some(_), Some(t)) => Some(Scenario::from_toml(t)?),
             (Some(name), None) => {
@@ -393,6 +443,8 @@ impl Session {
             report: None,
             last_read: None,
             materialized: None,
+            writing,
+            pending: None,
         };
         s.materialize()?;
         let setup = s.lesson.setup.clone();
@@ -415,19 +467,48 @@ impl Session {
             .map_err(|e| Error::new(e.code(), format!("lesson setup `{line}`: {}", e.message())))
     }
 
-    /// (Re)writes the scenario's sample rows when the lesson asks for it.
+    /// (Re)writes the scenario's sample rows when the lesson asks for it:
+    /// the session's earlier sample table goes, the design's table is
+    /// created (split as the simulation's tablets) and its rows are
+    /// written now or handed to the host. A table of that name that the
+    /// session did not make is never replaced: that is an error.
     fn materialize(&mut self) -> Result<()> {
         let (Some(n), Some(s)) = (self.lesson.setup.materialize, &self.scenario) else {
             return Ok(());
         };
+        self.pending = None;
         if let Some(old) = self.materialized.take() {
             let _ = self.instance.delete_table(&old);
         }
-        let _ = self.instance.delete_table(&s.table.id);
+        let table = s.table.id.clone();
+        if self.instance.has_table(&table) {
+            return Err(Error::already_exists(format!(
+                "table {table:?} exists and is not the lesson's sample table; delete or rename \
+                 it, or give the design another table id"
+            )));
+        }
         let sim = Simulation::new(s.clone())?;
-        let m = sim.materialize(&mut self.instance, n)?;
-        self.materialized = Some(m.table_id);
+        self.instance.create_table(sim.table_request(&table))?;
+        self.materialized = Some(table.clone());
+        let mut rows = sim.sample_rows(SampleSpec {
+            rows: n as u64,
+            seed: 0,
+            moment: SampleMoment::Now,
+        });
+        match self.writing {
+            SampleWriting::Now => {
+                while rows.write_batch(&mut self.instance, &table, SAMPLE_BATCH_ROWS)? > 0 {}
+            }
+            SampleWriting::Host => self.pending = Some(PendingSample { table, rows }),
+        }
         Ok(())
+    }
+
+    /// The sample rows the host is to write now ([`SampleWriting::Host`]):
+    /// after the start and after every change of the design that rewrote
+    /// them; `None` when nothing new waits.
+    pub fn take_sample(&mut self) -> Option<PendingSample> {
+        self.pending.take()
     }
 
     /// The lesson.

@@ -523,3 +523,76 @@ fn lessons_without_a_design_refuse_design_edits() {
     assert!(s.access_plans().is_empty());
     assert!(cat.start("no-such-lesson").is_err());
 }
+
+/// Rows of `table` in `s`'s instance.
+fn rows_in(s: &Session, table: &str) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    let mut sink = |row: tabletop_store::RowView<'_>| {
+        keys.push(row.key.to_vec());
+        true
+    };
+    s.instance()
+        .clone()
+        .read_rows(
+            table,
+            &tabletop_store::ReadRowsRequest::default(),
+            &mut sink,
+        )
+        .unwrap();
+    keys
+}
+
+#[test]
+fn a_host_writes_the_sample_rows_in_slices_and_gets_the_same_rows() {
+    let catalog = lesson::builtin().unwrap();
+    let now = catalog.start("reverse-timestamps").unwrap();
+    let expected = rows_in(&now, "readings");
+    assert!(expected.len() > 1_000, "{}", expected.len());
+
+    let mut s = catalog
+        .start_with("reverse-timestamps", lesson::SampleWriting::Host)
+        .unwrap();
+    assert!(rows_in(&s, "readings").is_empty(), "the table waits, empty");
+    let mut pending = s.take_sample().expect("the rows are handed over");
+    assert!(s.take_sample().is_none(), "once");
+    assert_eq!(pending.table, "readings");
+    let mut slices = 0;
+    while pending
+        .rows
+        .write_batch(s.instance_mut(), &pending.table, 100)
+        .unwrap()
+        > 0
+    {
+        slices += 1;
+    }
+    assert!(slices >= 10, "{slices}");
+    assert_eq!(rows_in(&s, "readings"), expected);
+
+    // A new design: the old sample table goes, a new one waits for rows.
+    let mut design = s.scenario().unwrap().clone();
+    design.table.id = "readings_by_machine".into();
+    s.set_scenario(design).unwrap();
+    assert!(!s.instance().has_table("readings"));
+    let next = s.take_sample().expect("rows of the new design");
+    assert_eq!(next.table, "readings_by_machine");
+}
+
+#[test]
+fn a_table_the_lesson_did_not_make_is_never_replaced() {
+    let catalog = lesson::builtin().unwrap();
+    let mut s = catalog
+        .start_with("reverse-timestamps", lesson::SampleWriting::Host)
+        .unwrap();
+    let _ = s.take_sample();
+    s.run_cbt("createtable mine families=cf").status.unwrap();
+    s.run_cbt("set mine r1 cf:c=kept").status.unwrap();
+    let mut design = s.scenario().unwrap().clone();
+    let before = design.clone();
+    design.table.id = "mine".into();
+    let err = s.set_scenario(design).unwrap_err();
+    assert!(err.message().contains("\"mine\" exists"), "{err}");
+    assert_eq!(rows_in(&s, "mine"), vec![b"r1".to_vec()]);
+    // The design stays as it was, with its sample table.
+    assert_eq!(s.scenario(), Some(&before));
+    assert!(s.instance().has_table("readings"));
+}

@@ -122,6 +122,7 @@ mod playground;
 mod proto_json;
 mod read_pages;
 mod sql;
+mod update_mask;
 
 use serde_json::{Map, Value};
 
@@ -152,13 +153,27 @@ pub enum Service {
     Playground,
 }
 
-/// A method of the protocol, for help texts and completion.
+/// Whether a method only reads the instance or may change it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Answers from the instance and leaves it as it was (apart from the
+    /// traffic a read records for the Key Visualizer).
+    Read,
+    /// May change the instance: its tables, views, data or clock.
+    Write,
+}
+
+/// A method of the protocol: the one list the dispatcher, the CLI (which
+/// saves its state file after a write), the console and the help texts
+/// read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MethodInfo {
     /// The REST method name, as in `{"method": "readRows"}`.
     pub name: &'static str,
     /// The API it belongs to.
     pub service: Service,
+    /// Whether it may change the instance.
+    pub access: Access,
     /// One line saying what it does.
     pub summary: &'static str,
     /// A minimal example request body.
@@ -168,10 +183,16 @@ pub struct MethodInfo {
 type Handler = fn(&mut Instance, &At<'_>, &mut Traces) -> Result<Value>;
 
 macro_rules! methods {
-    ($($name:literal, $service:ident, $handler:path, $summary:literal, $example:literal;)*) => {
+    ($($name:literal, $service:ident, $access:ident, $handler:path, $summary:literal, $example:literal;)*) => {
         /// Every method of the protocol, Bigtable's first.
         pub const METHODS: &[MethodInfo] = &[
-            $(MethodInfo { name: $name, service: Service::$service, summary: $summary, example: $example },)*
+            $(MethodInfo {
+                name: $name,
+                service: Service::$service,
+                access: Access::$access,
+                summary: $summary,
+                example: $example,
+            },)*
         ];
 
         fn handler(name: &str) -> Option<Handler> {
@@ -184,96 +205,107 @@ macro_rules! methods {
 }
 
 methods! {
-    "createTable", TableAdmin, admin::create_table,
+    "createTable", TableAdmin, Write, admin::create_table,
         "Creates a table with column families and optional initial splits.",
         r#"{"parent": "projects/p/instances/i", "tableId": "t", "table": {"columnFamilies": {"cf": {"gcRule": {"maxNumVersions": 1}}}}}"#;
-    "getTable", TableAdmin, admin::get_table,
+    "getTable", TableAdmin, Read, admin::get_table,
         "Describes a table: its column families and GC rules.",
         r#"{"name": "projects/p/instances/i/tables/t"}"#;
-    "listTables", TableAdmin, admin::list_tables,
+    "listTables", TableAdmin, Read, admin::list_tables,
         "Lists the tables of the instance (names only unless a view asks for more).",
         r#"{"parent": "projects/p/instances/i", "view": "SCHEMA_VIEW"}"#;
-    "deleteTable", TableAdmin, admin::delete_table,
+    "deleteTable", TableAdmin, Write, admin::delete_table,
         "Deletes a table and all its data.",
         r#"{"name": "projects/p/instances/i/tables/t"}"#;
-    "modifyColumnFamilies", TableAdmin, admin::modify_column_families,
+    "modifyColumnFamilies", TableAdmin, Write, admin::modify_column_families,
         "Creates, updates or drops column families, all or none.",
         r#"{"name": "projects/p/instances/i/tables/t", "modifications": [{"id": "cf2", "create": {"gcRule": {"maxAge": "86400s"}}}]}"#;
-    "updateTable", TableAdmin, change_stream::update_table,
+    "updateTable", TableAdmin, Write, change_stream::update_table,
         "Changes a table's change stream: sets its retention (1 to 7 days) or, left out under the mask, turns it off.",
         r#"{"table": {"name": "projects/p/instances/i/tables/t", "changeStreamConfig": {"retentionPeriod": "86400s"}}, "updateMask": "changeStreamConfig"}"#;
-    "dropRowRange", TableAdmin, admin::drop_row_range,
+    "dropRowRange", TableAdmin, Write, admin::drop_row_range,
         "Deletes every row with a key prefix, or every row.",
         r#"{"name": "projects/p/instances/i/tables/t", "rowKeyPrefix": "cGhvbmUj"}"#;
-    "createAuthorizedView", TableAdmin, authorized_views::create,
+    "createAuthorizedView", TableAdmin, Write, authorized_views::create,
         "Creates an authorized view: a subset of a table (row prefixes, families, qualifiers).",
         r#"{"parent": "projects/p/instances/i/tables/t", "authorizedViewId": "v", "authorizedView": {"subsetView": {"rowPrefixes": ["cm93"], "familySubsets": {"cf": {"qualifierPrefixes": [""]}}}}}"#;
-    "getAuthorizedView", TableAdmin, authorized_views::get,
+    "getAuthorizedView", TableAdmin, Read, authorized_views::get,
         "Describes an authorized view.",
         r#"{"name": "projects/p/instances/i/tables/t/authorizedViews/v"}"#;
-    "listAuthorizedViews", TableAdmin, authorized_views::list,
+    "listAuthorizedViews", TableAdmin, Read, authorized_views::list,
         "Lists a table's authorized views (names only unless a view asks for more).",
         r#"{"parent": "projects/p/instances/i/tables/t", "view": "BASIC"}"#;
-    "updateAuthorizedView", TableAdmin, authorized_views::update,
+    "updateAuthorizedView", TableAdmin, Write, authorized_views::update,
         "Changes an authorized view's subset or deletion protection.",
         r#"{"authorizedView": {"name": "projects/p/instances/i/tables/t/authorizedViews/v", "deletionProtection": true}, "updateMask": "deletionProtection"}"#;
-    "deleteAuthorizedView", TableAdmin, authorized_views::delete,
+    "deleteAuthorizedView", TableAdmin, Write, authorized_views::delete,
         "Deletes an authorized view (not its data).",
         r#"{"name": "projects/p/instances/i/tables/t/authorizedViews/v"}"#;
-    "createLogicalView", InstanceAdmin, logical_views::create,
+    "createLogicalView", InstanceAdmin, Write, logical_views::create,
         "Creates a logical view: a saved SQL query that queries read like a table.",
         r#"{"parent": "projects/p/instances/i", "logicalViewId": "lv", "logicalView": {"query": "SELECT _key, cf['q'] AS q FROM t"}}"#;
-    "getLogicalView", InstanceAdmin, logical_views::get,
+    "getLogicalView", InstanceAdmin, Read, logical_views::get,
         "Describes a logical view: its query, etag and deletion protection.",
         r#"{"name": "projects/p/instances/i/logicalViews/lv"}"#;
-    "listLogicalViews", InstanceAdmin, logical_views::list,
+    "listLogicalViews", InstanceAdmin, Read, logical_views::list,
         "Lists the logical views of the instance.",
         r#"{"parent": "projects/p/instances/i"}"#;
-    "updateLogicalView", InstanceAdmin, logical_views::update,
+    "updateLogicalView", InstanceAdmin, Write, logical_views::update,
         "Changes a logical view's query or deletion protection.",
         r#"{"logicalView": {"name": "projects/p/instances/i/logicalViews/lv", "query": "SELECT _key FROM t"}, "updateMask": "query"}"#;
-    "deleteLogicalView", InstanceAdmin, logical_views::delete,
+    "deleteLogicalView", InstanceAdmin, Write, logical_views::delete,
         "Deletes a logical view (not the data it reads).",
         r#"{"name": "projects/p/instances/i/logicalViews/lv"}"#;
-    "mutateRow", Data, data::mutate_row,
+    "mutateRow", Data, Write, data::mutate_row,
         "Applies mutations to one row atomically.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}]}"#;
-    "mutateRows", Data, data::mutate_rows,
+    "mutateRows", Data, Write, data::mutate_rows,
         "Applies mutations to many rows, each atomically; one status per entry.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "entries": [{"rowKey": "cm93MQ==", "mutations": [{"deleteFromRow": {}}]}]}"#;
-    "checkAndMutateRow", Data, data::check_and_mutate_row,
+    "checkAndMutateRow", Data, Write, data::check_and_mutate_row,
         "Applies true or false mutations to a row depending on a filter.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "predicateFilter": {"familyNameRegexFilter": "cf"}, "trueMutations": [{"deleteFromRow": {}}]}"#;
-    "readModifyWriteRow", Data, data::read_modify_write_row,
+    "readModifyWriteRow", Data, Write, data::read_modify_write_row,
         "Appends to or increments cells of one row atomically; returns the new cells.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rowKey": "cm93MQ==", "rules": [{"familyName": "cf", "columnQualifier": "bg==", "incrementAmount": "1"}]}"#;
-    "readRows", Data, data::read_rows,
+    "readRows", Data, Read, data::read_rows,
         "Reads rows by keys and ranges, with a filter, a limit, forward or reversed.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "cm93"}]}, "rowsLimit": "10"}"#;
-    "sampleRowKeys", Data, data::sample_row_keys,
+    "sampleRowKeys", Data, Read, data::sample_row_keys,
         "Returns row keys at tablet boundaries with byte offsets.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
-    "generateInitialChangeStreamPartitions", Data, change_stream::generate_initial_partitions,
+    "generateInitialChangeStreamPartitions", Data, Read, change_stream::generate_initial_partitions,
         "Lists the partitions to read a table's change stream by (one per table here).",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
-    "readChangeStream", Data, change_stream::read_change_stream,
+    "readChangeStream", Data, Read, change_stream::read_change_stream,
         "Reads a partition's recorded changes from a start time or token, up to now or an end time.",
         r#"{"tableName": "projects/p/instances/i/tables/t", "partition": {"rowRange": {}}, "startTime": "2024-01-01T00:00:00Z"}"#;
-    "compact", Playground, playground::compact,
+    "compact", Playground, Write, playground::compact,
         "Playground only: flushes and compacts one table (or all), applying due GC rules.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
-    "advanceClock", Playground, playground::advance_clock,
+    "advanceClock", Playground, Write, playground::advance_clock,
         "Playground only: moves the instance clock forward and runs due engine work; {} reads it.",
         r#"{"seconds": 60}"#;
-    "listTablets", Playground, playground::list_tablets,
+    "listTablets", Playground, Read, playground::list_tablets,
         "Playground only: lists a table's tablets with their memtables and runs.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
-    "sql", Playground, sql::run_sql,
+    "sql", Playground, Write, sql::run_sql,
         "Playground only: runs one GoogleSQL statement (query, EXPLAIN, materialized views, row key schemas).",
         r#"{"instanceName": "projects/p/instances/i", "query": "SELECT _key FROM t LIMIT 10"}"#;
-    "explain", Playground, sql::explain,
+    "explain", Playground, Read, sql::explain,
         "Playground only: explains a SQL query or a ReadRows request (row set, filter, tablets, rows scanned vs returned).",
         r#"{"tableName": "projects/p/instances/i/tables/t", "rows": {"rowRanges": [{"startKeyClosed": "cm93"}]}}"#;
+}
+
+/// The method of this name, if the protocol has one.
+pub fn method(name: &str) -> Option<&'static MethodInfo> {
+    METHODS.iter().find(|m| m.name == name)
+}
+
+/// Whether `name` is a method that may change the instance (an unknown
+/// name changes nothing: it is answered with an error).
+pub fn may_write(name: &str) -> bool {
+    method(name).is_some_and(|m| m.access == Access::Write)
 }
 
 /// Methods of Bigtable's data and table admin APIs that the playground

@@ -537,4 +537,30 @@ mod tests {
             "couldn't open the csv file: open nope.csv: no such file or directory\n"
         );
     }
+
+    #[test]
+    fn an_import_whose_later_rows_fail_names_the_first_failed_row() {
+        let mut db = Instance::default();
+        let mut files = MemFiles::default();
+        // k1 sets only cf; k2 and k3 also name the unknown family nofam.
+        files.insert("d.csv", ",cf,nofam\n,q,q\nk1,1,\nk2,2,x\nk3,3,y\n");
+        exec_line(&mut db, "createtable t families=cf", &mut files)
+            .status
+            .unwrap();
+        let out = exec_line(&mut db, "import t d.csv", &mut files);
+        assert_eq!(out.exit_code(), 1);
+        let stderr = out.stderr_lossy();
+        assert!(!stderr.contains("<nil>"), "{stderr}");
+        assert!(
+            stderr.contains(
+                "error: applying bulk mutations: 2 of the batch's 3 rows failed (the others \
+                 were written); the first is row 'k2': rpc error: code = NotFound desc = \
+                 mutation 1: column family \"nofam\" does not exist in this table"
+            ),
+            "{stderr}"
+        );
+        // The row that was fine is kept; the failed rows are untouched.
+        let read = run_line(&mut db, "read t").unwrap();
+        assert!(read.contains("k1") && !read.contains("k2"), "{read}");
+    }
 }

@@ -7,7 +7,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use serde_json::{Value, json};
 use tabletop_sql::Instance;
 use tabletop_store::InstanceConfig;
-use tabletop_wire::api::{self, METHODS, Service};
+use tabletop_wire::api::{self, Access, METHODS, Service};
 
 const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
@@ -1353,6 +1353,53 @@ fn every_method_is_documented_and_reachable() {
     // Data and table admin (with the change stream methods), and the five
     // logical view methods of the instance admin API.
     assert_eq!(bigtable, 25);
+}
+
+#[test]
+fn methods_marked_read_leave_the_instance_as_it_was() {
+    // An instance where every read example finds what it names: the
+    // table with a row, an authorized view, a logical view, a change stream.
+    // The clock just before the readChangeStream example's startTime.
+    let mut db = setup();
+    ok(
+        &mut db,
+        "advanceClock",
+        json!({"nowMicros": "1704067190000000"}),
+    );
+    for m in [
+        "createAuthorizedView",
+        "createLogicalView",
+        "updateTable",
+        "mutateRow",
+    ] {
+        let example = api::method(m).unwrap().example;
+        ok(&mut db, m, serde_json::from_str(example).unwrap());
+    }
+    ok(&mut db, "advanceClock", json!({"seconds": 60}));
+    let mut reads = 0;
+    for m in METHODS.iter().filter(|m| m.access == Access::Read) {
+        let before = db.snapshot_without_traffic();
+        let out = call(&mut db, m.name, serde_json::from_str(m.example).unwrap());
+        assert!(out.get("response").is_some(), "{}: {out}", m.name);
+        assert!(
+            db.snapshot_without_traffic() == before,
+            "{} changed the instance",
+            m.name
+        );
+        assert!(!api::may_write(m.name));
+        reads += 1;
+    }
+    assert!(reads >= 10, "{reads}");
+    // And a method marked write does change it (its example, once more).
+    let before = db.snapshot_without_traffic();
+    let example = api::method("mutateRows").unwrap().example;
+    ok(
+        &mut db,
+        "mutateRows",
+        serde_json::from_str(example).unwrap(),
+    );
+    assert!(db.snapshot_without_traffic() != before);
+    assert!(api::may_write("mutateRows") && !api::may_write("nope"));
 }
 
 // ---------------------------------------------------------- properties

@@ -37,33 +37,62 @@ pub fn rows_sent(token: &[u8]) -> Option<u64> {
         .ok()
 }
 
-/// The responses for `rows`, the first `skip` of which the client already
-/// has (it resumed with their token). `resumed` marks the first response
-/// `reset`, as a retried stream's first response is. With no rows left
-/// the stream is one response holding only the resume token.
-#[derive(Debug)]
+/// A query's responses, made as its rows come (a page at a time): rows
+/// are pushed until the batch is full, then taken as one response. The
+/// first `skip` rows are the ones the client already has (it resumed with
+/// their token); `resumed` marks the first response `reset`, as a retried
+/// stream's first response is. A stream with no rows left is one response
+/// holding only the resume token.
+#[derive(Debug, Default)]
 pub struct Batches {
-    rows: std::vec::IntoIter<Vec<Value>>,
+    to_skip: u64,
     sent: u64,
     first: bool,
     resumed: bool,
+    batch: ProtoRows,
+    bytes: usize,
 }
 
 impl Batches {
-    /// The batches of `rows` after the first `skip`.
-    pub fn new(rows: Vec<Vec<Value>>, skip: u64, resumed: bool) -> Batches {
-        let mut rows = rows.into_iter();
-        let skipped = usize::try_from(skip).unwrap_or(usize::MAX);
-        if skipped > 0 {
-            // `nth` consumes the `skipped` rows before the one it returns.
-            rows.nth(skipped - 1);
-        }
+    /// The batches of a query's rows after the first `skip`.
+    pub fn new(skip: u64, resumed: bool) -> Batches {
         Batches {
-            rows,
+            to_skip: skip,
             sent: skip,
             first: true,
             resumed,
+            ..Batches::default()
         }
+    }
+
+    /// Adds a row (its values, one per column); answers whether the batch
+    /// has room for more.
+    pub fn push(&mut self, row: &[Value]) -> bool {
+        if self.to_skip > 0 {
+            self.to_skip -= 1;
+            return true;
+        }
+        for v in row {
+            let value = proto_value(v);
+            self.bytes += value.encoded_len();
+            self.batch.values.push(value);
+        }
+        self.sent += 1;
+        self.bytes < BATCH_BYTES
+    }
+
+    /// The response carrying the rows pushed since the last one; `None`
+    /// when there are none, except for the stream's first response.
+    pub fn take(&mut self) -> Option<ExecuteQueryResponse> {
+        if self.batch.values.is_empty() {
+            return self.first.then(|| self.response(None, None));
+        }
+        let data = std::mem::take(&mut self.batch).encode_to_vec();
+        self.bytes = 0;
+        let checksum = crc32c(&data);
+        let rows =
+            partial_result_set::PartialRows::ProtoRowsBatch(ProtoRowsBatch { batch_data: data });
+        Some(self.response(Some(rows), Some(checksum)))
     }
 
     fn response(
@@ -93,33 +122,6 @@ impl Batches {
     }
 }
 
-impl Iterator for Batches {
-    type Item = ExecuteQueryResponse;
-
-    fn next(&mut self) -> Option<ExecuteQueryResponse> {
-        let mut batch = ProtoRows::default();
-        let mut bytes = 0;
-        while bytes < BATCH_BYTES {
-            let Some(row) = self.rows.next() else { break };
-            for v in &row {
-                let value = proto_value(v);
-                bytes += value.encoded_len();
-                batch.values.push(value);
-            }
-            self.sent += 1;
-        }
-        if batch.values.is_empty() {
-            // Only a stream with no rows at all sends the token alone.
-            return self.first.then(|| self.response(None, None));
-        }
-        let data = batch.encode_to_vec();
-        let checksum = crc32c(&data);
-        let rows =
-            partial_result_set::PartialRows::ProtoRowsBatch(ProtoRowsBatch { batch_data: data });
-        Some(self.response(Some(rows), Some(checksum)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +141,19 @@ mod tests {
         ProtoRows::decode(b.batch_data.as_slice()).unwrap()
     }
 
+    /// Every response for `rows` pushed as ExecuteQuery pushes them.
+    fn all(rows: &[Vec<Value>], skip: u64, resumed: bool) -> Vec<ExecuteQueryResponse> {
+        let mut batches = Batches::new(skip, resumed);
+        let mut out = Vec::new();
+        for row in rows {
+            if !batches.push(row) {
+                out.extend(batches.take());
+            }
+        }
+        out.extend(batches.take());
+        out
+    }
+
     #[test]
     fn crc32c_is_castagnoli() {
         // The check value of CRC-32C, from its catalogue entry.
@@ -151,7 +166,7 @@ mod tests {
         let rows: Vec<Vec<Value>> = (0..5)
             .map(|i| vec![Value::Int64(i), Value::String(big.clone())])
             .collect();
-        let out: Vec<_> = Batches::new(rows, 0, false).collect();
+        let out = all(&rows, 0, false);
         assert_eq!(out.len(), 3);
         let mut ints = Vec::new();
         for r in &out {
@@ -171,14 +186,14 @@ mod tests {
     #[test]
     fn resuming_skips_the_rows_sent_and_resets_first() {
         let rows: Vec<Vec<Value>> = (0..4).map(|i| vec![Value::Int64(i)]).collect();
-        let out: Vec<_> = Batches::new(rows.clone(), 3, true).collect();
+        let out = all(&rows, 3, true);
         assert_eq!(out.len(), 1);
         let p = results(&out[0]);
         assert!(p.reset);
         assert_eq!(batch_rows(p).values.len(), 1);
         assert_eq!(rows_sent(&p.resume_token), Some(4));
         // Resuming from the last token sends the token again, no data.
-        let out: Vec<_> = Batches::new(rows, 4, true).collect();
+        let out = all(&rows, 4, true);
         assert_eq!(out.len(), 1);
         let p = results(&out[0]);
         assert!(p.partial_rows.is_none() && p.batch_checksum.is_none());
@@ -188,7 +203,7 @@ mod tests {
 
     #[test]
     fn no_rows_is_one_response_with_the_token_alone() {
-        let out: Vec<_> = Batches::new(Vec::new(), 0, false).collect();
+        let out = all(&[], 0, false);
         assert_eq!(out.len(), 1);
         assert_eq!(rows_sent(&results(&out[0]).resume_token), Some(0));
     }

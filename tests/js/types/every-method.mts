@@ -51,6 +51,12 @@ export async function everyMethod(): Promise<void> {
   const bulk = new Loaded({ engine: 'bulk' });
   // @ts-expect-error the engine is 'default' or 'bulk'
   new Tabletop({ engine: 'fast' });
+  const parity = new Tabletop({ emulatorParity: true, engine: 'bulk' });
+  const answersAsEmulator: boolean = known(parity.emulatorParity);
+  // @ts-expect-error emulatorParity is a boolean
+  new Tabletop({ emulatorParity: 'yes' });
+  // @ts-expect-error the setting is chosen when the object is made
+  parity.emulatorParity = false;
 
   // Admin.
   const created: Table = known(db.createTable({
@@ -189,5 +195,5 @@ export async function everyMethod(): Promise<void> {
 
   void [families, table, names, modified, failed, wrongMutation, matched, rmwKey, value, seen, raw,
     explicitBase64, notText, first, offsets, sqlRows, clock, anything, cap, traced, printed, outcome,
-    cbtTraced, methods, commands];
+    cbtTraced, methods, commands, answersAsEmulator];
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::rich_text::inline;
+use super::toast::Toast;
 use crate::browser;
 use crate::state::Notice;
 
@@ -34,6 +34,9 @@ pub struct AppHeaderProps {
     pub on_notify: Callback<Notice>,
     /// Hides the message.
     pub on_dismiss: Callback<()>,
+    /// The message's time is up.
+    #[prop_or_default]
+    pub on_expire: Callback<Notice>,
     /// Back to the default panel sizes.
     pub on_reset_layout: Callback<()>,
     /// Open the Export dialog (files for production).
@@ -42,6 +45,16 @@ pub struct AppHeaderProps {
     /// Open the Import dialog (DynamoDB, Oracle NoSQL, cbt CSV).
     #[prop_or_default]
     pub on_open_import: Callback<()>,
+    /// A line under the header's own (the autosave strip).
+    #[prop_or_default]
+    pub children: Html,
+    /// Whether the instance answers as Google's Bigtable emulator does
+    /// where it differs from production (emulator parity).
+    #[prop_or_default]
+    pub emulator_parity: bool,
+    /// Turn emulator parity on or off.
+    #[prop_or_default]
+    pub on_emulator_parity: Callback<bool>,
 }
 
 /// The top bar.
@@ -53,7 +66,7 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
     let notice = props
         .notice
         .as_ref()
-        .map(|n| notice_html(n, &props.on_dismiss));
+        .map(|n| html! { <Toast notice={n.clone()} on_dismiss={props.on_dismiss.clone()} on_expire={props.on_expire.clone()} /> });
     if props.embed {
         return slim_header(notice);
     }
@@ -76,21 +89,8 @@ pub fn app_header(props: &AppHeaderProps) -> Html {
                 { share_box(text) }
             }
             <div class="status-line" role="status" aria-live="polite">{ for notice }</div>
+            { props.children.clone() }
         </header>
-    }
-}
-
-/// The message in the status line, with its dismiss button.
-fn notice_html(n: &Notice, on_dismiss: &Callback<()>) -> Html {
-    let on_dismiss = {
-        let cb = on_dismiss.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    html! {
-        <div class={classes!("notice", n.error.then_some("notice-error"))}>
-            <span class="notice-text" title={n.text.clone()}>{ inline(&n.text) }</span>
-            <button type="button" class="link-button" onclick={on_dismiss} aria-label="Dismiss the message">{ "×" }</button>
-        </div>
     }
 }
 
@@ -161,8 +161,26 @@ fn header_actions(
             <input ref={file_input.clone()} type="file" class="visually-hidden" aria-label="Snapshot file to import" tabindex="-1" onchange={on_file} />
             <button type="button" class="button" onclick={click(&props.on_open_export)} aria-haspopup="dialog" title="The cbt script, gcloud commands, Terraform file and CSV rows for a real Bigtable instance">{ "Export…" }</button>
             <button type="button" class="button" onclick={click(&props.on_open_import)} aria-haspopup="dialog" title="A DynamoDB model, an Oracle NoSQL DDL or a cbt CSV file into the playground">{ "Import…" }</button>
+            { parity_toggle(props.emulator_parity, &props.on_emulator_parity) }
             <button type="button" class="button subtle" onclick={click(&props.on_reset_layout)}>{ "Reset layout" }</button>
         </nav>
+    }
+}
+
+/// The emulator-parity switch: a toggle button whose pressed state is the
+/// setting (the CLI's `--emulator-parity`).
+fn parity_toggle(on: bool, on_change: &Callback<bool>) -> Html {
+    let onclick = {
+        let cb = on_change.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(!on))
+    };
+    html! {
+        <button type="button" id="emulator-parity" class={classes!("button", "parity-toggle", on.then_some("on"))}
+            aria-pressed={on.to_string()} {onclick}
+            title="Answer as Google's Bigtable emulator does where it differs from production Bigtable (looser checks, other error codes, writes applied up to a failing mutation), as the CLI's --emulator-parity does. Off: as production.">
+            { "Emulator parity" }
+            <span class="parity-state">{ if on { "on" } else { "off" } }</span>
+        </button>
     }
 }
 

@@ -77,6 +77,9 @@ pub struct ConsolePanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+    /// Whether answers are Google's emulator's (emulator parity is on).
+    #[prop_or_default]
+    pub emulator_parity: bool,
 }
 
 /// What sits beside the transcript.
@@ -129,7 +132,11 @@ pub fn console_panel(props: &ConsolePanelProps) -> Html {
                     { tab_button(Tab::Json, tab, &props.on_tab, &input_ref) }
                     { tab_button(Tab::Sql, tab, &props.on_tab, &input_ref) }
                 </div>
-                <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
+                if props.emulator_parity {
+                    <span class="panel-meta parity-note" title="Emulator parity is on (in the page header): answers are the ones Google's Bigtable emulator gives where it differs from production">{ "emulator's answers" }</span>
+                } else {
+                    <span class="panel-meta">{ "same interpreters as the tabletop CLI" }</span>
+                }
                 <span class="spacer"></span>
                 <button type="button" class="button small" onclick={on_builder} aria-expanded={(*side == Side::Builder).to_string()}>{ "Filter builder" }</button>
                 <button type="button" class="button small change-stream-toggle" onclick={on_changes} aria-expanded={(*side == Side::Changes).to_string()}

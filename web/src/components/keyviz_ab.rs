@@ -216,7 +216,7 @@ fn design_card(c: &DesignCard) -> Html {
                             <th scope="col">{ "node" }</th>
                             <th scope="col" class="num">{ "tablets" }</th>
                             <th scope="col" class="num">{ "mean CPU" }</th>
-                            <th scope="col">{ "peak CPU" }</th>
+                            <th scope="col" class="num">{ "peak CPU" }</th>
                             <th scope="col" class="num">{ "throttled" }</th>
                             <th scope="col" class="num">{ "latency" }</th>
                         </tr>
@@ -228,8 +228,8 @@ fn design_card(c: &DesignCard) -> Html {
                                 <td class="num">{ n.tablets.clone() }</td>
                                 <td class="num">{ n.mean_cpu.clone() }</td>
                                 <td class="ab-peak">
-                                    <span class="ab-bar" aria-hidden="true"><span style={format!("width: {:.1}%", n.bar)}></span></span>
                                     <span class="num">{ n.peak_cpu.clone() }</span>
+                                    <span class="ab-bar" aria-hidden="true"><span style={format!("width: {:.1}%", n.bar)}></span></span>
                                 </td>
                                 <td class="num">{ n.throttled.clone() }</td>
                                 <td class="num">{ n.latency.clone() }</td>

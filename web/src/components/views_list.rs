@@ -1,31 +1,51 @@
-//! The materialized views of the instance, in the Schema panel: each
-//! view's source, kind, key, defining query, rows and lag. The lag comes
+//! The views of the instance, in the Schema panel: the materialized views
+//! (each view's source, kind, key, defining query, rows and lag), the
+//! logical views (each with its query) and the authorized views (each
+//! table's, with the rows and columns they let through). The lag comes
 //! from the core's view status; it counts down as the background frames
 //! move the instance clock on and the core applies the queued changes.
 
 use yew::prelude::*;
 
 use crate::view_model::format_count;
+use crate::view_model::instance_views::{AuthorizedLine, LogicalLine};
 use crate::view_model::tools::ViewLine;
 
 /// Props of [`ViewsList`].
 #[derive(Properties, PartialEq)]
 pub struct ViewsListProps {
-    /// The views, by name.
+    /// The materialized views, by name.
     pub views: Vec<ViewLine>,
+    /// The logical views, by name.
+    #[prop_or_default]
+    pub logical: Vec<LogicalLine>,
+    /// The authorized views, by table and id.
+    #[prop_or_default]
+    pub authorized: Vec<AuthorizedLine>,
 }
 
-/// The list (nothing at all while there are no views).
+/// The lists (nothing at all while there are no views of a kind).
 #[component(ViewsList)]
 pub fn views_list(props: &ViewsListProps) -> Html {
-    if props.views.is_empty() {
+    html! {
+        <>
+            { materialized(&props.views) }
+            { logical(&props.logical) }
+            { authorized(&props.authorized) }
+        </>
+    }
+}
+
+/// The materialized views.
+fn materialized(views: &[ViewLine]) -> Html {
+    if views.is_empty() {
         return html! {};
     }
     html! {
         <div class="views-list" id="views-list">
             <h3 class="section-title">{ "Materialized views" }</h3>
             <ul>
-                { for props.views.iter().map(|v| html! {
+                { for views.iter().map(|v| html! {
                     <li class="view-item" key={v.name.clone()}>
                         <p class="view-head">
                             <span class="mono view-name">{ v.name.clone() }</span>
@@ -41,6 +61,52 @@ pub fn views_list(props: &ViewsListProps) -> Html {
                             <summary>{ "Definition" }</summary>
                             <pre class="mono view-query">{ v.query.clone() }</pre>
                         </details>
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
+}
+
+/// The logical views: saved queries other queries read in FROM.
+fn logical(views: &[LogicalLine]) -> Html {
+    if views.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="views-list" id="logical-views-list">
+            <h3 class="section-title">{ "Logical views" }</h3>
+            <ul>
+                { for views.iter().map(|v| html! {
+                    <li class="view-item" key={v.name.clone()}>
+                        <p class="view-head">
+                            <span class="mono view-name">{ v.name.clone() }</span>
+                            <span class="table-meta">{ if v.protected { " · protected from deletion" } else { "" } }</span>
+                        </p>
+                        <pre class="mono view-query">{ v.query.clone() }</pre>
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
+}
+
+/// The authorized views: a table's rows and columns a reader may see.
+fn authorized(views: &[AuthorizedLine]) -> Html {
+    if views.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="views-list" id="authorized-views-list">
+            <h3 class="section-title">{ "Authorized views" }</h3>
+            <ul>
+                { for views.iter().map(|v| html! {
+                    <li class="view-item" key={format!("{}/{}", v.table, v.name)}>
+                        <p class="view-head">
+                            <span class="mono view-name">{ v.name.clone() }</span>
+                            <span class="table-meta">{ format!(" of {}{}", v.table, if v.protected { " · protected from deletion" } else { "" }) }</span>
+                        </p>
+                        <p class="table-meta">{ format!("{} · {}", v.rows, v.columns) }</p>
                     </li>
                 }) }
             </ul>

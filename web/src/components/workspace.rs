@@ -9,6 +9,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::app_header::AppHeader;
+use super::autosave_bar::AutosaveBar;
 use super::console_panel::ConsolePanel;
 use super::export_dialog::ExportDialog;
 use super::import_dialog::ImportDialog;
@@ -55,6 +56,7 @@ pub struct Callbacks {
     pub console_clear: Callback<()>,
     pub console_insert: Callback<(Tab, String)>,
     pub change_stream: Callback<(String, Option<u32>)>,
+    pub emulator_parity: Callback<bool>,
     pub resize: Callback<(Splitter, i64)>,
     pub reset_layout: Callback<()>,
     pub maximize: Callback<Option<PanelId>>,
@@ -64,6 +66,10 @@ pub struct Callbacks {
     pub make_link: Callback<(), String>,
     pub notify: Callback<Notice>,
     pub dismiss: Callback<()>,
+    /// A message's time is up.
+    pub expire: Callback<Notice>,
+    /// This tab takes the autosave back from another tab.
+    pub take_autosave: Callback<()>,
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
     pub scenario_data: Callback<crate::state::scenario_data::ScenarioDataAction>,
@@ -98,6 +104,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         go_to_key: d.to_callback().reform(Action::GoToKey),
         toggle_row: d.to_callback().reform(Action::ToggleRow),
         compact: to(|()| Action::CompactNow),
+        emulator_parity: d.to_callback().reform(Action::SetEmulatorParity),
         ghost_done: d.to_callback().reform(Action::GhostDone),
         generator: d.to_callback().reform(Action::SetGenerator),
         start_generator: to(|()| Action::StartGenerator),
@@ -152,6 +159,8 @@ fn callbacks(app: &AppContext) -> Callbacks {
         }),
         notify,
         dismiss: to(|()| Action::DismissNotice),
+        expire: d.to_callback().reform(Action::ExpireNotice),
+        take_autosave: to(|()| Action::AutosaveElsewhere(false)),
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
         scenario_data: d.to_callback().reform(Action::ScenarioData),
@@ -174,6 +183,22 @@ const SIDE_MAX: &str = "32%";
 /// to its own size), so the heatmap is the largest thing on screen. With
 /// nothing simulated yet it keeps to a third, and the rows get the room.
 const KEYVIZ_LEAVES: &str = "760px";
+/// The least width of the Schema column while a lesson runs: the lesson's
+/// dock sits at its top, and narrower its task wraps into a sliver on a
+/// laptop (still held to [`SIDE_MAX`] of the width).
+const LESSON_LEFT_PX: u32 = 340;
+
+/// The layout the grid draws: the user's, with the Schema column widened
+/// to [`LESSON_LEFT_PX`] while a lesson runs (the saved layout is not
+/// changed, so leaving the lesson gives the user's width back).
+fn lesson_layout(layout: &Layout, lesson: bool) -> Layout {
+    let mut drawn = *layout;
+    if lesson {
+        drawn.left = drawn.left.max(LESSON_LEFT_PX);
+    }
+    drawn
+}
+
 /// The most the console takes of the window's height at its default size.
 const CONSOLE_MAX: &str = "26vh";
 
@@ -311,12 +336,19 @@ pub fn workspace() -> Html {
                 make_link={cb.make_link.clone()}
                 on_notify={cb.notify.clone()}
                 on_dismiss={cb.dismiss.clone()}
+                on_expire={cb.expire.clone()}
                 on_reset_layout={cb.reset_layout.clone()}
                 on_open_export={cb.open_export.clone()}
                 on_open_import={cb.open_import.clone()}
-            />
+                emulator_parity={app.emulator_parity()}
+                on_emulator_parity={cb.emulator_parity.clone()}
+            >
+                if app.autosave_elsewhere {
+                    <AutosaveBar on_take={cb.take_autosave.clone()} />
+                }
+            </AppHeader>
             { dialogs(&app, &cb) }
-            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&app.layout, panels, kv_has_map(&app))} onkeydown={on_escape}>
+            <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&lesson_layout(&app.layout, app.learn.active.is_some()), panels, kv_has_map(&app))} onkeydown={on_escape}>
                 // Every panel the page shows stays mounted while another is
                 // maximized (half-typed forms, the console's input and the
                 // heatmap's pin survive); the hidden ones are `display:
@@ -480,7 +512,9 @@ fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
                         on_modify={cb.modify_families.clone()}
                         maximize={grid.maximize(PanelId::Schema, cb)}
                     >
-                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())} />
+                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())}
+                            logical={crate::view_model::instance_views::logical_lines(&app.instance())}
+                            authorized={crate::view_model::instance_views::authorized_lines(&app.instance())} />
                     </SchemaPanel>
                 }
             </LeftColumn>
@@ -586,6 +620,7 @@ fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: St
                 tables={Rc::clone(&app.tables)}
                 selected={app.selected.clone()}
                 sample={app.rows.table.clone().zip(app.rows.window.lines.first().map(|l| l.key_bytes.clone()))}
+                emulator_parity={app.emulator_parity()}
                 instance_name={instance_name}
                 height={app.layout.bottom}
                 resizable={grid.maximized.is_none() && grid.above_console()}
@@ -607,6 +642,26 @@ fn console_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, instance_name: St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_running_lesson_widens_a_narrow_schema_column_only_while_it_runs() {
+        let usual = Layout::default();
+        let style = grid_style(&lesson_layout(&usual, true), Panels::default(), true);
+        assert!(
+            style.contains("grid-template-columns: min(340px, 32%) "),
+            "{style}"
+        );
+        assert_eq!(lesson_layout(&usual, false), usual);
+        let wide = Layout {
+            left: 420,
+            ..Layout::default()
+        };
+        assert_eq!(
+            lesson_layout(&wide, true),
+            wide,
+            "a wider column stays as dragged"
+        );
+    }
 
     #[test]
     fn the_full_grid_has_every_area() {

@@ -148,7 +148,60 @@ pub enum AbAction {
     Map(MapAction),
 }
 
+/// What the A/B view keeps in a share link or autosave: the two designs
+/// picked and how their maps are drawn. The runs are not kept: opening the
+/// link shows the pair ready to run again.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AbShared {
+    /// Design A ([`AbDesign::value`]: a shipped file, or `current`).
+    pub a: String,
+    /// Design B.
+    pub b: String,
+    /// The maps' metric, scale and key-bucket mode.
+    pub keyviz: KeyVizSettings,
+}
+
+impl Default for AbShared {
+    fn default() -> Self {
+        let ab = AbState::default();
+        AbShared {
+            a: ab.a.value(),
+            b: ab.b.value(),
+            keyviz: ab.keyviz,
+        }
+    }
+}
+
 impl AbState {
+    /// The picks and map settings a share link or autosave keeps.
+    pub(crate) fn shared(&self) -> AbShared {
+        AbShared {
+            a: self.a.value(),
+            b: self.b.value(),
+            keyviz: KeyVizSettings {
+                zoom: None,
+                ..self.keyviz
+            },
+        }
+    }
+
+    /// Takes a share link's or autosave's picks and settings (`None`: the
+    /// defaults); a run shown before is forgotten.
+    pub(crate) fn take_shared(&mut self, shared: Option<&AbShared>) {
+        let shared = shared.cloned().unwrap_or_default();
+        *self = AbState {
+            a: AbDesign::from_value(&shared.a),
+            b: AbDesign::from_value(&shared.b),
+            keyviz: KeyVizSettings {
+                zoom: None,
+                ..shared.keyviz
+            },
+            rev: self.rev + 1,
+            ..AbState::default()
+        };
+    }
+
     /// Where the shown run is (`None`: none was started, or it could not
     /// be).
     pub fn phase(&self) -> Option<RunPhase> {
@@ -230,7 +283,7 @@ impl AbState {
         });
         match job {
             Ok(job) => {
-                self.seconds = [0.0, job.simulations()[0].duration_seconds()];
+                self.seconds = [0.0, job.duration_seconds()];
                 self.ran = Some([self.a.label(current), self.b.label(current)]);
                 self.engine = Some(Rc::new(RefCell::new(Engine::Running(Box::new(job)))));
                 self.running = true;
@@ -246,7 +299,10 @@ impl AbState {
             return;
         };
         let maps = match &*engine.borrow() {
-            Engine::Running(job) => ab_maps(job.simulations(), &self.keyviz),
+            Engine::Running(job) => match job.simulations() {
+                Some(sims) => ab_maps(sims, &self.keyviz),
+                None => return,
+            },
             Engine::Done(run) => ab_maps([&run.a, &run.b], &self.keyviz),
             Engine::Empty => return,
         };
@@ -281,18 +337,24 @@ impl AbState {
         } else {
             start + budget_ms
         };
-        let (columns, progress, seconds) = match &mut *engine.borrow_mut() {
-            Engine::Running(job) => {
-                job.advance(&mut || now_ms() >= deadline);
-                let [a, b] = job.simulations();
-                let columns = a.recorder().filled().min(b.recorder().filled());
-                (
-                    columns,
-                    job.progress(),
-                    a.now_seconds().min(b.now_seconds()),
-                )
-            }
+        let stepped = match &mut *engine.borrow_mut() {
+            Engine::Running(job) => match job.advance(&mut || now_ms() >= deadline) {
+                Ok(_) => Ok(job.simulations().map(|[a, b]| {
+                    (
+                        a.recorder().filled().min(b.recorder().filled()),
+                        job.progress(),
+                        a.now_seconds().min(b.now_seconds()),
+                    )
+                })),
+                Err(e) => Err(e.message().to_string()),
+            },
             _ => return,
+        };
+        let (columns, progress, seconds) = match stepped {
+            Ok(Some(figures)) => figures,
+            // The simulations are still being built.
+            Ok(None) => return,
+            Err(e) => return self.fail(e),
         };
         self.progress = progress;
         self.seconds[0] = seconds;
@@ -308,13 +370,27 @@ impl AbState {
         }
     }
 
+    /// Ends the run on an error the core reported: the maps drawn so far
+    /// stay, without a verdict, and the message says what went wrong.
+    fn fail(&mut self, message: String) {
+        self.running = false;
+        self.stopped = true;
+        self.error = Some(format!("The run stopped: {message}"));
+        self.rebuild_maps();
+        self.engine = None;
+    }
+
     /// Compares the two finished runs and shows the verdict.
     fn finish(&mut self, engine: &Rc<RefCell<Engine>>) {
         let taken = std::mem::replace(&mut *engine.borrow_mut(), Engine::Empty);
         if let Engine::Running(job) = taken {
-            let run = job.finish();
-            self.comparison = Some(Rc::new(run.comparison.clone()));
-            *engine.borrow_mut() = Engine::Done(Box::new(run));
+            match job.finish() {
+                Ok(run) => {
+                    self.comparison = Some(Rc::new(run.comparison.clone()));
+                    *engine.borrow_mut() = Engine::Done(Box::new(run));
+                }
+                Err(e) => return self.fail(e.message().to_string()),
+            }
         }
         self.running = false;
         self.progress = 1.0;
@@ -374,6 +450,59 @@ mod tests {
             assert!(frames < 20_000, "the run ends");
         }
         (state, frames)
+    }
+
+    #[test]
+    fn a_share_link_carries_the_picks_and_the_view_not_the_run() {
+        use crate::share;
+        use crate::state::{Boot, TestClock};
+        use tabletop_core::keyviz::BucketMode;
+
+        let plain = app();
+        assert!(
+            plain.to_shared(true).ab.is_none(),
+            "defaults stay out of links"
+        );
+        let picked = act(
+            &act(&plain, AbAction::Swap),
+            AbAction::Map(MapAction::Metric(Metric::WriteRows)),
+        )
+        .apply(Action::Ab(AbAction::Map(MapAction::Mode(
+            BucketMode::TrafficWeighted,
+        ))))
+        .apply(Action::Live(LiveAction::Show(KvView::Ab)));
+        let ran = act(&picked, AbAction::Run).apply(Action::Work);
+        assert!(ran.ab.running);
+        let text = share::encode(&ran.to_shared(true));
+        let back = AppState::new(
+            std::rc::Rc::new(TestClock::new(1_700_000_000_000_000, 0.5)),
+            false,
+            crate::state::layout::Panels::default(),
+        )
+        .apply(Action::Boot(Boot::Shared(Box::new(
+            share::decode(&text).unwrap(),
+        ))));
+        assert_eq!(back.ab.a, AbDesign::Shipped(DEFAULT_B.into()));
+        assert_eq!(back.ab.b, AbDesign::Shipped(DEFAULT_A.into()));
+        assert_eq!(back.ab.keyviz.metric, Metric::WriteRows);
+        assert_eq!(back.ab.keyviz.mode, BucketMode::TrafficWeighted);
+        assert_eq!(back.live.choice, Some(KvView::Ab));
+        // The run is not carried: the pair waits for Run.
+        assert_eq!(back.ab.phase(), None);
+        assert!(back.ab.maps.is_none() && !back.has_work());
+        // The current design is a pick like the others (the link carries
+        // the design itself).
+        let current = act(&back, AbAction::Pick(Pick::B, AbDesign::Current));
+        let again = back.apply(Action::Boot(Boot::Shared(Box::new(
+            current.to_shared(false),
+        ))));
+        assert_eq!(again.ab.b, AbDesign::Current);
+        // A link made before the A/B view existed opens on the defaults.
+        let mut old = ran.to_shared(true);
+        old.ab = None;
+        let back = back.apply(Action::Boot(Boot::Shared(Box::new(old))));
+        assert_eq!(back.ab.a, AbDesign::Shipped(DEFAULT_A.into()));
+        assert_eq!(back.ab.keyviz.metric, KeyVizSettings::default().metric);
     }
 
     #[test]

@@ -192,6 +192,9 @@ impl AppState {
     /// now (which is dropped).
     pub(crate) fn put_back(&mut self, aside: SetAside) {
         self.job = None;
+        if self.scenario_data.job.is_some() || self.scenario_data.table.is_some() {
+            Rc::make_mut(&mut self.scenario_data).forget_instance();
+        }
         Rc::make_mut(&mut self.learn).undo.clear();
         let live = aside.live.borrow_mut().take();
         match live {

@@ -112,11 +112,12 @@ impl AppState {
         self.layout = Layout::default();
         self.home = None;
         self.replaced = None;
-        let live = match &boot {
-            Boot::Shared(shared) => shared.live.clone(),
-            Boot::LinkOver { link, .. } => link.live.clone(),
-            Boot::Demo => None,
+        let (live, ab) = match &boot {
+            Boot::Shared(shared) => (shared.live.clone(), shared.ab.clone()),
+            Boot::LinkOver { link, .. } => (link.live.clone(), link.ab.clone()),
+            Boot::Demo => (None, None),
         };
+        Rc::make_mut(&mut self.ab).take_shared(ab.as_ref());
         match boot {
             Boot::Demo => {
                 self.load_work(SharedState::default());
@@ -231,6 +232,7 @@ impl AppState {
         self.queue.clear();
         self.loads.clear();
         self.selected = shared.selected;
+        let parity = shared.emulator_parity;
         let restored = match shared.snapshot.as_deref().map(share::restore_snapshot) {
             Some(Ok(instance)) => Some(instance),
             Some(Err(e)) => {
@@ -265,6 +267,12 @@ impl AppState {
                 self.queue = shared.loads;
                 self.queue.reverse();
             }
+        }
+        // A snapshot carries the setting; the field keeps it without one.
+        if parity {
+            self.instance
+                .borrow_mut()
+                .set_fidelity(super::parity::fidelity(true));
         }
     }
 }

@@ -475,19 +475,6 @@ pub fn run_cbt(
     }
 }
 
-/// JSON methods that only read.
-const JSON_READS: &[&str] = &[
-    "getTable",
-    "listTables",
-    "getAuthorizedView",
-    "listAuthorizedViews",
-    "readRows",
-    "sampleRowKeys",
-    "listTablets",
-    "generateInitialChangeStreamPartitions",
-    "readChangeStream",
-];
-
 /// Runs one JSON request line, tracing its read with `options`.
 pub fn run_json(instance: &mut Instance, line: &str, options: TraceOptions) -> Entry {
     let method = serde_json::from_str::<Value>(line)
@@ -513,7 +500,7 @@ pub fn run_json(instance: &mut Instance, line: &str, options: TraceOptions) -> E
         ok,
         read: report,
         trace: trace.map(Rc::new),
-        writes: !method.is_empty() && !JSON_READS.contains(&method.as_str()),
+        writes: api::may_write(&method),
     }
 }
 

@@ -38,7 +38,7 @@ use std::rc::Rc;
 
 use tabletop_core::Instance;
 use tabletop_core::advisor::{self, Edit, Fix};
-use tabletop_core::lesson::{Check, ReadRecord, Session, Verdict};
+use tabletop_core::lesson::{Check, PendingSample, ReadRecord, SampleWriting, Session, Verdict};
 use tabletop_core::sim::Scenario;
 
 use super::console::cbt_reads_only;
@@ -494,6 +494,16 @@ impl LearnState {
     }
 }
 
+impl LearnState {
+    /// The sample rows the started lesson made a table for and wants
+    /// written (after its start, or a design change that rewrote them).
+    pub(crate) fn take_sample(&self) -> Option<PendingSample> {
+        self.active
+            .as_ref()
+            .and_then(|a| a.session.borrow_mut().take_sample())
+    }
+}
+
 impl ActiveLesson {
     /// Transcript entries with an id below this were there before the
     /// lesson started.
@@ -530,7 +540,7 @@ pub(crate) fn start_session(id: &str) -> Result<Session, String> {
         .as_ref()
         .map_err(|e| format!("The lessons could not be loaded: {e}"))?;
     catalog
-        .start(id)
+        .start_with(id, SampleWriting::Host)
         .map_err(|e| format!("The lesson could not start: {e}"))
 }
 
@@ -570,7 +580,19 @@ mod tests {
     use crate::state::test_app as app;
 
     fn learn(state: &AppState, action: LearnAction) -> AppState {
-        state.apply(Action::Learn(action))
+        settle(state.apply(Action::Learn(action)))
+    }
+
+    /// Frames of work until a lesson's sample rows are all written (and
+    /// the rows panel has counted them).
+    fn settle(mut state: AppState) -> AppState {
+        for _ in 0..10_000 {
+            if !state.has_work() {
+                return state;
+            }
+            state = state.apply(Action::Work);
+        }
+        panic!("the sample rows never ended");
     }
 
     fn cbt(state: &AppState, line: &str) -> AppState {
@@ -628,7 +650,7 @@ mod tests {
             }
             if let Some(text) = step.scenario {
                 let s = Scenario::from_toml(&text).expect("the solution's scenario parses");
-                state = state.apply(Action::SetDesign("edited".into(), Box::new(s)));
+                state = settle(state.apply(Action::SetDesign("edited".into(), Box::new(s))));
             }
         }
         state
@@ -636,6 +658,55 @@ mod tests {
 
     fn table_ids(state: &AppState) -> Vec<String> {
         state.tables.iter().map(|t| t.name.clone()).collect()
+    }
+
+    #[test]
+    fn a_lessons_sample_rows_are_written_in_slices_and_can_be_stopped() {
+        // Lesson 5 keeps 2,000 rows of its design in `readings`.
+        let started = app().apply(Action::Learn(LearnAction::Start(
+            "reverse-timestamps".into(),
+        )));
+        assert!(started.scenario_data.loading(), "the loader writes them");
+        assert_eq!(started.selected.as_deref(), Some("readings"));
+        assert_eq!(started.rows.total_rows(), 0, "none written yet");
+        let all = settle(started);
+        assert_eq!(all.rows.total_rows(), 2_000);
+        assert_eq!(
+            all.scenario_data.table.as_ref().map(|t| t.0.as_str()),
+            Some("readings"),
+            "the design's workload can be replayed on it"
+        );
+        // Stopped before any rows: the table stays, empty (a fresh app:
+        // states made from one share the instance).
+        let stopped = app()
+            .apply(Action::Learn(LearnAction::Start(
+                "reverse-timestamps".into(),
+            )))
+            .apply(Action::ScenarioData(
+                crate::state::scenario_data::ScenarioDataAction::Cancel,
+            ));
+        assert!(stopped.scenario_data.job.is_none() && !stopped.scenario_data.loading());
+        assert_eq!(table_ids(&stopped), ["readings"], "the table stays");
+        assert_eq!(settle(stopped).rows.total_rows(), 0);
+        // Leaving mid-load: the rest is not written into the person's own
+        // tables, even one of the same name.
+        let mine = settle(cbt(&app(), "createtable readings families=metrics"));
+        let mid = mine.apply(Action::Learn(LearnAction::Start(
+            "reverse-timestamps".into(),
+        )));
+        assert!(mid.scenario_data.loading());
+        let left = settle(mid.apply(Action::Learn(LearnAction::Stop)));
+        assert!(left.scenario_data.job.is_none() && left.scenario_data.table.is_none());
+        let mut count = tabletop_core::CountRows::default();
+        left.instance
+            .borrow_mut()
+            .read_rows(
+                "readings",
+                &tabletop_core::ReadRowsRequest::default(),
+                &mut count,
+            )
+            .unwrap();
+        assert_eq!(count.rows, 0, "the person's table is untouched");
     }
 
     #[test]

@@ -24,7 +24,8 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use tabletop_core::Instance;
 use tabletop_core::keyviz::{
-    BucketMode, ColorScale, Diagnostic, LiveKeyViz, LiveOptions, LiveTablet, LiveTotals, Metric,
+    BucketMode, ColorScale, Diagnostic, LiveKeyViz, LiveOptions, LiveReport, LiveTablet,
+    LiveTotals, Metric,
 };
 
 use crate::view_model::keyviz::{KeyVizSettings, MapData, build_map, clamp_zoom};
@@ -414,14 +415,7 @@ impl LiveState {
             match live.refresh_traffic(db) {
                 Ok(()) => {
                     let report = live.report(None);
-                    self.summary = Some(LiveSummary {
-                        rows: report.rows,
-                        tablets: Rc::new(report.tablets),
-                        totals: report.totals,
-                        seconds: report.bucket_seconds * report.time_buckets as f64,
-                    });
-                    self.diagnostics = Rc::new(report.diagnostics);
-                    self.rebuild_map();
+                    self.show_report(report);
                 }
                 Err(e) => {
                     self.error = Some(e.to_string());
@@ -439,6 +433,19 @@ impl LiveState {
         self.build_ms = (ended - started).max(0.0);
         self.refresh_ms = Some(self.build_ms);
         self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
+    }
+
+    /// Shows the live engine's fresh `report`: the summary line, the
+    /// diagnostics and the map drawn from the engine.
+    fn show_report(&mut self, report: LiveReport) {
+        self.summary = Some(LiveSummary {
+            rows: report.rows,
+            tablets: Rc::new(report.tablets),
+            totals: report.totals,
+            seconds: report.bucket_seconds * report.time_buckets as f64,
+        });
+        self.diagnostics = Rc::new(report.diagnostics);
+        self.rebuild_map();
     }
 
     /// Rebuilds the live Key Visualizer of the stale signature's table
@@ -468,15 +475,8 @@ impl LiveState {
             match LiveKeyViz::build(db, table, &LiveOptions::default()) {
                 Ok(live) => {
                     let report = live.report(None);
-                    self.summary = Some(LiveSummary {
-                        rows: report.rows,
-                        tablets: Rc::new(report.tablets),
-                        totals: report.totals,
-                        seconds: report.bucket_seconds * report.time_buckets as f64,
-                    });
-                    self.diagnostics = Rc::new(report.diagnostics);
                     self.engine = Some(Rc::new(live));
-                    self.rebuild_map();
+                    self.show_report(report);
                 }
                 Err(e) => self.error = Some(e.to_string()),
             }

@@ -15,6 +15,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
+use tabletop_core::lesson::PendingSample;
 use tabletop_core::sim::{Replay, ReplaySpec, SampleMoment, SampleRows, SampleSpec, Simulation};
 
 use super::live::{KvView, LiveAction};
@@ -236,6 +237,37 @@ impl ScenarioDataState {
                 ),
             }),
             then: None,
+        }
+    }
+
+    /// Writes rows whose table someone else made (a lesson's sample of
+    /// its design, `design_rev` the design they follow), in the same
+    /// slices, with progress and Stop; a job under way gives way to it.
+    pub(crate) fn adopt(&mut self, sample: PendingSample, design_rev: u64) -> Effects {
+        self.rev += 1;
+        let PendingSample { table, rows } = sample;
+        self.status = format!("Writing {} rows into {table}…", human(rows.target()));
+        self.fraction = 0.0;
+        self.table = Some((table.clone(), design_rev));
+        self.job = Some(Job::Load(Rc::new(RefCell::new(rows))));
+        Effects {
+            data_changed: true,
+            select: Some(table),
+            ..Effects::default()
+        }
+    }
+
+    /// The playground's instance was replaced (a lesson took it, or gave
+    /// it back): the job and its table belong to the one that went, so
+    /// neither goes on here (rows meant for a lesson's table never land in
+    /// a table of the same name in the person's own work).
+    pub(crate) fn forget_instance(&mut self) {
+        if self.job.is_some() || self.table.is_some() {
+            self.rev += 1;
+            self.job = None;
+            self.table = None;
+            self.fraction = 0.0;
+            self.status.clear();
         }
     }
 

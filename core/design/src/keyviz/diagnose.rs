@@ -396,6 +396,27 @@ fn active(totals: &[f64], frac: f64) -> Vec<usize> {
         .collect()
 }
 
+/// Time buckets whose total is at least `frac` of the typical busy
+/// bucket: the 90th percentile of the non-zero totals, so that one burst
+/// (a bulk load before a steady stream of writes) does not set the bar
+/// that every other bucket is measured against.
+fn steady(totals: &[f64], frac: f64) -> Vec<usize> {
+    let mut busy: Vec<f64> = totals.iter().copied().filter(|&v| v > 0.0).collect();
+    if busy.is_empty() {
+        return Vec::new();
+    }
+    busy.sort_by(f64::total_cmp);
+    let at = (busy.len() - 1) * 9 / 10;
+    let typical = busy.get(at).copied().unwrap_or(0.0);
+    (0..totals.len())
+        .filter(|&t| {
+            totals
+                .get(t)
+                .is_some_and(|&v| v > 0.0 && v >= frac * typical)
+        })
+        .collect()
+}
+
 /// Fraction of buckets needed to hold 80% of `row`'s total.
 fn coverage(row: &[f64]) -> f64 {
     let total: f64 = row.iter().sum();
@@ -465,7 +486,7 @@ fn pearson(a: &[f64], b: &[f64]) -> f64 {
 /// The diagonal: returns the finding and the fine-bucket range of the band.
 fn sequential_writes(ctx: &Context<'_>, writes: &Grid) -> Option<(Diagnostic, (usize, usize))> {
     let totals = writes.time_totals();
-    let act = active(&totals, 0.2);
+    let act = steady(&totals, 0.2);
     if act.len() < 5 {
         return None;
     }
@@ -1144,6 +1165,32 @@ mod tests {
         assert!(has(&ds, Pattern::SequentialWrites), "{ds:#?}");
         assert!(!has(&ds, Pattern::Even));
         assert_eq!(ds[0].severity, Severity::Critical);
+    }
+
+    #[test]
+    fn a_bulk_load_before_the_diagonal_does_not_hide_it() {
+        let (t_n, f_n) = (31, 200);
+        let ax = axis(f_n);
+        let mut rec = Recorder::new(t_n, ax.len(), 10.0);
+        let rows = vec![100.0; ax.len()];
+        // Bucket 0: a load writing everywhere, twenty times a later bucket.
+        for f in 0..ax.len() {
+            rec.add_write(f, 100.0, 100.0, 1e4);
+        }
+        rec.close(0, &rows, &rows);
+        for t in 1..t_n {
+            let f = t * ax.len() / t_n;
+            rec.add_write(f, 1000.0, 1000.0, 1e6);
+            rec.close(t, &rows, &rows);
+        }
+        let cpu = vec![50.0f32; t_n];
+        let ds = run(&rec, &ax, &cpu, 1, &[], 50_000.0);
+        assert!(has(&ds, Pattern::SequentialWrites), "{ds:#?}");
+        assert!(!has(&ds, Pattern::Even));
+        assert_eq!(
+            steady(&[0.0, 20.0, 1.0, 1.0, 1.0, 0.1], 0.2),
+            vec![1, 2, 3, 4]
+        );
     }
 
     #[test]

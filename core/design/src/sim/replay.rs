@@ -338,7 +338,8 @@ impl Replay {
                 continue;
             } else {
                 let u = (self.in_slot as f64 + 0.5) / self.slot_total.max(1) as f64;
-                db.set_now(self.micros_at(base, u));
+                // Never back: a host may have moved the clock on meanwhile.
+                db.set_now(self.micros_at(base, u).max(db.now_micros()));
                 self.send_one(db, u);
                 self.in_slot += 1;
             }

@@ -216,8 +216,9 @@ impl Catalog {
     }
 
     /// The definitions, for a snapshot.
-    pub(crate) fn export(&self) -> Vec<u8> {
+    pub(crate) fn export(&self, emulator_parity: bool) -> Vec<u8> {
         let doc = SavedCatalog {
+            emulator_parity,
             row_key_schemas: self.row_key_schemas.clone(),
             views: self
                 .views
@@ -246,6 +247,10 @@ struct SavedCatalog {
     /// Absent in snapshots written before logical views existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     logical_views: BTreeMap<String, LogicalView>,
+    /// Whether the instance answers as Google's emulator does (absent,
+    /// and false, in snapshots of instances answering as production).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    emulator_parity: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -261,6 +266,9 @@ struct SavedView {
 pub(crate) fn restore_catalog(db: &mut Instance, bytes: &[u8]) -> Result<()> {
     let doc: SavedCatalog = serde_json::from_slice(bytes)
         .map_err(|e| Error::invalid(format!("the snapshot's SQL catalog is unreadable: {e}")))?;
+    if doc.emulator_parity {
+        db.set_fidelity(tabletop_store::Fidelity::Emulator);
+    }
     for (table, schema) in doc.row_key_schemas {
         db.get_table(&table).map_err(|_| {
             Error::invalid(format!(
@@ -404,6 +412,18 @@ fn compile(db: &Instance, name: &str, query: &str) -> Result<Def> {
     };
     if table.name == name {
         return Err(SqlError::analysis("A view cannot read itself", table.pos));
+    }
+    // Bigtable computes a continuous materialized view from the table its
+    // FROM names (its query grammar's from_item is a table name); a
+    // logical view holds no data of its own to follow.
+    if db.catalog().logical_views.contains_key(&table.name) {
+        return Err(refuse(
+            format!(
+                "A materialized view reads a table; {} is a logical view. Name the table it reads in FROM",
+                table.name
+            ),
+            table.pos,
+        ));
     }
     let src = db.source(&table, alias.as_ref())?;
     if src.kind == SourceKind::View {

@@ -492,6 +492,20 @@ fn finish(plan: &SelectPlan, mut c: Collected) -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// A row's output columns, when it passes the residual predicates.
+pub(crate) fn selected(plan: &SelectPlan, ctx: &RowCtx<'_>) -> Result<Option<Vec<Value>>, Error> {
+    if let Some(r) = &plan.residual
+        && truth(&eval(r, ctx)?) != Some(true)
+    {
+        return Ok(None);
+    }
+    plan.outputs
+        .iter()
+        .map(|o| eval(&o.expr, ctx))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// Evaluates residual, outputs and sort keys on one row; returns whether
 /// more rows are wanted.
 fn take_row(
@@ -500,17 +514,10 @@ fn take_row(
     c: &mut Collected,
     passed: &mut u64,
 ) -> Result<bool, Error> {
-    if let Some(r) = &plan.residual
-        && truth(&eval(r, ctx)?) != Some(true)
-    {
+    let Some(out) = selected(plan, ctx)? else {
         return Ok(true);
-    }
+    };
     *passed += 1;
-    let out = plan
-        .outputs
-        .iter()
-        .map(|o| eval(&o.expr, ctx))
-        .collect::<Result<Vec<_>, _>>()?;
     let keys = plan
         .order
         .iter()

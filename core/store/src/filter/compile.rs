@@ -192,6 +192,12 @@ pub(crate) fn required_value_prefix(body: &Body) -> Option<&[u8]> {
 
 /// Validates and compiles.
 pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
+    compile_with(filter, false)
+}
+
+/// Validates and compiles, checking labels as Google's emulator does
+/// (`emulator_labels`) or as production does.
+pub(crate) fn compile_with(filter: &RowFilter, emulator_labels: bool) -> Result<FilterPlan> {
     let size = serialized_len(filter, 1)?;
     if size > MAX_SERIALIZED_BYTES {
         return Err(Error::invalid(format!(
@@ -199,7 +205,10 @@ pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
              a RowFilter may be at most {MAX_SERIALIZED_BYTES} bytes"
         )));
     }
-    let mut b = Builder::default();
+    let mut b = Builder {
+        emulator_labels,
+        ..Builder::default()
+    };
     let root = b.build(filter, false)?;
     let body = match flatten(root) {
         Ok(steps) => Body::Flat(steps),
@@ -241,10 +250,26 @@ fn flatten(node: Node) -> std::result::Result<Vec<Step>, Node> {
 
 #[derive(Default)]
 struct Builder {
+    /// Labels checked as Google's emulator checks them (see
+    /// [`label_is_valid`]).
+    emulator_labels: bool,
     labels: Vec<String>,
     families: Vec<String>,
     /// Counts row sample filters, so two of them decide independently.
     samples: u64,
+}
+
+/// Whether `label` may be applied: production requires 1 to
+/// [`MAX_LABEL_LEN`] characters of `[a-z0-9-]`; Google's emulator matches
+/// that pattern unanchored and without a length limit, so any label
+/// holding one such character passes (as the differential suite records).
+fn label_is_valid(label: &str, as_emulator: bool) -> bool {
+    let allowed = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+    if as_emulator {
+        label.bytes().any(allowed)
+    } else {
+        !label.is_empty() && label.len() <= MAX_LABEL_LEN && label.bytes().all(allowed)
+    }
 }
 
 fn field_error(field: &str, reason: impl std::fmt::Display) -> Error {
@@ -475,12 +500,7 @@ impl Builder {
             },
             RowFilter::StripValue => Node::Step(Step::Strip),
             RowFilter::ApplyLabel(label) => {
-                let valid = !label.is_empty()
-                    && label.len() <= MAX_LABEL_LEN
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-                if !valid {
+                if !label_is_valid(label, self.emulator_labels) {
                     return Err(field_error(
                         "apply_label_transformer",
                         format!(

@@ -221,7 +221,12 @@ impl Instance {
         };
         let plan = match emulator_filter.as_ref().or(req.predicate_filter.as_ref()) {
             Some(f) => {
-                let plan = FilterPlan::compile(f)
+                let compiled = if emulator {
+                    FilterPlan::compile_as_emulator(f)
+                } else {
+                    FilterPlan::compile(f)
+                };
+                let plan = compiled
                     .map_err(|e| e.context("predicate_filter"))?
                     .with_seed(seed);
                 plan.check_families(|name| table.fams.id(name).is_some())?;

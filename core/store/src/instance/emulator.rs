@@ -95,20 +95,32 @@ fn as_emulator_writes<'m>(table: &Table, m: &'m Mutation<'m>, now: i64) -> Vec<M
 }
 
 /// The filter the emulator effectively runs for `filter`: `sink` acts as
-/// `passAllFilter`, and a chain applies only its last
-/// `applyLabelTransformer` (production refuses a second one).
+/// `passAllFilter`; in a chain, a `stripValueTransformer` also drops the
+/// labels the filters before it applied (at any depth), and only the last
+/// `applyLabelTransformer` applies (production refuses a second one).
 pub(crate) fn as_emulator_filter(filter: &RowFilter) -> RowFilter {
     match filter {
         RowFilter::Sink => RowFilter::PassAll,
         RowFilter::Chain(list) => {
-            let last_label = list
+            let last_strip = list
                 .iter()
-                .rposition(|f| matches!(f, RowFilter::ApplyLabel(_)));
-            let mut kept: Vec<RowFilter> = list
+                .rposition(|f| matches!(f, RowFilter::StripValue));
+            let unlabelled: Vec<RowFilter> = list
                 .iter()
                 .enumerate()
+                .map(|(i, f)| match last_strip {
+                    Some(s) if i < s => without_labels(f),
+                    _ => as_emulator_filter(f),
+                })
+                .collect();
+            let last_label = unlabelled
+                .iter()
+                .rposition(|f| matches!(f, RowFilter::ApplyLabel(_)));
+            let mut kept: Vec<RowFilter> = unlabelled
+                .into_iter()
+                .enumerate()
                 .filter(|(i, f)| !matches!(f, RowFilter::ApplyLabel(_)) || Some(*i) == last_label)
-                .map(|(_, f)| as_emulator_filter(f))
+                .map(|(_, f)| f)
                 .collect();
             if kept.len() == 1 {
                 kept.remove(0)
@@ -133,6 +145,30 @@ pub(crate) fn as_emulator_filter(filter: &RowFilter) -> RowFilter {
                 .map(|f| Box::new(as_emulator_filter(f))),
         },
         other => other.clone(),
+    }
+}
+
+/// `filter` as the emulator reads it ([`as_emulator_filter`]), with every
+/// label it would apply left out: what a later `stripValueTransformer` in
+/// the same chain leaves of it. A predicate keeps its labels (they never
+/// reach the output).
+fn without_labels(filter: &RowFilter) -> RowFilter {
+    match filter {
+        RowFilter::ApplyLabel(_) => RowFilter::PassAll,
+        RowFilter::Chain(list) => RowFilter::Chain(list.iter().map(without_labels).collect()),
+        RowFilter::Interleave(list) => {
+            RowFilter::Interleave(list.iter().map(without_labels).collect())
+        }
+        RowFilter::Condition {
+            predicate,
+            true_filter,
+            false_filter,
+        } => RowFilter::Condition {
+            predicate: Box::new(as_emulator_filter(predicate)),
+            true_filter: true_filter.as_deref().map(|f| Box::new(without_labels(f))),
+            false_filter: false_filter.as_deref().map(|f| Box::new(without_labels(f))),
+        },
+        other => as_emulator_filter(other),
     }
 }
 

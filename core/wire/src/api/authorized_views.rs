@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::names::{TableName, ViewName, table_name, view_name};
 use super::paging::Paging;
 use super::proto_json::{At, Fields, Out};
+use super::update_mask::fields_to_update;
 use tabletop_sql::{AuthorizedView, FamilySubset, Instance};
 use tabletop_store::{Result, Traces, base64_text};
 
@@ -195,54 +196,19 @@ pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Res
         .build())
 }
 
-/// What an update mask names.
-struct Mask {
-    subset: bool,
-    deletion_protection: bool,
-}
-
-fn update_mask(at: Option<At<'_>>, fields: &ViewFields) -> Result<Mask> {
-    let Some(at) = at else {
-        // No mask: every field the request sets is replaced.
-        return Ok(Mask {
-            subset: fields.subset.is_some(),
-            deletion_protection: fields.deletion_protection.is_some(),
-        });
-    };
-    let mut mask = Mask {
-        subset: false,
-        deletion_protection: false,
-    };
-    for path in at
-        .string()?
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        match path {
-            "subsetView" | "subset_view" => mask.subset = true,
-            "deletionProtection" | "deletion_protection" => mask.deletion_protection = true,
-            "*" => {
-                mask.subset = true;
-                mask.deletion_protection = true;
-            }
-            other => {
-                return Err(at.invalid(format!(
-                    "\"{other}\" cannot be updated; the fields are subset_view and deletion_protection"
-                )));
-            }
-        }
-    }
-    Ok(mask)
-}
-
 /// updateAuthorizedView: answers the view as it is now.
 pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     super::not_on_emulator(db, "authorized views")?;
     let mut f = req.object("UpdateAuthorizedViewRequest")?;
     let body = f.require("authorizedView")?;
     let fields = view_fields(&body)?;
-    let mask = update_mask(f.get("updateMask")?, &fields)?;
+    let [subset, protection] = fields_to_update(
+        f.get("updateMask")?,
+        [
+            ("subset_view", fields.subset.is_some()),
+            ("deletion_protection", fields.deletion_protection.is_some()),
+        ],
+    )?;
     if let Some(w) = f.get("ignoreWarnings")? {
         w.bool()?;
     }
@@ -256,12 +222,12 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
         .authorized_view(&name.table.table_id, &name.view_id)?
         .clone();
     let mut next = current;
-    if mask.subset {
+    if subset {
         let subset = fields.subset.clone().unwrap_or_default();
         next.row_prefixes = subset.row_prefixes;
         next.family_subsets = subset.family_subsets;
     }
-    if mask.deletion_protection {
+    if protection {
         next.deletion_protection = fields.deletion_protection.unwrap_or(false);
     }
     let view = db.update_authorized_view(

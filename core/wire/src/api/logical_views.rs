@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::names::{InstanceName, instance_name, logical_view_name};
 use super::paging::Paging;
 use super::proto_json::{At, Out};
+use super::update_mask::fields_to_update;
 use tabletop_sql::{Instance, LogicalView};
 use tabletop_store::{Result, Traces};
 
@@ -98,54 +99,19 @@ pub(crate) fn list(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Res
         .build())
 }
 
-/// What an update mask names.
-struct Mask {
-    query: bool,
-    deletion_protection: bool,
-}
-
-fn update_mask(at: Option<At<'_>>, fields: &ViewFields) -> Result<Mask> {
-    let Some(at) = at else {
-        // No mask: every field the request sets is replaced.
-        return Ok(Mask {
-            query: fields.query.is_some(),
-            deletion_protection: fields.deletion_protection.is_some(),
-        });
-    };
-    let mut mask = Mask {
-        query: false,
-        deletion_protection: false,
-    };
-    for path in at
-        .string()?
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        match path {
-            "query" => mask.query = true,
-            "deletionProtection" | "deletion_protection" => mask.deletion_protection = true,
-            "*" => {
-                mask.query = true;
-                mask.deletion_protection = true;
-            }
-            other => {
-                return Err(at.invalid(format!(
-                    "\"{other}\" cannot be updated; the fields are query and deletion_protection"
-                )));
-            }
-        }
-    }
-    Ok(mask)
-}
-
 /// updateLogicalView: answers the view as it is now.
 pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     super::not_on_emulator(db, "logical views")?;
     let mut f = req.object("UpdateLogicalViewRequest")?;
     let body = f.require("logicalView")?;
     let fields = view_fields(&body)?;
-    let mask = update_mask(f.get("updateMask")?, &fields)?;
+    let [query, protection] = fields_to_update(
+        f.get("updateMask")?,
+        [
+            ("query", fields.query.is_some()),
+            ("deletion_protection", fields.deletion_protection.is_some()),
+        ],
+    )?;
     f.finish()?;
     let Some(name) = &fields.name else {
         return Err(body.invalid("name: the view to update must be named"));
@@ -153,10 +119,10 @@ pub(crate) fn update(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> R
     let name_value = Value::String(name.clone());
     let name = logical_view_name(&At::new(format!("{}.name", body.path()), &name_value))?;
     let mut next = db.logical_view(&name.view_id)?.clone();
-    if mask.query {
+    if query {
         next.query = fields.query.clone().unwrap_or_default();
     }
-    if mask.deletion_protection {
+    if protection {
         next.deletion_protection = fields.deletion_protection.unwrap_or(false);
     }
     let view = db.update_logical_view(&name.view_id, next, fields.etag.as_deref())?;

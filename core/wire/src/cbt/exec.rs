@@ -1330,26 +1330,46 @@ fn do_import(ctx: &mut Ctx<'_>, args: &[&[u8]]) -> CmdResult {
                     ),
                 )
             })?;
-        if let Some(failed) = results.iter().find_map(|r| r.as_ref().err()) {
-            // The Go client reports one slot per entry (nil for the ones
-            // that worked) and cbt prints the count and the first slot.
-            let first = match &results[0] {
-                Ok(()) => "<nil>".to_string(),
-                Err(e) => ctx.rpc_text(e),
-            };
-            return Err(Fatal::new(
-                failed.code(),
-                format!(
-                    "error: applying bulk mutations had {} errors, first:{first}",
-                    results.len()
-                ),
-            ));
+        if let Some(message) = batch_failure(ctx, &keys, &results) {
+            return Err(message);
         }
         total += keys.len();
         ctx.host.import_progress(total);
     }
     ctx.log(format!("Done importing {total} rows."));
     Ok(())
+}
+
+/// The error of an import batch with failed entries, if it has any.
+///
+/// When the batch's first entry failed, this is cbt's own line (the Go
+/// client reports one slot per entry and cbt prints the batch size and the
+/// first slot). When the first entry was written, cbt would print
+/// `first:<nil>`, which says nothing; Tabletop says instead how many rows
+/// failed, that the others were written, and the first failed row with
+/// its reason.
+fn batch_failure(ctx: &Ctx<'_>, keys: &[Vec<u8>], results: &[Result<(), Error>]) -> Option<Fatal> {
+    let (index, failed) = results
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| r.as_ref().err().map(|e| (i, e)))?;
+    let message = if index == 0 {
+        format!(
+            "error: applying bulk mutations had {} errors, first:{}",
+            results.len(),
+            ctx.rpc_text(failed)
+        )
+    } else {
+        let count = results.iter().filter(|r| r.is_err()).count();
+        format!(
+            "error: applying bulk mutations: {count} of the batch's {} rows failed \
+             (the others were written); the first is row '{}': {}",
+            results.len(),
+            String::from_utf8_lossy(&keys[index]),
+            ctx.rpc_text(failed)
+        )
+    };
+    Some(Fatal::new(failed.code(), message))
 }
 
 // ---------------------------------------------------------------------------

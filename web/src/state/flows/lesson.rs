@@ -34,6 +34,10 @@ impl AppState {
         // The session's instance becomes the playground's; the session
         // keeps an empty placeholder.
         let lesson_instance = std::mem::take(session.instance_mut());
+        if !fresh {
+            // Resuming: the sample rows are on the playground already.
+            let _ = session.take_sample();
+        }
         if fresh {
             self.hand_over_to_lesson(id, lesson_instance);
         }
@@ -65,6 +69,9 @@ impl AppState {
         }
         *self.instance.borrow_mut() = lesson_instance;
         self.job = None;
+        if self.scenario_data.job.is_some() || self.scenario_data.table.is_some() {
+            Rc::make_mut(&mut self.scenario_data).forget_instance();
+        }
         self.queue.clear();
         self.loads.clear();
         self.selected = None;
@@ -147,6 +154,18 @@ impl AppState {
         if self.console.trace_options != TraceOptions::default() {
             Rc::make_mut(&mut self.console).trace_options = TraceOptions::default();
         }
+    }
+
+    /// Hands the sample rows the lesson wants written (their table made,
+    /// empty) to the design's data loader, which writes them in slices
+    /// with progress and a Stop. Returns whether the tables changed.
+    pub(in crate::state) fn follow_lesson_sample(&mut self) -> bool {
+        let Some(sample) = self.learn.take_sample() else {
+            return false;
+        };
+        let effects = Rc::make_mut(&mut self.scenario_data).adopt(sample, self.design.rev);
+        self.apply_effects(effects);
+        true
     }
 
     /// Runs the started lesson's checks on the newest read the learner ran

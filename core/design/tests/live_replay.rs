@@ -1,0 +1,91 @@
+//! A scenario becomes data, then traffic: its sample rows written into a
+//! real table in one burst, then its workload replayed on that table. The
+//! live Key Visualizer of that table must name what the simulation names
+//! for the same design, even though the bulk load is one bucket far
+//! busier than any bucket of the replay.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, LiveReport, Pattern};
+use tabletop_design::sim::{ReplaySpec, SampleMoment, SampleSpec, Simulation};
+use tabletop_sql::Instance;
+use tabletop_store::InstanceConfig;
+
+const TIMESTAMP_FIRST: &str = include_str!("../../../static/scenarios/mobile_timestamp_first.toml");
+const DEVICE_FIRST: &str = include_str!("../../../static/scenarios/mobile_device_first.toml");
+
+/// Loads `rows` sample rows of the design, replays `ops` requests of its
+/// workload, and returns the live report of its table.
+fn load_then_replay(scenario: &str, rows: u64, ops: u64) -> LiveReport {
+    let sim = Simulation::from_toml(scenario).expect("the example scenarios parse");
+    let mut db = Instance::new(InstanceConfig {
+        simulated_clock: true,
+        ..InstanceConfig::default()
+    });
+    db.set_now(1_700_000_000_000_000);
+    let table = sim.scenario().table.id.clone();
+    db.create_table(sim.table_request(&table)).unwrap();
+    let mut sample = sim
+        .sample_rows(SampleSpec {
+            rows,
+            seed: 0,
+            moment: SampleMoment::EndOfRun,
+        })
+        .cells_end_at(db.now_micros());
+    while sample.write_batch(&mut db, &table, 256).unwrap() > 0 {}
+    let mut replay = sim.replay(
+        &table,
+        ReplaySpec {
+            ops,
+            columns: 30,
+            seed: 0,
+        },
+    );
+    replay.run(&mut db, &mut || false).unwrap();
+    LiveKeyViz::build(&mut db, &table, &LiveOptions::default())
+        .unwrap()
+        .report(None)
+}
+
+fn patterns(r: &LiveReport) -> Vec<Pattern> {
+    r.diagnostics.iter().map(|d| d.pattern).collect()
+}
+
+#[test]
+fn a_replayed_timestamp_first_design_names_sequential_writes_after_a_bulk_load() {
+    let sim_report = Simulation::from_toml(TIMESTAMP_FIRST).unwrap().run_to_end();
+    assert!(
+        sim_report
+            .diagnostics
+            .iter()
+            .any(|d| d.pattern == Pattern::SequentialWrites),
+        "the simulation names it"
+    );
+    // The load (10,000 rows in one bucket) is far busier than any bucket
+    // of the replay (about 600 writes each).
+    let live = load_then_replay(TIMESTAMP_FIRST, 10_000, 20_000);
+    assert!(live.time_buckets >= 30, "{}", live.time_buckets);
+    let found = patterns(&live);
+    assert!(
+        found.contains(&Pattern::SequentialWrites),
+        "{found:?}\n{}",
+        live.to_text()
+    );
+    assert!(!found.contains(&Pattern::Even), "{found:?}");
+    let d = &live.diagnostics[0];
+    assert_eq!(d.pattern, Pattern::SequentialWrites);
+    assert!(
+        d.evidence.contains("towards the end of the key space"),
+        "{}",
+        d.evidence
+    );
+}
+
+#[test]
+fn a_replayed_device_first_design_has_no_sequential_writes() {
+    let live = load_then_replay(DEVICE_FIRST, 10_000, 20_000);
+    let found = patterns(&live);
+    assert!(live.totals.write_rows > 20_000.0, "{:?}", live.totals);
+    assert!(!found.contains(&Pattern::SequentialWrites), "{found:?}");
+}

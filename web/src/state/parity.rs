@@ -1,0 +1,122 @@
+//! Emulator parity in the playground: the instance answers as Google's
+//! Bigtable emulator does where it differs from production (the CLI's
+//! `--emulator-parity`; `tabletop_core::Fidelity`), so a person can see
+//! which of their commands pass only on the emulator. The setting lives in
+//! the instance (a snapshot keeps it) and in the saved state's
+//! `emulator_parity` field (for when the rows are too big to travel).
+
+use tabletop_core::Fidelity;
+
+use super::{AppState, Notice};
+
+impl AppState {
+    /// Whether the instance answers as the emulator does.
+    #[must_use]
+    pub fn emulator_parity(&self) -> bool {
+        self.instance.borrow().fidelity().is_emulator()
+    }
+
+    /// Turns emulator parity on or off, and says what that means.
+    pub(super) fn set_emulator_parity(&mut self, on: bool) {
+        self.instance.borrow_mut().set_fidelity(fidelity(on));
+        let text = if on {
+            "Emulator parity is on: the playground answers as Google's Bigtable emulator does where it differs from production (looser checks, other error codes, writes applied up to a failing mutation). Commands that work only now may fail on Bigtable."
+        } else {
+            "Emulator parity is off: the playground answers as production Bigtable does."
+        };
+        self.notice = Some(Notice {
+            error: false,
+            text: text.into(),
+        });
+    }
+}
+
+/// The fidelity the setting names.
+pub(super) fn fidelity(emulator_parity: bool) -> Fidelity {
+    if emulator_parity {
+        Fidelity::Emulator
+    } else {
+        Fidelity::Production
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::state::console::Tab;
+    use crate::state::{Action, AppState, test_app};
+
+    fn run(state: &AppState, tab: Tab, text: &str) -> AppState {
+        state
+            .apply(Action::ConsoleTab(tab))
+            .apply(Action::ConsoleInput(text.into()))
+            .apply(Action::ConsoleRun)
+    }
+
+    fn last_output(state: &AppState) -> String {
+        state
+            .console
+            .entries
+            .last()
+            .expect("an entry")
+            .output
+            .clone()
+    }
+
+    #[test]
+    fn the_console_answers_as_the_emulator_while_parity_is_on() {
+        let state = run(&test_app(), Tab::Cbt, "createtable t families=cf");
+        let write = "set t r cf:a=1 nope:b=2";
+        let prod = run(&state, Tab::Cbt, write);
+        assert!(
+            last_output(&prod).contains("code = NotFound"),
+            "{}",
+            last_output(&prod)
+        );
+        let on = state.apply(Action::SetEmulatorParity(true));
+        assert!(on.emulator_parity());
+        assert!(
+            on.notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("emulator"))
+        );
+        let emu = run(&on, Tab::Cbt, write);
+        assert!(
+            last_output(&emu).contains("code = Unknown desc = unknown family \"nope\""),
+            "{}",
+            last_output(&emu)
+        );
+        // The emulator kept the mutation before the failing one.
+        let read = run(&emu, Tab::Cbt, "read t");
+        assert!(
+            last_output(&read).contains("cf:a"),
+            "{}",
+            last_output(&read)
+        );
+        let off = read.apply(Action::SetEmulatorParity(false));
+        assert!(!off.emulator_parity());
+        let again = run(&off, Tab::Cbt, "set t r2 nope:b=2");
+        assert!(last_output(&again).contains("code = NotFound"));
+    }
+
+    #[test]
+    fn the_setting_travels_in_links_and_autosave_with_or_without_rows() {
+        let on = test_app().apply(Action::SetEmulatorParity(true));
+        for for_link in [true, false] {
+            let mut shared = on.to_shared(for_link);
+            assert!(shared.emulator_parity);
+            // With the snapshot, and (rows too big to travel) without it.
+            let opened = test_app().apply(Action::OpenLink(Box::new(shared.clone())));
+            assert!(opened.emulator_parity());
+            shared.snapshot = None;
+            let opened = test_app().apply(Action::OpenLink(Box::new(shared)));
+            assert!(opened.emulator_parity());
+        }
+        // Off by default, and a link made with it off opens it off.
+        let off = test_app();
+        assert!(!off.emulator_parity());
+        let shared = off.to_shared(true);
+        assert!(!shared.emulator_parity);
+        let opened = on.apply(Action::OpenLink(Box::new(shared)));
+        assert!(!opened.emulator_parity());
+    }
+}
