@@ -440,7 +440,11 @@ mod tests {
         let devices = spec.devices();
         let (day, device) = (i / devices, i % devices);
         let h = mix(spec.seed ^ mix(device));
-        let kind = if h % 4 == 0 { "tablet" } else { "phone" };
+        let kind = if h.is_multiple_of(4) {
+            "tablet"
+        } else {
+            "phone"
+        };
         let day_i = day as i64;
         let hour = (h % 24) as i64;
         let (y, m, d) = civil_from_days(FIRST_DAY_MICROS / DAY_MICROS + day_i);
