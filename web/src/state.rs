@@ -140,11 +140,13 @@ pub const WORK_BUDGET_MS: f64 = 9.0;
 /// frame), each short enough that no task reaches 50 ms with the redraw
 /// after it.
 pub const LOAD_BUDGET_MS: f64 = 24.0;
-/// While data loads, the tables, tablets and rows are redrawn at most
-/// every this many milliseconds (four times a second), however short
-/// the slices are: a redraw of a table with a thousand tablets is dearer
-/// than a slice of writes.
-pub const REFRESH_EVERY_MS: f64 = 250.0;
+/// While data loads, the tables, tablets and rows are redrawn every this
+/// many slices (about eight times a second on an idle machine). Counting
+/// slices rather than milliseconds keeps the redraws' share of the work
+/// fixed: on a busy machine, where every slice takes longer in wall
+/// time, a redraw every 250 ms doubled the long tasks of *Load sample
+/// data* (BENCHMARKS.md, bulk loads).
+pub const REFRESH_EVERY_FRAMES: u64 = 8;
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -402,9 +404,7 @@ pub struct AppState {
     /// A snapshot import waiting for the user's confirmation.
     pub pending_import: Option<PendingImport>,
     next_ghost: u64,
-    /// When the tables, tablets and rows were last brought up to date
-    /// (monotonic ms), so a load redraws them by time, not by slice.
-    refreshed_at_ms: f64,
+    work_frames: u64,
 }
 
 impl PartialEq for AppState {
@@ -460,7 +460,7 @@ impl AppState {
             replaced: None,
             pending_import: None,
             next_ghost: 0,
-            refreshed_at_ms: f64::NEG_INFINITY,
+            work_frames: 0,
         }
     }
 
@@ -902,7 +902,7 @@ impl AppState {
         if wrote && self.job.is_some() && !self.refresh_due() {
             // Mid-load: the data moved on, but redrawing the tables,
             // tablets and rows every slice would cost more than the load
-            // itself. They catch up a few times a second.
+            // itself. They catch up every few slices.
             self.data_rev += 1;
             false
         } else if wrote {
@@ -938,10 +938,11 @@ impl AppState {
         self.apply_effects(effects)
     }
 
-    /// Whether a load's redraw of the tables, tablets and rows is due
-    /// (see [`REFRESH_EVERY_MS`]).
-    fn refresh_due(&self) -> bool {
-        self.clock.now_ms() - self.refreshed_at_ms >= REFRESH_EVERY_MS
+    /// Counts a slice of a load; returns whether the redraw of the
+    /// tables, tablets and rows is due (see [`REFRESH_EVERY_FRAMES`]).
+    fn refresh_due(&mut self) -> bool {
+        self.work_frames = self.work_frames.wrapping_add(1);
+        self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
     }
 
     /// Whether the data generator, a design's rows or workload, or the
@@ -1111,7 +1112,6 @@ impl AppState {
     /// tables are up to date at once).
     fn data_changed(&mut self) {
         self.data_rev += 1;
-        self.refreshed_at_ms = self.clock.now_ms();
         self.tables = Rc::new(tables(&self.instance.borrow()));
         let exists = |name: &str| self.tables.iter().any(|t| t.name == name);
         if self.selected.as_deref().is_none_or(|s| !exists(s)) {
