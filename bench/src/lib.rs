@@ -11,6 +11,7 @@
 #![allow(unsafe_code)]
 
 mod change_stream;
+pub mod ingest;
 mod naive;
 pub mod sim;
 mod traffic;

@@ -142,7 +142,11 @@ pub const WORK_BUDGET_MS: f64 = 9.0;
 /// after it.
 pub const LOAD_BUDGET_MS: f64 = 24.0;
 /// While data loads, the tables, tablets and rows are redrawn every this
-/// many frames (about eight times a second).
+/// many slices (about eight times a second on an idle machine). Counting
+/// slices rather than milliseconds keeps the redraws' share of the work
+/// fixed: on a busy machine, where every slice takes longer in wall
+/// time, a redraw every 250 ms doubled the long tasks of *Load sample
+/// data* (BENCHMARKS.md, bulk loads).
 pub const REFRESH_EVERY_FRAMES: u64 = 8;
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
@@ -918,11 +922,10 @@ impl AppState {
             WORK_BUDGET_MS
         };
         let wrote = self.work(budget);
-        self.work_frames = self.work_frames.wrapping_add(1);
-        if wrote && self.job.is_some() && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES) {
+        if wrote && self.job.is_some() && !self.refresh_due() {
             // Mid-load: the data moved on, but redrawing the tables,
-            // tablets and rows every frame would cost more than the load
-            // itself. They catch up every few frames.
+            // tablets and rows every slice would cost more than the load
+            // itself. They catch up every few slices.
             self.data_rev += 1;
             false
         } else if wrote {
@@ -950,14 +953,19 @@ impl AppState {
         };
         let mut effects =
             Rc::make_mut(&mut self.scenario_data).work(&cx!(self), &move || clock.now_ms(), budget);
-        self.work_frames = self.work_frames.wrapping_add(1);
         let mid_job = self.scenario_data.has_work();
-        if mid_job && effects.data_changed && !self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
-        {
+        if mid_job && effects.data_changed && !self.refresh_due() {
             effects.data_changed = false;
             self.data_rev += 1;
         }
         self.apply_effects(effects)
+    }
+
+    /// Counts a slice of a load; returns whether the redraw of the
+    /// tables, tablets and rows is due (see [`REFRESH_EVERY_FRAMES`]).
+    fn refresh_due(&mut self) -> bool {
+        self.work_frames = self.work_frames.wrapping_add(1);
+        self.work_frames.is_multiple_of(REFRESH_EVERY_FRAMES)
     }
 
     /// Whether the data generator, a design's rows or workload, or the

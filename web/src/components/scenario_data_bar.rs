@@ -8,14 +8,16 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::state::scenario_data::{Job, SIZES, ScenarioDataAction, ScenarioDataState};
+use crate::state::AppContext;
+use crate::state::scenario_data::{Job, SIZES, ScenarioDataAction};
 use crate::view_model::format::format_count;
 
-/// Props of [`ScenarioDataBar`].
+/// Props of [`ScenarioDataBar`]. The slice itself (its progress moves on
+/// every slice of a load) comes from the app's context, so the Key
+/// Visualizer panel around the bar, whose props these are part of, is
+/// not drawn again with every slice.
 #[derive(Properties, PartialEq)]
 pub struct ScenarioDataBarProps {
-    /// The slice.
-    pub data: Rc<ScenarioDataState>,
     /// Whether a design is chosen (otherwise the bar is not drawn).
     pub has_design: bool,
     /// The table the replay would use (made from the current design and
@@ -28,10 +30,11 @@ pub struct ScenarioDataBarProps {
 /// The bar.
 #[component(ScenarioDataBar)]
 pub fn scenario_data_bar(props: &ScenarioDataBarProps) -> Html {
-    if !props.has_design {
+    let app = use_context::<AppContext>();
+    let Some(app) = app.filter(|_| props.has_design) else {
         return html! {};
-    }
-    let data = &props.data;
+    };
+    let data: Rc<_> = Rc::clone(&app.scenario_data);
     let send = |action: ScenarioDataAction| {
         let on = props.on_action.clone();
         Callback::from(move |_: MouseEvent| on.emit(action.clone()))

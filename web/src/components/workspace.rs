@@ -394,8 +394,7 @@ fn data_bar(app: &AppContext, cb: &Callbacks) -> Html {
         .map(str::to_string);
     html! {
         // Only where the rows can be seen (not in an embed of the map).
-        <ScenarioDataBar data={Rc::clone(&app.scenario_data)}
-            has_design={app.design.scenario.is_some() && app.panels.has(PanelId::Rows)}
+        <ScenarioDataBar has_design={app.design.scenario.is_some() && app.panels.has(PanelId::Rows)}
             {replay_table} on_action={cb.scenario_data.clone()} />
     }
 }

@@ -65,13 +65,25 @@ impl GeneratorSpec {
 }
 
 /// A load in progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct GeneratorJob {
     /// What is being generated.
     pub spec: GeneratorSpec,
     /// Rows written so far.
     pub done: u64,
+    /// The batch being written (reused).
+    batch: RowBatch,
+    /// A reused buffer for cell values.
+    scratch: Vec<u8>,
 }
+
+impl PartialEq for GeneratorJob {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec && self.done == other.done
+    }
+}
+
+impl Eq for GeneratorJob {}
 
 fn mix(mut x: u64) -> u64 {
     // SplitMix64's finaliser: a good, cheap, deterministic scrambler.
@@ -91,17 +103,156 @@ pub struct GeneratedRow {
     pub cells: Vec<(&'static str, &'static str, i64, String)>,
 }
 
+/// One cell of a [`RowBatch`]: its column, timestamp and where its value
+/// lies in the batch's value arena.
+#[derive(Clone, Debug)]
+struct BatchCell {
+    family: &'static str,
+    qualifier: &'static str,
+    ts: i64,
+    value: std::ops::Range<usize>,
+}
+
+/// Generated rows in two arenas (keys, values) and one cell list, reused
+/// from batch to batch, so writing a million rows allocates nothing per
+/// row once the arenas have grown.
+#[derive(Clone, Debug, Default)]
+pub struct RowBatch {
+    keys: Vec<u8>,
+    /// Per row: its key's range and its cells' range.
+    rows: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+    values: Vec<u8>,
+    cells: Vec<BatchCell>,
+}
+
+impl RowBatch {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.rows.clear();
+        self.values.clear();
+        self.cells.clear();
+    }
+
+    /// Rows in the batch.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the batch holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The batch as MutateRows entries (one SetCell per cell), borrowing it.
+    pub fn entries(&self) -> Vec<MutateRowsEntry<'_>> {
+        self.rows
+            .iter()
+            .map(|(key, cells)| MutateRowsEntry {
+                row_key: self.keys.get(key.clone()).unwrap_or_default().into(),
+                mutations: self
+                    .cells
+                    .get(cells.clone())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|c| {
+                        Mutation::set_cell(
+                            c.family,
+                            c.qualifier.as_bytes(),
+                            c.ts,
+                            self.values.get(c.value.clone()).unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Row `i` as owned strings (for tests and the single-row helper).
+    fn row(&self, i: usize) -> Option<GeneratedRow> {
+        let (key, cells) = self.rows.get(i)?.clone();
+        let text = |r: std::ops::Range<usize>, arena: &[u8]| {
+            String::from_utf8_lossy(arena.get(r).unwrap_or_default()).into_owned()
+        };
+        Some(GeneratedRow {
+            key: text(key, &self.keys),
+            cells: self
+                .cells
+                .get(cells)
+                .unwrap_or_default()
+                .iter()
+                .map(|c| {
+                    (
+                        c.family,
+                        c.qualifier,
+                        c.ts,
+                        text(c.value.clone(), &self.values),
+                    )
+                })
+                .collect(),
+        })
+    }
+
+    fn push_cell(&mut self, family: &'static str, qualifier: &'static str, ts: i64, value: &[u8]) {
+        let start = self.values.len();
+        self.values.extend_from_slice(value);
+        self.cells.push(BatchCell {
+            family,
+            qualifier,
+            ts,
+            value: start..self.values.len(),
+        });
+    }
+}
+
+/// Appends `n` as `width` decimal digits, zero-padded (wider numbers keep
+/// their low digits).
+fn push_digits(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    let start = out.len();
+    out.resize(start + width, b'0');
+    for slot in out[start..].iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+}
+
+/// Appends `n` as eight lower-case hex digits.
+fn push_hex8(out: &mut Vec<u8>, n: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for shift in (0..8).rev() {
+        out.push(HEX[((n >> (shift * 4)) & 0xf) as usize]);
+    }
+}
+
+/// An Android build name such as `PQ2A.190405.003`.
+fn push_build(out: &mut Vec<u8>, day_of_month: u64, patch: u64) {
+    out.extend_from_slice(b"PQ2A.1904");
+    push_digits(out, day_of_month, 2);
+    out.push(b'.');
+    push_digits(out, patch, 3);
+}
+
 /// Row number `i` of `spec`: rows arrive day by day, every device once a
 /// day, as a real fleet would send them.
 pub fn row(spec: &GeneratorSpec, i: u64) -> GeneratedRow {
+    let mut batch = RowBatch::default();
+    push_row(spec, i, &mut batch, &mut Vec::new());
+    batch.row(0).unwrap_or(GeneratedRow {
+        key: String::new(),
+        cells: Vec::new(),
+    })
+}
+
+/// Appends row number `i` of `spec` to `batch` (`scratch` is a reused
+/// buffer for the cell values).
+fn push_row(spec: &GeneratorSpec, i: u64, batch: &mut RowBatch, scratch: &mut Vec<u8>) {
     let devices = spec.devices();
     let day = i / devices;
     let device = i % devices;
     let h = mix(spec.seed ^ mix(device));
-    let kind = if h.is_multiple_of(4) {
-        "tablet"
+    let kind: &[u8] = if h.is_multiple_of(4) {
+        b"tablet"
     } else {
-        "phone"
+        b"phone"
     };
     // Lossless: both fit easily (day < MAX_ROWS, h % 24 < 24).
     let day_i = i64::try_from(day).unwrap_or(0);
@@ -110,25 +261,34 @@ pub fn row(spec: &GeneratorSpec, i: u64) -> GeneratedRow {
     // A bijection of the device number (odd multiplier, then xor), so no
     // two devices share an id.
     let id = (device as u32).wrapping_mul(0x9e37_79b1) ^ (mix(spec.seed) as u32);
-    let key = format!("{kind}#{id:08x}#{y:04}{m:02}{d:02}");
+    let key_start = batch.keys.len();
+    batch.keys.extend_from_slice(kind);
+    batch.keys.push(b'#');
+    push_hex8(&mut batch.keys, id);
+    batch.keys.push(b'#');
+    // The civil date of a day after 2020: all three are positive.
+    push_digits(&mut batch.keys, y.unsigned_abs(), 4);
+    push_digits(&mut batch.keys, m.unsigned_abs(), 2);
+    push_digits(&mut batch.keys, d.unsigned_abs(), 2);
     let ts = FIRST_DAY_MICROS + day_i * DAY_MICROS + hour * HOUR_MICROS;
     let r = mix(h ^ day);
-    let build = format!("PQ2A.1904{:02}.{:03}", 1 + r % 28, (r >> 8) % 8);
-    let mut cells = Vec::with_capacity(4);
+    let cells_start = batch.cells.len();
     if device % 8 == 3 {
         // An update that replaced an earlier build the same day: the family
         // keeps one version, so the old one waits for garbage collection.
-        cells.push((
-            SUMMARY,
-            "os_build",
-            ts - HOUR_MICROS,
-            format!("PQ2A.1904{:02}.{:03}", r % 28, (r >> 8) % 8),
-        ));
+        scratch.clear();
+        push_build(scratch, r % 28, (r >> 8) % 8);
+        batch.push_cell(SUMMARY, "os_build", ts - HOUR_MICROS, scratch);
     }
-    cells.push((SUMMARY, "os_build", ts, build));
-    cells.push((DETAIL, "connected_cell", ts, ((r >> 16) & 1).to_string()));
-    cells.push((DETAIL, "connected_wifi", ts, ((r >> 17) & 1).to_string()));
-    GeneratedRow { key, cells }
+    scratch.clear();
+    push_build(scratch, 1 + r % 28, (r >> 8) % 8);
+    batch.push_cell(SUMMARY, "os_build", ts, scratch);
+    let bit = |shift: u32| if (r >> shift) & 1 == 1 { b"1" } else { b"0" };
+    batch.push_cell(DETAIL, "connected_cell", ts, bit(16));
+    batch.push_cell(DETAIL, "connected_wifi", ts, bit(17));
+    batch
+        .rows
+        .push((key_start..batch.keys.len(), cells_start..batch.cells.len()));
 }
 
 /// The families the generated rows need.
@@ -181,7 +341,12 @@ pub fn prepare(instance: &mut Instance, table: &str) -> Result<(), String> {
 impl GeneratorJob {
     /// A job that has written nothing yet.
     pub fn new(spec: GeneratorSpec) -> GeneratorJob {
-        GeneratorJob { spec, done: 0 }
+        GeneratorJob {
+            spec,
+            done: 0,
+            batch: RowBatch::default(),
+            scratch: Vec::new(),
+        }
     }
 
     /// Whether every row is written.
@@ -214,20 +379,11 @@ impl GeneratorJob {
         }
         while !self.is_done() {
             let end = (self.done + BATCH_ROWS).min(self.spec.rows);
-            let rows: Vec<GeneratedRow> = (self.done..end).map(|i| row(&self.spec, i)).collect();
-            let entries: Vec<MutateRowsEntry<'_>> = rows
-                .iter()
-                .map(|r| MutateRowsEntry {
-                    row_key: r.key.as_bytes().into(),
-                    mutations: r
-                        .cells
-                        .iter()
-                        .map(|(family, qualifier, ts, value)| {
-                            Mutation::set_cell(family, qualifier.as_bytes(), *ts, value.as_bytes())
-                        })
-                        .collect(),
-                })
-                .collect();
+            self.batch.clear();
+            for i in self.done..end {
+                push_row(&self.spec, i, &mut self.batch, &mut self.scratch);
+            }
+            let entries = self.batch.entries();
             let results = instance
                 .mutate_rows(&self.spec.table, &entries)
                 .map_err(|e| e.to_string())?;
@@ -275,6 +431,59 @@ mod tests {
         let with_update = row(&spec, 3);
         assert_eq!(with_update.cells.len(), 4);
         assert_eq!(row(&spec, 1).cells.len(), 3);
+    }
+
+    /// The rows as they were first written with `format!`: share links
+    /// and autosaves rebuild sample data from the seed, so the arena
+    /// writer must give the very same bytes.
+    fn formatted_row(spec: &GeneratorSpec, i: u64) -> GeneratedRow {
+        let devices = spec.devices();
+        let (day, device) = (i / devices, i % devices);
+        let h = mix(spec.seed ^ mix(device));
+        let kind = if h.is_multiple_of(4) {
+            "tablet"
+        } else {
+            "phone"
+        };
+        let day_i = day as i64;
+        let hour = (h % 24) as i64;
+        let (y, m, d) = civil_from_days(FIRST_DAY_MICROS / DAY_MICROS + day_i);
+        let id = (device as u32).wrapping_mul(0x9e37_79b1) ^ (mix(spec.seed) as u32);
+        let ts = FIRST_DAY_MICROS + day_i * DAY_MICROS + hour * HOUR_MICROS;
+        let r = mix(h ^ day);
+        let mut cells = Vec::new();
+        if device % 8 == 3 {
+            let old = format!("PQ2A.1904{:02}.{:03}", r % 28, (r >> 8) % 8);
+            cells.push((SUMMARY, "os_build", ts - HOUR_MICROS, old));
+        }
+        let build = format!("PQ2A.1904{:02}.{:03}", 1 + r % 28, (r >> 8) % 8);
+        cells.push((SUMMARY, "os_build", ts, build));
+        cells.push((DETAIL, "connected_cell", ts, ((r >> 16) & 1).to_string()));
+        cells.push((DETAIL, "connected_wifi", ts, ((r >> 17) & 1).to_string()));
+        GeneratedRow {
+            key: format!("{kind}#{id:08x}#{y:04}{m:02}{d:02}"),
+            cells,
+        }
+    }
+
+    #[test]
+    fn the_arena_writer_gives_the_formatted_rows() {
+        for seed in [1, 7, u64::MAX] {
+            let spec = GeneratorSpec {
+                table: "t".into(),
+                rows: 1_000_000,
+                seed,
+            };
+            let mut batch = RowBatch::default();
+            let mut scratch = Vec::new();
+            let picks: Vec<u64> = (0..200).chain([33_333, 499_999, 999_999]).collect();
+            for &i in &picks {
+                push_row(&spec, i, &mut batch, &mut scratch);
+            }
+            for (n, &i) in picks.iter().enumerate() {
+                assert_eq!(batch.row(n), Some(formatted_row(&spec, i)), "row {i}");
+            }
+        }
     }
 
     #[test]
