@@ -132,6 +132,13 @@ pub fn session_set(key: &str, value: &str) -> bool {
         .is_some_and(|s| s.set_item(key, value).is_ok())
 }
 
+/// Removes a sessionStorage entry (this tab's own).
+pub fn session_remove(key: &str) {
+    if let Some(storage) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
+        let _ = storage.remove_item(key);
+    }
+}
+
 /// Offers `bytes` as a file download named `filename`.
 pub fn download(bytes: &[u8], filename: &str) -> Result<(), String> {
     let document = gloo::utils::document();

@@ -742,6 +742,21 @@ impl AppState {
                 self.apply_effects(effects)
             }
             Action::Live(action) => {
+                // The Tablets panel follows the Key Visualizer's choice:
+                // the real table's tablets beside the live map, the
+                // simulated cluster's beside the simulation.
+                let tablets = match &action {
+                    live::LiveAction::Show(live::KvView::Live) => Some(sim::TabletsView::Table),
+                    live::LiveAction::Show(live::KvView::Simulation) => {
+                        Some(sim::TabletsView::Simulation)
+                    }
+                    _ => None,
+                };
+                if let Some(view) = tablets {
+                    let effects = Rc::make_mut(&mut self.sim)
+                        .reduce(sim::SimAction::TabletsView(view), &cx!(self));
+                    self.apply_effects(effects);
+                }
                 Rc::make_mut(&mut self.live).reduce(action);
                 false
             }

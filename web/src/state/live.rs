@@ -599,6 +599,21 @@ mod tests {
     }
 
     #[test]
+    fn the_tablets_panel_follows_the_key_visualizers_choice() {
+        use crate::state::sim::TabletsView;
+        let picked = test_app().apply(Action::Sim(SimAction::PickScenario(
+            "mobile_timestamp_first.toml".into(),
+        )));
+        assert_eq!(picked.sim.tablets_view, TabletsView::Simulation);
+        let live = picked.apply(Action::Live(LiveAction::Show(KvView::Live)));
+        assert_eq!(live.sim.tablets_view, TabletsView::Table);
+        let ab = live.apply(Action::Live(LiveAction::Show(KvView::Ab)));
+        assert_eq!(ab.sim.tablets_view, TabletsView::Table, "A/B leaves it");
+        let sim = ab.apply(Action::Live(LiveAction::Show(KvView::Simulation)));
+        assert_eq!(sim.sim.tablets_view, TabletsView::Simulation);
+    }
+
+    #[test]
     fn a_prefix_read_lights_only_its_keys() {
         let state = settle(run(
             &test_app(),

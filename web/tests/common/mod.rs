@@ -51,9 +51,13 @@ pub fn fresh_root_keeping_fragment() -> Element {
     root
 }
 
-/// Forgets autosave and the fragment, so the app boots with the sample.
+/// Forgets autosave (the shared copy, its owner and this tab's own) and
+/// the fragment, so the app boots with the sample.
 pub fn reset_page() {
-    tabletop_web::browser::storage_remove(tabletop_web::browser::AUTOSAVE_KEY);
+    use tabletop_web::browser::{AUTOSAVE_KEY, AUTOSAVE_OWNER_KEY};
+    tabletop_web::browser::storage_remove(AUTOSAVE_KEY);
+    tabletop_web::browser::storage_remove(AUTOSAVE_OWNER_KEY);
+    tabletop_web::browser::session_remove(AUTOSAVE_KEY);
     let window = gloo::utils::window();
     let location = window.location();
     let bare = format!(
