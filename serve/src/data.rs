@@ -3,6 +3,7 @@
 //! (ReadRows into chunk streams).
 
 use serde_json::Value;
+use tabletop_core::Fidelity;
 use tabletop_core::api::ReadPages;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -170,6 +171,21 @@ fn stream<T: Send + 'static>(items: Vec<T>) -> Response<Stream<T>> {
     Response::new(Box::pin(tokio_stream::iter(items.into_iter().map(Ok))))
 }
 
+impl DataService {
+    /// Google's emulator has no SQL: under emulator parity the query
+    /// methods answer UNIMPLEMENTED in its words.
+    fn refuse_sql_as_the_emulator(&self, instance_name: &str, method: &str) -> Result<(), Status> {
+        let names = serde_json::json!({ "instanceName": instance_name });
+        let fidelity = self.shared.for_request(&names, |db| Ok(db.fidelity()))?;
+        if fidelity == Fidelity::Emulator {
+            return Err(Status::unimplemented(format!(
+                "the emulator does not currently support {method}"
+            )));
+        }
+        Ok(())
+    }
+}
+
 #[tonic::async_trait]
 impl Bigtable for DataService {
     async fn read_rows(
@@ -270,6 +286,7 @@ impl Bigtable for DataService {
         &self,
         request: Request<PrepareQueryRequest>,
     ) -> Result<Response<PrepareQueryResponse>, Status> {
+        self.refuse_sql_as_the_emulator(&request.get_ref().instance_name, "PrepareQuery")?;
         query::prepare(&self.shared, request.get_ref()).map(Response::new)
     }
 
@@ -277,6 +294,7 @@ impl Bigtable for DataService {
         &self,
         request: Request<ExecuteQueryRequest>,
     ) -> Result<Response<Stream<ExecuteQueryResponse>>, Status> {
+        self.refuse_sql_as_the_emulator(&request.get_ref().instance_name, "ExecuteQuery")?;
         let mut execution = query::execute(&self.shared, request.get_ref())?;
         // The first page is read here, so a query that fails at once
         // answers its status rather than a broken stream.

@@ -24,9 +24,9 @@ import warnings
 PROJECT, INSTANCE, TABLE = "p", "i", "t"
 
 
-def start(tabletop):
+def start(tabletop, *flags):
     proc = subprocess.Popen(
-        [tabletop, "serve", "-host", "127.0.0.1", "-port", "0"],
+        [tabletop, "serve", "-host", "127.0.0.1", "-port", "0", *flags],
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
     )
@@ -580,6 +580,37 @@ def large_query_streams_in_flat_memory(tabletop):
         proc.wait(timeout=30)
 
 
+def parity_refuses_sql_as_the_emulator(tabletop):
+    """Google's emulator answers PrepareQuery and ExecuteQuery with
+    UNIMPLEMENTED ("the emulator does not currently support ..."); with
+    --emulator-parity tabletop serve answers the same, so a team sees that
+    its SQL tests cannot run on the emulator."""
+    import grpc
+    from google.cloud.bigtable_v2.services.bigtable import BigtableClient
+    from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
+
+    proc, addr = start(tabletop, "--emulator-parity")
+    channel = grpc.insecure_channel(addr)
+    try:
+        client = BigtableClient(transport=BigtableGrpcTransport(channel=channel))
+        request = {"instance_name": "projects/%s/instances/%s" % (PROJECT, INSTANCE), "query": "SELECT _key FROM t"}
+        for method, call in [
+            ("PrepareQuery", lambda: client.prepare_query(request=request)),
+            ("ExecuteQuery", lambda: list(client.execute_query(request=request))),
+        ]:
+            try:
+                call()
+            except Exception as e:  # the client's MethodNotImplemented
+                assert getattr(e, "grpc_status_code", None) == grpc.StatusCode.UNIMPLEMENTED, repr(e)
+                assert "the emulator does not currently support %s" % method in str(e), str(e)
+            else:
+                raise AssertionError("%s answered under --emulator-parity" % method)
+    finally:
+        channel.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tabletop", required=True)
@@ -602,7 +633,11 @@ def main():
                 traceback.print_exc(file=sys.stdout)
                 failed += 1
         suite.close()
-        for own_server in [stalled_reader_does_not_hold_shutdown, large_query_streams_in_flat_memory]:
+        for own_server in [
+            stalled_reader_does_not_hold_shutdown,
+            large_query_streams_in_flat_memory,
+            parity_refuses_sql_as_the_emulator,
+        ]:
             try:
                 own_server(args.tabletop)
                 print("ok   " + own_server.__name__)

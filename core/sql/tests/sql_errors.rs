@@ -5,8 +5,8 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+use tabletop_sql::Instance;
 use tabletop_sql::sql;
-use tabletop_sql::{Instance, rowkey_schema, views};
 use tabletop_store::*;
 
 fn db() -> Instance {
@@ -255,6 +255,7 @@ fn scripts_go_on_after_a_failed_statement() {
 #[cfg(not(target_arch = "wasm32"))]
 mod property {
     use proptest::prelude::*;
+    use tabletop_sql::{rowkey_schema, views};
 
     use super::*;
 
