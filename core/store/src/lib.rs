@@ -91,8 +91,8 @@ pub use instance::{
     TableInfo, TabletInfo, validate_resource_id,
 };
 pub use mutation::{
-    AggregateInput, Mutation, SERVER_TIMESTAMP, TimestampRange, validate_row_key,
-    validate_timestamp,
+    AggregateInput, AggregateOp, AggregateWrite, Mutation, SERVER_TIMESTAMP, TimestampRange,
+    validate_row_key, validate_timestamp,
 };
 pub use row::{
     CellView, CollectRows, CountRows, OwnedCell, OwnedRow, ReadStats, RowSink, RowView, cell_bytes,

@@ -42,6 +42,32 @@ pub enum AggregateInput<'a> {
     Raw(Cow<'a, [u8]>),
 }
 
+/// Which of the two aggregate writes an [`AggregateWrite`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggregateOp {
+    /// `AddToCell`: an input to aggregate.
+    Add,
+    /// `MergeToCell`: a state (as read back from a cell) to merge.
+    Merge,
+}
+
+/// The parts of an `AddToCell` or a `MergeToCell`, which carry the same
+/// fields: one view of both, so code that treats them alike reads them
+/// once ([`Mutation::aggregate_write`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AggregateWrite<'m, 'a> {
+    /// Add or merge.
+    pub op: AggregateOp,
+    /// The aggregate family.
+    pub family_name: &'m str,
+    /// The column qualifier.
+    pub column_qualifier: &'m [u8],
+    /// Microseconds, or [`SERVER_TIMESTAMP`].
+    pub timestamp_micros: i64,
+    /// The input or state.
+    pub input: &'m AggregateInput<'a>,
+}
+
 /// One mutation of a row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mutation<'a> {
@@ -94,6 +120,41 @@ pub enum Mutation<'a> {
     },
     /// Delete the whole row.
     DeleteFromRow,
+}
+
+impl<'a> Mutation<'a> {
+    /// The parts of an `AddToCell` or a `MergeToCell`; `None` for any other
+    /// mutation.
+    #[must_use]
+    pub fn aggregate_write(&self) -> Option<AggregateWrite<'_, 'a>> {
+        let (Mutation::AddToCell {
+            family_name,
+            column_qualifier,
+            timestamp_micros,
+            input,
+        }
+        | Mutation::MergeToCell {
+            family_name,
+            column_qualifier,
+            timestamp_micros,
+            input,
+        }) = self
+        else {
+            return None;
+        };
+        let op = if matches!(self, Mutation::AddToCell { .. }) {
+            AggregateOp::Add
+        } else {
+            AggregateOp::Merge
+        };
+        Some(AggregateWrite {
+            op,
+            family_name,
+            column_qualifier,
+            timestamp_micros: *timestamp_micros,
+            input,
+        })
+    }
 }
 
 impl Mutation<'_> {

@@ -20,7 +20,7 @@
 //! as they are (see `instance/snapshot/change_log.rs`).
 
 use super::{ChangeKind, ChangeRecord};
-use crate::mutation::{AggregateInput, Mutation, TimestampRange};
+use crate::mutation::{AggregateInput, AggregateOp, Mutation, TimestampRange};
 
 /// One kept record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,30 +82,21 @@ pub(crate) fn put_mutation(buf: &mut Vec<u8>, m: &Mutation<'_>, resolve: impl Fn
             put_int(buf, resolve(*timestamp_micros));
             put_bytes(buf, value);
         }
-        Mutation::AddToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
-        }
-        | Mutation::MergeToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
-        } => {
+        Mutation::AddToCell { .. } | Mutation::MergeToCell { .. } => {
+            let Some(w) = m.aggregate_write() else {
+                return;
+            };
             put_uint(
                 buf,
-                if matches!(m, Mutation::AddToCell { .. }) {
-                    1
-                } else {
-                    2
+                match w.op {
+                    AggregateOp::Add => 1,
+                    AggregateOp::Merge => 2,
                 },
             );
-            put_bytes(buf, family_name.as_bytes());
-            put_bytes(buf, column_qualifier);
-            put_int(buf, resolve(*timestamp_micros));
-            match input {
+            put_bytes(buf, w.family_name.as_bytes());
+            put_bytes(buf, w.column_qualifier);
+            put_int(buf, resolve(w.timestamp_micros));
+            match w.input {
                 AggregateInput::Int(v) => {
                     put_uint(buf, 0);
                     put_int(buf, *v);

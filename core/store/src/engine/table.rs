@@ -289,32 +289,29 @@ impl Table {
                         value.len(),
                     );
                 }
-                Mutation::AddToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                }
-                | Mutation::MergeToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                } => {
-                    validate_timestamp(*timestamp_micros).map_err(at)?;
-                    validate_qualifier(column_qualifier).map_err(at)?;
+                Mutation::AddToCell { .. } | Mutation::MergeToCell { .. } => {
+                    let Some(w) = m.aggregate_write() else {
+                        return Err(at(Error::internal("aggregate mutation without parts")));
+                    };
+                    validate_timestamp(w.timestamp_micros).map_err(at)?;
+                    validate_qualifier(w.column_qualifier).map_err(at)?;
                     let Some((_, def)) = family else {
                         return Err(at(Error::internal("aggregate mutation without family")));
                     };
                     let ValueType::Aggregate(agg) = def.value_type else {
                         return Err(at(Error::invalid(format!(
-                            "column family \"{family_name}\" is not an aggregate family; \
-                             AddToCell and MergeToCell need one"
+                            "column family \"{}\" is not an aggregate family; \
+                             AddToCell and MergeToCell need one",
+                            w.family_name
                         ))));
                     };
-                    check_input(agg, input).map_err(at)?;
-                    added +=
-                        cell_bytes(row_key.len(), family_name.len(), column_qualifier.len(), 8);
+                    check_input(agg, w.input).map_err(at)?;
+                    added += cell_bytes(
+                        row_key.len(),
+                        w.family_name.len(),
+                        w.column_qualifier.len(),
+                        8,
+                    );
                 }
                 Mutation::DeleteFromColumn {
                     column_qualifier,
@@ -439,30 +436,22 @@ impl Table {
                         value,
                     );
                 }
-                Mutation::AddToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                }
-                | Mutation::MergeToCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros,
-                    input,
-                } => {
-                    let fid = resolved(fids, i, &self.fams, family_name)?;
+                Mutation::AddToCell { .. } | Mutation::MergeToCell { .. } => {
+                    let Some(w) = m.aggregate_write() else {
+                        return Err(Error::internal("aggregate mutation without parts"));
+                    };
+                    let fid = resolved(fids, i, &self.fams, w.family_name)?;
                     let ValueType::Aggregate(agg) = self.fams.def(fid).value_type else {
                         return Err(Error::internal("aggregate family changed type"));
                     };
-                    let ts = resolve(*timestamp_micros);
-                    let current = self.find_cell(ti, row_key, fid, column_qualifier, ts);
-                    let merged = merge_input(agg, current.as_deref(), input)?;
+                    let ts = resolve(w.timestamp_micros);
+                    let current = self.find_cell(ti, row_key, fid, w.column_qualifier, ts);
+                    let merged = merge_input(agg, current.as_deref(), w.input)?;
                     let mem = &mut self.tablets[ti].mem;
                     if !mem.is_open() {
                         mem.open_group(row_key);
                     }
-                    mem.push_cell(fid, family_name.len(), column_qualifier, ts, &merged);
+                    mem.push_cell(fid, w.family_name.len(), w.column_qualifier, ts, &merged);
                 }
                 Mutation::DeleteFromColumn {
                     family_name,

@@ -131,19 +131,7 @@ pub(crate) fn as_emulator_filter(filter: &RowFilter) -> RowFilter {
         RowFilter::Interleave(list) => {
             RowFilter::Interleave(list.iter().map(as_emulator_filter).collect())
         }
-        RowFilter::Condition {
-            predicate,
-            true_filter,
-            false_filter,
-        } => RowFilter::Condition {
-            predicate: Box::new(as_emulator_filter(predicate)),
-            true_filter: true_filter
-                .as_deref()
-                .map(|f| Box::new(as_emulator_filter(f))),
-            false_filter: false_filter
-                .as_deref()
-                .map(|f| Box::new(as_emulator_filter(f))),
-        },
+        RowFilter::Condition { .. } => emulator_condition(filter, as_emulator_filter),
         other => other.clone(),
     }
 }
@@ -159,16 +147,27 @@ fn without_labels(filter: &RowFilter) -> RowFilter {
         RowFilter::Interleave(list) => {
             RowFilter::Interleave(list.iter().map(without_labels).collect())
         }
-        RowFilter::Condition {
-            predicate,
-            true_filter,
-            false_filter,
-        } => RowFilter::Condition {
-            predicate: Box::new(as_emulator_filter(predicate)),
-            true_filter: true_filter.as_deref().map(|f| Box::new(without_labels(f))),
-            false_filter: false_filter.as_deref().map(|f| Box::new(without_labels(f))),
-        },
+        RowFilter::Condition { .. } => emulator_condition(filter, without_labels),
         other => as_emulator_filter(other),
+    }
+}
+
+/// A condition as the emulator reads it: its predicate through
+/// [`as_emulator_filter`] (a predicate's labels never reach the output) and
+/// its branches through `branch`. Any other filter comes back unchanged.
+fn emulator_condition(filter: &RowFilter, branch: fn(&RowFilter) -> RowFilter) -> RowFilter {
+    let RowFilter::Condition {
+        predicate,
+        true_filter,
+        false_filter,
+    } = filter
+    else {
+        return filter.clone();
+    };
+    RowFilter::Condition {
+        predicate: Box::new(as_emulator_filter(predicate)),
+        true_filter: true_filter.as_deref().map(|f| Box::new(branch(f))),
+        false_filter: false_filter.as_deref().map(|f| Box::new(branch(f))),
     }
 }
 

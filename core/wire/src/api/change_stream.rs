@@ -23,8 +23,8 @@ use super::proto_json::{At, Fields, Out, format_duration};
 use crate::cbt::gostr::parse_rfc3339;
 use tabletop_sql::Instance;
 use tabletop_store::{
-    AggregateInput, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, KeyBound,
-    KeyRange, Mutation, ReadChangeStreamRequest, Result, Traces,
+    AggregateInput, AggregateOp, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig,
+    KeyBound, KeyRange, Mutation, ReadChangeStreamRequest, Result, Traces,
 };
 
 /// How continuation tokens start; the rest is the sequence number.
@@ -361,43 +361,36 @@ pub fn mutation_to_json(m: &Mutation<'_>) -> Value {
                 .int64("timestampMicros", *timestamp_micros)
                 .bytes("value", value),
         ),
-        Mutation::AddToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
+        Mutation::AddToCell { .. } | Mutation::MergeToCell { .. } => {
+            let Some(w) = m.aggregate_write() else {
+                return Value::Null;
+            };
+            (
+                match w.op {
+                    AggregateOp::Add => "addToCell",
+                    AggregateOp::Merge => "mergeToCell",
+                },
+                Out::new()
+                    .string("familyName", w.family_name)
+                    .set(
+                        "columnQualifier",
+                        Out::new().bytes("rawValue", w.column_qualifier).build(),
+                    )
+                    .set(
+                        "timestamp",
+                        Out::new()
+                            .int64("rawTimestampMicros", w.timestamp_micros)
+                            .build(),
+                    )
+                    .set(
+                        "input",
+                        match w.input {
+                            AggregateInput::Int(v) => Out::new().int64("intValue", *v).build(),
+                            AggregateInput::Raw(b) => Out::new().bytes("rawValue", b).build(),
+                        },
+                    ),
+            )
         }
-        | Mutation::MergeToCell {
-            family_name,
-            column_qualifier,
-            timestamp_micros,
-            input,
-        } => (
-            if matches!(m, Mutation::AddToCell { .. }) {
-                "addToCell"
-            } else {
-                "mergeToCell"
-            },
-            Out::new()
-                .string("familyName", family_name)
-                .set(
-                    "columnQualifier",
-                    Out::new().bytes("rawValue", column_qualifier).build(),
-                )
-                .set(
-                    "timestamp",
-                    Out::new()
-                        .int64("rawTimestampMicros", *timestamp_micros)
-                        .build(),
-                )
-                .set(
-                    "input",
-                    match input {
-                        AggregateInput::Int(v) => Out::new().int64("intValue", *v).build(),
-                        AggregateInput::Raw(b) => Out::new().bytes("rawValue", b).build(),
-                    },
-                ),
-        ),
         Mutation::DeleteFromColumn {
             family_name,
             column_qualifier,
