@@ -64,7 +64,8 @@ pub use tabletop_sql::{
 };
 pub use tabletop_store::{
     ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail,
-    MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
+    ChangeToken, MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, PartitionChange,
+    ReadChangeStreamRequest,
 };
 pub use tabletop_store::{base64_text, inspect, traffic};
 pub use tabletop_teach::{advisor, lesson};

@@ -20,6 +20,7 @@
 //! recorded, retention of 1 to 7 days, records ordered by commit time per
 //! row) and `google/bigtable/v2/bigtable.proto` (`ReadChangeStreamResponse`).
 
+mod partitions;
 mod stored;
 
 use std::collections::VecDeque;
@@ -28,6 +29,7 @@ use crate::engine::family::Families;
 use crate::error::{Error, Result};
 use crate::mutation::{Mutation, TimestampRange};
 use crate::row_set::KeyRange;
+pub use partitions::{ChangeToken, PartitionChange};
 pub(crate) use stored::StoredChange;
 
 /// Checks a stored record's bytes (from a snapshot): `Err` names what is
@@ -232,21 +234,37 @@ impl ChangeLog {
 }
 
 /// Where a change stream read starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChangeStart {
     /// Changes committed at or after this time (microseconds); the
     /// request's `start_time`, or the time of the request when it has none.
     /// It must lie within the retention period and not after the clock.
     Time(i64),
-    /// Changes after the one with this sequence number (a continuation
-    /// token's position).
-    After(u64),
+    /// Continuation tokens: the changes after each token's position, for
+    /// the keys of its range. Together the ranges must cover the partition
+    /// read exactly: one token over the whole partition, or, after the
+    /// partitions changed, the tokens whose ranges make it up.
+    Tokens(Vec<ChangeToken>),
+}
+
+impl ChangeStart {
+    /// The changes of `partition` after the one numbered `position`: one
+    /// token over the whole partition.
+    #[must_use]
+    pub fn after(partition: &KeyRange, position: u64) -> ChangeStart {
+        ChangeStart::Tokens(vec![ChangeToken {
+            range: partition.clone(),
+            position,
+        }])
+    }
 }
 
 /// A ReadChangeStream request, as the store takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadChangeStreamRequest {
-    /// The partition: which row keys.
+    /// The partition: which row keys. One of the table's partitions
+    /// ([`crate::Instance::change_stream_partitions`]); any other range
+    /// answers with a [`PartitionChange`].
     pub partition: KeyRange,
     /// Where to start.
     pub start: ChangeStart,
@@ -269,6 +287,10 @@ pub struct ChangeStreamBatch {
     pub low_watermark_micros: i64,
     /// Whether the end time has passed, so the stream is complete.
     pub complete: bool,
+    /// Set when the partition read is not one of the table's partitions
+    /// (its tablets split or merged): the read returns no records and the
+    /// stream ends, to go on from the new partitions.
+    pub partition_change: Option<PartitionChange>,
 }
 
 /// The newest records of a table's change stream, for a live view.
@@ -297,15 +319,64 @@ impl ChangeLog {
         }
     }
 
-    /// The records `req` selects at instance time `now`.
+    /// The records `req` selects at instance time `now`, when the table's
+    /// partitions are `partitions`.
     pub(crate) fn read(
         &self,
         req: &ReadChangeStreamRequest,
         now: i64,
+        partitions: &[KeyRange],
     ) -> Result<ChangeStreamBatch> {
-        let oldest = now.saturating_sub(self.config.retention_micros);
-        let first = match req.start {
+        let tokens = self.start_tokens(req, now)?;
+        let low_watermark_micros = req.end_micros.map_or(now, |end| end.min(now));
+        let reached = tokens.iter().map(|t| t.position).max().unwrap_or(0);
+        if !partitions.contains(&req.partition) {
+            return Ok(ChangeStreamBatch {
+                records: Vec::new(),
+                position: reached,
+                low_watermark_micros,
+                complete: false,
+                partition_change: Some(partitions::change_for(partitions, &tokens)),
+            });
+        }
+        let from = tokens.iter().map(|t| t.position).min().unwrap_or(0);
+        let first = self.records.partition_point(|r| r.sequence <= from);
+        let mut position = reached;
+        let mut records = Vec::new();
+        for r in self.records.range(first..) {
+            if req.end_micros.is_some_and(|end| r.commit_micros > end) {
+                break;
+            }
+            position = position.max(r.sequence);
+            let key = r.row_key();
+            // The tokens' ranges do not overlap: at most one holds the key.
+            if tokens
+                .iter()
+                .any(|t| t.range.contains(key) && r.sequence > t.position)
+            {
+                records.push(r.to_record());
+            }
+        }
+        // The end time is inclusive: the stream is over once the clock has
+        // passed it.
+        let complete = req.end_micros.is_some_and(|end| now > end);
+        Ok(ChangeStreamBatch {
+            records,
+            position,
+            low_watermark_micros,
+            complete,
+            partition_change: None,
+        })
+    }
+
+    /// Where `req` starts, as tokens covering its partition exactly: a
+    /// start time becomes one token at the record before the first change
+    /// committed at or after it.
+    fn start_tokens(&self, req: &ReadChangeStreamRequest, now: i64) -> Result<Vec<ChangeToken>> {
+        match &req.start {
             ChangeStart::Time(t) => {
+                let t = *t;
+                let oldest = now.saturating_sub(self.config.retention_micros);
                 if t > now {
                     return Err(Error::invalid(format!(
                         "start_time {t} is after the current time {now}; a change stream starts in the past or now"
@@ -318,56 +389,48 @@ impl ChangeLog {
                         retention_text(self.config.retention_micros)
                     )));
                 }
-                self.records.partition_point(|r| r.commit_micros < t)
-            }
-            ChangeStart::After(seq) => {
-                if seq >= self.next_sequence {
-                    return Err(Error::invalid(
-                        "the continuation token is not one this table's change stream gave out",
-                    ));
-                }
-                let expired = self
+                let first = self.records.partition_point(|r| r.commit_micros < t);
+                // Sequence numbers are contiguous, so the position before
+                // the first record selected is one less than its number.
+                let position = self
                     .records
-                    .front()
-                    .map_or(self.next_sequence, |r| r.sequence);
-                if seq + 1 < expired {
-                    return Err(Error::new(
-                        crate::error::Code::OutOfRange,
-                        "the continuation token points before the change stream's retention period",
-                    ));
+                    .get(first)
+                    .map_or(self.next_sequence - 1, |r| r.sequence - 1);
+                Ok(vec![ChangeToken {
+                    range: req.partition.clone(),
+                    position,
+                }])
+            }
+            ChangeStart::Tokens(tokens) => {
+                let mut tokens = tokens.clone();
+                for t in &tokens {
+                    self.check_position(t.position)?;
                 }
-                self.records.partition_point(|r| r.sequence <= seq)
-            }
-        };
-        // Sequence numbers are contiguous, so the position before the
-        // first record selected is one less than its number.
-        let mut position = match req.start {
-            ChangeStart::After(seq) => seq,
-            ChangeStart::Time(_) => self
-                .records
-                .get(first)
-                .map_or(self.next_sequence - 1, |r| r.sequence - 1),
-        };
-        let mut records = Vec::new();
-        for r in self.records.range(first..) {
-            if req.end_micros.is_some_and(|end| r.commit_micros > end) {
-                break;
-            }
-            position = r.sequence;
-            if req.partition.contains(r.row_key()) {
-                records.push(r.to_record());
+                partitions::check_cover(&req.partition, &mut tokens)?;
+                Ok(tokens)
             }
         }
-        // The end time is inclusive: the stream is over once the clock has
-        // passed it.
-        let complete = req.end_micros.is_some_and(|end| now > end);
-        let low_watermark_micros = req.end_micros.map_or(now, |end| end.min(now));
-        Ok(ChangeStreamBatch {
-            records,
-            position,
-            low_watermark_micros,
-            complete,
-        })
+    }
+
+    /// Checks that a continuation token's position is one this log gave
+    /// out and has not expired.
+    fn check_position(&self, seq: u64) -> Result<()> {
+        if seq >= self.next_sequence {
+            return Err(Error::invalid(
+                "the continuation token is not one this table's change stream gave out",
+            ));
+        }
+        let expired = self
+            .records
+            .front()
+            .map_or(self.next_sequence, |r| r.sequence);
+        if seq + 1 < expired {
+            return Err(Error::new(
+                crate::error::Code::OutOfRange,
+                "the continuation token points before the change stream's retention period",
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -494,9 +494,13 @@ impl Instance {
         req: &ReadChangeStreamRequest,
     ) -> Result<ChangeStreamBatch> {
         let now = self.now_micros;
-        let log = self.change_log(table_id)?;
-        log.expire(now);
-        log.read(req, now)
+        self.change_log(table_id)?.expire(now);
+        let table = self.table(table_id)?;
+        let log = table
+            .changes
+            .as_deref()
+            .ok_or_else(|| not_enabled(table_id))?;
+        log.read(req, now, &table.tablet_ranges())
     }
 
     /// The newest `limit` records of a table's change stream, for a live
@@ -515,21 +519,20 @@ impl Instance {
     }
 
     /// GenerateInitialChangeStreamPartitions: the key ranges to read the
-    /// change stream by. The playground keeps one partition per table, the
-    /// whole key space (Bigtable gives one per tablet, roughly).
+    /// change stream by, one per tablet of the table, in key order. When
+    /// the tablets split or merge, a read of an old partition answers with
+    /// the new ones ([`ChangeStreamBatch::partition_change`]).
     pub fn change_stream_partitions(&mut self, table_id: &str) -> Result<Vec<KeyRange>> {
         self.change_log(table_id)?;
-        Ok(vec![KeyRange::all()])
+        Ok(self.table(table_id)?.tablet_ranges())
     }
 
     fn change_log(&mut self, table_id: &str) -> Result<&mut ChangeLog> {
         let table = self.table_mut(table_id)?;
-        table.changes.as_deref_mut().ok_or_else(|| {
-            Error::new(
-                Code::FailedPrecondition,
-                format!("change stream is not enabled for table \"{table_id}\""),
-            )
-        })
+        table
+            .changes
+            .as_deref_mut()
+            .ok_or_else(|| not_enabled(table_id))
     }
 
     /// DropRowRange: delete rows by key prefix, or all data.
@@ -1138,4 +1141,12 @@ impl RowReader for Instance {
     fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
         Instance::tablets(self, table_id)
     }
+}
+
+/// The answer to a change stream request on a table that keeps none.
+fn not_enabled(table_id: &str) -> Error {
+    Error::new(
+        Code::FailedPrecondition,
+        format!("change stream is not enabled for table \"{table_id}\""),
+    )
 }

@@ -74,7 +74,8 @@ mod units;
 pub use aggregate::{hll_sketch, hll_unique_count};
 pub use change_stream::{
     ChangeKind, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail,
-    MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
+    ChangeToken, MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, PartitionChange,
+    ReadChangeStreamRequest,
 };
 pub use engine::{EngineConfig, EngineEvent};
 pub use error::{Code, Error, Result};

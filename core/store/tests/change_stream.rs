@@ -381,28 +381,39 @@ fn reads_follow_start_time_tokens_partitions_and_end_time() {
     let b = read(
         &mut db,
         KeyRange::all(),
-        ChangeStart::After(b.position),
+        ChangeStart::after(&KeyRange::all(), b.position),
         None,
     );
     assert_eq!(keys(&b), ["z"]);
     let b = read(
         &mut db,
         KeyRange::all(),
-        ChangeStart::After(b.position),
+        ChangeStart::after(&KeyRange::all(), b.position),
         None,
     );
     assert!(b.records.is_empty());
     assert_eq!(b.position, 3);
-    // A partition: only its keys.
+    // One tablet, one partition: a range that is not a partition of the
+    // table reads nothing and is pointed at the partition holding it.
+    assert_eq!(
+        db.change_stream_partitions("t").expect("partitions"),
+        vec![KeyRange::all()]
+    );
     let part = KeyRange {
         start: b"b".to_vec(),
         end: Some(b"n".to_vec()),
     };
-    let b = read(&mut db, part, ChangeStart::Time(T0), None);
-    assert_eq!(keys(&b), ["m"]);
+    let b = read(&mut db, part.clone(), ChangeStart::Time(T0), None);
+    assert!(b.records.is_empty());
     assert_eq!(
-        db.change_stream_partitions("t").expect("partitions"),
-        vec![KeyRange::all()]
+        b.partition_change,
+        Some(PartitionChange {
+            new_partitions: vec![KeyRange::all()],
+            tokens: vec![ChangeToken {
+                range: part,
+                position: 0
+            }],
+        })
     );
     // A token never given out, or a start before the retention period.
     let e = db
@@ -410,7 +421,7 @@ fn reads_follow_start_time_tokens_partitions_and_end_time() {
             "t",
             &ReadChangeStreamRequest {
                 partition: KeyRange::all(),
-                start: ChangeStart::After(99),
+                start: ChangeStart::after(&KeyRange::all(), 99),
                 end_micros: None,
             },
         )
@@ -458,7 +469,7 @@ fn records_older_than_the_retention_go_and_disabling_stops_recording() {
             "t",
             &ReadChangeStreamRequest {
                 partition: KeyRange::all(),
-                start: ChangeStart::After(0),
+                start: ChangeStart::after(&KeyRange::all(), 0),
                 end_micros: None,
             },
         )
@@ -529,4 +540,167 @@ fn the_change_stream_survives_a_snapshot() {
     // Without a change stream the snapshot stays at the older version.
     let mut plain = instance();
     assert_ne!(plain.snapshot()[8], 5);
+}
+
+// Partitions follow the tablets. Bigtable's "Change streams overview"
+// (understanding partitions) describes a change stream divided by row key
+// range along the table's tablets, its partitions changing as tablets
+// split and merge. `bigtable.proto` (ReadChangeStreamResponse.CloseStream)
+// describes the stream of a changed partition ending with the new
+// partitions and continuation tokens over the pieces of the old one, and
+// a new partition being read with the tokens that together cover it.
+
+/// A table whose tablets split past 2 KiB and merge below 1 KiB, with a
+/// change stream of one day.
+fn splitting() -> Instance {
+    let mut config = InstanceConfig::default();
+    config.engine.split_bytes = 2 * 1024;
+    config.engine.memtable_flush_bytes = 1024;
+    config.engine.merge_bytes = 1024;
+    let mut db = Instance::new(config);
+    db.set_now(T0);
+    db.create_table(CreateTableRequest {
+        table_id: "t".into(),
+        schema: TableSchema {
+            families: [("cf".to_string(), ColumnFamily::default())].into(),
+        },
+        initial_splits: Vec::new(),
+    })
+    .expect("create");
+    db.set_change_stream("t", Some(ChangeStreamConfig::new(DAY).expect("day")))
+        .expect("enable");
+    db
+}
+
+fn read_from(db: &mut Instance, partition: &KeyRange, start: ChangeStart) -> ChangeStreamBatch {
+    db.read_change_stream(
+        "t",
+        &ReadChangeStreamRequest {
+            partition: partition.clone(),
+            start,
+            end_micros: None,
+        },
+    )
+    .expect("read")
+}
+
+fn keys_of(b: &ChangeStreamBatch) -> Vec<String> {
+    b.records
+        .iter()
+        .map(|r| String::from_utf8_lossy(&r.row_key).into_owned())
+        .collect()
+}
+
+/// Reads every partition from its own tokens (the pieces of the closed
+/// partitions inside it), returning the keys read and each partition's
+/// heartbeat position.
+fn read_new_partitions(
+    db: &mut Instance,
+    tokens: &[ChangeToken],
+) -> (Vec<String>, Vec<(KeyRange, u64)>) {
+    let mut keys = Vec::new();
+    let mut positions = Vec::new();
+    for p in db.change_stream_partitions("t").expect("partitions") {
+        let mine: Vec<ChangeToken> = tokens
+            .iter()
+            .filter(|t| p.contains(&t.range.start))
+            .cloned()
+            .collect();
+        let b = read_from(db, &p, ChangeStart::Tokens(mine));
+        assert_eq!(b.partition_change, None);
+        assert!(b.records.iter().all(|r| p.contains(&r.row_key)));
+        keys.extend(keys_of(&b));
+        positions.push((p, b.position));
+    }
+    keys.sort();
+    (keys, positions)
+}
+
+#[test]
+fn partitions_follow_the_tablets_through_a_split_and_a_merge() {
+    let mut db = splitting();
+    let key = |i: usize| format!("k{i:03}");
+    for i in 0..120 {
+        db.mutate_row("t", key(i).as_bytes(), &[set("q", 1000, &[b'v'; 24])])
+            .expect("write");
+    }
+    let whole = db.change_stream_partitions("t").expect("partitions");
+    assert_eq!(whole, vec![KeyRange::all()]);
+    let first = read_from(&mut db, &whole[0], ChangeStart::Time(T0));
+    assert_eq!(first.records.len(), 120);
+
+    // The tablet splits: the old partition's stream ends, pointing at the
+    // new partitions with a token for each piece, and reads nothing.
+    db.tick(T0 + 1000);
+    let parts = db.change_stream_partitions("t").expect("partitions");
+    assert!(parts.len() > 1, "{parts:?}");
+    assert_eq!(parts[0].start, b"");
+    assert_eq!(parts.last().and_then(|p| p.end.clone()), None);
+    assert!(
+        parts
+            .windows(2)
+            .all(|w| w[0].end.as_ref() == Some(&w[1].start))
+    );
+    db.mutate_row("t", key(7).as_bytes(), &[set("q", 2000, b"x")])
+        .expect("write");
+    db.mutate_row("t", key(110).as_bytes(), &[set("q", 2000, b"x")])
+        .expect("write");
+    let closed = read_from(
+        &mut db,
+        &whole[0],
+        ChangeStart::after(&whole[0], first.position),
+    );
+    assert!(closed.records.is_empty());
+    let change = closed.partition_change.expect("a partition change");
+    assert_eq!(change.new_partitions, parts);
+    assert_eq!(change.tokens.len(), parts.len());
+    assert!(change.tokens.iter().all(|t| t.position == first.position));
+
+    // Each new partition, read from its token, returns only its own keys:
+    // together, the two changes since the token, once each.
+    let (keys, positions) = read_new_partitions(&mut db, &change.tokens);
+    assert_eq!(keys, [key(7), key(110)]);
+
+    // The rows go, the tablets merge back into one: each old partition's
+    // stream ends pointing at the merged one with a token for its own
+    // range, and the merged one is read with all of them.
+    db.drop_row_range("t", &DropTarget::AllData).expect("drop");
+    db.tick(T0 + 2000);
+    let merged = db.change_stream_partitions("t").expect("partitions");
+    assert_eq!(merged, vec![KeyRange::all()]);
+    db.mutate_row("t", key(50).as_bytes(), &[set("q", 3000, b"y")])
+        .expect("write");
+    let mut tokens = Vec::new();
+    for (p, position) in &positions {
+        let b = read_from(&mut db, p, ChangeStart::after(p, *position));
+        let change = b.partition_change.expect("a partition change");
+        assert_eq!(change.new_partitions, merged);
+        assert_eq!(
+            change.tokens,
+            vec![ChangeToken {
+                range: p.clone(),
+                position: *position
+            }]
+        );
+        tokens.extend(change.tokens);
+    }
+    // One token alone does not cover the merged partition.
+    let e = db
+        .read_change_stream(
+            "t",
+            &ReadChangeStreamRequest {
+                partition: merged[0].clone(),
+                start: ChangeStart::Tokens(tokens[..1].to_vec()),
+                end_micros: None,
+            },
+        )
+        .expect_err("partial cover");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    let (keys, _) = read_new_partitions(&mut db, &tokens);
+    // Since the tokens: the row range drop (one change per row it deleted)
+    // and the write after the merge, each once.
+    let mut want: Vec<String> = (0..120).map(key).collect();
+    want.push(key(50));
+    want.sort();
+    assert_eq!(keys, want);
 }

@@ -271,3 +271,75 @@ fn help_lists_the_change_stream_methods() {
         assert!(api::METHODS.iter().any(|m| m.name == name), "{name}");
     }
 }
+
+// Partitions follow the tablets (Bigtable's "Change streams overview",
+// understanding partitions): a table created with a split key has two. A
+// read of a range that is not one of them ends at once with a closeStream
+// (bigtable.proto, ReadChangeStreamResponse.CloseStream) that names the
+// new partitions and the tokens to start each from.
+#[test]
+fn partitions_follow_the_tablets_and_a_changed_partition_closes_with_new_ones() {
+    let mut db = Instance::default();
+    db.set_now(T0);
+    ok(
+        &mut db,
+        "createTable",
+        json!({"parent": PARENT, "tableId": "t", "table": {
+            "columnFamilies": {"cf": {}}, "changeStreamConfig": {"retentionPeriod": "86400s"}},
+            "initialSplits": [{"key": b64("m")}]}),
+    );
+    let low = json!({"rowRange": {"endKeyOpen": b64("m")}});
+    let high = json!({"rowRange": {"startKeyClosed": b64("m")}});
+    let parts = ok(
+        &mut db,
+        "generateInitialChangeStreamPartitions",
+        json!({"tableName": TABLE}),
+    );
+    assert_eq!(
+        parts,
+        json!([{"partition": low.clone()}, {"partition": high.clone()}])
+    );
+    set(&mut db, "a", "1000", "one");
+    set(&mut db, "z", "1000", "two");
+    let start = json!("2023-11-14T22:13:20Z");
+    let keys = |messages: &[Value]| -> Vec<String> {
+        messages
+            .iter()
+            .filter_map(|m| m["dataChange"]["rowKey"].as_str().map(str::to_string))
+            .collect()
+    };
+    // Each partition reads only its own keys.
+    let messages = read(&mut db, json!({"partition": low, "startTime": start}));
+    assert_eq!(keys(&messages), [b64("a")]);
+    assert!(messages.last().expect("a heartbeat")["heartbeat"].is_object());
+    let messages = read(&mut db, json!({"partition": high, "startTime": start}));
+    assert_eq!(keys(&messages), [b64("z")]);
+
+    // The whole key space is not a partition of this table: no changes,
+    // and a closeStream pointing at the two partitions.
+    let messages = read(&mut db, json!({"startTime": start}));
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let close = &messages[0]["closeStream"];
+    assert_eq!(close["status"]["code"], 11, "{close}");
+    assert_eq!(close["newPartitions"], json!([low.clone(), high.clone()]));
+    let tokens = close["continuationTokens"].as_array().expect("tokens");
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[0]["partition"], low);
+    assert_eq!(tokens[1]["partition"], high);
+    // Starting the new partition from its token reads what the old read
+    // had not: here, everything in it.
+    let messages = read(
+        &mut db,
+        json!({"partition": high, "continuationTokens": {"tokens": [tokens[1].clone()]}}),
+    );
+    assert_eq!(keys(&messages), [b64("z")]);
+    // A token for another range than the partition's is refused.
+    let (status, message) = err(
+        &mut db,
+        "readChangeStream",
+        json!({"tableName": TABLE, "partition": high,
+               "continuationTokens": {"tokens": [tokens[0].clone()]}}),
+    );
+    assert_eq!(status, "INVALID_ARGUMENT");
+    assert!(message.contains("cover the requested partition"), "{message}");
+}

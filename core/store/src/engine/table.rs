@@ -102,6 +102,17 @@ impl Table {
             .extend(self.tablets.iter().map(|t| key_prefix(&t.start)));
     }
 
+    /// Each tablet's key range, in key order.
+    pub(crate) fn tablet_ranges(&self) -> Vec<KeyRange> {
+        self.tablets
+            .iter()
+            .map(|t| KeyRange {
+                start: t.start.clone(),
+                end: t.end.clone(),
+            })
+            .collect()
+    }
+
     /// The start keys of every tablet but the first.
     pub(crate) fn boundaries(&self) -> Vec<Vec<u8>> {
         self.tablets

@@ -9,9 +9,13 @@
 //! status when the request's `endTime` has passed, or else a `heartbeat`
 //! carrying the token to continue from (the stream would stay open).
 //!
-//! The playground keeps one partition per table, the whole key space. A
-//! continuation token is opaque to clients; ours spells the position in
-//! the table's change log (`cs1.<sequence>`).
+//! The partitions follow the table's tablets, one each; a read of a
+//! partition the table no longer has (its tablets split or merged) ends
+//! with a `closeStream` whose status is `OUT_OF_RANGE`, listing the new
+//! partitions and the continuation tokens to start them from (see the
+//! store's `change_stream/partitions.rs`). A continuation token is opaque
+//! to clients; ours spells the position in the table's change log
+//! (`cs1.<sequence>`).
 
 use serde_json::Value;
 
@@ -24,7 +28,8 @@ use crate::cbt::gostr::parse_rfc3339;
 use tabletop_sql::Instance;
 use tabletop_store::{
     AggregateInput, AggregateOp, ChangeRecord, ChangeStart, ChangeStreamBatch, ChangeStreamConfig,
-    KeyBound, KeyRange, Mutation, ReadChangeStreamRequest, Result, Traces,
+    ChangeToken, Code, KeyBound, KeyRange, Mutation, PartitionChange, ReadChangeStreamRequest,
+    Result, Traces,
 };
 
 /// How continuation tokens start; the rest is the sequence number.
@@ -214,7 +219,7 @@ pub(crate) fn read_request(req: &At<'_>, now: i64) -> Result<(String, ReadChange
     let start = match f.oneof("start_from", &["startTime", "continuationTokens"])? {
         None => ChangeStart::Time(now),
         Some(("startTime", t)) => ChangeStart::Time(timestamp(&t)?),
-        Some((_, tokens)) => continue_from(&tokens, &partition)?,
+        Some((_, tokens)) => ChangeStart::Tokens(tokens_from_json(&tokens)?),
     };
     let end_micros = match f.get("endTime")? {
         Some(t) => Some(timestamp(&t)?),
@@ -224,8 +229,8 @@ pub(crate) fn read_request(req: &At<'_>, now: i64) -> Result<(String, ReadChange
         h.duration()?;
     }
     f.finish()?;
-    if let (ChangeStart::Time(s), Some(e)) = (start, end_micros)
-        && e < s
+    if let (ChangeStart::Time(s), Some(e)) = (&start, end_micros)
+        && e < *s
     {
         return Err(req.invalid("endTime must not be before startTime"));
     }
@@ -239,26 +244,23 @@ pub(crate) fn read_request(req: &At<'_>, now: i64) -> Result<(String, ReadChange
     ))
 }
 
-/// Reads `continuationTokens`: one token, for the requested partition.
-fn continue_from(at: &At<'_>, partition: &KeyRange) -> Result<ChangeStart> {
+/// Reads `continuationTokens`: the tokens whose ranges make up the
+/// requested partition (the store checks that they do).
+fn tokens_from_json(at: &At<'_>) -> Result<Vec<ChangeToken>> {
     let mut f = at.object("StreamContinuationTokens")?;
     let tokens = f.require("tokens")?;
     f.finish()?;
-    let list = tokens.array()?;
-    let [one] = list.as_slice() else {
-        return Err(tokens.invalid(format!(
-            "expected one continuation token (the playground has one partition per table), got {}",
-            list.len()
-        )));
-    };
-    let mut t = one.object("StreamContinuationToken")?;
-    let token_partition = partition_from_json(&t.require("partition")?)?;
-    let position = token_position(&t.require("token")?)?;
-    t.finish()?;
-    if &token_partition != partition {
-        return Err(one.invalid("the token belongs to a different partition than the request's"));
-    }
-    Ok(ChangeStart::After(position))
+    tokens
+        .array()?
+        .iter()
+        .map(|one| {
+            let mut t = one.object("StreamContinuationToken")?;
+            let range = partition_from_json(&t.require("partition")?)?;
+            let position = token_position(&t.require("token")?)?;
+            t.finish()?;
+            Ok(ChangeToken { range, position })
+        })
+        .collect()
 }
 
 /// readChangeStream: the messages the stream carries up to now.
@@ -279,7 +281,9 @@ pub fn stream_messages(partition: &KeyRange, batch: &ChangeStreamBatch) -> Vec<V
         .iter()
         .map(|r| data_change_to_json(r, batch.low_watermark_micros))
         .collect();
-    out.push(if batch.complete {
+    out.push(if let Some(change) = &batch.partition_change {
+        partition_change_to_json(change)
+    } else if batch.complete {
         close_stream_to_json()
     } else {
         heartbeat_to_json(partition, batch.position, batch.low_watermark_micros)
@@ -291,14 +295,18 @@ fn token(position: u64) -> String {
     format!("{TOKEN_PREFIX}{position}")
 }
 
+/// A `StreamContinuationToken`.
+fn token_to_json(range: &KeyRange, position: u64) -> Value {
+    Out::new()
+        .set("partition", partition_to_json(range))
+        .string("token", &token(position))
+        .build()
+}
+
 /// A `heartbeat` message: where to continue, and the watermark.
 pub fn heartbeat_to_json(partition: &KeyRange, position: u64, watermark: i64) -> Value {
-    let token = Out::new()
-        .set("partition", partition_to_json(partition))
-        .string("token", &token(position))
-        .build();
     let hb = Out::new()
-        .set("continuationToken", token)
+        .set("continuationToken", token_to_json(partition, position))
         .string("estimatedLowWatermark", &rfc3339(watermark))
         .build();
     Out::new().set("heartbeat", hb).build()
@@ -312,6 +320,39 @@ pub fn close_stream_to_json() -> Value {
             Out::new().set("status", Out::new().build()).build(),
         )
         .build()
+}
+
+/// The `closeStream` message of a partition the table no longer has: the
+/// status `OUT_OF_RANGE`, the new partitions overlapping it and the tokens
+/// to start them from.
+pub fn partition_change_to_json(change: &PartitionChange) -> Value {
+    let status = Out::new()
+        .set("code", Value::from(Code::OutOfRange.number()))
+        .string(
+            "message",
+            "the table's change stream partitions changed; continue from the new partitions",
+        )
+        .build();
+    let close = Out::new()
+        .set("status", status)
+        .list(
+            "continuationTokens",
+            change
+                .tokens
+                .iter()
+                .map(|t| token_to_json(&t.range, t.position))
+                .collect(),
+        )
+        .list(
+            "newPartitions",
+            change
+                .new_partitions
+                .iter()
+                .map(partition_to_json)
+                .collect(),
+        )
+        .build();
+    Out::new().set("closeStream", close).build()
 }
 
 /// A `dataChange` message holding one whole change.
