@@ -673,8 +673,6 @@ scenario("hotspots: sequential keys versus hashed prefixes", [
 
 # Differences --emulator-parity does not reproduce (run.py --parity then
 # requires production's answer, as without the switch); each says why.
-NO_PARITY_GC = {"reason": "GC rules that keep nothing stay refused: a state file holding one "
-                          "could not be read back"}
 NO_PARITY_HLL = {"reason": "a HyperLogLog family keeps a sketch in Tabletop's engine; keeping the "
                            "raw last input, as the emulator does, is not modelled"}
 NO_PARITY_GO_REGEXP = {"reason": "Go's regexp error texts are not reproduced (Tabletop's filters "
@@ -682,19 +680,19 @@ NO_PARITY_GO_REGEXP = {"reason": "Go's regexp error texts are not reproduced (Ta
 
 
 scenario("createtable: GC rules that keep nothing", [
-    {"cmd": "createtable zero families=cf:maxversions=0", "diverges": {"parity": NO_PARITY_GC,
+    {"cmd": "createtable zero families=cf:maxversions=0", "diverges": {
         "reason": "the emulator accepts max_num_versions 0; production requires at least 1",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_num_versions must be at least 1, got 0\n", exit=1),
         "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.table.columnFamilies[\"cf\"].gcRule: GC rule max_num_versions must be at least 1, got 0\n", exit=1),
     }},
-    {"cmd": "createtable young families=cf:maxage=0s", "diverges": {"parity": NO_PARITY_GC,
+    {"cmd": "createtable young families=cf:maxage=0s", "diverges": {
         "reason": "the emulator accepts max_age 0; production requires at least one millisecond",
         "emulator": outcome(),
         "production": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = column family \"cf\": GC rule max_age must be at least one millisecond\n", exit=1),
         "serve": outcome(stderr="Creating table: rpc error: code = InvalidArgument desc = request.table.columnFamilies[\"cf\"].gcRule: GC rule max_age must be at least one millisecond\n", exit=1),
     }},
-    {"cmd": "ls", "diverges": {"parity": NO_PARITY_GC,
+    {"cmd": "ls", "diverges": {
         "reason": "the tables above were created by the emulator only (see there)",
         "emulator": outcome(stdout="young\nzero\n"),
         "production": outcome(),

@@ -348,6 +348,66 @@ class Suite:
         else:
             raise AssertionError("read a change stream the table does not have")
         admin.delete_table(name=name)
+
+    def test_change_stream_partitions_follow_the_tablets(self):
+        """One partition per tablet; a read of a range that is not a
+        partition (any more) ends with a close_stream naming the new
+        partitions and the tokens to start them from (bigtable.proto,
+        ReadChangeStreamResponse.CloseStream)."""
+        import datetime
+
+        from google.cloud.bigtable_admin_v2 import types as admin_types
+
+        admin, data = self.change_stream_clients()
+        parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
+        admin.create_table(request=admin_types.CreateTableRequest(
+            parent=parent,
+            table_id="csplit",
+            table=admin_types.Table(
+                column_families={"cf": admin_types.ColumnFamily()},
+                change_stream_config=admin_types.ChangeStreamConfig(
+                    retention_period={"seconds": 86400}
+                ),
+            ),
+            initial_splits=[admin_types.CreateTableRequest.Split(key=b"m")],
+        ))
+        name = parent + "/tables/csplit"
+        parts = [p.partition for p in data.generate_initial_change_stream_partitions(table_name=name)]
+        assert [(p.row_range.start_key_closed, p.row_range.end_key_open) for p in parts] == [
+            (b"", b"m"), (b"m", b"")], parts
+        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+        for key in (b"a", b"z"):
+            data.mutate_row(
+                table_name=name,
+                row_key=key,
+                mutations=[self.v2.Mutation(set_cell=self.v2.Mutation.SetCell(
+                    family_name="cf", column_qualifier=b"q", timestamp_micros=-1, value=b"v"))],
+            )
+        end = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=300)
+
+        def keys(messages):
+            return [m.data_change.row_key for m in messages if "data_change" in m]
+
+        high = list(data.read_change_stream(request=self.v2.ReadChangeStreamRequest(
+            table_name=name, partition=parts[1], start_time=start, end_time=end), timeout=30))
+        assert keys(high) == [b"z"], high
+        # The whole key space is not a partition of this table.
+        whole = list(data.read_change_stream(request=self.v2.ReadChangeStreamRequest(
+            table_name=name, partition=self.v2.StreamPartition(row_range=self.v2.RowRange()),
+            start_time=start, end_time=end), timeout=30))
+        assert len(whole) == 1 and "close_stream" in whole[0], whole
+        close = whole[0].close_stream
+        assert close.status.code == self.grpc.StatusCode.OUT_OF_RANGE.value[0], close
+        assert list(close.new_partitions) == parts, close
+        tokens = list(close.continuation_tokens)
+        assert [t.partition for t in tokens] == parts, close
+        low = list(data.read_change_stream(request=self.v2.ReadChangeStreamRequest(
+            table_name=name, partition=parts[0],
+            continuation_tokens=self.v2.StreamContinuationTokens(tokens=[tokens[0]]),
+            end_time=end), timeout=30))
+        assert keys(low) == [b"a"], low
+        admin.delete_table(name=name)
+
     def test_sql_results_span_batches_and_carry_history(self):
         rows = list(self.data.execute_query(
             "SELECT _key, cf['c'] AS c FROM t WHERE STARTS_WITH(_key, b'big')",
@@ -614,6 +674,8 @@ def parity_refuses_sql_as_the_emulator(tabletop):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tabletop", required=True)
+    parser.add_argument("-k", dest="only", default="",
+                        help="run only the tests whose names contain this")
     args = parser.parse_args()
     proc, addr = start(args.tabletop)
     os.environ["BIGTABLE_EMULATOR_HOST"] = addr
@@ -622,7 +684,7 @@ def main():
     passed = failed = 0
     try:
         suite = Suite(addr, args.tabletop)
-        tests = [n for n in Suite.__dict__ if n.startswith("test_")]
+        tests = [n for n in Suite.__dict__ if n.startswith("test_") and args.only in n]
         for name in tests:
             try:
                 getattr(suite, name)()
@@ -638,6 +700,8 @@ def main():
             large_query_streams_in_flat_memory,
             parity_refuses_sql_as_the_emulator,
         ]:
+            if args.only not in own_server.__name__:
+                continue
             try:
                 own_server(args.tabletop)
                 print("ok   " + own_server.__name__)

@@ -160,7 +160,7 @@ impl Instance {
             // The store checks the id first, so a bad id reads the same
             // whether or not a view has it.
             tabletop_store::validate_table_id(&req.table_id)?;
-            req.schema.validate()?;
+            req.schema.validate_for(self.store.fidelity())?;
             if !self.store.has_table(&req.table_id) {
                 return Err(tabletop_store::Error::already_exists(format!(
                     "a {kind} view named \"{}\" exists",

@@ -10,6 +10,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::fidelity::Fidelity;
 
 /// Longest row key Bigtable accepts, in bytes.
 pub const MAX_ROW_KEY_BYTES: usize = 4 * 1024;
@@ -48,11 +49,23 @@ impl GcRule {
     /// Checks the rule as the admin API does: positive version counts, an
     /// age of at least one millisecond, and non-empty combinations.
     pub fn validate(&self) -> Result<()> {
+        self.validate_for(Fidelity::Production)
+    }
+
+    /// [`GcRule::validate`] as `fidelity` answers: the emulator also takes
+    /// rules that keep nothing, a version count of 0 and an age of 0.
+    pub fn validate_for(&self, fidelity: Fidelity) -> Result<()> {
+        let least_versions = if fidelity.is_emulator() { 0 } else { 1 };
+        let least_age = if fidelity.is_emulator() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(1)
+        };
         match self {
-            GcRule::MaxNumVersions(n) if *n < 1 => Err(Error::invalid(format!(
-                "GC rule max_num_versions must be at least 1, got {n}"
+            GcRule::MaxNumVersions(n) if *n < least_versions => Err(Error::invalid(format!(
+                "GC rule max_num_versions must be at least {least_versions}, got {n}"
             ))),
-            GcRule::MaxAge(age) if *age < Duration::from_millis(1) => Err(Error::invalid(
+            GcRule::MaxAge(age) if *age < least_age => Err(Error::invalid(
                 "GC rule max_age must be at least one millisecond",
             )),
             GcRule::Intersection(rules) | GcRule::Union(rules) => {
@@ -61,7 +74,7 @@ impl GcRule {
                         "GC rule union or intersection must contain at least one rule",
                     ));
                 }
-                rules.iter().try_for_each(GcRule::validate)
+                rules.iter().try_for_each(|r| r.validate_for(fidelity))
             }
             _ => Ok(()),
         }
@@ -202,8 +215,13 @@ impl ColumnFamily {
 
     /// Validates the GC rule.
     pub fn validate(&self) -> Result<()> {
+        self.validate_for(Fidelity::Production)
+    }
+
+    /// Validates the GC rule as `fidelity` answers ([`GcRule::validate_for`]).
+    pub fn validate_for(&self, fidelity: Fidelity) -> Result<()> {
         match &self.gc_rule {
-            Some(rule) => rule.validate(),
+            Some(rule) => rule.validate_for(fidelity),
             None => Ok(()),
         }
     }
@@ -269,10 +287,15 @@ pub struct TableSchema {
 impl TableSchema {
     /// Validates every family name and rule.
     pub fn validate(&self) -> Result<()> {
+        self.validate_for(Fidelity::Production)
+    }
+
+    /// Validates every family name and rule as `fidelity` answers.
+    pub fn validate_for(&self, fidelity: Fidelity) -> Result<()> {
         for (name, family) in &self.families {
             validate_family_name(name)?;
             family
-                .validate()
+                .validate_for(fidelity)
                 .map_err(|e| e.context(format!("column family \"{name}\"")))?;
         }
         Ok(())

@@ -363,3 +363,86 @@ fn labels_are_checked_and_stripped_as_the_emulator_does() {
         }
     }
 }
+
+/// GC rules that keep nothing and row keys over 4 KiB: the emulator takes
+/// them (the differential suite's "createtable: GC rules that keep
+/// nothing" and "row keys over 4 KiB"), production refuses them, and an
+/// emulator instance's snapshot (version 6) holds them and restores
+/// answering as the emulator.
+#[test]
+fn what_only_the_emulator_takes_survives_its_snapshot() {
+    let keep_nothing = |n: i32, age_ms: u64| {
+        let mut schema = TableSchema::default();
+        schema.families.insert(
+            "cf".into(),
+            ColumnFamily::with_gc(Some(GcRule::Union(vec![
+                GcRule::MaxNumVersions(n),
+                GcRule::MaxAge(std::time::Duration::from_millis(age_ms)),
+            ]))),
+        );
+        CreateTableRequest {
+            table_id: "zero".into(),
+            schema,
+            initial_splits: vec![],
+        }
+    };
+    let long_key = vec![b'k'; 5000];
+    let mut prod = instance(Fidelity::Production);
+    let e = prod
+        .create_table(keep_nothing(0, 1))
+        .expect_err("versions 0");
+    assert!(e.message().contains("at least 1, got 0"), "{}", e.message());
+    let e = prod.create_table(keep_nothing(1, 0)).expect_err("age 0");
+    assert!(e.message().contains("one millisecond"), "{}", e.message());
+    let e = prod
+        .mutate_row("t", &long_key, &[set("cf", "q", 1000, "v")])
+        .expect_err("a long key");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    // Production's snapshots keep their versions: no change stream, no
+    // traffic, no section is version 1.
+    let plain = prod.snapshot_choosing(None, false);
+    assert_eq!(plain[8], 1);
+
+    let mut emu = instance(Fidelity::Emulator);
+    emu.create_table(keep_nothing(0, 0))
+        .expect("the emulator takes it");
+    emu.mutate_row("t", &long_key, &[set("cf", "q", 1000, "v")])
+        .expect("the emulator takes a long key");
+    // Still refused on the emulator: an empty key, a negative count.
+    assert!(
+        emu.mutate_row("t", b"", &[set("cf", "q", 1000, "v")])
+            .is_err()
+    );
+    let mut bad = keep_nothing(-1, 0);
+    bad.table_id = "negative".into();
+    assert!(emu.create_table(bad).is_err());
+    let bytes = emu.snapshot();
+    assert_eq!(bytes[8], 6, "an emulator instance writes version 6");
+    let mut back = Instance::restore(&bytes).expect("restores");
+    assert_eq!(back.fidelity(), Fidelity::Emulator);
+    assert_eq!(
+        back.get_table("zero").expect("table").schema,
+        emu.get_table("zero").expect("table").schema
+    );
+    let keys: Vec<Vec<u8>> = cells(&mut back).into_iter().map(|c| c.0).collect();
+    assert!(keys.contains(&long_key), "the long key is back");
+    // A production instance's reader does not take them: the same tables
+    // written as version 5 (production limits) are refused.
+    back.set_fidelity(Fidelity::Production);
+    let as_production = back.snapshot();
+    assert_eq!(as_production[8], 3);
+    let e = Instance::restore(&as_production).expect_err("production limits");
+    assert!(
+        e.message().contains("a row key over 4 KiB"),
+        "{}",
+        e.message()
+    );
+    back.drop_row_range("t", &DropTarget::AllData)
+        .expect("drop");
+    let e = Instance::restore(&back.snapshot()).expect_err("production limits");
+    assert!(
+        e.message().contains("snapshot table \"zero\""),
+        "{}",
+        e.message()
+    );
+}

@@ -778,7 +778,11 @@ pub fn row_to_json(row: &OwnedRow) -> Value {
 /// Reads a `google.bigtable.admin.v2.GcRule` from proto3 JSON; `{}` is no
 /// rule.
 pub fn gc_rule_from_json(rule: &Value) -> Result<Option<GcRule>> {
-    admin::gc_rule_from_json(&At::new("gcRule", rule), 0)
+    admin::gc_rule_from_json(
+        &At::new("gcRule", rule),
+        0,
+        tabletop_store::Fidelity::Production,
+    )
 }
 
 /// Writes a GC rule as the proto3 JSON of `google.bigtable.admin.v2.GcRule`.

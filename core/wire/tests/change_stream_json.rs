@@ -341,5 +341,8 @@ fn partitions_follow_the_tablets_and_a_changed_partition_closes_with_new_ones() 
                "continuationTokens": {"tokens": [tokens[0].clone()]}}),
     );
     assert_eq!(status, "INVALID_ARGUMENT");
-    assert!(message.contains("cover the requested partition"), "{message}");
+    assert!(
+        message.contains("cover the requested partition"),
+        "{message}"
+    );
 }

@@ -270,8 +270,11 @@ mod tests {
         // A rule set after compaction: older versions of "b" stay in the
         // run, eligible for GC, which the read marks by version number.
         let one_version = ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1)));
-        t.modify_families(&[FamilyChange::Update("b".into(), one_version)])
-            .unwrap();
+        t.modify_families(
+            &[FamilyChange::Update("b".into(), one_version)],
+            crate::Fidelity::Production,
+        )
+        .unwrap();
         for &(row, f, q, ts, v) in later {
             let m = match extra % 4 {
                 0 => set(fam(f), q, ts, v),
@@ -288,8 +291,11 @@ mod tests {
             t.mutate_row(&key(row), &[m], 0, &cfg).unwrap();
         }
         if extra & 4 != 0 {
-            t.modify_families(&[FamilyChange::Drop("b".into())])
-                .unwrap();
+            t.modify_families(
+                &[FamilyChange::Drop("b".into())],
+                crate::Fidelity::Production,
+            )
+            .unwrap();
         }
         t.prepare_read();
         t

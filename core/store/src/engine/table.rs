@@ -12,6 +12,7 @@ use super::{EngineConfig, EngineEvent};
 use crate::aggregate::{check_input, merge_input};
 use crate::change_stream::{ChangeLog, CollectedCell};
 use crate::error::{Error, Result};
+use crate::fidelity::Fidelity;
 use crate::filter::{FilterPlan, FilterScratch};
 use crate::mutation::{
     Mutation, SERVER_TIMESTAMP, validate_qualifier, validate_row_key, validate_time_range,
@@ -191,8 +192,12 @@ impl Table {
 
     /// Applies a ModifyColumnFamilies request atomically: every change is
     /// checked against the schema as it will be after the earlier changes
-    /// before any is applied.
-    pub(crate) fn modify_families(&mut self, changes: &[FamilyChange]) -> Result<()> {
+    /// before any is applied; GC rules as `fidelity` takes them.
+    pub(crate) fn modify_families(
+        &mut self,
+        changes: &[FamilyChange],
+        fidelity: Fidelity,
+    ) -> Result<()> {
         let mut next = self.fams.clone();
         for (i, change) in changes.iter().enumerate() {
             let at = |e: Error| e.context(format!("modification {i}"));
@@ -205,11 +210,11 @@ impl Table {
             }
             match change {
                 FamilyChange::Create(name, def) => {
-                    def.validate().map_err(at)?;
+                    def.validate_for(fidelity).map_err(at)?;
                     next.create(name, def.clone()).map_err(at)?;
                 }
                 FamilyChange::Update(name, def) => {
-                    def.validate().map_err(at)?;
+                    def.validate_for(fidelity).map_err(at)?;
                     let id = next.require(name).map_err(at)?;
                     if next.def(id).value_type != def.value_type {
                         return Err(at(Error::invalid(format!(
@@ -255,7 +260,6 @@ impl Table {
         mutations: &[Mutation<'_>],
         fids: &mut [FamilyId; RESOLVED],
     ) -> Result<u64> {
-        validate_row_key(row_key)?;
         if mutations.is_empty() {
             return Err(Error::invalid(
                 "a row mutation must contain at least one mutation",
@@ -349,6 +353,22 @@ impl Table {
         now_micros: i64,
         cfg: &EngineConfig,
     ) -> Result<()> {
+        validate_row_key(row_key)?;
+        self.mutate_row_any_key(row_key, mutations, now_micros, cfg)
+    }
+
+    /// [`Table::mutate_row`] for a row key of any length (the emulator
+    /// takes keys over production's 4 KiB); an empty key is still refused.
+    pub(crate) fn mutate_row_any_key(
+        &mut self,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        now_micros: i64,
+        cfg: &EngineConfig,
+    ) -> Result<()> {
+        if row_key.is_empty() {
+            return validate_row_key(row_key);
+        }
         let mut fids = [0; RESOLVED];
         let added = self.validate_resolving(row_key, mutations, &mut fids)?;
         let ti = self.tablet_index(row_key);

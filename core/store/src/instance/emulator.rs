@@ -198,7 +198,7 @@ impl Instance {
         for m in mutations {
             let applied = check_as_emulator(table, m).and_then(|()| {
                 let writes = as_emulator_writes(table, m, now);
-                table.mutate_row(row_key, &writes, now, cfg)
+                table.mutate_row_any_key(row_key, &writes, now, cfg)
             });
             if let Err(e) = applied {
                 outcome = Err(e);
@@ -230,7 +230,7 @@ impl Instance {
             {
                 return Err(unknown(format!("no such family \"{}\"", change.family())));
             }
-            table.modify_families(std::slice::from_ref(change))?;
+            table.modify_families(std::slice::from_ref(change), crate::Fidelity::Emulator)?;
         }
         Ok(())
     }

@@ -86,6 +86,18 @@
 //! version 3's layout (section marker, section, traffic, the traffic
 //! possibly of no table) followed by the change streams (see
 //! [`change_log`]). Versions 1 to 3 restore with no change streams.
+//!
+//! # Version 6: an instance answering as the emulator
+//!
+//! An instance set to [`Fidelity::Emulator`] may hold what production
+//! refuses and only the emulator takes: GC rules that keep nothing (a
+//! version count or an age of 0) and row keys over 4 KiB. Its snapshot is
+//! version 6: the magic, version 6, the fidelity (varint, 1 the emulator),
+//! then version 5's layout (every section present, possibly empty). The
+//! tables are read with the emulator's limits and the instance restores
+//! answering as the emulator. A production instance never writes version
+//! 6, so its snapshots stay as they were; versions 1 to 5 restore with
+//! production's limits.
 
 mod change_log;
 
@@ -96,6 +108,7 @@ use crate::engine::EngineConfig;
 use crate::engine::family::FamilyId;
 use crate::engine::table::{ReadOptions, Table};
 use crate::error::{Error, Result};
+use crate::fidelity::Fidelity;
 use crate::row::{RowSink, RowView};
 use crate::row_set::KeyRange;
 use crate::schema::{Aggregator, ColumnFamily, GcRule, TableSchema, ValueType};
@@ -113,6 +126,9 @@ const VERSION_WITH_TRAFFIC: u64 = 3;
 const VERSION_BUNDLE: u64 = 4;
 /// The version that adds the change streams after the traffic.
 const VERSION_WITH_CHANGES: u64 = 5;
+/// The version of an instance answering as the emulator (its fidelity,
+/// then version 5's layout).
+const VERSION_WITH_FIDELITY: u64 = 6;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -177,10 +193,13 @@ impl Instance {
     pub fn snapshot_choosing(&mut self, section: Option<&[u8]>, with_traffic: bool) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        let changes = change_log::any(self);
+        let emulator = self.fidelity.is_emulator();
+        let changes = emulator || change_log::any(self);
         let traffic =
             changes || with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
-        w.uint(if changes {
+        w.uint(if emulator {
+            VERSION_WITH_FIDELITY
+        } else if changes {
             VERSION_WITH_CHANGES
         } else if traffic {
             VERSION_WITH_TRAFFIC
@@ -189,6 +208,9 @@ impl Instance {
         } else {
             VERSION
         });
+        if emulator {
+            w.uint(1);
+        }
         w.bytes(self.config.project.as_bytes());
         w.bytes(self.config.instance.as_bytes());
         w.uint(self.config.seed);
@@ -258,11 +280,20 @@ impl Instance {
                 "the snapshot holds several instances; restore it through a host that keeps them all",
             ));
         }
-        if !(VERSION..=VERSION_WITH_CHANGES).contains(&version) {
+        if !(VERSION..=VERSION_WITH_FIDELITY).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_CHANGES})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_FIDELITY})"
             )));
         }
+        let fidelity = if version == VERSION_WITH_FIDELITY {
+            match r.uint()? {
+                0 => Fidelity::Production,
+                1 => Fidelity::Emulator,
+                _ => return Err(r.bad("an unknown fidelity")),
+            }
+        } else {
+            Fidelity::Production
+        };
         let project = r.string()?;
         let instance = r.string()?;
         // A snapshot edited by hand must not smuggle in a name no command
@@ -291,9 +322,10 @@ impl Instance {
             simulated_clock,
         });
         db.now_micros = now_micros;
+        db.fidelity = fidelity;
         let tables = r.uint()?;
         for _ in 0..tables {
-            let table = read_table(&mut r, &db.config.engine, now_micros)?;
+            let table = read_table(&mut r, &db.config.engine, now_micros, fidelity)?;
             if db.tables.contains_key(&table.id) {
                 return Err(r.bad("a table listed twice"));
             }
@@ -301,17 +333,19 @@ impl Instance {
         }
         let section = match version {
             VERSION_WITH_SECTION => Some(r.bytes()?.to_vec()),
-            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES => match r.uint()? {
-                0 => None,
-                1 => Some(r.bytes()?.to_vec()),
-                _ => return Err(r.bad("an unknown section marker")),
-            },
+            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES | VERSION_WITH_FIDELITY => {
+                match r.uint()? {
+                    0 => None,
+                    1 => Some(r.bytes()?.to_vec()),
+                    _ => return Err(r.bad("an unknown section marker")),
+                }
+            }
             _ => None,
         };
         if version >= VERSION_WITH_TRAFFIC {
             read_traffic(&mut r, &mut db)?;
         }
-        if version == VERSION_WITH_CHANGES {
+        if version >= VERSION_WITH_CHANGES {
             change_log::read(&mut r, &mut db)?;
         }
         if r.pos != r.buf.len() {
@@ -560,7 +594,14 @@ fn read_rule(r: &mut Reader<'_>, depth: usize) -> Result<Option<GcRule>> {
     }))
 }
 
-fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table> {
+/// Reads one table, holding it to the limits of `fidelity` (the
+/// emulator's GC rules and row keys, see version 6).
+fn read_table(
+    r: &mut Reader<'_>,
+    cfg: &EngineConfig,
+    now: i64,
+    fidelity: Fidelity,
+) -> Result<Table> {
     let id = r.string()?;
     let mut schema = TableSchema::default();
     let families = r.count()?;
@@ -586,7 +627,7 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
         names.push(name);
     }
     schema
-        .validate()
+        .validate_for(fidelity)
         .map_err(|e| e.context(format!("snapshot table \"{id}\"")))?;
     let n = r.count()?;
     let mut splits = Vec::with_capacity(n.min(1024));
@@ -621,7 +662,7 @@ fn read_table(r: &mut Reader<'_>, cfg: &EngineConfig, now: i64) -> Result<Table>
             return Err(r.bad("rows out of order"));
         }
         // A snapshot edited by hand gets no more than a write would.
-        if key.len() > crate::MAX_ROW_KEY_BYTES {
+        if key.len() > crate::MAX_ROW_KEY_BYTES && !fidelity.is_emulator() {
             return Err(r.bad("a row key over 4 KiB"));
         }
         last_key = Some(key);

@@ -11,7 +11,7 @@ use super::proto_json::{At, Fields, MAX_DEPTH, Out, format_duration};
 use tabletop_sql::Instance;
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, GcRule, TableSchema, ValueType};
 use tabletop_store::{ChangeStreamConfig, CreateTableRequest, DropTarget, TableInfo};
-use tabletop_store::{Result, Traces};
+use tabletop_store::{Fidelity, Result, Traces};
 
 /// `google.bigtable.admin.v2.Table.View`.
 const VIEWS: &[(&str, i32)] = &[
@@ -47,8 +47,13 @@ fn read_view(at: Option<At<'_>>, default: View) -> Result<View> {
 // ---------------------------------------------------------------- GC rules
 
 /// Reads a `GcRule`. An empty rule (`{}`) at the top of a family means "no
-/// rule"; nested inside a union or intersection it is an error.
-pub(crate) fn gc_rule_from_json(at: &At<'_>, depth: usize) -> Result<Option<GcRule>> {
+/// rule"; nested inside a union or intersection it is an error. Checked as
+/// `fidelity` takes rules (the emulator also takes rules that keep nothing).
+pub(crate) fn gc_rule_from_json(
+    at: &At<'_>,
+    depth: usize,
+    fidelity: Fidelity,
+) -> Result<Option<GcRule>> {
     if depth > MAX_DEPTH {
         return Err(at.invalid(format!("GC rules nest more than {MAX_DEPTH} levels deep")));
     }
@@ -75,7 +80,7 @@ pub(crate) fn gc_rule_from_json(at: &At<'_>, depth: usize) -> Result<Option<GcRu
             let mut rules = Vec::new();
             if let Some(list) = g.get("rules")? {
                 for item in list.array()? {
-                    match gc_rule_from_json(&item, depth + 1)? {
+                    match gc_rule_from_json(&item, depth + 1, fidelity)? {
                         Some(r) => rules.push(r),
                         None => {
                             return Err(item.invalid(
@@ -95,7 +100,7 @@ pub(crate) fn gc_rule_from_json(at: &At<'_>, depth: usize) -> Result<Option<GcRu
     };
     f.finish()?;
     if let Some(r) = &rule {
-        r.validate().map_err(|e| at.context(e))?;
+        r.validate_for(fidelity).map_err(|e| at.context(e))?;
     }
     Ok(rule)
 }
@@ -261,10 +266,10 @@ pub(crate) fn value_type_to_json(vt: ValueType) -> Option<Value> {
 
 /// Reads a `ColumnFamily`; `value_type` is `None` when the field is absent
 /// (for updates, which keep the family's type).
-fn column_family(at: &At<'_>) -> Result<(ColumnFamily, Option<ValueType>)> {
+fn column_family(at: &At<'_>, fidelity: Fidelity) -> Result<(ColumnFamily, Option<ValueType>)> {
     let mut f = at.object("ColumnFamily")?;
     let gc_rule = match f.get("gcRule")? {
-        Some(g) => gc_rule_from_json(&g, 0)?,
+        Some(g) => gc_rule_from_json(&g, 0, fidelity)?,
         None => None,
     };
     let value_type = match f.get("valueType")? {
@@ -300,8 +305,9 @@ pub(crate) fn column_family_to_json(cf: &ColumnFamily) -> Value {
 /// config is taken with any retention and forgotten, as the emulator does.
 fn table_for_create(
     at: &At<'_>,
-    emulator: bool,
+    fidelity: Fidelity,
 ) -> Result<(TableSchema, Option<ChangeStreamConfig>)> {
+    let emulator = fidelity.is_emulator();
     let mut f = at.object("Table")?;
     // Output only; AIP-203 says servers ignore it in requests.
     let _ = f.get("name")?;
@@ -319,7 +325,7 @@ fn table_for_create(
                 return Err(item.invalid("a column family may not be null; use {}"));
             }
             tabletop_store::validate_family_name(name).map_err(|e| item.context(e))?;
-            let (cf, _) = column_family(&item)?;
+            let (cf, _) = column_family(&item, fidelity)?;
             schema.families.insert(name.clone(), cf);
         }
     }
@@ -414,7 +420,7 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
         tabletop_store::validate_table_id(&table_id).map_err(|e| id_at.context(e))?;
     }
     let (schema, change_stream) = match f.get("table")? {
-        Some(t) => table_for_create(&t, db.fidelity().is_emulator())?,
+        Some(t) => table_for_create(&t, db.fidelity())?,
         None => (TableSchema::default(), None),
     };
     let mut initial_splits = Vec::new();
@@ -526,9 +532,12 @@ pub(crate) fn modify_column_families(
         let mut m = item.object("ModifyColumnFamiliesRequest.Modification")?;
         let id = m.require("id")?.string()?.to_string();
         let change = match m.oneof("mod", &["create", "update", "drop"])? {
-            Some(("create", c)) => (FamilyChange::Create(id, column_family(&c)?.0), false),
+            Some(("create", c)) => (
+                FamilyChange::Create(id, column_family(&c, db.fidelity())?.0),
+                false,
+            ),
             Some(("update", u)) => {
-                let (cf, given_type) = column_family(&u)?;
+                let (cf, given_type) = column_family(&u, db.fidelity())?;
                 let masked = match m.get("updateMask")? {
                     Some(mask) => {
                         update_mask_keeps_only_gc_rule(&mask)?;
@@ -622,7 +631,7 @@ mod tests {
     }
 
     fn rule(v: Value) -> Result<Option<GcRule>> {
-        gc_rule_from_json(&At::new("request.gcRule", &v), 0)
+        gc_rule_from_json(&At::new("request.gcRule", &v), 0, Fidelity::Production)
     }
 
     #[test]
