@@ -446,3 +446,38 @@ fn what_only_the_emulator_takes_survives_its_snapshot() {
         e.message()
     );
 }
+
+/// A HyperLogLog family: production keeps a sketch of the inputs; the
+/// emulator does not aggregate and keeps the last input's raw bytes (the
+/// differential suite's "addtocell: inthll").
+#[test]
+fn hll_families_keep_the_raw_last_input_on_the_emulator() {
+    let value = |fidelity: Fidelity| {
+        let mut db = instance(fidelity);
+        db.modify_column_families(
+            "t",
+            &[FamilyChange::Create(
+                "visitors".into(),
+                ColumnFamily {
+                    gc_rule: None,
+                    value_type: ValueType::Aggregate(Aggregator::HllppUniqueCount),
+                },
+            )],
+        )
+        .expect("add the family");
+        let add = |n: i64| Mutation::AddToCell {
+            family_name: Cow::Borrowed("visitors"),
+            column_qualifier: Cow::Borrowed(b"unique"),
+            timestamp_micros: 1000,
+            input: AggregateInput::Int(n),
+        };
+        db.mutate_row("t", b"page#home", &[add(5), add(7), add(5)])
+            .expect("write");
+        let mut cells = cells(&mut db);
+        assert_eq!(cells.len(), 1, "{cells:?}");
+        cells.remove(0).2
+    };
+    assert_eq!(value(Fidelity::Emulator), 5i64.to_be_bytes());
+    let sketch = value(Fidelity::Production);
+    assert_eq!(hll_unique_count(&sketch).expect("a sketch"), 2);
+}

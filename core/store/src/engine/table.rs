@@ -15,12 +15,14 @@ use crate::error::{Error, Result};
 use crate::fidelity::Fidelity;
 use crate::filter::{FilterPlan, FilterScratch};
 use crate::mutation::{
-    Mutation, SERVER_TIMESTAMP, validate_qualifier, validate_row_key, validate_time_range,
-    validate_timestamp, validate_value,
+    AggregateInput, Mutation, SERVER_TIMESTAMP, validate_qualifier, validate_row_key,
+    validate_time_range, validate_timestamp, validate_value,
 };
 use crate::row::{CellView, ReadStats, RowSink, RowView, cell_bytes};
 use crate::row_set::KeyRange;
-use crate::schema::{FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name};
+use crate::schema::{
+    Aggregator, FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name,
+};
 use crate::traffic::TableTraffic;
 
 /// A table.
@@ -353,21 +355,23 @@ impl Table {
         now_micros: i64,
         cfg: &EngineConfig,
     ) -> Result<()> {
-        validate_row_key(row_key)?;
-        self.mutate_row_any_key(row_key, mutations, now_micros, cfg)
+        self.mutate_row_for(row_key, mutations, now_micros, cfg, Fidelity::Production)
     }
 
-    /// [`Table::mutate_row`] for a row key of any length (the emulator
-    /// takes keys over production's 4 KiB); an empty key is still refused.
-    pub(crate) fn mutate_row_any_key(
+    /// [`Table::mutate_row`] as `fidelity` writes: the emulator takes row
+    /// keys over production's 4 KiB (an empty key is still refused) and
+    /// keeps the raw input of an AddToCell to a HyperLogLog family as the
+    /// cell's value instead of adding it to a sketch.
+    pub(crate) fn mutate_row_for(
         &mut self,
         row_key: &[u8],
         mutations: &[Mutation<'_>],
         now_micros: i64,
         cfg: &EngineConfig,
+        fidelity: Fidelity,
     ) -> Result<()> {
-        if row_key.is_empty() {
-            return validate_row_key(row_key);
+        if !(fidelity.is_emulator() && !row_key.is_empty()) {
+            validate_row_key(row_key)?;
         }
         let mut fids = [0; RESOLVED];
         let added = self.validate_resolving(row_key, mutations, &mut fids)?;
@@ -411,7 +415,7 @@ impl Table {
             }
         };
         self.tablets[ti].mem.reserve(arena_need);
-        let applied = self.apply_mutations(ti, row_key, mutations, &fids, resolve);
+        let applied = self.apply_mutations(ti, row_key, mutations, &fids, resolve, fidelity);
         self.tablets[ti].mem.close_group(self.fams.ranks());
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
@@ -445,6 +449,7 @@ impl Table {
         mutations: &[Mutation<'_>],
         fids: &[FamilyId; RESOLVED],
         resolve: impl Fn(i64) -> i64,
+        fidelity: Fidelity,
     ) -> Result<()> {
         for (i, m) in mutations.iter().enumerate() {
             match m {
@@ -477,7 +482,11 @@ impl Table {
                     };
                     let ts = resolve(w.timestamp_micros);
                     let current = self.find_cell(ti, row_key, fid, w.column_qualifier, ts);
-                    let merged = merge_input(agg, current.as_deref(), w.input)?;
+                    let merged = if fidelity.is_emulator() && agg == Aggregator::HllppUniqueCount {
+                        unaggregated(w.input)
+                    } else {
+                        merge_input(agg, current.as_deref(), w.input)?
+                    };
                     let mem = &mut self.tablets[ti].mem;
                     if !mem.is_open() {
                         mem.open_group(row_key);
@@ -932,6 +941,15 @@ impl RowSink for RowKeys {
 
 /// Family ids recorded during validation, per mutation index.
 const RESOLVED: usize = 16;
+
+/// The bytes the emulator keeps for an aggregate input it does not
+/// aggregate: an integer as 8 big-endian bytes, raw bytes as they are.
+fn unaggregated(input: &AggregateInput<'_>) -> Vec<u8> {
+    match input {
+        AggregateInput::Int(v) => v.to_be_bytes().to_vec(),
+        AggregateInput::Raw(b) => b.to_vec(),
+    }
+}
 
 /// The family id of mutation `i`: recorded, or looked up.
 fn resolved(

@@ -198,7 +198,7 @@ impl Instance {
         for m in mutations {
             let applied = check_as_emulator(table, m).and_then(|()| {
                 let writes = as_emulator_writes(table, m, now);
-                table.mutate_row_any_key(row_key, &writes, now, cfg)
+                table.mutate_row_for(row_key, &writes, now, cfg, crate::Fidelity::Emulator)
             });
             if let Err(e) = applied {
                 outcome = Err(e);
