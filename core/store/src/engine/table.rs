@@ -370,7 +370,7 @@ impl Table {
         cfg: &EngineConfig,
         fidelity: Fidelity,
     ) -> Result<()> {
-        if !(fidelity.is_emulator() && !row_key.is_empty()) {
+        if !fidelity.is_emulator() || row_key.is_empty() {
             validate_row_key(row_key)?;
         }
         let mut fids = [0; RESOLVED];
