@@ -671,11 +671,6 @@ scenario("hotspots: sequential keys versus hashed prefixes", [
 
 # ------------------------------------------ known emulator differences
 
-# Differences --emulator-parity does not reproduce (run.py --parity then
-# requires production's answer, as without the switch); each says why.
-NO_PARITY_GO_REGEXP = {"reason": "Go's regexp error texts are not reproduced (Tabletop's filters "
-                                 "are RE2)"}
-
 
 scenario("createtable: GC rules that keep nothing", [
     {"cmd": "createtable zero families=cf:maxversions=0", "diverges": {
@@ -763,10 +758,20 @@ scenario("import: rows naming an unknown family", [
 scenario("read: an RE2 error in regex=", [
     "createtable t families=cf",
     "set t phone#1 cf:q=1@1000",
-    {"cmd": "read t \"regex=[\"", "diverges": {"parity": NO_PARITY_GO_REGEXP,
+    {"cmd": "read t \"regex=[\"", "diverges": {
         "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
         "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: missing closing ]: `[)$`\n", exit=1),
         "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : missing ]: [\n", exit=1),
+    }},
+    {"cmd": "read t \"regex=a)\"", "diverges": {
+        "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
+        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: unexpected ): `^(?:a))$`\n", exit=1),
+        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : unexpected ): a)\n", exit=1),
+    }},
+    {"cmd": "read t \"regex=phone#1**\"", "diverges": {
+        "reason": "both refuse stacked repetition operators: the emulator in Go's words on its anchored pattern, production in RE2's",
+        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: invalid nested repetition operator: `**`\n", exit=1),
+        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : bad repetition operator: **\n", exit=1),
     }},
 ])
 

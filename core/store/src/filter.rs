@@ -23,6 +23,7 @@
 
 mod compile;
 mod eval;
+mod go_syntax;
 mod re2;
 
 use std::marker::PhantomData;
@@ -124,7 +125,8 @@ impl FilterPlan {
     }
 
     /// [`FilterPlan::compile`] as Google's emulator checks a filter where
-    /// it differs from production (labels; see [`crate::Fidelity`]).
+    /// it differs from production (labels, regex error texts; see
+    /// [`crate::Fidelity`]).
     pub(crate) fn compile_as_emulator(filter: &RowFilter) -> Result<FilterPlan> {
         compile::compile_with(filter, true)
     }

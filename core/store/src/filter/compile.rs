@@ -24,6 +24,7 @@
 
 use std::cmp::Ordering;
 
+use super::go_syntax;
 use super::re2::{ByteRegex, RegexError};
 use super::{FilterPlan, RowFilter};
 use crate::bytes;
@@ -195,9 +196,9 @@ pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
     compile_with(filter, false)
 }
 
-/// Validates and compiles, checking labels as Google's emulator does
-/// (`emulator_labels`) or as production does.
-pub(crate) fn compile_with(filter: &RowFilter, emulator_labels: bool) -> Result<FilterPlan> {
+/// Validates and compiles, checking labels and regexes as Google's emulator does
+/// (`as_emulator`) or as production does.
+pub(crate) fn compile_with(filter: &RowFilter, as_emulator: bool) -> Result<FilterPlan> {
     let size = serialized_len(filter, 1)?;
     if size > MAX_SERIALIZED_BYTES {
         return Err(Error::invalid(format!(
@@ -206,7 +207,7 @@ pub(crate) fn compile_with(filter: &RowFilter, emulator_labels: bool) -> Result<
         )));
     }
     let mut b = Builder {
-        emulator_labels,
+        as_emulator,
         ..Builder::default()
     };
     let root = b.build(filter, false)?;
@@ -252,7 +253,7 @@ fn flatten(node: Node) -> std::result::Result<Vec<Step>, Node> {
 struct Builder {
     /// Labels checked as Google's emulator checks them (see
     /// [`label_is_valid`]).
-    emulator_labels: bool,
+    as_emulator: bool,
     labels: Vec<String>,
     families: Vec<String>,
     /// Counts row sample filters, so two of them decide independently.
@@ -276,7 +277,12 @@ fn field_error(field: &str, reason: impl std::fmt::Display) -> Error {
     Error::invalid(format!("Error in field '{field}' : {reason}"))
 }
 
-fn regex(field: &str, pattern: &[u8]) -> Result<ByteRegex> {
+/// Compiles a filter regex; `as_emulator` refuses it first where Go's
+/// regexp would, with Go's text, as Google's emulator does.
+fn regex(field: &str, pattern: &[u8], as_emulator: bool) -> Result<ByteRegex> {
+    if as_emulator && let Some(text) = go_syntax::emulator_error(pattern) {
+        return Err(field_error(field, text));
+    }
     ByteRegex::new(pattern).map_err(|e| match e {
         RegexError::Invalid(m) => field_error(field, m),
         RegexError::Unsupported(m) => Error::new(
@@ -390,7 +396,11 @@ impl Builder {
                         "argument must not be empty",
                     ));
                 }
-                Node::Step(Step::RowKey(regex("row_key_regex_filter", p)?))
+                Node::Step(Step::RowKey(regex(
+                    "row_key_regex_filter",
+                    p,
+                    self.as_emulator,
+                )?))
             }
             RowFilter::RowSample(p) => {
                 let p = *p;
@@ -418,11 +428,14 @@ impl Builder {
                 Node::Step(Step::Family(regex(
                     "family_name_regex_filter",
                     p.as_bytes(),
+                    self.as_emulator,
                 )?))
             }
-            RowFilter::ColumnQualifierRegex(p) => {
-                Node::Step(Step::Qualifier(regex("column_qualifier_regex_filter", p)?))
-            }
+            RowFilter::ColumnQualifierRegex(p) => Node::Step(Step::Qualifier(regex(
+                "column_qualifier_regex_filter",
+                p,
+                self.as_emulator,
+            )?)),
             RowFilter::ColumnRange {
                 family_name,
                 start,
@@ -466,7 +479,11 @@ impl Builder {
                     end: (r.end_micros != 0).then_some(r.end_micros),
                 })
             }
-            RowFilter::ValueRegex(p) => Node::Step(Step::Value(regex("value_regex_filter", p)?)),
+            RowFilter::ValueRegex(p) => Node::Step(Step::Value(regex(
+                "value_regex_filter",
+                p,
+                self.as_emulator,
+            )?)),
             RowFilter::ValueRange { start, end } => {
                 Node::Step(Step::ValueRange(ByteRange::new(start, end)))
             }
@@ -500,7 +517,7 @@ impl Builder {
             },
             RowFilter::StripValue => Node::Step(Step::Strip),
             RowFilter::ApplyLabel(label) => {
-                if !label_is_valid(label, self.emulator_labels) {
+                if !label_is_valid(label, self.as_emulator) {
                     return Err(field_error(
                         "apply_label_transformer",
                         format!(
