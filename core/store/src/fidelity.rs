@@ -36,16 +36,22 @@
 //!   reads and in CheckAndMutateRow's predicate); a label is any text
 //!   holding one character of `[a-z0-9-]`, of any length (the compiler
 //!   checks it so);
+//! - a filter regex Go's `regexp` refuses is answered in Go's words on the
+//!   emulator's anchored pattern (`filter/go_syntax.rs`);
+//! - GC rules that keep nothing (a version count or an age of 0) are
+//!   accepted; MutateRow(s) take row keys over 4 KiB; an AddToCell to a
+//!   HyperLogLog family keeps the raw input as the cell's value (the
+//!   emulator does not aggregate it). Such an instance's snapshot is
+//!   version 6, which records the fidelity and reads these back;
 //! - (wire) GetTable leaves out `granularity`; the authorized view and
 //!   logical view admin methods answer `UNIMPLEMENTED`, and data requests
 //!   sent to an `authorizedViewName` read the empty table name
 //!   (`NOT_FOUND`).
 //!
 //! Not reproduced (the differential suite says so next to each): the
-//! emulator's timing (its garbage collection on a background timer),
-//! HyperLogLog families keeping the raw input, row keys over 4 KiB, GC
-//! rules that keep nothing, Go's regexp error texts, and the emulator
-//! crashing on instance admin calls.
+//! emulator's timing (its garbage collection on a background timer), Go's
+//! regexp texts for the rarer error kinds, and the emulator crashing on
+//! instance admin calls and change stream reads.
 
 /// How an instance answers where Google's emulator differs from
 /// production Bigtable.
