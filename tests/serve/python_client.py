@@ -273,37 +273,49 @@ class Suite:
         data = BigtableClient(transport=BigtableGrpcTransport(channel=self.channel))
         return admin, data
 
-    def test_change_stream_partitions_and_a_read_up_to_an_end_time(self):
-        import datetime
-
+    def create_change_stream_table(self, admin, table_id, splits=()):
+        """A table with family cf and a change stream kept one day; its
+        name and the created table."""
         from google.cloud.bigtable_admin_v2 import types as admin_types
 
-        admin, data = self.change_stream_clients()
         parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
-        created = admin.create_table(
+        created = admin.create_table(request=admin_types.CreateTableRequest(
             parent=parent,
-            table_id="cs",
+            table_id=table_id,
             table=admin_types.Table(
                 column_families={"cf": admin_types.ColumnFamily()},
                 change_stream_config=admin_types.ChangeStreamConfig(
                     retention_period={"seconds": 86400}
                 ),
             ),
-        )
-        assert created.change_stream_config.retention_period.total_seconds() == 86400, created
-        name = parent + "/tables/cs"
-        parts = list(data.generate_initial_change_stream_partitions(table_name=name))
-        assert len(parts) == 1, parts
-        assert parts[0].partition.row_range == self.v2.RowRange(), parts
-        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
-        for key in (b"a", b"b"):
+            initial_splits=[admin_types.CreateTableRequest.Split(key=k) for k in splits],
+        ))
+        return parent + "/tables/" + table_id, created
+
+    def write_keys_in_a_window(self, data, name, keys):
+        """Writes a cell to each key; a start time before the writes and an
+        end time shortly after them."""
+        import datetime
+
+        now = lambda: datetime.datetime.now(datetime.timezone.utc)
+        start = now() - datetime.timedelta(seconds=1)
+        for key in keys:
             data.mutate_row(
                 table_name=name,
                 row_key=key,
                 mutations=[self.v2.Mutation(set_cell=self.v2.Mutation.SetCell(
                     family_name="cf", column_qualifier=b"q", timestamp_micros=-1, value=b"v"))],
             )
-        end = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=300)
+        return start, now() + datetime.timedelta(milliseconds=300)
+
+    def test_change_stream_partitions_and_a_read_up_to_an_end_time(self):
+        admin, data = self.change_stream_clients()
+        name, created = self.create_change_stream_table(admin, "cs")
+        assert created.change_stream_config.retention_period.total_seconds() == 86400, created
+        parts = list(data.generate_initial_change_stream_partitions(table_name=name))
+        assert len(parts) == 1, parts
+        assert parts[0].partition.row_range == self.v2.RowRange(), parts
+        start, end = self.write_keys_in_a_window(data, name, (b"a", b"b"))
         request = self.v2.ReadChangeStreamRequest(
             table_name=name, partition=parts[0].partition, start_time=start, end_time=end
         )
@@ -354,36 +366,12 @@ class Suite:
         partition (any more) ends with a close_stream naming the new
         partitions and the tokens to start them from (bigtable.proto,
         ReadChangeStreamResponse.CloseStream)."""
-        import datetime
-
-        from google.cloud.bigtable_admin_v2 import types as admin_types
-
         admin, data = self.change_stream_clients()
-        parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
-        admin.create_table(request=admin_types.CreateTableRequest(
-            parent=parent,
-            table_id="csplit",
-            table=admin_types.Table(
-                column_families={"cf": admin_types.ColumnFamily()},
-                change_stream_config=admin_types.ChangeStreamConfig(
-                    retention_period={"seconds": 86400}
-                ),
-            ),
-            initial_splits=[admin_types.CreateTableRequest.Split(key=b"m")],
-        ))
-        name = parent + "/tables/csplit"
+        name, _ = self.create_change_stream_table(admin, "csplit", splits=(b"m",))
         parts = [p.partition for p in data.generate_initial_change_stream_partitions(table_name=name)]
         assert [(p.row_range.start_key_closed, p.row_range.end_key_open) for p in parts] == [
             (b"", b"m"), (b"m", b"")], parts
-        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
-        for key in (b"a", b"z"):
-            data.mutate_row(
-                table_name=name,
-                row_key=key,
-                mutations=[self.v2.Mutation(set_cell=self.v2.Mutation.SetCell(
-                    family_name="cf", column_qualifier=b"q", timestamp_micros=-1, value=b"v"))],
-            )
-        end = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=300)
+        start, end = self.write_keys_in_a_window(data, name, (b"a", b"z"))
 
         def keys(messages):
             return [m.data_change.row_key for m in messages if "data_change" in m]
