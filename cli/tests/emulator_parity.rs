@@ -199,6 +199,35 @@ fn a_state_file_keeps_its_fidelity_and_refuses_the_other() {
     assert_eq!(read, "");
 }
 
+/// What only the emulator takes (a GC rule that keeps nothing, a row key
+/// over 4 KiB) is kept in the state file and read back by the next run:
+/// the state file of an emulator instance is snapshot version 6.
+#[test]
+fn the_state_file_keeps_what_only_the_emulator_takes() {
+    let dir = scratch("emulator-only");
+    let parity = |args: &[&str]| {
+        let mut all = vec!["--emulator-parity", "cbt"];
+        all.extend_from_slice(args);
+        let out = run_in(&dir, &all, b"");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {:?}", text(&out));
+        text(&out).0
+    };
+    parity(&["createtable", "zero", "families=cf:maxversions=0"]);
+    parity(&["createtable", "t", "families=cf"]);
+    let long_key = "k".repeat(5000);
+    parity(&["set", "t", &long_key, "cf:q=v@1000"]);
+    assert_eq!(parity(&["ls"]), "t\nzero\n");
+    assert_eq!(parity(&["count", "t"]), "1\n");
+    // Production refuses both.
+    let prod = scratch("emulator-only-production");
+    let out = run_in(
+        &prod,
+        &["cbt", "createtable", "zero", "families=cf:maxversions=0"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+}
+
 #[test]
 fn the_switch_is_in_the_help() {
     let (help, _) = text(&run_in(&scratch("help"), &["--help"], b""));
