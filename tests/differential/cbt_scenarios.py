@@ -773,6 +773,11 @@ scenario("read: an RE2 error in regex=", [
         "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: invalid nested repetition operator: `**`\n", exit=1),
         "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : bad repetition operator: **\n", exit=1),
     }},
+    {"cmd": "read t \"columns=cf:q[\"", "diverges": {
+        "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
+        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'column_qualifier_regex_filter' : error parsing regexp: missing closing ]: `[)$`\n", exit=1),
+        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'column_qualifier_regex_filter' : missing ]: [\n", exit=1),
+    }},
 ])
 
 
