@@ -497,9 +497,10 @@ impl Instance {
     }
 
     /// The snapshot's section for this layer, when it has anything to
-    /// keep. The fidelity travels here (not in the store's own encoding)
-    /// because an instance answering as the emulator may hold what
-    /// production would refuse: restoring it must keep answering so.
+    /// keep. The fidelity travels here too: an instance answering as the
+    /// emulator may hold what production would refuse, and restoring it
+    /// must keep answering so. The store records it itself since snapshot
+    /// version 6; snapshots written before that hold it only here.
     fn section(&self) -> Option<Vec<u8>> {
         let parity = self.store.fidelity().is_emulator();
         (parity || !self.catalog.is_empty()).then(|| self.catalog.export(parity))

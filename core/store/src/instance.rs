@@ -212,8 +212,8 @@ pub struct Instance {
     now_micros: i64,
     /// Whether data operations add to their table's traffic log.
     record_traffic: bool,
-    /// Production's answers, or the emulator's where they differ (the SQL
-    /// layer keeps it in its section of a snapshot).
+    /// Production's answers, or the emulator's where they differ (an
+    /// emulator instance's snapshot is version 6, which records it).
     fidelity: Fidelity,
     /// How far the clock was ahead of the wall at the last
     /// [`Instance::sync_wall_clock`] (0 while it follows the wall); not
