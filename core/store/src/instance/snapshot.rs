@@ -194,6 +194,7 @@ impl Instance {
         let mut w = Writer::default();
         w.raw(MAGIC);
         let emulator = self.fidelity.is_emulator();
+        // Version 6 has version 5's layout: every section, possibly empty.
         let changes = emulator || change_log::any(self);
         let traffic =
             changes || with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
