@@ -755,29 +755,32 @@ scenario("import: rows naming an unknown family", [
     "count t",
 ], files={"nofam.csv": ",nofam\n,q\nk1,1\nk2,2\nk3,3\n"})
 
+GO_REGEXP = ("the emulator reports Go regexp errors on its anchored pattern; production reports "
+             "RE2 errors on the pattern as given")
+
+
+def bad_regex(cmd, field, go_text, re2_text, reason=GO_REGEXP):
+    """A `cbt read` whose filter regex both sides refuse, each in its own
+    words: the emulator Go's (`go_text`), production RE2's (`re2_text`)."""
+    said = "Reading rows: rpc error: code = InvalidArgument desc = Error in field '%s' : %s\n"
+    return {"cmd": cmd, "diverges": {
+        "reason": reason,
+        "emulator": outcome(stderr=said % (field, "error parsing regexp: " + go_text), exit=1),
+        "production": outcome(stderr=said % (field, re2_text), exit=1),
+    }}
+
+
 scenario("read: an RE2 error in regex=", [
     "createtable t families=cf",
     "set t phone#1 cf:q=1@1000",
-    {"cmd": "read t \"regex=[\"", "diverges": {
-        "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
-        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: missing closing ]: `[)$`\n", exit=1),
-        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : missing ]: [\n", exit=1),
-    }},
-    {"cmd": "read t \"regex=a)\"", "diverges": {
-        "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
-        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: unexpected ): `^(?:a))$`\n", exit=1),
-        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : unexpected ): a)\n", exit=1),
-    }},
-    {"cmd": "read t \"regex=phone#1**\"", "diverges": {
-        "reason": "both refuse stacked repetition operators: the emulator in Go's words on its anchored pattern, production in RE2's",
-        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : error parsing regexp: invalid nested repetition operator: `**`\n", exit=1),
-        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'row_key_regex_filter' : bad repetition operator: **\n", exit=1),
-    }},
-    {"cmd": "read t \"columns=cf:q[\"", "diverges": {
-        "reason": "the emulator reports Go regexp errors on its anchored pattern; production reports RE2 errors on the pattern as given",
-        "emulator": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'column_qualifier_regex_filter' : error parsing regexp: missing closing ]: `[)$`\n", exit=1),
-        "production": outcome(stderr="Reading rows: rpc error: code = InvalidArgument desc = Error in field 'column_qualifier_regex_filter' : missing ]: [\n", exit=1),
-    }},
+    bad_regex("read t \"regex=[\"", "row_key_regex_filter", "missing closing ]: `[)$`", "missing ]: ["),
+    bad_regex("read t \"regex=a)\"", "row_key_regex_filter", "unexpected ): `^(?:a))$`", "unexpected ): a)"),
+    bad_regex("read t \"regex=phone#1**\"", "row_key_regex_filter",
+              "invalid nested repetition operator: `**`", "bad repetition operator: **",
+              reason="both refuse stacked repetition operators: the emulator in Go's words on its "
+                     "anchored pattern, production in RE2's"),
+    bad_regex("read t \"columns=cf:q[\"", "column_qualifier_regex_filter",
+              "missing closing ]: `[)$`", "missing ]: ["),
 ])
 
 
