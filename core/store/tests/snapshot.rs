@@ -273,3 +273,36 @@ fn bundles_hold_several_instances_and_older_snapshots_unbundle_to_themselves() {
     assert!(Instance::unbundle_snapshot(&bundle[..n - 1]).is_err());
     assert!(Instance::unbundle_snapshot(&Instance::bundle_snapshots(&[])).is_err());
 }
+
+/// A version 1 file from before version 6 existed (frozen bytes: table
+/// `t`, family `cf` keeping one version, row `r` holding `cf:q = v` at
+/// 1 ms) still loads, answering as production, and a production instance
+/// writes it again byte for byte. A version 6 header naming a fidelity
+/// this build does not know is refused.
+#[test]
+fn an_old_file_still_loads_and_version_6_checks_its_fidelity() {
+    const V1: &str = "54424c544f50534e01087461626c65746f700a706c617967726f756e648bcec7d5\
+                      07008080f2818389850680800280800880800280909de91a0401017401026366000101\
+                      000001017201000171d00f017695476750046718ad";
+    let bytes: Vec<u8> = (0..V1.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&V1[i..i + 2], 16).expect("hex"))
+        .collect();
+    let mut db = Instance::restore(&bytes).expect("a version 1 file loads");
+    assert_eq!(db.fidelity(), Fidelity::Production);
+    assert_eq!(
+        db.get_table("t").expect("table").schema.families["cf"].gc_rule,
+        Some(GcRule::MaxNumVersions(1))
+    );
+    let rows = everything(&mut db);
+    assert_eq!(rows[0].1[0].cells[0].value, b"v");
+    assert_eq!(db.snapshot_choosing(None, false), bytes);
+
+    let mut v6 = bytes[..8].to_vec();
+    v6.extend_from_slice(&[6, 2]);
+    v6.extend_from_slice(&bytes[9..bytes.len() - 8]);
+    let sum = fnv64(&v6);
+    v6.extend_from_slice(&sum.to_le_bytes());
+    let e = Instance::restore(&v6).expect_err("an unknown fidelity");
+    assert!(e.message().contains("an unknown fidelity"), "{e}");
+}
