@@ -275,7 +275,7 @@ methods! {
         "Returns row keys at tablet boundaries with byte offsets.",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
     "generateInitialChangeStreamPartitions", Data, Read, change_stream::generate_initial_partitions,
-        "Lists the partitions to read a table's change stream by (one per table here).",
+        "Lists the partitions to read a table's change stream by (one per tablet).",
         r#"{"tableName": "projects/p/instances/i/tables/t"}"#;
     "readChangeStream", Data, Read, change_stream::read_change_stream,
         "Reads a partition's recorded changes from a start time or token, up to now or an end time.",
