@@ -25,7 +25,7 @@
 use std::cmp::Ordering;
 
 use super::re2::{ByteRegex, RegexError};
-use super::{FilterPlan, RowFilter};
+use super::{FilterPlan, RegexCache, RowFilter};
 use crate::bytes;
 use crate::error::{Code, Error, Result};
 use crate::row_set::KeyBound;
@@ -192,12 +192,17 @@ pub(crate) fn required_value_prefix(body: &Body) -> Option<&[u8]> {
 
 /// Validates and compiles.
 pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
-    compile_with(filter, false)
+    compile_with(filter, false, None)
 }
 
 /// Validates and compiles, checking labels as Google's emulator does
-/// (`emulator_labels`) or as production does.
-pub(crate) fn compile_with(filter: &RowFilter, emulator_labels: bool) -> Result<FilterPlan> {
+/// (`emulator_labels`) or as production does, taking regexes from
+/// `regexes` when given (and keeping the new ones there).
+pub(crate) fn compile_with(
+    filter: &RowFilter,
+    emulator_labels: bool,
+    regexes: Option<&mut RegexCache>,
+) -> Result<FilterPlan> {
     let size = serialized_len(filter, 1)?;
     if size > MAX_SERIALIZED_BYTES {
         return Err(Error::invalid(format!(
@@ -207,6 +212,7 @@ pub(crate) fn compile_with(filter: &RowFilter, emulator_labels: bool) -> Result<
     }
     let mut b = Builder {
         emulator_labels,
+        regexes,
         ..Builder::default()
     };
     let root = b.build(filter, false)?;
@@ -249,10 +255,12 @@ fn flatten(node: Node) -> std::result::Result<Vec<Step>, Node> {
 }
 
 #[derive(Default)]
-struct Builder {
+struct Builder<'c> {
     /// Labels checked as Google's emulator checks them (see
     /// [`label_is_valid`]).
     emulator_labels: bool,
+    /// Where compiled regexes are kept between filters, if anywhere.
+    regexes: Option<&'c mut RegexCache>,
     labels: Vec<String>,
     families: Vec<String>,
     /// Counts row sample filters, so two of them decide independently.
@@ -276,8 +284,14 @@ fn field_error(field: &str, reason: impl std::fmt::Display) -> Error {
     Error::invalid(format!("Error in field '{field}' : {reason}"))
 }
 
-fn regex(field: &str, pattern: &[u8]) -> Result<ByteRegex> {
-    ByteRegex::new(pattern).map_err(|e| match e {
+/// `pattern` compiled (or taken from `regexes`), its error worded for
+/// `field`.
+fn regex(regexes: Option<&mut RegexCache>, field: &str, pattern: &[u8]) -> Result<ByteRegex> {
+    let compiled = match regexes {
+        Some(cache) => cache.get_or_compile(pattern),
+        None => ByteRegex::new(pattern),
+    };
+    compiled.map_err(|e| match e {
         RegexError::Invalid(m) => field_error(field, m),
         RegexError::Unsupported(m) => Error::new(
             Code::Unimplemented,
@@ -304,7 +318,7 @@ fn applies_label(f: &RowFilter) -> bool {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     fn build(&mut self, f: &RowFilter, in_condition: bool) -> Result<Node> {
         Ok(match f {
             RowFilter::Chain(subs) => {
@@ -390,7 +404,11 @@ impl Builder {
                         "argument must not be empty",
                     ));
                 }
-                Node::Step(Step::RowKey(regex("row_key_regex_filter", p)?))
+                Node::Step(Step::RowKey(regex(
+                    self.regexes.as_deref_mut(),
+                    "row_key_regex_filter",
+                    p,
+                )?))
             }
             RowFilter::RowSample(p) => {
                 let p = *p;
@@ -416,13 +434,16 @@ impl Builder {
                     ));
                 }
                 Node::Step(Step::Family(regex(
+                    self.regexes.as_deref_mut(),
                     "family_name_regex_filter",
                     p.as_bytes(),
                 )?))
             }
-            RowFilter::ColumnQualifierRegex(p) => {
-                Node::Step(Step::Qualifier(regex("column_qualifier_regex_filter", p)?))
-            }
+            RowFilter::ColumnQualifierRegex(p) => Node::Step(Step::Qualifier(regex(
+                self.regexes.as_deref_mut(),
+                "column_qualifier_regex_filter",
+                p,
+            )?)),
             RowFilter::ColumnRange {
                 family_name,
                 start,
@@ -466,7 +487,11 @@ impl Builder {
                     end: (r.end_micros != 0).then_some(r.end_micros),
                 })
             }
-            RowFilter::ValueRegex(p) => Node::Step(Step::Value(regex("value_regex_filter", p)?)),
+            RowFilter::ValueRegex(p) => Node::Step(Step::Value(regex(
+                self.regexes.as_deref_mut(),
+                "value_regex_filter",
+                p,
+            )?)),
             RowFilter::ValueRange { start, end } => {
                 Node::Step(Step::ValueRange(ByteRange::new(start, end)))
             }
