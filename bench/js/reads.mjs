@@ -35,11 +35,19 @@ const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
 const BATCH = 1000;
 const FLAT = { shape: 'flat' };
 
-/** CPU ms and wall ms of `fn()`, and what it returned. */
+/**
+ * CPU ms and wall ms of `fn()`, and what it returned. Run with
+ * `node --expose-gc`, each phase ends with a full garbage collection inside
+ * its time (one is done before it too, outside), so that a phase pays for
+ * its own garbage and not for the phase before it.
+ */
 function time(fn) {
+  const gc = globalThis.gc;
+  if (gc) gc();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
+  if (gc) gc();
   const wall = performance.now() - start;
   const used = process.cpuUsage(cpu);
   return { cpu: (used.user + used.system) / 1000, wall, result };
@@ -94,7 +102,7 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const p of PHASES) runs.get(p).push(time(phases[p]));
 }
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-console.log(`${path.relative(ROOT, PKG) || PKG}: ${ROWS} rows, ${ROUNDS} rounds, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`${path.relative(ROOT, PKG) || PKG}: ${ROWS} rows, ${ROUNDS} rounds${globalThis.gc ? ', a full GC in each phase' : ''}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (const [p, xs] of runs) {
   const cpu = xs.map((x) => x.cpu);
   const wall = xs.map((x) => x.wall);
