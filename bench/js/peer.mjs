@@ -66,7 +66,7 @@ function tabletop(data, keys, prefixes, options = {}) {
     });
   }
   const db = new Tabletop(options.engine ? { engine: options.engine } : undefined);
-  const read = options.values ? { values: options.values } : undefined;
+  const read = options.values || options.shape ? { values: options.values, shape: options.shape } : undefined;
   db.createTable({
     parent: 'projects/p/instances/i', tableId: 'mobile',
     table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
@@ -248,38 +248,42 @@ const t = tabletop(data, keys, prefixes);
 // The same with the options for large data: the engine's bulk thresholds,
 // and cell values as bytes (no base64 text made).
 const b = tabletop(data, keys, prefixes, { engine: 'bulk', values: 'bytes' });
+// The bulk engine with answers in the flat shape (`{ shape: 'flat' }`:
+// each row's cells in one array, base64 values).
+const f = tabletop(data, keys, prefixes, { engine: 'bulk', shape: 'flat' });
 const h = textApi(data, keys, prefixes);
 const s = await sqljs(data, keys, prefixes);
-for (const x of [t, b]) {
+for (const x of [t, b, f]) {
   if (x.pointRows !== s.pointRows || x.prefixRows !== s.prefixRows || x.regexRows !== s.regexRows || x.regexRows !== s.regexFnRows || x.fullRows !== s.fullRows || x.fullIterRows !== s.fullRows) {
     throw new Error(`row counts differ: ${JSON.stringify({ x, s })}`);
   }
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log('');
-console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | sql.js | speed-up | speed-up, bulk + bytes | handle (JSON text) |");
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | tabletop-js, bulk + flat | sql.js | speed-up | speed-up, bulk + bytes | speed-up, bulk + flat | handle (JSON text) |");
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 const cell = (v) => (v === undefined ? '' : `${ms(v)} ms`);
-const line = (phase, rows, a, a2, sq, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${cell(a2)} | ${cell(sq)} | ${sq === undefined ? '' : ratio(sq, a)} | ${sq === undefined || a2 === undefined ? '' : ratio(sq, a2)} | ${cell(c)} |`);
-line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, b.load, s.load, h.load);
-line('1000 point reads', t.pointRows, t.point, b.point, s.point, h.point);
-line('1000 prefix scans', t.prefixRows, t.prefix, b.prefix, s.prefix, h.prefix);
-line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, b.regex, s.regex, h.regex);
-line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, b.regex, s.regexFn);
-line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, b.regexIter, s.regex);
-line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, b.fullScan, s.fullScan, h.fullScan);
-line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, b.fullIter, s.fullScan);
-console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | ${ms(b.compact)} ms | | | | |`);
+const speedUp = (sq, x) => (sq === undefined || x === undefined ? '' : ratio(sq, x));
+const line = (phase, rows, a, a2, a3, sq, c) => console.log(`| ${phase} | ${rows} | ${ms(a)} ms | ${cell(a2)} | ${cell(a3)} | ${cell(sq)} | ${speedUp(sq, a)} | ${speedUp(sq, a2)} | ${speedUp(sq, a3)} | ${cell(c)} |`);
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.load, b.load, f.load, s.load, h.load);
+line('1000 point reads', t.pointRows, t.point, b.point, f.point, s.point, h.point);
+line('1000 prefix scans', t.prefixRows, t.prefix, b.prefix, f.prefix, s.prefix, h.prefix);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regex, b.regex, f.regex, s.regex, h.regex);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regex, b.regex, f.regex, s.regexFn);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIter, b.regexIter, f.regexIter, s.regex);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScan, b.fullScan, f.fullScan, s.fullScan, h.fullScan);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIter, b.fullIter, f.fullIter, s.fullScan);
+console.log(`| (tabletop-js: compact before the reads) | | ${ms(t.compact)} ms | ${ms(b.compact)} ms | ${ms(f.compact)} ms | | | | | |`);
 console.log('');
 console.log('CPU time of the process (user + system) in the same phases:');
 console.log('');
-console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | sql.js | speed-up | speed-up, bulk + bytes | handle (JSON text) |");
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-line(`load, ${cells.toLocaleString('en')} cells`, '-', t.loadCpu, b.loadCpu, s.loadCpu, h.loadCpu);
-line('1000 point reads', t.pointRows, t.pointCpu, b.pointCpu, s.pointCpu, h.pointCpu);
-line('1000 prefix scans', t.prefixRows, t.prefixCpu, b.prefixCpu, s.prefixCpu, h.prefixCpu);
-line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regexCpu, b.regexCpu, s.regexCpu, h.regexCpu);
-line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regexCpu, b.regexCpu, s.regexFnCpu);
-line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIterCpu, b.regexIterCpu, s.regexCpu);
-line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScanCpu, b.fullScanCpu, s.fullScanCpu, h.fullScanCpu);
-line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIterCpu, b.fullIterCpu, s.fullScanCpu);
+console.log("| phase | rows returned | tabletop-js | tabletop-js, bulk engine + bytes | tabletop-js, bulk + flat | sql.js | speed-up | speed-up, bulk + bytes | speed-up, bulk + flat | handle (JSON text) |");
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+line(`load, ${cells.toLocaleString('en')} cells`, '-', t.loadCpu, b.loadCpu, f.loadCpu, s.loadCpu, h.loadCpu);
+line('1000 point reads', t.pointRows, t.pointCpu, b.pointCpu, f.pointCpu, s.pointCpu, h.pointCpu);
+line('1000 prefix scans', t.prefixRows, t.prefixCpu, b.prefixCpu, f.prefixCpu, s.prefixCpu, h.prefixCpu);
+line('value-regex full scan (sql.js: GLOB)', t.regexRows, t.regexCpu, b.regexCpu, f.regexCpu, s.regexCpu, h.regexCpu);
+line('value-regex full scan (sql.js: REGEXP, a JS function)', t.regexRows, t.regexCpu, b.regexCpu, f.regexCpu, s.regexFnCpu);
+line('value-regex full scan, readRowsIter (sql.js: GLOB)', t.regexIterRows, t.regexIterCpu, b.regexIterCpu, f.regexIterCpu, s.regexCpu);
+line('full scan, readRows (one answer of every row)', t.fullRows, t.fullScanCpu, b.fullScanCpu, f.fullScanCpu, s.fullScanCpu, h.fullScanCpu);
+line('full scan, readRowsIter (row by row)', t.fullIterRows, t.fullIterCpu, b.fullIterCpu, f.fullIterCpu, s.fullScanCpu);

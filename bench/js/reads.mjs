@@ -9,6 +9,9 @@
 //   node bench/js/reads.mjs [ROWS] [PACKAGE_DIR] [ROUNDS] [PHASES]
 //   defaults: 100000, target/tabletop-js, 7, point,prefix,regex
 //
+// More phases, for builds that have `{ shape: 'flat' }`: point-flat,
+// prefix-flat, regex-flat (the same reads in the flat shape).
+//
 // Unlike bench/js/peer.mjs, nothing else lives in the process (no sql.js,
 // no second store, the write requests dropped before the reads), so the
 // garbage collector works only on the reads' own answers. Alternate builds
@@ -30,12 +33,21 @@ const { Tabletop } = createRequire(import.meta.url)(path.join(PKG, 'node', 'inde
 const TABLE = 'projects/p/instances/i/tables/mobile';
 const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
 const BATCH = 1000;
+const FLAT = { shape: 'flat' };
 
-/** CPU ms and wall ms of `fn()`, and what it returned. */
+/**
+ * CPU ms and wall ms of `fn()`, and what it returned. Run with
+ * `node --expose-gc`, each phase ends with a full garbage collection inside
+ * its time (one is done before it too, outside), so that a phase pays for
+ * its own garbage and not for the phase before it.
+ */
 function time(fn) {
+  const gc = globalThis.gc;
+  if (gc) gc();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
+  if (gc) gc();
   const wall = performance.now() - start;
   const used = process.cpuUsage(cpu);
   return { cpu: (used.user + used.system) / 1000, wall, result };
@@ -80,6 +92,9 @@ const phases = {
   point: () => points.reduce((n, q) => n + db.readRows(q).rows.length, 0),
   prefix: () => prefixes.reduce((n, q) => n + db.readRows(q).rows.length, 0),
   regex: () => db.readRows(regex).rows.length,
+  'point-flat': () => points.reduce((n, q) => n + db.readRows(q, FLAT).rows.length, 0),
+  'prefix-flat': () => prefixes.reduce((n, q) => n + db.readRows(q, FLAT).rows.length, 0),
+  'regex-flat': () => db.readRows(regex, FLAT).rows.length,
 };
 for (const q of points.slice(0, 100)) db.readRows(q);
 const runs = new Map(PHASES.map((p) => [p, []]));
@@ -87,10 +102,10 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const p of PHASES) runs.get(p).push(time(phases[p]));
 }
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-console.log(`${path.relative(ROOT, PKG) || PKG}: ${ROWS} rows, ${ROUNDS} rounds, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`${path.relative(ROOT, PKG) || PKG}: ${ROWS} rows, ${ROUNDS} rounds${globalThis.gc ? ', a full GC in each phase' : ''}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (const [p, xs] of runs) {
   const cpu = xs.map((x) => x.cpu);
   const wall = xs.map((x) => x.wall);
-  console.log(`${p.padEnd(7)} rows ${String(xs[0].result).padStart(6)}  CPU median ${median(cpu).toFixed(1)} ms, lowest ${Math.min(...cpu).toFixed(1)} ms; wall median ${median(wall).toFixed(1)} ms`);
+  console.log(`${p.padEnd(11)} rows ${String(xs[0].result).padStart(6)}  CPU median ${median(cpu).toFixed(1)} ms, lowest ${Math.min(...cpu).toFixed(1)} ms; wall median ${median(wall).toFixed(1)} ms`);
 }
 db.free();

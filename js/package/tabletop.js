@@ -377,8 +377,9 @@ const latin1 = new TextDecoder('latin1');
 
 /** Turns the packed rows of js/src/read.rs into google.bigtable.v2.Row objects. */
 class Unpacker {
-  constructor(bytes, at, rawValues, end = bytes.length) {
-    this.rawValues = rawValues;
+  constructor(bytes, at, { raw, flat }, end = bytes.length) {
+    this.rawValues = raw;
+    this.flat = flat;
     this.u8 = bytes;
     this.end = end;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -478,28 +479,83 @@ class Unpacker {
     return { key, families: fams.length === 1 ? [fams[0]] : fams.slice() };
   }
 
+  /**
+   * A row in the flat shape: `{ key, cells }`, each cell naming its family
+   * and qualifier, with timestampMicros, value and labels as in row().
+   * Three objects for a one-cell row where row() makes seven.
+   */
+  flatRow() {
+    const key = this.str();
+    const count = this.u32();
+    if (count === 0) return { key, cells: [] };
+    const cells = new Array(count);
+    let family = '';
+    let qualifier = '';
+    for (let i = 0; i < count; i++) {
+      const flags = this.u8[this.at++];
+      if (flags & 1) family = this.str();
+      if (flags & 2) qualifier = this.str();
+      const ts = this.str();
+      let value;
+      if (this.rawValues) {
+        const n = this.u32();
+        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
+        this.at += n;
+      } else {
+        value = this.str();
+        if (value === '') value = undefined;
+      }
+      const label = this.str();
+      let cell;
+      if (ts !== '') {
+        if (value !== undefined) cell = label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
+        else cell = label === '' ? { family, qualifier, timestampMicros: ts } : { family, qualifier, timestampMicros: ts, labels: [label] };
+      } else if (value !== undefined) {
+        cell = label === '' ? { family, qualifier, value } : { family, qualifier, value, labels: [label] };
+      } else {
+        cell = label === '' ? { family, qualifier } : { family, qualifier, labels: [label] };
+      }
+      cells[i] = cell;
+    }
+    return { key, cells };
+  }
+
+  /** The next row in the shape asked for. */
+  next() {
+    return this.flat ? this.flatRow() : this.row();
+  }
+
   rows(out) {
-    while (!this.done()) out.push(this.row());
+    if (this.flat) while (!this.done()) out.push(this.flatRow());
+    else while (!this.done()) out.push(this.row());
     return out;
   }
 }
 
 /**
  * The options of readRows and readRowsIter: whether cell values come as
- * base64 text (Bigtable's REST JSON, the default) or as bytes.
+ * base64 text (Bigtable's REST JSON, the default) or as bytes, and whether
+ * rows come in Bigtable's nested shape (the default) or flat.
  */
-function rawValues(method, options) {
-  if (options === undefined) return false;
+function readOptions(method, options) {
+  if (options === undefined) return { raw: false, flat: false };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
   }
   for (const k in options) {
-    if (k !== 'values') throw new TypeError(`${method}: unknown option ${JSON.stringify(k)} (the options are: values)`);
+    if (k !== 'values' && k !== 'shape') {
+      throw new TypeError(`${method}: unknown option ${JSON.stringify(k)} (the options are: values, shape)`);
+    }
   }
   const v = options.values;
-  if (v === undefined || v === 'base64') return false;
-  if (v === 'bytes') return true;
-  throw new TypeError(`${method}: options.values must be 'base64' or 'bytes', got ${describe(v)}`);
+  if (v !== undefined && v !== 'base64' && v !== 'bytes') {
+    throw new TypeError(`${method}: options.values must be 'base64' or 'bytes', got ${describe(v)}`);
+  }
+  const shape = options.shape;
+  if (shape !== undefined && shape !== 'nested' && shape !== 'flat') {
+    throw new TypeError(`${method}: options.shape must be 'nested' or 'flat', got ${describe(shape)}`);
+  }
+  return { raw: v === 'bytes', flat: shape === 'flat' };
 }
 
 // ------------------------------------------------------------- the class
@@ -632,20 +688,23 @@ function makeTabletop(raw) {
      * The rows of a readRows request. `options.values`: 'base64' (the
      * default, Bigtable's REST JSON) or 'bytes' (each cell's value a
      * Uint8Array, a view into one buffer shared by the answer).
+     * `options.shape`: 'nested' (the default, Bigtable's families, columns
+     * and cells) or 'flat' (each row `{ key, cells }`, each cell naming its
+     * family and qualifier).
      */
     readRows(request, options) {
       requireObject('readRows', request);
-      const raw = rawValues('readRows', options);
+      const opts = readOptions('readRows', options);
       const plain = packRead(request);
-      let packed = plain ? this.#run((r) => r.readPackedRequest(plain, raw)) : undefined;
+      let packed = plain ? this.#run((r) => r.readPackedRequest(plain, opts.raw)) : undefined;
       if (packed === undefined) {
         const text = requestText(request);
-        packed = this.#run((r) => r.readPacked(text, raw));
+        packed = this.#run((r) => r.readPacked(text, opts.raw));
       }
       // stats_len:u32, the rows, then stats_len bytes of requestStats JSON.
       const statsLength = packed[0] | (packed[1] << 8) | (packed[2] << 16) | (packed[3] << 24);
       const end = packed.length - statsLength;
-      const answer = { rows: new Unpacker(packed, 4, raw, end).rows([]) };
+      const answer = { rows: new Unpacker(packed, 4, opts, end).rows([]) };
       if (statsLength > 0) {
         answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(end)));
       }
@@ -654,28 +713,29 @@ function makeTabletop(raw) {
 
     /**
      * The rows of a readRows request one at a time, read a chunk at a time
-     * (never the whole answer at once). Errors in the request throw here;
-     * leaving the loop early (`break`) closes the read.
+     * and made one at a time (never the whole answer at once); the options
+     * are readRows'. Errors in the request throw here; leaving the loop
+     * early (`break`) closes the read.
      */
     readRowsIter(request, options) {
       requireObject('readRowsIter', request);
-      const raw = rawValues('readRowsIter', options);
+      const opts = readOptions('readRowsIter', options);
       const text = requestText(request);
-      const id = this.#run((r) => r.openRows(text, raw));
+      const id = this.#run((r) => r.openRows(text, opts.raw));
       const next = () => this.#run((r) => r.nextRows(id));
       const close = () => {
         if (!this.#broken) this.#raw.closeRows(id);
       };
-      let rows = [];
-      let index = 0;
+      // The chunk being read; its dictionary grows as its rows are made.
+      let chunk = null;
       let over = false;
       const fill = () => {
-        const chunk = next();
-        if (chunk === undefined) {
+        const bytes = next();
+        if (bytes === undefined) {
           over = true;
+          chunk = null;
         } else {
-          rows = new Unpacker(chunk, 0, raw).rows([]);
-          index = 0;
+          chunk = new Unpacker(bytes, 0, opts);
         }
       };
       try {
@@ -689,13 +749,13 @@ function makeTabletop(raw) {
           return this;
         },
         next() {
-          while (index >= rows.length && !over) fill();
-          if (index < rows.length) return { value: rows[index++], done: false };
+          while (!over && chunk.done()) fill();
+          if (!over) return { value: chunk.next(), done: false };
           return { value: undefined, done: true };
         },
         return() {
           over = true;
-          rows = [];
+          chunk = null;
           close();
           return { value: undefined, done: true };
         },

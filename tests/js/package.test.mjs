@@ -296,6 +296,49 @@ describe('reads', () => {
       const expected = viaHandle(db, 'readRows', JSON.parse(JSON.stringify(req, (k, v) => (v instanceof Uint8Array ? b64(v) : v))));
       assert.deepEqual(db.readRows(req), expected.response, JSON.stringify(req));
     }
+    // The answer's text, field order and left-out defaults included, is
+    // the one users have had (REST JSON in the proto's field order).
+    assert.equal(
+      JSON.stringify(db.readRows({ tableName: TABLE, rows: { rowKeys: [bytes('row003')] } })),
+      '{"rows":[{"key":"cm93MDAz","families":[{"name":"a","columns":[{"cells":[{}]},{"qualifier":"cTE=","cells":'
+        + '[{"timestampMicros":"7000","value":"b2xk"},{"timestampMicros":"4000","value":"djM="}]}]},'
+        + '{"name":"b","columns":[{"qualifier":"cTI=","cells":[{"value":"Mw=="}]}]}]}]}',
+    );
+    const labelled = { tableName: TABLE, rows: { rowKeys: [bytes('row003')] }, filter: { chain: { filters: [{ familyNameRegexFilter: 'b' }, { applyLabelTransformer: 'lab' }] } } };
+    assert.equal(
+      JSON.stringify(db.readRows(labelled)),
+      '{"rows":[{"key":"cm93MDAz","families":[{"name":"b","columns":[{"qualifier":"cTI=","cells":[{"value":"Mw==","labels":["lab"]}]}]}]}]}',
+    );
+  });
+
+  /** A nested answer's rows in the flat shape, made the slow, obvious way. */
+  function flatten(rows) {
+    return rows.map((row) => ({
+      key: row.key,
+      cells: (row.families ?? []).flatMap((f) => f.columns.flatMap((c) => c.cells.map((cell) => ({
+        family: f.name, qualifier: c.qualifier ?? '', ...cell,
+      })))),
+    }));
+  }
+
+  test("{ shape: 'flat' } gives the nested answer's cells, each naming its family and qualifier", () => {
+    const db = richTable();
+    for (const req of READS) {
+      const nested = db.readRows(req);
+      const flat = db.readRows(req, { shape: 'flat' });
+      assert.deepEqual(flat.rows, flatten(nested.rows), JSON.stringify(req));
+      assert.deepEqual(flat.requestStats, nested.requestStats);
+      assert.deepEqual(db.readRows(req, { shape: 'nested' }), nested);
+      const flatBytes = db.readRows(req, { shape: 'flat', values: 'bytes' });
+      assert.deepEqual(flatBytes.rows, flatten(db.readRows(req, { values: 'bytes' }).rows), JSON.stringify(req));
+      assert.deepEqual([...db.readRowsIter(req, { shape: 'flat' })], flat.rows);
+      assert.deepEqual([...db.readRowsIter(req, { shape: 'flat', values: 'bytes' })], flatBytes.rows);
+    }
+    // Every cell is there, the empty qualifier as ''.
+    const all = db.readRows({ tableName: TABLE }, { shape: 'flat' }).rows;
+    // (row006's two q1 versions share a timestamp: one cell.)
+    assert.equal(all.reduce((n, r) => n + r.cells.length, 0), 40 * 4 - 1);
+    assert.deepEqual(all[1].cells.map((c) => [c.family, c.qualifier]), [['a', ''], ['a', b64('q1')], ['a', b64('q1')], ['b', b64('q2')]]);
   });
 
   test('reads the packed path declines get the precise errors of the JSON path', () => {
@@ -400,7 +443,7 @@ describe('reads', () => {
 
   test('read options and constructor options are checked', () => {
     const db = richTable();
-    for (const bad of [null, 'bytes', [], { values: 'hex' }, { value: 'bytes' }]) {
+    for (const bad of [null, 'bytes', [], { values: 'hex' }, { value: 'bytes' }, { shape: 'tree' }, { shape: true }]) {
       assert.throws(() => db.readRows({ tableName: TABLE }, bad), TypeError);
       assert.throws(() => db.readRowsIter({ tableName: TABLE }, bad), TypeError);
     }

@@ -25,8 +25,11 @@ mod compile;
 mod eval;
 mod go_syntax;
 mod re2;
+mod regex_cache;
 
 use std::marker::PhantomData;
+
+pub use regex_cache::RegexCache;
 
 use crate::error::Result;
 use crate::mutation::TimestampRange;
@@ -128,7 +131,18 @@ impl FilterPlan {
     /// it differs from production (labels, regex error texts; see
     /// [`crate::Fidelity`]).
     pub(crate) fn compile_as_emulator(filter: &RowFilter) -> Result<FilterPlan> {
-        compile::compile_with(filter, true)
+        compile::compile_with(filter, true, None)
+    }
+
+    /// [`FilterPlan::compile`] taking the filter's regexes from `regexes`
+    /// (and keeping new ones there), checking labels as Google's emulator
+    /// does when `as_emulator`. The plan is the same as without the cache.
+    pub(crate) fn compile_cached(
+        filter: &RowFilter,
+        as_emulator: bool,
+        regexes: &mut RegexCache,
+    ) -> Result<FilterPlan> {
+        compile::compile_with(filter, as_emulator, Some(regexes))
     }
 
     /// Sets the seed that makes `row_sample_filter` repeatable: the same

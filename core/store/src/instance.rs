@@ -23,7 +23,7 @@ use crate::engine::table::{ReadOptions, Table};
 use crate::engine::{EngineConfig, EngineEvent};
 use crate::error::{Code, Error, Result};
 use crate::fidelity::Fidelity;
-use crate::filter::{FilterPlan, RowFilter};
+use crate::filter::{FilterPlan, RegexCache, RowFilter};
 use crate::mutation::Mutation;
 use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink, RowView};
 use crate::row_set::{KeyRange, RowSet, prefix_successor};
@@ -219,6 +219,9 @@ pub struct Instance {
     /// [`Instance::sync_wall_clock`] (0 while it follows the wall); not
     /// part of snapshots.
     wall_lead_micros: i64,
+    /// The filters' regexes compiled for earlier requests; not part of
+    /// snapshots.
+    regexes: RegexCache,
 }
 
 impl Default for Instance {
@@ -238,6 +241,7 @@ impl Instance {
             record_traffic: true,
             fidelity: Fidelity::Production,
             wall_lead_micros: 0,
+            regexes: RegexCache::new(),
         }
     }
 
@@ -751,14 +755,17 @@ impl Instance {
         let seed = self.config.seed;
         let now = self.now_micros;
         let record = self.record_traffic;
-        let table = self.table_mut(table_id)?;
+        let table = self
+            .tables
+            .get_mut(table_id)
+            .ok_or_else(|| Error::table_not_found(table_id))?;
         let cx = ReadContext {
             seed,
             now,
             record,
             fidelity,
         };
-        read_engine_table(table, req, cx, sink, trace)
+        read_engine_table(table, req, cx, Some(&mut self.regexes), sink, trace)
     }
 
     /// Reads one row (optionally filtered) into owned memory.
@@ -968,6 +975,7 @@ fn read_engine_table<S: RowSink + ?Sized>(
     table: &mut Table,
     req: &ReadRowsRequest,
     cx: ReadContext,
+    regexes: Option<&mut RegexCache>,
     sink: &mut S,
     trace: Option<&mut Trace>,
 ) -> Result<ReadStats> {
@@ -983,9 +991,15 @@ fn read_engine_table<S: RowSink + ?Sized>(
         Some(f) if fidelity.is_emulator() => Some(emulator::as_emulator_filter(f)),
         _ => None,
     };
-    let compiled = match &emulator_filter {
-        Some(f) => Some(FilterPlan::compile_as_emulator(f)),
-        None => req.filter.as_ref().map(FilterPlan::compile),
+    let compiled = match (emulator_filter.as_ref().or(req.filter.as_ref()), regexes) {
+        (Some(f), Some(cache)) => Some(FilterPlan::compile_cached(
+            f,
+            emulator_filter.is_some(),
+            cache,
+        )),
+        (Some(f), None) if emulator_filter.is_some() => Some(FilterPlan::compile_as_emulator(f)),
+        (Some(f), None) => Some(FilterPlan::compile(f)),
+        (None, _) => None,
     };
     let plan = match compiled {
         Some(compiled) => match compiled {
@@ -1095,7 +1109,7 @@ impl StandaloneTable {
             record: false,
             fidelity: Fidelity::Production,
         };
-        read_engine_table(&mut self.table, req, cx, sink, trace)
+        read_engine_table(&mut self.table, req, cx, None, sink, trace)
     }
 
     /// The engine's due work (flushes, compactions, splits, merges).

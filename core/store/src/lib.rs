@@ -81,7 +81,7 @@ pub use engine::{EngineConfig, EngineEvent};
 pub use error::{Code, Error, Result};
 pub use escape::escape_bytes;
 pub use fidelity::Fidelity;
-pub use filter::{FilterPlan, FilterScratch, RowFilter};
+pub use filter::{FilterPlan, FilterScratch, RegexCache, RowFilter};
 pub use instance::conditional::{
     CheckAndMutateRowRequest, CheckAndMutateRowResponse, ReadModifyWriteOp,
     ReadModifyWriteRowRequest, ReadModifyWriteRowResponse, ReadModifyWriteRule,

@@ -955,3 +955,43 @@ fn plans_check_the_families_column_ranges_name() {
     assert!(err.message().contains("missing"));
     assert!(plan.check_families(|_| true).is_ok());
 }
+
+/// An instance keeps the regexes it compiled (`RegexCache`): reads that
+/// reuse a pattern, in the same field or another, answer as a fresh
+/// instance does, and a bad pattern is refused every time in its field's
+/// words.
+#[test]
+fn reused_regexes_answer_as_new_ones() {
+    let filters = [
+        RowFilter::ValueRegex(b"v.".to_vec()),
+        qual("a|b"),
+        RowFilter::RowKeyRegex(b"r.".to_vec()),
+        RowFilter::ValueRegex(b"r.".to_vec()),
+        chain(vec![fam("cf1"), RowFilter::ValueRegex(b"v.".to_vec())]),
+        RowFilter::RowKeyRegex(b"a|b".to_vec()),
+        qual("v."),
+    ];
+    let mut kept = sample();
+    for round in 0..2 {
+        for f in &filters {
+            let fresh = read(&mut sample(), f.clone());
+            assert_eq!(
+                lines(&read(&mut kept, f.clone())),
+                lines(&fresh),
+                "round {round}: {f:?}"
+            );
+        }
+    }
+    for _ in 0..2 {
+        let value = invalid(&mut kept, RowFilter::ValueRegex(b"[a".to_vec()));
+        assert!(
+            value.starts_with("Error in field 'value_regex_filter'"),
+            "{value}"
+        );
+        let key = invalid(&mut kept, RowFilter::RowKeyRegex(b"[a".to_vec()));
+        assert!(
+            key.starts_with("Error in field 'row_key_regex_filter'"),
+            "{key}"
+        );
+    }
+}

@@ -9,6 +9,8 @@ import init, {
   Tabletop,
   TabletopError,
   type BytesReadRowsResponse,
+  type FlatBytesReadRowsResponse,
+  type FlatReadRowsResponse,
   type BytesRow,
   type CheckAndMutateRowResponse,
   type ListTablesResponse,
@@ -141,6 +143,18 @@ export async function everyMethod(): Promise<void> {
   for (const row of known(db.readRowsIter({ tableName: TABLE }))) {
     const key: string = known(row.key);
     if (key === '') break;
+  }
+  const flat: FlatReadRowsResponse = known(db.readRows(request, { shape: 'flat' }));
+  const flatQualifier: string | undefined = flat.rows[0]?.cells[0]?.qualifier;
+  const flatBytes: FlatBytesReadRowsResponse = known(db.readRows(request, { shape: 'flat', values: 'bytes' }));
+  const flatRaw: Uint8Array | undefined = flatBytes.rows[0]?.cells[0]?.value;
+  // @ts-expect-error a flat row has cells, not families
+  const noFamilies = flat.rows[0]?.families;
+  // @ts-expect-error shapes are 'nested' or 'flat'
+  db.readRows(request, { shape: 'tree' });
+  for (const row of known(db.readRowsIter({ tableName: TABLE }, { shape: 'flat' }))) {
+    const family: string | undefined = row.cells[0]?.family;
+    if (family === '') break;
   }
   const iter = known(db.readRowsIter({ tableName: TABLE }, { values: 'bytes' }));
   const first: IteratorResult<BytesRow> = known(iter.next());

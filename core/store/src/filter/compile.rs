@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 
 use super::go_syntax;
 use super::re2::{ByteRegex, RegexError};
-use super::{FilterPlan, RowFilter};
+use super::{FilterPlan, RegexCache, RowFilter};
 use crate::bytes;
 use crate::error::{Code, Error, Result};
 use crate::row_set::KeyBound;
@@ -193,12 +193,17 @@ pub(crate) fn required_value_prefix(body: &Body) -> Option<&[u8]> {
 
 /// Validates and compiles.
 pub(crate) fn compile(filter: &RowFilter) -> Result<FilterPlan> {
-    compile_with(filter, false)
+    compile_with(filter, false, None)
 }
 
 /// Validates and compiles, checking labels and regexes as Google's emulator does
-/// (`as_emulator`) or as production does.
-pub(crate) fn compile_with(filter: &RowFilter, as_emulator: bool) -> Result<FilterPlan> {
+/// (`as_emulator`) or as production does, taking regexes from `regexes` when
+/// given (and keeping the new ones there).
+pub(crate) fn compile_with(
+    filter: &RowFilter,
+    as_emulator: bool,
+    regexes: Option<&mut RegexCache>,
+) -> Result<FilterPlan> {
     let size = serialized_len(filter, 1)?;
     if size > MAX_SERIALIZED_BYTES {
         return Err(Error::invalid(format!(
@@ -208,6 +213,7 @@ pub(crate) fn compile_with(filter: &RowFilter, as_emulator: bool) -> Result<Filt
     }
     let mut b = Builder {
         as_emulator,
+        regexes,
         ..Builder::default()
     };
     let root = b.build(filter, false)?;
@@ -250,10 +256,12 @@ fn flatten(node: Node) -> std::result::Result<Vec<Step>, Node> {
 }
 
 #[derive(Default)]
-struct Builder {
+struct Builder<'c> {
     /// Labels checked as Google's emulator checks them (see
     /// [`label_is_valid`]).
     as_emulator: bool,
+    /// Where compiled regexes are kept between filters, if anywhere.
+    regexes: Option<&'c mut RegexCache>,
     labels: Vec<String>,
     families: Vec<String>,
     /// Counts row sample filters, so two of them decide independently.
@@ -277,13 +285,23 @@ fn field_error(field: &str, reason: impl std::fmt::Display) -> Error {
     Error::invalid(format!("Error in field '{field}' : {reason}"))
 }
 
-/// Compiles a filter regex; `as_emulator` refuses it first where Go's
-/// regexp would, with Go's text, as Google's emulator does.
-fn regex(field: &str, pattern: &[u8], as_emulator: bool) -> Result<ByteRegex> {
+/// `pattern` compiled (or taken from `regexes`), its error worded for
+/// `field`; `as_emulator` refuses it first where Go's regexp would, with
+/// Go's text, as Google's emulator does.
+fn regex(
+    regexes: Option<&mut RegexCache>,
+    field: &str,
+    pattern: &[u8],
+    as_emulator: bool,
+) -> Result<ByteRegex> {
     if as_emulator && let Some(text) = go_syntax::emulator_error(pattern) {
         return Err(field_error(field, text));
     }
-    ByteRegex::new(pattern).map_err(|e| match e {
+    let compiled = match regexes {
+        Some(cache) => cache.get_or_compile(pattern),
+        None => ByteRegex::new(pattern),
+    };
+    compiled.map_err(|e| match e {
         RegexError::Invalid(m) => field_error(field, m),
         RegexError::Unsupported(m) => Error::new(
             Code::Unimplemented,
@@ -310,7 +328,7 @@ fn applies_label(f: &RowFilter) -> bool {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     fn build(&mut self, f: &RowFilter, in_condition: bool) -> Result<Node> {
         Ok(match f {
             RowFilter::Chain(subs) => {
@@ -397,6 +415,7 @@ impl Builder {
                     ));
                 }
                 Node::Step(Step::RowKey(regex(
+                    self.regexes.as_deref_mut(),
                     "row_key_regex_filter",
                     p,
                     self.as_emulator,
@@ -426,12 +445,14 @@ impl Builder {
                     ));
                 }
                 Node::Step(Step::Family(regex(
+                    self.regexes.as_deref_mut(),
                     "family_name_regex_filter",
                     p.as_bytes(),
                     self.as_emulator,
                 )?))
             }
             RowFilter::ColumnQualifierRegex(p) => Node::Step(Step::Qualifier(regex(
+                self.regexes.as_deref_mut(),
                 "column_qualifier_regex_filter",
                 p,
                 self.as_emulator,
@@ -480,6 +501,7 @@ impl Builder {
                 })
             }
             RowFilter::ValueRegex(p) => Node::Step(Step::Value(regex(
+                self.regexes.as_deref_mut(),
                 "value_regex_filter",
                 p,
                 self.as_emulator,

@@ -221,12 +221,7 @@ impl Instance {
         };
         let plan = match emulator_filter.as_ref().or(req.predicate_filter.as_ref()) {
             Some(f) => {
-                let compiled = if emulator {
-                    FilterPlan::compile_as_emulator(f)
-                } else {
-                    FilterPlan::compile(f)
-                };
-                let plan = compiled
+                let plan = FilterPlan::compile_cached(f, emulator, &mut self.regexes)
                     .map_err(|e| e.context("predicate_filter"))?
                     .with_seed(seed);
                 plan.check_families(|name| table.fams.id(name).is_some())?;
