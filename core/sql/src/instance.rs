@@ -328,6 +328,32 @@ impl Instance {
         Ok(results)
     }
 
+    /// A data load's batch of `SetCell` rows, checked as a whole and
+    /// written by the store's bulk path (see
+    /// [`tabletop_store::Instance::bulk_write`]); the views on the table
+    /// follow it as they follow MutateRows.
+    pub fn bulk_write(&mut self, table_id: &str, entries: &[MutateRowsEntry<'_>]) -> Result<()> {
+        self.bulk_write_traced(table_id, entries, None)
+    }
+
+    /// [`Instance::bulk_write`], recording what it wrote.
+    pub fn bulk_write_traced(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        self.store.bulk_write_traced(table_id, entries, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(())
+    }
+
     /// CheckAndMutateRow: tests the row with a filter and applies
     /// `true_mutations` if it yields any cell, `false_mutations` otherwise,
     /// atomically.

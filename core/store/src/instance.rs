@@ -9,6 +9,7 @@
 //! [`EngineEvent`]s of `tick` and `compact`. Every data operation has a
 //! `*_traced` twin for that.
 
+mod bulk;
 pub(crate) mod conditional;
 mod emulator;
 mod snapshot;
@@ -884,7 +885,7 @@ impl Instance {
 }
 
 /// Records a row written with `mutations` in a trace.
-fn note_row(t: &mut Trace, row_key: &[u8], mutations: &[Mutation<'_>]) {
+pub(super) fn note_row(t: &mut Trace, row_key: &[u8], mutations: &[Mutation<'_>]) {
     let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
         let (mc, mb) = m.written(row_key.len());
         (c + mc, b + mb)

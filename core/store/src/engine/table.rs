@@ -22,6 +22,8 @@ use crate::row_set::KeyRange;
 use crate::schema::{FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name};
 use crate::traffic::TableTraffic;
 
+pub(crate) mod bulk;
+
 /// A table.
 #[derive(Clone, Debug)]
 pub(crate) struct Table {
@@ -344,8 +346,16 @@ impl Table {
         let mut fids = [0; RESOLVED];
         let added = self.validate_resolving(row_key, mutations, &mut fids)?;
         let ti = self.tablet_index(row_key);
+        self.check_row_size(ti, row_key, added)?;
+        self.write_checked(ti, row_key, mutations, &fids, now_micros, cfg)?;
+        Ok(())
+    }
+
+    /// Refuses `added` more bytes in row `key` of tablet `ti` when the row
+    /// would pass [`MAX_ROW_BYTES`].
+    fn check_row_size(&mut self, ti: usize, key: &[u8], added: u64) -> Result<()> {
         if self.tablets[ti].row_bytes_bound().saturating_add(added) > MAX_ROW_BYTES as u64 {
-            let current = self.row_bytes(ti, row_key);
+            let current = self.row_bytes(ti, key);
             if current + added > MAX_ROW_BYTES as u64 {
                 return Err(Error::invalid(format!(
                     "row would grow to {} bytes; a row may hold at most {MAX_ROW_BYTES} bytes (256 MiB)",
@@ -353,6 +363,21 @@ impl Table {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// Writes one validated, size-checked row to tablet `ti` (the row's
+    /// tablet); returns whether the tablets changed as
+    /// [`Table::after_write`] says.
+    fn write_checked(
+        &mut self,
+        ti: usize,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        fids: &[FamilyId; RESOLVED],
+        now_micros: i64,
+        cfg: &EngineConfig,
+    ) -> Result<bool> {
         let arena_need = row_key.len()
             + mutations
                 .iter()
@@ -374,22 +399,22 @@ impl Table {
         if !self.tablets[ti].mem.has_room(arena_need) {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
         }
-        let server_ts = now_micros - now_micros.rem_euclid(1000);
-        let resolve = |ts: i64| {
-            if ts == SERVER_TIMESTAMP {
-                server_ts
-            } else {
-                ts
-            }
-        };
+        let resolve = server_timestamps(now_micros);
         self.tablets[ti].mem.reserve(arena_need);
-        let applied = self.apply_mutations(ti, row_key, mutations, &fids, resolve);
+        let applied = self.apply_mutations(ti, row_key, mutations, fids, resolve);
         self.tablets[ti].mem.close_group(self.fams.ranks());
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
         if let Some(log) = self.changes.as_deref_mut() {
             log.push_user(now_micros, row_key, mutations, &self.fams, resolve);
         }
+        Ok(self.after_write(ti, cfg))
+    }
+
+    /// What follows every row written to tablet `ti`: a full memtable is
+    /// flushed, and a tablet far past the split threshold split. Returns
+    /// whether the tablets changed (indexes past `ti` moved).
+    fn after_write(&mut self, ti: usize, cfg: &EngineConfig) -> bool {
         if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
             self.pending.push(EngineEvent::Flush {
@@ -403,10 +428,11 @@ impl Table {
         if cfg.split_bytes > 0 && self.tablets[ti].wants_split(cfg.split_bytes.saturating_mul(4)) {
             self.tablets[ti].compact(&self.fams, None, None);
             let mut events = std::mem::take(&mut self.pending);
-            self.split_one(ti, cfg, &mut events);
+            let pieces = self.split_one(ti, cfg, &mut events);
             self.pending = events;
+            return pieces > 1;
         }
-        Ok(())
+        false
     }
 
     /// Applies validated mutations to the tablet's memtable and runs.
@@ -923,6 +949,19 @@ fn resolved(
     match fids.get(i) {
         Some(&id) => Ok(id),
         None => fams.require(name),
+    }
+}
+
+/// Resolves a mutation's timestamp: [`SERVER_TIMESTAMP`] becomes `now`
+/// in whole milliseconds, any other stays.
+fn server_timestamps(now_micros: i64) -> impl Fn(i64) -> i64 + Copy {
+    let server_ts = now_micros - now_micros.rem_euclid(1000);
+    move |ts: i64| {
+        if ts == SERVER_TIMESTAMP {
+            server_ts
+        } else {
+            ts
+        }
     }
 }
 
