@@ -128,12 +128,37 @@ impl Instance {
     /// compactions (where GC rules delete cells), splits and merges, then
     /// the views' maintenance. Returns what the engine did.
     pub fn tick(&mut self, now_micros: i64) -> Vec<EngineEvent> {
-        let events = self.store.tick(now_micros);
+        self.tick_within(now_micros, &mut || false).0
+    }
+
+    /// [`Instance::tick`] in a time budget (see
+    /// [`tabletop_store::Instance::tick_within`]); the views' maintenance
+    /// runs as after any tick. Returns what the engine did and whether it
+    /// finished.
+    pub fn tick_within(
+        &mut self,
+        now_micros: i64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> (Vec<EngineEvent>, bool) {
+        let (events, finished) = self.store.tick_within(now_micros, out_of_time);
         if !self.catalog.views.is_empty() {
             self.catalog.note_collected(&events, now_micros);
             views::maintain(self, now_micros);
         }
-        events
+        (events, finished)
+    }
+
+    /// [`Instance::sync_wall_clock`] in a time budget (see
+    /// [`Instance::tick_within`]).
+    pub fn sync_wall_clock_within(
+        &mut self,
+        wall_micros: i64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> (Vec<EngineEvent>, bool) {
+        if self.store.clock_is_simulated() {
+            return (Vec::new(), true);
+        }
+        self.tick_within(wall_micros.max(self.store.now_micros()), out_of_time)
     }
 
     /// "Compact now": flushes and compacts every tablet of one table (or of

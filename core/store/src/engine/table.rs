@@ -786,9 +786,25 @@ impl Table {
     /// memtables, compact (with GC) tablets that are due, split big tablets
     /// and merge small neighbours.
     pub(crate) fn tick(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        self.tick_within(now, cfg, events, &mut || false);
+    }
+
+    /// [`Table::tick`] that stops between two pieces of work (a tablet
+    /// flushed or compacted, split, or merged) once `out_of_time` says so,
+    /// after at least one. Returns whether it finished; what it left is
+    /// still due, and the next tick does it (work is found, not queued).
+    pub(crate) fn tick_within(
+        &mut self,
+        now: i64,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         events.append(&mut self.pending);
         let mut collected = Vec::new();
+        let mut stopped = false;
         for t in &mut self.tablets {
+            let before = events.len();
             if t.mem.bytes() >= cfg.memtable_flush_bytes {
                 t.flush(&self.fams, cfg.max_runs * 2);
                 events.push(EngineEvent::Flush {
@@ -811,13 +827,20 @@ impl Table {
                 let o = t.compact(&self.fams, Some(now), log);
                 events.push(compaction_event(&self.id, t, o));
             }
+            if events.len() > before && out_of_time() {
+                stopped = true;
+                break;
+            }
         }
         self.note_collected(now, collected);
-        self.split_big(cfg, events);
-        self.merge_small(now, cfg, events);
+        // Tablets compacted above split now even when time ran out, so
+        // their compaction is not done again at the next tick.
+        let split_all = self.split_big(cfg, events, out_of_time);
+        let finished = !stopped && split_all && self.merge_small(now, cfg, events, out_of_time);
         if let Some(log) = self.changes.as_deref_mut() {
             log.expire(now);
         }
+        finished
     }
 
     /// Hands what GC collected to the change stream, if there is one.
@@ -829,11 +852,23 @@ impl Table {
         }
     }
 
-    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+    /// Splits every tablet past the threshold; returns whether it got
+    /// through them all before `out_of_time`.
+    fn split_big(
+        &mut self,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let mut i = 0;
         while i < self.tablets.len() {
-            i += self.split_one(i, cfg, events);
+            let n = self.split_one(i, cfg, events);
+            i += n;
+            if n > 1 && i < self.tablets.len() && out_of_time() {
+                return false;
+            }
         }
+        true
     }
 
     /// Splits tablet `i` if it is past the threshold (it must be compacted);
@@ -841,6 +876,11 @@ impl Table {
     fn split_one(&mut self, i: usize, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) -> usize {
         let bytes = self.tablets[i].bytes();
         if cfg.split_bytes == 0 || !self.tablets[i].wants_split(cfg.split_bytes) {
+            return 1;
+        }
+        if !self.tablets[i].is_compacted() {
+            // A tick that ran out of time before compacting it: the next
+            // one compacts it first.
             return 1;
         }
         // Pieces of about three quarters of the threshold, at least two.
@@ -870,7 +910,15 @@ impl Table {
         n
     }
 
-    fn merge_small(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+    /// Merges small neighbours; returns whether it got through the table
+    /// before `out_of_time`.
+    fn merge_small(
+        &mut self,
+        now: i64,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let mut i = 0;
         while i + 1 < self.tablets.len() {
             let boundary = &self.tablets[i + 1].start;
@@ -899,7 +947,11 @@ impl Table {
             });
             self.tablets.insert(i, merged);
             self.note_layout();
+            if i + 1 < self.tablets.len() && out_of_time() {
+                return false;
+            }
         }
+        true
     }
 
     /// Flushes and compacts every tablet now, applying GC rules as of `now`.

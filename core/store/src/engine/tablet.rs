@@ -77,6 +77,12 @@ impl Tablet {
         self.mem.heap_bytes() + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
     }
 
+    /// Whether the tablet is in one run (or empty) with nothing in its
+    /// memtable, as a compaction leaves it.
+    pub(crate) fn is_compacted(&self) -> bool {
+        self.mem.is_empty() && self.runs.len() <= 1
+    }
+
     /// The tablet's one run, when it holds nothing else (a compacted
     /// tablet with no write since).
     pub(crate) fn single_run(&self) -> Option<&Run> {
