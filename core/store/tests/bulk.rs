@@ -331,3 +331,39 @@ fn a_traced_bulk_write_records_what_mutate_rows_records() {
         .expect("bulk write");
     assert_eq!(a, b);
 }
+
+#[test]
+fn under_the_emulators_fidelity_its_checks_come_first_and_refuse_the_batch() {
+    let mut plain = instance();
+    let mut bulk = instance();
+    for db in [&mut plain, &mut bulk] {
+        db.set_fidelity(Fidelity::Emulator);
+    }
+    let good = entries(&[
+        (4, vec![(true, 0, 1, 5), (false, 2, -1, 3)]),
+        (1, vec![(true, 1, 2, 8)]),
+    ]);
+    for r in plain.mutate_rows("t", &good).expect("mutate rows") {
+        r.expect("entry");
+    }
+    bulk.bulk_write("t", &good).expect("bulk write");
+    assert_eq!(all_rows(&bulk), all_rows(&plain));
+    let before = all_rows(&bulk).0;
+    let mut bad = entries(&[(8, vec![(true, 0, 1, 5)])]);
+    bad.push(MutateRowsEntry {
+        row_key: b"k9".to_vec().into(),
+        mutations: vec![Mutation::set_cell(
+            "a",
+            b"q".as_slice(),
+            1234,
+            b"v".as_slice(),
+        )],
+    });
+    let e = bulk.bulk_write("t", &bad).expect_err("refused");
+    assert_eq!(e.code(), Code::Unknown, "{e}");
+    assert!(
+        e.message().contains("entry 1") && e.message().contains("invalid timestamp 1234"),
+        "{e}"
+    );
+    assert_eq!(all_rows(&bulk).0, before, "nothing written");
+}
