@@ -9,6 +9,10 @@
 // default. For each it prints the wall time from the click until the
 // work is done, the long tasks (over 50 ms) the page reported meanwhile
 // (count and longest) and the frame intervals (median / p95 / longest).
+// Then, from the app's User Timing measures (`tabletop:slice`, `:tick`,
+// `:refresh`, `:redraw`; builds before them have none), how often each part
+// ran, its total and longest time, and how much of it fell inside long
+// tasks: what the long tasks were made of.
 // TABLETOP_DIST=/some/dist measures another build (e.g. an older one, for
 // a before/after comparison; `scenario` and `replay` need this branch).
 import { chromium } from 'playwright-core';

@@ -155,12 +155,15 @@ pub const REFRESH_EVERY_FRAMES: u64 = 8;
 /// The User Timing name of a slice of background work (reducing one
 /// [`Action::Work`]), of the engine's tick inside it, and of the redraw
 /// after it ([`Clock::measure`]): the bulk-load benchmark attributes long
-/// tasks with them.
+/// tasks with them (and with [`REFRESH_MEASURE`]).
 pub const SLICE_MEASURE: &str = "tabletop:slice";
 /// See [`SLICE_MEASURE`].
 pub const TICK_MEASURE: &str = "tabletop:tick";
 /// See [`SLICE_MEASURE`].
 pub const REDRAW_MEASURE: &str = "tabletop:redraw";
+/// The User Timing name of bringing the tables, tablets and rows up to
+/// date after data changed (inside a slice, before its redraw).
+pub const REFRESH_MEASURE: &str = "tabletop:refresh";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -812,7 +815,9 @@ impl AppState {
         // A lesson that made its sample table hands the rows over.
         let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
+            let start = self.clock.now_ms();
             self.data_changed();
+            self.clock.measure(REFRESH_MEASURE, start);
         }
     }
 
