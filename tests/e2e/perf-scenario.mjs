@@ -9,6 +9,10 @@
 // default. For each it prints the wall time from the click until the
 // work is done, the long tasks (over 50 ms) the page reported meanwhile
 // (count and longest) and the frame intervals (median / p95 / longest).
+// Then, from the app's User Timing measures (`tabletop:slice`, `:tick`,
+// `:refresh`, `:redraw`; builds before them have none), how often each part
+// ran, its total and longest time, and how much of it fell inside long
+// tasks: what the long tasks were made of.
 // TABLETOP_DIST=/some/dist measures another build (e.g. an older one, for
 // a before/after comparison; `scenario` and `replay` need this branch).
 import { chromium } from 'playwright-core';
@@ -25,8 +29,12 @@ async function startWatch(page) {
   await page.evaluate(() => {
     const w = { long: [], frames: [], last: performance.now(), on: true };
     window.__watch = w;
+    w.tasks = [];
     w.observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.long.push(e.duration);
+      for (const e of list.getEntries()) {
+        w.long.push(e.duration);
+        w.tasks.push({ start: e.startTime, end: e.startTime + e.duration });
+      }
     });
     w.observer.observe({ type: 'longtask' });
     const tick = (t) => {
@@ -46,8 +54,30 @@ async function stopWatch(page) {
     const w = window.__watch;
     w.on = false;
     w.observer.disconnect();
-    return { seconds: (performance.now() - w.start) / 1000, long: w.long, frames: w.frames.slice(1) };
+    // The app's User Timing measures (tabletop:slice, :tick, :redraw)
+    // since the start: totals, and their share of the long tasks.
+    const measures = performance
+      .getEntriesByType('measure')
+      .filter((m) => m.name.startsWith('tabletop:') && m.startTime >= w.start)
+      .map((m) => ({ name: m.name, start: m.startTime, end: m.startTime + m.duration }));
+    performance.clearMeasures();
+    const parts = {};
+    for (const m of measures) {
+      const p = (parts[m.name] ??= { count: 0, total: 0, max: 0, inLong: 0 });
+      p.count += 1;
+      p.total += m.end - m.start;
+      p.max = Math.max(p.max, m.end - m.start);
+      for (const t of w.tasks) p.inLong += Math.max(0, Math.min(t.end, m.end) - Math.max(t.start, m.start));
+    }
+    return { seconds: (performance.now() - w.start) / 1000, long: w.long, frames: w.frames.slice(1), parts };
   });
+}
+
+/** What the app's measures say about one run. */
+function partsLine(name, r) {
+  const fmt = ([k, p]) =>
+    `${k.replace('tabletop:', '')} ${p.count}x, total ${p.total.toFixed(0)} ms, longest ${p.max.toFixed(1)} ms, ${p.inLong.toFixed(0)} ms inside long tasks`;
+  return `${name}: ${Object.entries(r.parts).map(fmt).join('; ') || 'no measures (an older build)'}`;
 }
 
 function line(name, r) {
@@ -58,6 +88,7 @@ function line(name, r) {
 const server = await serveStatic(DIST, SUB_PATH);
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 const lines = [];
+const notes = [];
 try {
   const region = (page, name) => page.getByRole('region', { name, exact: true });
   const fresh = async () => {
@@ -76,7 +107,9 @@ try {
     await rows.getByRole('button', { name: 'Generate' }).click();
     await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
     await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 300_000 });
-    lines.push(line(`Load sample data, ${ROWS.toLocaleString('en')} rows`, await stopWatch(page)));
+    const r = await stopWatch(page);
+    lines.push(line(`Load sample data, ${ROWS.toLocaleString('en')} rows`, r));
+    notes.push(partsLine('Load sample data', r));
     await page.close();
   }
   if (WHAT.includes('scenario') || WHAT.includes('replay')) {
@@ -90,7 +123,9 @@ try {
       timeout: 300_000,
       polling: 50,
     });
-    lines.push(line(`Create table with rows (timestamp-first), ${ROWS.toLocaleString('en')} rows`, await stopWatch(page)));
+    const r = await stopWatch(page);
+    lines.push(line(`Create table with rows (timestamp-first), ${ROWS.toLocaleString('en')} rows`, r));
+    notes.push(partsLine('Create table with rows', r));
     if (WHAT.includes('replay')) {
       await page.waitForTimeout(1000);
       await startWatch(page);
@@ -111,3 +146,5 @@ console.log(`Build: ${DIST}\n`);
 console.log('| what | click to done | long tasks (over 50 ms) | frame interval median / p95 / longest |');
 console.log('|---|---|---|---|');
 for (const l of lines) console.log(l);
+console.log('');
+for (const n of notes) console.log(n);

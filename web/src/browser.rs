@@ -35,6 +35,51 @@ impl Clock for BrowserClock {
             .and_then(|w| w.performance())
             .map_or_else(js_sys::Date::now, |p| p.now())
     }
+
+    fn measure(&self, name: &str, start_ms: f64) {
+        measure(name, start_ms);
+        if name == crate::state::SLICE_MEASURE {
+            SLICE_END_MS.set(self.now_ms());
+        }
+    }
+}
+
+thread_local! {
+    /// When the last slice of background work ended (0: measured since).
+    static SLICE_END_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+/// Records the redraw that followed the last slice of background work
+/// (from the slice's end until now, when the page's effects run), once.
+pub fn measure_redraw_after_slice() {
+    let end = SLICE_END_MS.replace(0.0);
+    if end > 0.0 {
+        measure(crate::state::REDRAW_MEASURE, end);
+    }
+}
+
+/// `performance.measure(name, { start: start_ms, end: now })`: a User
+/// Timing entry that profilers and the bulk-load benchmark read. Does
+/// nothing where the browser has no such call.
+pub fn measure(name: &str, start_ms: f64) {
+    let Some(perf) = web_sys::window().and_then(|w| w.performance()) else {
+        return;
+    };
+    let options = js_sys::Object::new();
+    let end = perf.now();
+    let set = |key: &str, value: f64| {
+        js_sys::Reflect::set(&options, &JsValue::from_str(key), &JsValue::from_f64(value))
+    };
+    if set("start", start_ms).is_err() || set("end", end).is_err() {
+        return;
+    }
+    let Ok(call) = js_sys::Reflect::get(&perf, &JsValue::from_str("measure")) else {
+        return;
+    };
+    if let Some(call) = call.dyn_ref::<js_sys::Function>() {
+        // A browser without the options form throws: nothing is lost.
+        let _ = call.call2(&perf, &JsValue::from_str(name), &options);
+    }
 }
 
 /// One `?name=value` parameter of the page's address.

@@ -97,6 +97,10 @@ pub trait Clock {
     fn wall_micros(&self) -> i64;
     /// A monotonic time in milliseconds (for time budgets of work slices).
     fn now_ms(&self) -> f64;
+    /// Records that the part of a task called `name` ran from `start_ms`
+    /// ([`Clock::now_ms`]) until now, where the host's profiling tools
+    /// can see it (the browser's User Timing; nothing elsewhere).
+    fn measure(&self, _name: &str, _start_ms: f64) {}
 }
 
 /// A clock for tests: fixed wall time; the monotonic time advances by
@@ -148,6 +152,18 @@ pub const LOAD_BUDGET_MS: f64 = 24.0;
 /// time, a redraw every 250 ms doubled the long tasks of *Load sample
 /// data* (BENCHMARKS.md, bulk loads).
 pub const REFRESH_EVERY_FRAMES: u64 = 8;
+/// The User Timing name of a slice of background work (reducing one
+/// [`Action::Work`]), of the engine's tick inside it, and of the redraw
+/// after it ([`Clock::measure`]): the bulk-load benchmark attributes long
+/// tasks with them (and with [`REFRESH_MEASURE`]).
+pub const SLICE_MEASURE: &str = "tabletop:slice";
+/// See [`SLICE_MEASURE`].
+pub const TICK_MEASURE: &str = "tabletop:tick";
+/// See [`SLICE_MEASURE`].
+pub const REDRAW_MEASURE: &str = "tabletop:redraw";
+/// The User Timing name of bringing the tables, tablets and rows up to
+/// date after data changed (inside a slice, before its redraw).
+pub const REFRESH_MEASURE: &str = "tabletop:refresh";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -200,8 +216,22 @@ impl Cx<'_> {
     /// Moves the instance's clock to wall time (expiring cells, applying
     /// the view changes that are due).
     pub fn sync_clock(&self) {
+        let start = self.clock.now_ms();
         let now = self.clock.wall_micros();
         self.instance.borrow_mut().sync_wall_clock(now);
+        self.clock.measure(TICK_MEASURE, start);
+    }
+
+    /// [`Cx::sync_clock`] that stops the engine's work once `out_of_time`
+    /// says so (after one piece of it); the rest stays due for the next
+    /// tick. Bulk loads tick this way between batches.
+    pub fn sync_clock_within(&self, out_of_time: &dyn Fn() -> bool) {
+        let start = self.clock.now_ms();
+        let now = self.clock.wall_micros();
+        self.instance
+            .borrow_mut()
+            .sync_wall_clock_within(now, &mut || out_of_time());
+        self.clock.measure(TICK_MEASURE, start);
     }
 }
 
@@ -604,8 +634,11 @@ impl AppState {
     }
 
     fn sync_clock(&mut self) -> bool {
+        let start = self.clock.now_ms();
         let now = self.clock.wall_micros();
-        !self.instance.borrow_mut().sync_wall_clock(now).is_empty()
+        let changed = !self.instance.borrow_mut().sync_wall_clock(now).is_empty();
+        self.clock.measure(TICK_MEASURE, start);
+        changed
     }
 
     fn host(&self) -> MemFiles {
@@ -683,7 +716,12 @@ impl AppState {
             Action::SetGenerator(_) | Action::StartGenerator | Action::CancelJob => {
                 self.reduce_generator(action)
             }
-            Action::Work => self.work_frame(),
+            Action::Work => {
+                let start = self.clock.now_ms();
+                let redraw = self.work_frame();
+                self.clock.measure(SLICE_MEASURE, start);
+                redraw
+            }
             Action::ConsoleRun => {
                 let clock_work = self.sync_clock();
                 let mut host = self.host();
@@ -777,7 +815,9 @@ impl AppState {
         // A lesson that made its sample table hands the rows over.
         let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
+            let start = self.clock.now_ms();
             self.data_changed();
+            self.clock.measure(REFRESH_MEASURE, start);
         }
     }
 
@@ -1083,10 +1123,14 @@ impl AppState {
         if let Some(mut job) = self.job.take() {
             let wall = Rc::clone(&self.clock);
             let result = job.work(&mut self.instance.borrow_mut(), &mut |db| {
-                db.sync_wall_clock(wall.wall_micros());
+                // The engine's due work goes in the slice's budget too (at
+                // least a piece of it per tick, so it keeps up).
+                let start = wall.now_ms();
+                db.sync_wall_clock_within(wall.wall_micros(), &mut || wall.now_ms() >= deadline);
+                wall.measure(TICK_MEASURE, start);
                 out_of_time()
             });
-            self.sync_clock();
+            cx!(self).sync_clock_within(&|| self.clock.now_ms() >= deadline);
             match result {
                 Err(e) => {
                     self.notice = Some(Notice {

@@ -128,12 +128,37 @@ impl Instance {
     /// compactions (where GC rules delete cells), splits and merges, then
     /// the views' maintenance. Returns what the engine did.
     pub fn tick(&mut self, now_micros: i64) -> Vec<EngineEvent> {
-        let events = self.store.tick(now_micros);
+        self.tick_within(now_micros, &mut || false).0
+    }
+
+    /// [`Instance::tick`] in a time budget (see
+    /// [`tabletop_store::Instance::tick_within`]); the views' maintenance
+    /// runs as after any tick. Returns what the engine did and whether it
+    /// finished.
+    pub fn tick_within(
+        &mut self,
+        now_micros: i64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> (Vec<EngineEvent>, bool) {
+        let (events, finished) = self.store.tick_within(now_micros, out_of_time);
         if !self.catalog.views.is_empty() {
             self.catalog.note_collected(&events, now_micros);
             views::maintain(self, now_micros);
         }
-        events
+        (events, finished)
+    }
+
+    /// [`Instance::sync_wall_clock`] in a time budget (see
+    /// [`Instance::tick_within`]).
+    pub fn sync_wall_clock_within(
+        &mut self,
+        wall_micros: i64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> (Vec<EngineEvent>, bool) {
+        if self.store.clock_is_simulated() {
+            return (Vec::new(), true);
+        }
+        self.tick_within(wall_micros.max(self.store.now_micros()), out_of_time)
     }
 
     /// "Compact now": flushes and compacts every tablet of one table (or of
@@ -326,6 +351,32 @@ impl Instance {
             self.follow_writes(table_id, scratch, trace.as_deref());
         }
         Ok(results)
+    }
+
+    /// A data load's batch of `SetCell` rows, checked as a whole and
+    /// written by the store's bulk path (see
+    /// [`tabletop_store::Instance::bulk_write`]); the views on the table
+    /// follow it as they follow MutateRows.
+    pub fn bulk_write(&mut self, table_id: &str, entries: &[MutateRowsEntry<'_>]) -> Result<()> {
+        self.bulk_write_traced(table_id, entries, None)
+    }
+
+    /// [`Instance::bulk_write`], recording what it wrote.
+    pub fn bulk_write_traced(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        self.store.bulk_write_traced(table_id, entries, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(())
     }
 
     /// CheckAndMutateRow: tests the row with a filter and applies

@@ -9,6 +9,7 @@
 //! [`EngineEvent`]s of `tick` and `compact`. Every data operation has a
 //! `*_traced` twin for that.
 
+mod bulk;
 pub(crate) mod conditional;
 mod emulator;
 mod snapshot;
@@ -318,12 +319,27 @@ impl Instance {
     /// Sets the clock and does the engine's due work: flushes, compactions
     /// (where GC rules delete cells), splits and merges. Returns what it did.
     pub fn tick(&mut self, now_micros: i64) -> Vec<EngineEvent> {
+        self.tick_within(now_micros, &mut || false).0
+    }
+
+    /// [`Instance::tick`] in a time budget: it stops between two pieces of
+    /// work (a tablet compacted, split or merged) once `out_of_time` says
+    /// so, after at least one per table with due work. Returns what it did
+    /// and whether it finished; what is left stays due for the next tick.
+    /// Hosts that must keep every task short (a page loading data) use it.
+    pub fn tick_within(
+        &mut self,
+        now_micros: i64,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> (Vec<EngineEvent>, bool) {
         self.now_micros = now_micros;
         let mut events = Vec::new();
+        let mut finished = true;
         for table in self.tables.values_mut() {
-            table.tick(now_micros, &self.config.engine, &mut events);
+            finished &=
+                table.tick_within(now_micros, &self.config.engine, &mut events, out_of_time);
         }
-        events
+        (events, finished)
     }
 
     /// "Compact now": flushes and compacts every tablet of one table (or of
@@ -892,7 +908,7 @@ impl Instance {
 }
 
 /// Records a row written with `mutations` in a trace.
-fn note_row(t: &mut Trace, row_key: &[u8], mutations: &[Mutation<'_>]) {
+pub(super) fn note_row(t: &mut Trace, row_key: &[u8], mutations: &[Mutation<'_>]) {
     let (cells, bytes) = mutations.iter().fold((0, 0), |(c, b), m| {
         let (mc, mb) = m.written(row_key.len());
         (c + mc, b + mb)

@@ -384,12 +384,9 @@ impl GeneratorJob {
                 push_row(&self.spec, i, &mut self.batch, &mut self.scratch);
             }
             let entries = self.batch.entries();
-            let results = instance
-                .mutate_rows(&self.spec.table, &entries)
+            instance
+                .bulk_write(&self.spec.table, &entries)
                 .map_err(|e| e.to_string())?;
-            if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
-                return Err(e.to_string());
-            }
             self.done = end;
             if between_batches(instance) {
                 break;

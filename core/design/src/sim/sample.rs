@@ -373,8 +373,10 @@ impl SampleRows {
     }
 
     /// Draws up to `max_rows` rows and writes them into `table_id` with
-    /// one MutateRows call. Returns the rows written (0 when the stream
-    /// is over). A refused entry stops the stream with its error.
+    /// one bulk write (MutateRows' result, checked as a batch, written in
+    /// key order). Returns the rows written (0 when the stream is over).
+    /// A refused batch stops the stream with its error; nothing of that
+    /// batch is written.
     pub fn write_batch(
         &mut self,
         db: &mut Instance,
@@ -399,13 +401,7 @@ impl SampleRows {
             return Ok(0);
         }
         let entries = batch.entries(families);
-        let results = db.mutate_rows(table_id, &entries).map_err(|e| {
-            Error::new(
-                e.code(),
-                format!("writing the scenario's rows: {}", e.message()),
-            )
-        })?;
-        if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
+        if let Err(e) = db.bulk_write(table_id, &entries) {
             self.attempts_left = 0;
             return Err(Error::new(
                 e.code(),

@@ -200,6 +200,114 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Cuts a run with no deleted cell into consecutive runs, the first
+    /// ending before row `points[0]`, the next starting there, and so on
+    /// (`points` increasing, inside `1..row_count`). Each piece takes its
+    /// slice of the keys, rows, cells and values with their offsets moved,
+    /// instead of being built again cell by cell; its qualifier dictionary
+    /// keeps the qualifiers it uses, in the order it first uses them, as a
+    /// build would.
+    pub(crate) fn cut(&self, points: &[usize]) -> Vec<Run> {
+        debug_assert!(self.dead_cells == 0, "cut of a run with deleted cells");
+        let n = self.rows.len();
+        debug_assert!(
+            points.windows(2).all(|w| w[0] < w[1]) && points.iter().all(|&p| p > 0 && p < n),
+            "cut points out of order or range"
+        );
+        let mut bounds = Vec::with_capacity(points.len() + 2);
+        bounds.push(0);
+        bounds.extend_from_slice(points);
+        bounds.push(n);
+        let mut remap = vec![u32::MAX; self.quals.len()];
+        bounds
+            .windows(2)
+            .map(|w| self.piece(w[0], w[1], &mut remap))
+            .collect()
+    }
+
+    /// Rows `[lo, hi)` as a run of their own (see [`Run::cut`]); `remap`
+    /// is scratch space of one entry per qualifier.
+    fn piece(&self, lo: usize, hi: usize, remap: &mut [u32]) -> Run {
+        let key_at = |row: usize| {
+            self.rows
+                .get(row)
+                .map_or(self.keys.len(), |r| r.key_off as usize)
+        };
+        let cell_at = |row: usize| {
+            self.rows
+                .get(row)
+                .map_or(self.cells.len(), |r| r.first_cell as usize)
+        };
+        let (k0, k1) = (key_at(lo), key_at(hi));
+        let (c0, c1) = (cell_at(lo), cell_at(hi));
+        let value_at = |cell: usize| {
+            self.cells
+                .get(cell)
+                .map_or(self.values.len(), |c| c.val_off as usize)
+        };
+        let (v0, v1) = (value_at(c0), value_at(c1));
+        let b0 = self.bytes_before(lo);
+        remap.fill(u32::MAX);
+        let mut quals = Vec::new();
+        let mut qual_bytes = Vec::new();
+        let mut present: Vec<bool> = Vec::new();
+        let cells = self.cells[c0..c1]
+            .iter()
+            .map(|c| {
+                let q = c.qual as usize;
+                if remap[q] == u32::MAX {
+                    let (off, len) = self.quals[q];
+                    remap[q] = quals.len() as u32;
+                    quals.push((qual_bytes.len() as u32, len));
+                    qual_bytes
+                        .extend_from_slice(&self.qual_bytes[off as usize..(off + len) as usize]);
+                }
+                let fid = usize::from(c.fid);
+                if present.len() <= fid {
+                    present.resize(fid + 1, false);
+                }
+                present[fid] = true;
+                RunCell {
+                    qual: remap[q],
+                    val_off: c.val_off - v0 as u32,
+                    ..*c
+                }
+            })
+            .collect();
+        let row_end_bytes: Vec<u64> = self.row_end_bytes[lo..hi].iter().map(|b| b - b0).collect();
+        let mut max_row_bytes = 0;
+        let mut prev = 0;
+        for &end in &row_end_bytes {
+            max_row_bytes = max_row_bytes.max(end - prev);
+            prev = end;
+        }
+        Run {
+            keys: self.keys[k0..k1].to_vec(),
+            rows: self.rows[lo..hi]
+                .iter()
+                .map(|r| RunRow {
+                    key_off: r.key_off - k0 as u32,
+                    key_len: r.key_len,
+                    first_cell: r.first_cell - c0 as u32,
+                })
+                .collect(),
+            row_end_bytes,
+            cells,
+            quals,
+            qual_bytes,
+            values: self.values[v0..v1].to_vec(),
+            max_row_bytes,
+            dead: Vec::new(),
+            dead_cells: 0,
+            families: (0..present.len())
+                .filter(|&fid| present[fid])
+                .map(|fid| fid as FamilyId)
+                .collect(),
+        }
+    }
+}
+
 /// Builds a [`Run`] from cells given in cell order.
 #[derive(Debug)]
 pub(crate) struct RunBuilder {

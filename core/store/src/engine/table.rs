@@ -25,6 +25,8 @@ use crate::schema::{
 };
 use crate::traffic::TableTraffic;
 
+pub(crate) mod bulk;
+
 /// A table.
 #[derive(Clone, Debug)]
 pub(crate) struct Table {
@@ -376,8 +378,16 @@ impl Table {
         let mut fids = [0; RESOLVED];
         let added = self.validate_resolving(row_key, mutations, &mut fids)?;
         let ti = self.tablet_index(row_key);
+        self.check_row_size(ti, row_key, added)?;
+        self.write_checked(ti, row_key, mutations, &fids, now_micros, cfg, fidelity)?;
+        Ok(())
+    }
+
+    /// Refuses `added` more bytes in row `key` of tablet `ti` when the row
+    /// would pass [`MAX_ROW_BYTES`].
+    fn check_row_size(&mut self, ti: usize, key: &[u8], added: u64) -> Result<()> {
         if self.tablets[ti].row_bytes_bound().saturating_add(added) > MAX_ROW_BYTES as u64 {
-            let current = self.row_bytes(ti, row_key);
+            let current = self.row_bytes(ti, key);
             if current + added > MAX_ROW_BYTES as u64 {
                 return Err(Error::invalid(format!(
                     "row would grow to {} bytes; a row may hold at most {MAX_ROW_BYTES} bytes (256 MiB)",
@@ -385,6 +395,23 @@ impl Table {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// Writes one validated, size-checked row to tablet `ti` (the row's
+    /// tablet) as `fidelity` writes; returns whether the tablets changed as
+    /// [`Table::after_write`] says.
+    #[allow(clippy::too_many_arguments)]
+    fn write_checked(
+        &mut self,
+        ti: usize,
+        row_key: &[u8],
+        mutations: &[Mutation<'_>],
+        fids: &[FamilyId; RESOLVED],
+        now_micros: i64,
+        cfg: &EngineConfig,
+        fidelity: Fidelity,
+    ) -> Result<bool> {
         let arena_need = row_key.len()
             + mutations
                 .iter()
@@ -406,22 +433,22 @@ impl Table {
         if !self.tablets[ti].mem.has_room(arena_need) {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
         }
-        let server_ts = now_micros - now_micros.rem_euclid(1000);
-        let resolve = |ts: i64| {
-            if ts == SERVER_TIMESTAMP {
-                server_ts
-            } else {
-                ts
-            }
-        };
+        let resolve = server_timestamps(now_micros);
         self.tablets[ti].mem.reserve(arena_need);
-        let applied = self.apply_mutations(ti, row_key, mutations, &fids, resolve, fidelity);
+        let applied = self.apply_mutations(ti, row_key, mutations, fids, resolve, fidelity);
         self.tablets[ti].mem.close_group(self.fams.ranks());
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
         if let Some(log) = self.changes.as_deref_mut() {
             log.push_user(now_micros, row_key, mutations, &self.fams, resolve);
         }
+        Ok(self.after_write(ti, cfg))
+    }
+
+    /// What follows every row written to tablet `ti`: a full memtable is
+    /// flushed, and a tablet far past the split threshold split. Returns
+    /// whether the tablets changed (indexes past `ti` moved).
+    fn after_write(&mut self, ti: usize, cfg: &EngineConfig) -> bool {
         if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
             self.pending.push(EngineEvent::Flush {
@@ -435,10 +462,11 @@ impl Table {
         if cfg.split_bytes > 0 && self.tablets[ti].wants_split(cfg.split_bytes.saturating_mul(4)) {
             self.tablets[ti].compact(&self.fams, None, None);
             let mut events = std::mem::take(&mut self.pending);
-            self.split_one(ti, cfg, &mut events);
+            let pieces = self.split_one(ti, cfg, &mut events);
             self.pending = events;
+            return pieces > 1;
         }
-        Ok(())
+        false
     }
 
     /// Applies validated mutations to the tablet's memtable and runs.
@@ -789,9 +817,25 @@ impl Table {
     /// memtables, compact (with GC) tablets that are due, split big tablets
     /// and merge small neighbours.
     pub(crate) fn tick(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+        self.tick_within(now, cfg, events, &mut || false);
+    }
+
+    /// [`Table::tick`] that stops between two pieces of work (a tablet
+    /// flushed or compacted, split, or merged) once `out_of_time` says so,
+    /// after at least one. Returns whether it finished; what it left is
+    /// still due, and the next tick does it (work is found, not queued).
+    pub(crate) fn tick_within(
+        &mut self,
+        now: i64,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         events.append(&mut self.pending);
         let mut collected = Vec::new();
+        let mut stopped = false;
         for t in &mut self.tablets {
+            let before = events.len();
             if t.mem.bytes() >= cfg.memtable_flush_bytes {
                 t.flush(&self.fams, cfg.max_runs * 2);
                 events.push(EngineEvent::Flush {
@@ -814,13 +858,20 @@ impl Table {
                 let o = t.compact(&self.fams, Some(now), log);
                 events.push(compaction_event(&self.id, t, o));
             }
+            if events.len() > before && out_of_time() {
+                stopped = true;
+                break;
+            }
         }
         self.note_collected(now, collected);
-        self.split_big(cfg, events);
-        self.merge_small(now, cfg, events);
+        // Tablets compacted above split now even when time ran out, so
+        // their compaction is not done again at the next tick.
+        let split_all = self.split_big(cfg, events, out_of_time);
+        let finished = !stopped && split_all && self.merge_small(now, cfg, events, out_of_time);
         if let Some(log) = self.changes.as_deref_mut() {
             log.expire(now);
         }
+        finished
     }
 
     /// Hands what GC collected to the change stream, if there is one.
@@ -832,11 +883,23 @@ impl Table {
         }
     }
 
-    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+    /// Splits every tablet past the threshold; returns whether it got
+    /// through them all before `out_of_time`.
+    fn split_big(
+        &mut self,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let mut i = 0;
         while i < self.tablets.len() {
-            i += self.split_one(i, cfg, events);
+            let n = self.split_one(i, cfg, events);
+            i += n;
+            if n > 1 && i < self.tablets.len() && out_of_time() {
+                return false;
+            }
         }
+        true
     }
 
     /// Splits tablet `i` if it is past the threshold (it must be compacted);
@@ -844,6 +907,11 @@ impl Table {
     fn split_one(&mut self, i: usize, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) -> usize {
         let bytes = self.tablets[i].bytes();
         if cfg.split_bytes == 0 || !self.tablets[i].wants_split(cfg.split_bytes) {
+            return 1;
+        }
+        if !self.tablets[i].is_compacted() {
+            // A tick that ran out of time before compacting it: the next
+            // one compacts it first.
             return 1;
         }
         // Pieces of about three quarters of the threshold, at least two.
@@ -873,7 +941,15 @@ impl Table {
         n
     }
 
-    fn merge_small(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
+    /// Merges small neighbours; returns whether it got through the table
+    /// before `out_of_time`.
+    fn merge_small(
+        &mut self,
+        now: i64,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let mut i = 0;
         while i + 1 < self.tablets.len() {
             let boundary = &self.tablets[i + 1].start;
@@ -902,7 +978,11 @@ impl Table {
             });
             self.tablets.insert(i, merged);
             self.note_layout();
+            if i + 1 < self.tablets.len() && out_of_time() {
+                return false;
+            }
         }
+        true
     }
 
     /// Flushes and compacts every tablet now, applying GC rules as of `now`.
@@ -961,6 +1041,19 @@ fn resolved(
     match fids.get(i) {
         Some(&id) => Ok(id),
         None => fams.require(name),
+    }
+}
+
+/// Resolves a mutation's timestamp: [`SERVER_TIMESTAMP`] becomes `now`
+/// in whole milliseconds, any other stays.
+fn server_timestamps(now_micros: i64) -> impl Fn(i64) -> i64 + Copy {
+    let server_ts = now_micros - now_micros.rem_euclid(1000);
+    move |ts: i64| {
+        if ts == SERVER_TIMESTAMP {
+            server_ts
+        } else {
+            ts
+        }
     }
 }
 

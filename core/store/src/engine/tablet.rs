@@ -77,6 +77,12 @@ impl Tablet {
         self.mem.heap_bytes() + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
     }
 
+    /// Whether the tablet is in one run (or empty) with nothing in its
+    /// memtable, as a compaction leaves it.
+    pub(crate) fn is_compacted(&self) -> bool {
+        self.mem.is_empty() && self.runs.len() <= 1
+    }
+
     /// The tablet's one run, when it holds nothing else (a compacted
     /// tablet with no write since).
     pub(crate) fn single_run(&self) -> Option<&Run> {
@@ -195,6 +201,13 @@ impl Tablet {
         bounds.push(0);
         bounds.extend_from_slice(rows);
         bounds.push(run.row_count());
+        // A compacted run holds no deleted cell: its pieces are slices of
+        // it. Otherwise each piece is built again without them.
+        let mut cuts = if run.dead_count() == 0 {
+            run.cut(rows).into_iter()
+        } else {
+            Vec::new().into_iter()
+        };
         let mut out = Vec::with_capacity(bounds.len() - 1);
         for w in bounds.windows(2) {
             let (lo, hi) = (w[0], w[1]);
@@ -208,12 +221,14 @@ impl Tablet {
             } else {
                 Some(run.row_key(hi).to_vec())
             };
-            let mut b = RunBuilder::new(family_lens(fams));
-            b.copy_rows(&run, lo, hi, &|_| true);
+            let piece = cuts.next().unwrap_or_else(|| {
+                let mut b = RunBuilder::new(family_lens(fams));
+                b.copy_rows(&run, lo, hi, &|_| true);
+                b.finish()
+            });
             let mut t = Tablet::new(*next_id, start, end);
             *next_id += 1;
             t.last_gc_micros = self.last_gc_micros;
-            let piece = b.finish();
             if piece.row_count() > 0 {
                 t.runs.push(piece);
             }
@@ -398,6 +413,52 @@ mod tests {
         let merged = merged.unwrap();
         assert_eq!(merged.runs[0].row_count(), 100);
         assert!(merged.start.is_empty() && merged.end.is_none());
+    }
+
+    #[test]
+    fn cut_pieces_equal_pieces_built_again() {
+        let fams = {
+            let mut f = Families::default();
+            f.create("cf", ColumnFamily::default()).unwrap();
+            f.create("other", ColumnFamily::default()).unwrap();
+            f
+        };
+        let mut t = Tablet::new(0, Vec::new(), None);
+        for i in 0..97u32 {
+            t.mem
+                .open_group(format!("row{:04}", (i * 37) % 97).as_bytes());
+            // Qualifiers that come and go, values of every length, a
+            // second family in some rows.
+            for v in 0..(i % 4) + 1 {
+                let q = format!("q{}", (i + v) % 7);
+                let value = vec![b'x'; ((i * v) % 23) as usize];
+                t.mem
+                    .push_cell(0, 2, q.as_bytes(), i64::from(v) * 1000, &value);
+            }
+            if i % 3 == 0 {
+                t.mem.push_cell(1, 5, b"o", 0, b"other");
+            }
+            t.mem.close_group(fams.ranks());
+        }
+        t.compact(&fams, None, None);
+        let run = &t.runs[0];
+        for points in [vec![1], vec![40], vec![10, 11, 50, 96], vec![3, 30, 60]] {
+            let cut = run.cut(&points);
+            let mut bounds = vec![0];
+            bounds.extend_from_slice(&points);
+            bounds.push(run.row_count());
+            assert_eq!(cut.len(), bounds.len() - 1);
+            for (piece, w) in cut.iter().zip(bounds.windows(2)) {
+                let mut b = RunBuilder::new(family_lens(&fams));
+                b.copy_rows(run, w[0], w[1], &|_| true);
+                let built = b.finish();
+                assert_eq!(
+                    format!("{piece:?}"),
+                    format!("{built:?}"),
+                    "{points:?} {w:?}"
+                );
+            }
+        }
     }
 
     #[test]

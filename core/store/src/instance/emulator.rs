@@ -25,7 +25,7 @@ fn unknown(message: String) -> Error {
 /// The checks the emulator makes of one mutation before applying it, in
 /// its words: the family must exist, a timestamp must be -1 or a
 /// non-negative multiple of 1000, AddToCell needs an aggregate family.
-fn check_as_emulator(table: &Table, m: &Mutation<'_>) -> Result<()> {
+pub(super) fn check_as_emulator(table: &Table, m: &Mutation<'_>) -> Result<()> {
     if let Some(name) = m.family_name()
         && table.fams.id(name).is_none()
     {
