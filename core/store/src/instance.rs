@@ -381,10 +381,7 @@ impl Instance {
         // back.
         req.schema.validate()?;
         if self.tables.contains_key(&req.table_id) {
-            return Err(Error::already_exists(format!(
-                "table \"{}\" already exists",
-                req.table_id
-            )));
+            return Err(Error::table_exists(&req.table_id));
         }
         if self.tables.len() >= MAX_TABLES {
             return Err(Error::new(

@@ -77,7 +77,7 @@ pub use change_stream::{
     MAX_CHANGE_RETENTION_MICROS, MIN_CHANGE_RETENTION_MICROS, ReadChangeStreamRequest,
 };
 pub use engine::{EngineConfig, EngineEvent};
-pub use error::{Code, Error, Result};
+pub use error::{Cause, Code, Error, Place, Result};
 pub use escape::escape_bytes;
 pub use fidelity::Fidelity;
 pub use filter::{FilterPlan, FilterScratch, RowFilter};
