@@ -1,9 +1,10 @@
 // End-to-end test of the playground open in several tabs of one browser:
 // one tab keeps the shared autosave (the one opened last, or the one that
 // took it back), the others say so and keep their own work for themselves,
-// so no tab's work silently overwrites another's. Screenshots:
-// autosave-other-tab*.png in tests/e2e/screenshots/. Run
-// `trunk build --release` first.
+// so no tab's work silently overwrites another's; a tab closed without the
+// autosave leaves its work as "Recovered work from another tab". Screenshots:
+// autosave-other-tab*.png and recovered-work*.png in tests/e2e/screenshots/.
+// Run `trunk build --release` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -99,5 +100,85 @@ test('two tabs: the newer keeps the autosave, the older says so, and either can 
   assert.equal(await asked, 'beforeunload');
   await closed;
   for (const tab of [first, second, third, fourth]) assert.deepEqual(tab.problems, []);
+  await context.close();
+});
+
+const recovered = (page) => region(page, 'Recovered work from another tab');
+
+/** The recovery slots in the context's localStorage. */
+const slots = (page) =>
+  page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('tabletop.recovered.')));
+
+/** Reloads or closes a page, going on past the question it asks first. */
+async function leave(tab, how) {
+  tab.page.removeAllListeners('dialog');
+  const asked = new Promise((resolve) =>
+    tab.page.once('dialog', async (d) => {
+      resolve(d.type());
+      await d.accept();
+    }),
+  );
+  if (how === 'close') {
+    const closed = new Promise((resolve) => tab.page.once('close', resolve));
+    await tab.page.close({ runBeforeUnload: true });
+    await closed;
+  } else {
+    await tab.page.reload();
+  }
+  assert.equal(await asked, 'beforeunload');
+}
+
+test('a tab closed without the autosave leaves its work to recover, to open or discard', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const first = await openApp({ context });
+  await createTable(first.page, 'kept_first');
+  await settle(first.page);
+  const second = await openApp({ context });
+  await waitForTables(second.page, ['kept_first', 'mobile-time-series']);
+  await bar(first.page).waitFor();
+
+  // A reload of a tab without the autosave takes its work back and leaves
+  // nothing behind to recover.
+  await createTable(first.page, 'first_only');
+  await leave(first, 'reload');
+  await waitForTables(first.page, ['first_only', 'kept_first', 'mobile-time-series']);
+  await bar(second.page).waitFor();
+  await settle(second.page);
+  assert.deepEqual(await slots(second.page), []);
+  assert.equal(await recovered(second.page).count(), 0);
+
+  // Closing one keeps its latest work (typed just before, not yet
+  // autosaved), listed at once in the open tab and on the next load.
+  await createTable(second.page, 'second_only');
+  await leave(second, 'close');
+  const summary = '3 tables: kept_first, mobile-time-series, second_only';
+  await recovered(first.page).getByText(summary).waitFor();
+  for (const colorScheme of ['light', 'dark']) {
+    await first.page.emulateMedia({ colorScheme });
+    await first.page.screenshot({ path: path.join(SCREENSHOTS, `recovered-work-${colorScheme}.png`) });
+    assert.deepEqual(await audit(first.page), [], `axe-core violations with the recovered work (${colorScheme})`);
+  }
+  await first.page.setViewportSize({ width: 390, height: 844 });
+  await first.page.screenshot({ path: path.join(SCREENSHOTS, 'recovered-work-phone.png') });
+  await first.page.setViewportSize({ width: 1440, height: 900 });
+  await first.page.emulateMedia({ colorScheme: 'light' });
+  const third = await openApp({ context });
+  await recovered(third.page).getByText(summary).waitFor();
+
+  // Opening it brings the closed tab's tables (this tab's are set aside),
+  // and it leaves every tab's list.
+  await recovered(first.page).getByRole('button', { name: `Open recovered work (${summary})` }).click();
+  await waitForTables(first.page, ['kept_first', 'mobile-time-series', 'second_only']);
+  await recovered(first.page).waitFor({ state: 'detached' });
+  await recovered(third.page).waitFor({ state: 'detached' });
+
+  // Discarding forgets it.
+  await bar(first.page).waitFor();
+  await createTable(first.page, 'doomed');
+  await leave(first, 'close');
+  await recovered(third.page).getByRole('button', { name: /^Discard recovered work/ }).click();
+  await recovered(third.page).waitFor({ state: 'detached' });
+  assert.deepEqual(await slots(third.page), []);
+  for (const tab of [first, second, third]) assert.deepEqual(tab.problems, []);
   await context.close();
 });
