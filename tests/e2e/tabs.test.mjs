@@ -34,25 +34,62 @@ async function createTable(page, name) {
 
 const bar = (page) => region(page, 'Autosave in another tab');
 
-test('two tabs: the newer keeps the autosave, the older says so, and either can take it back', async () => {
+/**
+ * Screenshots `<name>-light.png`, `-dark.png` (each checked by axe-core)
+ * and `-phone.png`, leaving the page light at desktop size.
+ */
+async function shoot(page, name) {
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${colorScheme}.png`) });
+    assert.deepEqual(await audit(page), [], `axe-core violations in ${name} (${colorScheme})`);
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`) });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Reloads or closes a page, going on past the question it asks first. */
+async function leave(tab, how) {
+  tab.page.removeAllListeners('dialog');
+  const asked = new Promise((resolve) =>
+    tab.page.once('dialog', async (d) => {
+      resolve(d.type());
+      await d.accept();
+    }),
+  );
+  if (how === 'close') {
+    const closed = new Promise((resolve) => tab.page.once('close', resolve));
+    await tab.page.close({ runBeforeUnload: true });
+    await closed;
+  } else {
+    await tab.page.reload();
+  }
+  assert.equal(await asked, 'beforeunload');
+}
+
+/**
+ * Two tabs of one browser context: the first makes table `name` and
+ * autosaves; the second opens that autosave and keeps it from then on, so
+ * the first says so.
+ */
+async function twoTabs(name) {
   const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
   const first = await openApp({ context });
-  await createTable(first.page, 'from_first');
+  await createTable(first.page, name);
   await settle(first.page);
-
-  // A second tab opens the autosave and keeps it from now on.
   const second = await openApp({ context });
-  await waitForTables(second.page, ['from_first', 'mobile-time-series']);
+  await waitForTables(second.page, [name, 'mobile-time-series']);
   await bar(first.page).waitFor();
+  return { context, first, second };
+}
+
+test('two tabs: the newer keeps the autosave, the older says so, and either can take it back', async () => {
+  // A second tab opens the autosave and keeps it from now on.
+  const { context, first, second } = await twoTabs('from_first');
   assert.equal(await bar(second.page).count(), 0, 'the tab that keeps the autosave shows no strip');
-  for (const colorScheme of ['light', 'dark']) {
-    await first.page.emulateMedia({ colorScheme });
-    await first.page.screenshot({ path: path.join(SCREENSHOTS, `autosave-other-tab-${colorScheme}.png`) });
-    assert.deepEqual(await audit(first.page), [], `axe-core violations with the strip (${colorScheme})`);
-  }
-  await first.page.setViewportSize({ width: 390, height: 844 });
-  await first.page.screenshot({ path: path.join(SCREENSHOTS, 'autosave-other-tab-phone.png') });
-  await first.page.setViewportSize({ width: 1440, height: 900 });
+  await shoot(first.page, 'autosave-other-tab');
 
   // Both go on working; the older tab no longer writes the shared autosave.
   await createTable(second.page, 'from_second');
@@ -75,30 +112,12 @@ test('two tabs: the newer keeps the autosave, the older says so, and either can 
   // work would be gone if this were a close); once the user goes on, it
   // brings back that tab's own work, not the shared autosave's, and keeps
   // the autosave from then on.
-  third.page.removeAllListeners('dialog');
-  const reloadAsked = new Promise((resolve) =>
-    third.page.once('dialog', async (d) => {
-      resolve(d.type());
-      await d.accept();
-    }),
-  );
-  await third.page.reload();
-  assert.equal(await reloadAsked, 'beforeunload');
+  await leave(third, 'reload');
   await waitForTables(third.page, ['from_first', 'from_second', 'mobile-time-series']);
   await bar(fourth.page).waitFor();
 
   // Closing a tab whose work is not the autosave asks first too.
-  second.page.removeAllListeners('dialog');
-  const asked = new Promise((resolve) =>
-    second.page.once('dialog', async (d) => {
-      resolve(d.type());
-      await d.accept();
-    }),
-  );
-  const closed = new Promise((resolve) => second.page.once('close', resolve));
-  await second.page.close({ runBeforeUnload: true });
-  assert.equal(await asked, 'beforeunload');
-  await closed;
+  await leave(second, 'close');
   for (const tab of [first, second, third, fourth]) assert.deepEqual(tab.problems, []);
   await context.close();
 });
@@ -109,33 +128,8 @@ const recovered = (page) => region(page, 'Recovered work from another tab');
 const slots = (page) =>
   page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('tabletop.recovered.')));
 
-/** Reloads or closes a page, going on past the question it asks first. */
-async function leave(tab, how) {
-  tab.page.removeAllListeners('dialog');
-  const asked = new Promise((resolve) =>
-    tab.page.once('dialog', async (d) => {
-      resolve(d.type());
-      await d.accept();
-    }),
-  );
-  if (how === 'close') {
-    const closed = new Promise((resolve) => tab.page.once('close', resolve));
-    await tab.page.close({ runBeforeUnload: true });
-    await closed;
-  } else {
-    await tab.page.reload();
-  }
-  assert.equal(await asked, 'beforeunload');
-}
-
 test('a tab closed without the autosave leaves its work to recover, to open or discard', async () => {
-  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const first = await openApp({ context });
-  await createTable(first.page, 'kept_first');
-  await settle(first.page);
-  const second = await openApp({ context });
-  await waitForTables(second.page, ['kept_first', 'mobile-time-series']);
-  await bar(first.page).waitFor();
+  const { context, first, second } = await twoTabs('kept_first');
 
   // A reload of a tab without the autosave takes its work back and leaves
   // nothing behind to recover.
@@ -153,15 +147,7 @@ test('a tab closed without the autosave leaves its work to recover, to open or d
   await leave(second, 'close');
   const summary = '3 tables: kept_first, mobile-time-series, second_only';
   await recovered(first.page).getByText(summary).waitFor();
-  for (const colorScheme of ['light', 'dark']) {
-    await first.page.emulateMedia({ colorScheme });
-    await first.page.screenshot({ path: path.join(SCREENSHOTS, `recovered-work-${colorScheme}.png`) });
-    assert.deepEqual(await audit(first.page), [], `axe-core violations with the recovered work (${colorScheme})`);
-  }
-  await first.page.setViewportSize({ width: 390, height: 844 });
-  await first.page.screenshot({ path: path.join(SCREENSHOTS, 'recovered-work-phone.png') });
-  await first.page.setViewportSize({ width: 1440, height: 900 });
-  await first.page.emulateMedia({ colorScheme: 'light' });
+  await shoot(first.page, 'recovered-work');
   const third = await openApp({ context });
   await recovered(third.page).getByText(summary).waitFor();
 
