@@ -846,9 +846,10 @@ mod tests {
         let mut db = Instance::default();
         let t = "projects/p/instances/i/tables/t";
         let mut ask = |line: String| answer_traced(&mut db, &line, &mut Traces::off());
-        let made = ask(format!(
-            r#"{{"method":"createTable","request":{{"parent":"projects/p/instances/i","tableId":"t","table":{{"columnFamilies":{{"cf":{{}}}}}}}}}}"#
-        ));
+        let made = ask(
+            r#"{"method":"createTable","request":{"parent":"projects/p/instances/i","tableId":"t","table":{"columnFamilies":{"cf":{}}}}}"#
+                .to_string(),
+        );
         assert!(
             made.ok && made.line.starts_with(r#"{"response""#),
             "{made:?}"
