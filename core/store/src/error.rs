@@ -300,7 +300,10 @@ impl Error {
     pub fn message_within_place(&self) -> &str {
         match self.place {
             // `at` wrote exactly "{place}: " in front.
-            Some(place) => &self.message[place.to_string().len() + 2..],
+            Some(place) => self
+                .message
+                .get(place.to_string().len() + 2..)
+                .unwrap_or(&self.message),
             None => &self.message,
         }
     }
