@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use tabletop_core::cbt::{self, Outcome};
-use tabletop_core::{Error, Fidelity, Instances, TraceOptions, Traces};
+use tabletop_core::{Cause, Error, Fidelity, Instances, TraceOptions, Traces};
 
 use crate::args::{Options, Progress, cbt_changes_state, cbt_command_index};
 use crate::host::{FsHost, WallClock};
@@ -147,12 +147,7 @@ fn failed_write_kept(file: &mut StateFile, args: &[Vec<u8>]) -> bool {
 fn exit_status(outcome: &Outcome) -> u8 {
     match &outcome.status {
         Ok(()) => 0,
-        Err(e)
-            if e.message().starts_with("flag provided but not defined: ")
-                || e.message().starts_with("flag needs an argument: ") =>
-        {
-            FLAG_ERROR
-        }
+        Err(_) if outcome.flag_error => FLAG_ERROR,
         Err(_) => FAILED,
     }
 }
@@ -264,7 +259,7 @@ pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
 /// reads it: not inside single quotes, not in a comment).
 fn needs_more(text: &str, tokens: &Result<Vec<Vec<u8>>, Error>) -> bool {
     match tokens {
-        Err(e) => e.message().starts_with("unterminated"),
+        Err(e) => e.cause() == Some(&Cause::Unterminated),
         Ok(words) if words.is_empty() => false,
         // If the newline were not escaped, a word after it would start a
         // second command, which `tokenize` refuses.

@@ -55,10 +55,6 @@ fn is_write(line: &str) -> bool {
     record::method_of(line).is_some_and(|m| api::may_write(&m))
 }
 
-fn is_response(answer: &str) -> bool {
-    answer.starts_with("{\"response\"")
-}
-
 /// The instance a run answers from: while every request is one the shell
 /// decides (`mutateRow`, `mutateRows`, `dropRowRange`), the state file's
 /// shell, so a run of writes does not load the snapshot (see
@@ -142,15 +138,15 @@ impl<'a> Session<'a> {
             let shell = self.db.primary_mut();
             self.clock.sync(shell);
             let at = At::of(shell, false);
-            let answer = api::handle_capped(shell, line, &mut Traces::off(), self.answer_cap);
-            if !is_response(&answer) {
-                return Ok(answer);
+            let answer = api::answer_capped(shell, line, &mut Traces::off(), self.answer_cap);
+            if !answer.ok {
+                return Ok(answer.line);
             }
             let kept = self.file().pending_records();
             note(self.file(), line, at, false);
             if self.file().can_append() && state::shell::fits_rows(self.db.primary(), row_bound) {
                 self.dirty = true;
-                return Ok(answer);
+                return Ok(answer.line);
             }
             // The shell cannot decide this one: the whole instance does.
             self.load_whole(kept)?;
@@ -161,10 +157,10 @@ impl<'a> Session<'a> {
         };
         self.work |= self.clock.sync(db);
         let at = At::of(db, self.work);
-        let answer = api::handle_capped(db, line, &mut Traces::off(), self.answer_cap);
+        let answer = api::answer_capped(db, line, &mut Traces::off(), self.answer_cap);
         self.db.prune();
         let parity = self.parity;
-        if is_response(&answer) && note(self.file(), line, at, parity) {
+        if answer.ok && note(self.file(), line, at, parity) {
             self.dirty = true;
             // The record carries the engine work done so far.
             self.work = false;
@@ -174,7 +170,7 @@ impl<'a> Session<'a> {
             self.file().changed();
             self.dirty = true;
         }
-        Ok(answer)
+        Ok(answer.line)
     }
 
     /// Loads the whole instance, with the first `keep` writes of this run.

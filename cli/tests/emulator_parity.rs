@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::run_in;
@@ -22,59 +22,48 @@ fn text(out: &Output) -> (String, String) {
     )
 }
 
+/// Runs `tabletop` with `--emulator-parity` in front of `args`.
+fn parity(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let args: Vec<&str> = std::iter::once("--emulator-parity")
+        .chain(args.iter().copied())
+        .collect();
+    run_in(dir, &args, stdin)
+}
+
+/// Makes table `t` (family `cf`) and sets row `r`'s `cf:a` together with
+/// a cell of a family the table lacks, with or without
+/// `--emulator-parity`. Returns the failed write's stderr.
+fn write_with_unknown_family(dir: &Path, emulator: bool) -> String {
+    let run = |args: &[&str]| {
+        if emulator {
+            parity(dir, args, b"")
+        } else {
+            run_in(dir, args, b"")
+        }
+    };
+    let out = run(&["cbt", "createtable", "t", "families=cf"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let out = run(&["cbt", "set", "t", "r", "cf:a=1@1000", "nope:b=2@1000"]);
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    text(&out).1
+}
+
 #[test]
 fn cbt_answers_and_keeps_as_the_emulator_does() {
     // Production: NOT_FOUND, nothing applied.
     let prod = scratch("cbt-production");
-    let out = run_in(&prod, &["cbt", "createtable", "t", "families=cf"], b"");
-    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
-    let out = run_in(
-        &prod,
-        &["cbt", "set", "t", "r", "cf:a=1@1000", "nope:b=2@1000"],
-        b"",
-    );
-    let (_, err) = text(&out);
+    let err = write_with_unknown_family(&prod, false);
     assert!(err.contains("code = NotFound"), "{err}");
     let (read, _) = text(&run_in(&prod, &["cbt", "read", "t"], b""));
     assert_eq!(read, "");
     // The emulator: UNKNOWN, and cf:a stays written, also for the next run.
     let dir = scratch("cbt");
-    let out = run_in(
-        &dir,
-        &[
-            "--emulator-parity",
-            "cbt",
-            "createtable",
-            "t",
-            "families=cf",
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
-    let out = run_in(
-        &dir,
-        &[
-            "--emulator-parity",
-            "cbt",
-            "set",
-            "t",
-            "r",
-            "cf:a=1@1000",
-            "nope:b=2@1000",
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let (_, err) = text(&out);
+    let err = write_with_unknown_family(&dir, true);
     assert!(
         err.contains("code = Unknown desc = unknown family \"nope\""),
         "{err}"
     );
-    let (read, _) = text(&run_in(
-        &dir,
-        &["--emulator-parity", "cbt", "read", "t"],
-        b"",
-    ));
+    let (read, _) = text(&parity(&dir, &["cbt", "read", "t"], b""));
     assert!(read.contains("cf:a"), "{read}");
     // A script on stdin, the option after the subcommand.
     let out = run_in(
@@ -127,33 +116,8 @@ fn json_answers_as_the_emulator_does() {
 #[test]
 fn a_state_file_keeps_its_fidelity_and_refuses_the_other() {
     let dir = scratch("keeps");
-    let out = run_in(
-        &dir,
-        &[
-            "--emulator-parity",
-            "cbt",
-            "createtable",
-            "t",
-            "families=cf",
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     // A write the emulator keeps in part (production would refuse it all).
-    let out = run_in(
-        &dir,
-        &[
-            "--emulator-parity",
-            "cbt",
-            "set",
-            "t",
-            "r",
-            "cf:a=1@1000",
-            "nope:b=1@1000",
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(1));
+    write_with_unknown_family(&dir, true);
     let before = std::fs::read(dir.join("tabletop.state")).unwrap();
     // Without the switch: refused, for cbt (a write on the log's shell and
     // a read on the whole file) and for json, and the file is untouched.
@@ -174,21 +138,13 @@ fn a_state_file_keeps_its_fidelity_and_refuses_the_other() {
         assert_eq!(std::fs::read(dir.join("tabletop.state")).unwrap(), before);
     }
     // With it, the file answers as the emulator and holds the partial write.
-    let (read, _) = text(&run_in(
-        &dir,
-        &["--emulator-parity", "cbt", "read", "t"],
-        b"",
-    ));
+    let (read, _) = text(&parity(&dir, &["cbt", "read", "t"], b""));
     assert!(read.contains("cf:a"), "{read}");
     // A file written as production refuses a run with the switch.
     let prod = scratch("keeps-production");
     let out = run_in(&prod, &["cbt", "createtable", "t", "families=cf"], b"");
     assert_eq!(out.status.code(), Some(0));
-    let out = run_in(
-        &prod,
-        &["--emulator-parity", "cbt", "set", "t", "r", "cf:a=1"],
-        b"",
-    );
+    let out = parity(&prod, &["cbt", "set", "t", "r", "cf:a=1"], b"");
     let (_, err) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(

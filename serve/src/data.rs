@@ -74,7 +74,7 @@ fn read_page(
     let mut sink = chunks::ResponseSink::default();
     shared.for_request(body, |db| {
         read.next_page(db, &mut sink)
-            .map_err(|e| wording::reword(db, "readRows", body, e))
+            .map_err(|e| wording::reword("readRows", body, e))
     })?;
     Ok(sink.response)
 }

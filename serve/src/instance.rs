@@ -126,8 +126,7 @@ impl Shared {
         let body = || Ok(request.clone());
         let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
         self.run(instance_named(request), change, |db| {
-            api::handle_value(db, method, request)
-                .map_err(|e| wording::reword(db, method, request, e))
+            api::handle_value(db, method, request).map_err(|e| wording::reword(method, request, e))
         })
     }
 

@@ -4,68 +4,46 @@
 //! resource name, as `cbt` users see it from the emulator), not `table
 //! "t" not found`; creating a table that exists is `table "<name>" already
 //! exists`; creating a family that exists is `family "cf" already
-//! exists`. The code stays the core's. The case is told from the code and
-//! the instance's state (the table is not there, or is), never from the
-//! core's message, and `tabletop json` keeps its own wording.
+//! exists`. The code stays the core's. The case is told from the core's
+//! structured cause ([`Cause`]), never from its message, and `tabletop
+//! json` keeps its own wording.
 
 use serde_json::Value;
-use tabletop_core::{Code, Error, Instance};
+use tabletop_core::{Cause, Code, Error};
 
-/// `e`, an error of `method` on `request` (a JSON protocol body) run on
-/// `db`, reworded as the emulator words it where it differs.
-pub fn reword(db: &Instance, method: &str, request: &Value, e: Error) -> Error {
+/// `e`, an error of `method` on `request` (a JSON protocol body),
+/// reworded as the emulator words it where it differs.
+pub fn reword(method: &str, request: &Value, e: Error) -> Error {
     let text = |field: &str| request.get(field).and_then(Value::as_str);
     if request.get("authorizedViewName").is_some() {
         return e;
     }
-    match (e.code(), method) {
-        (Code::AlreadyExists, "createTable") => match (text("parent"), text("tableId")) {
-            (Some(parent), Some(id)) if db.store().has_table(id) => Error::new(
+    match (e.cause(), method) {
+        (Some(Cause::TableExists { table }), "createTable") => match text("parent") {
+            Some(parent) => Error::new(
                 Code::AlreadyExists,
-                format!("table \"{parent}/tables/{id}\" already exists"),
+                format!("table \"{parent}/tables/{table}\" already exists"),
             ),
-            _ => e,
-        },
-        (Code::AlreadyExists, "modifyColumnFamilies") => match text("name") {
-            Some(name) => existing_family(db, name, request).map_or(e, |family| {
-                Error::new(
-                    Code::AlreadyExists,
-                    format!("family \"{family}\" already exists"),
-                )
-            }),
             None => e,
         },
-        (Code::NotFound, "createTable") => e,
-        (Code::NotFound, _) => match text("tableName").or_else(|| text("name")) {
-            Some(name) => missing_table(db, name, e),
+        (Some(Cause::FamilyExists { family }), "modifyColumnFamilies") => Error::new(
+            Code::AlreadyExists,
+            format!("family \"{family}\" already exists"),
+        ),
+        (_, "createTable") => e,
+        _ => match text("tableName").or_else(|| text("name")) {
+            Some(name) => missing_table(name, e),
             None => e,
         },
-        _ => e,
     }
 }
 
-/// The first family a modifyColumnFamilies `request` creates that the
-/// table `name` already has.
-fn existing_family<'a>(db: &Instance, name: &str, request: &'a Value) -> Option<&'a str> {
-    let (_, id) = name.rsplit_once("/tables/")?;
-    let table = db.store().get_table(id).ok()?;
-    request
-        .get("modifications")?
-        .as_array()?
-        .iter()
-        .filter(|m| m.get("create").is_some())
-        .filter_map(|m| m.get("id").and_then(Value::as_str))
-        .find(|family| table.schema.families.contains_key(*family))
-}
-
-/// `e` as the emulator's `table "<name>" not found` when it is NOT_FOUND
-/// and the table `name` names is not there.
-pub fn missing_table(db: &Instance, name: &str, e: Error) -> Error {
+/// `e` as the emulator's `table "<name>" not found` when the core found
+/// no table by the id the resource `name` ends in.
+pub fn missing_table(name: &str, e: Error) -> Error {
     let id = name.rsplit_once("/tables/").map(|(_, id)| id);
-    match id {
-        Some(id)
-            if e.code() == Code::NotFound && !id.contains('/') && !db.store().has_table(id) =>
-        {
+    match (id, e.cause()) {
+        (Some(id), Some(Cause::TableNotFound { table })) if table == id => {
             Error::new(Code::NotFound, format!("table \"{name}\" not found"))
         }
         _ => e,
@@ -76,7 +54,7 @@ pub fn missing_table(db: &Instance, name: &str, e: Error) -> Error {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tabletop_core::api;
+    use tabletop_core::{Instance, api};
 
     fn instance() -> Instance {
         let mut db = Instance::default();
@@ -92,7 +70,7 @@ mod tests {
 
     fn run(db: &mut Instance, method: &str, request: Value) -> Error {
         let e = api::handle_value(db, method, &request).unwrap_err();
-        reword(db, method, &request, e)
+        reword(method, &request, e)
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn mutate_rows(
     let body = || to_json(request);
     let results = shared.change(&request.table_name, "mutateRows", &body, |db| {
         db.mutate_rows(table, &entries)
-            .map_err(|e| wording::missing_table(db, &request.table_name, e))
+            .map_err(|e| wording::missing_table(&request.table_name, e))
     });
     Some(results.map(|results| {
         MutateRowsResponse {
@@ -92,7 +92,7 @@ pub fn mutate_row(
     let body = || to_json(request);
     let done = shared.change(&request.table_name, "mutateRow", &body, |db| {
         db.mutate_row(table, &request.row_key, &mutations)
-            .map_err(|e| wording::missing_table(db, &request.table_name, e))
+            .map_err(|e| wording::missing_table(&request.table_name, e))
     });
     Some(done.map(|()| MutateRowResponse {}))
 }

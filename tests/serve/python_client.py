@@ -14,6 +14,7 @@ read up to an end time, a live read that sees a write as it commits). Ends with
 """
 
 import argparse
+import contextlib
 import os
 import re
 import subprocess
@@ -36,6 +37,45 @@ def start(tabletop, *flags):
         proc.kill()
         raise RuntimeError("tabletop serve did not start: %r" % line)
     return proc, m.group(1)
+
+
+@contextlib.contextmanager
+def own_server(tabletop, *flags):
+    """A `tabletop serve` of a test's own, with BIGTABLE_EMULATOR_HOST
+    pointing at it, stopped however the test ends (SIGTERM, then SIGKILL
+    if it lingers) unless the test stopped it itself."""
+    proc, addr = start(tabletop, *flags)
+    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+    try:
+        yield proc, addr
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def fill_big_table(byte):
+    """Table t (family cf) of the server BIGTABLE_EMULATOR_HOST names,
+    with 1000 rows r000000..r000999 of one 60 KB cell of `byte` each
+    (60 MB), written 100 rows at a time."""
+    from google.cloud import bigtable
+    from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+
+    bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
+        column_families={"cf": None}
+    )
+    with BigtableDataClient(project=PROJECT) as data:
+        table = data.get_table(INSTANCE, TABLE)
+        value = byte * 60000
+        for k in range(10):
+            table.bulk_mutate_rows([
+                RowMutationEntry(b"r%06d" % (k * 100 + i), [SetCell("cf", b"c", value)])
+                for i in range(100)
+            ])
 
 
 class Suite:
@@ -538,25 +578,10 @@ def stalled_reader_does_not_hold_shutdown(tabletop):
     import time
 
     import grpc
-    from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
     from google.cloud.bigtable_v2 import types as v2
 
-    proc, addr = start(tabletop)
-    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
-    try:
-        from google.cloud import bigtable
-
-        bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
-            column_families={"cf": None}
-        )
-        with BigtableDataClient(project=PROJECT) as data:
-            table = data.get_table(INSTANCE, TABLE)
-            value = b"x" * 60000
-            for k in range(10):
-                table.bulk_mutate_rows([
-                    RowMutationEntry(b"r%06d" % (k * 100 + i), [SetCell("cf", b"c", value)])
-                    for i in range(100)
-                ])
+    with own_server(tabletop) as (proc, addr):
+        fill_big_table(b"x")
         channel = grpc.insecure_channel(addr)
         read = channel.unary_stream(
             "/google.bigtable.v2.Bigtable/ReadRows",
@@ -578,10 +603,6 @@ def stalled_reader_does_not_hold_shutdown(tabletop):
         channel.close()
         assert code == 0, code
         assert took < 15, took
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def large_query_streams_in_flat_memory(tabletop):
@@ -591,24 +612,11 @@ def large_query_streams_in_flat_memory(tabletop):
     in order, through the official client's execute_query."""
     import time
 
-    from google.cloud.bigtable.data import BigtableDataClient, RowMutationEntry, SetCell
+    from google.cloud.bigtable.data import BigtableDataClient
 
-    proc, addr = start(tabletop)
-    os.environ["BIGTABLE_EMULATOR_HOST"] = addr
-    try:
-        from google.cloud import bigtable
-
-        bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
-            column_families={"cf": None}
-        )
+    with own_server(tabletop) as (proc, _):
+        fill_big_table(b"q")
         with BigtableDataClient(project=PROJECT) as data:
-            table = data.get_table(INSTANCE, TABLE)
-            value = b"q" * 60000
-            for k in range(10):
-                table.bulk_mutate_rows([
-                    RowMutationEntry(b"r%06d" % (k * 100 + i), [SetCell("cf", b"c", value)])
-                    for i in range(100)
-                ])
             before = resident_bytes(proc.pid)
             rows = iter(data.execute_query(
                 "SELECT _key, cf['c'] AS c FROM t WHERE _key >= b'r000000'", instance_id=INSTANCE))
@@ -623,9 +631,6 @@ def large_query_streams_in_flat_memory(tabletop):
             limited = [r["_key"] for r in data.execute_query(
                 "SELECT _key, cf['c'] AS c FROM t LIMIT 3 OFFSET 997", instance_id=INSTANCE)]
             assert limited == [b"r000997", b"r000998", b"r000999"], limited
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def parity_refuses_sql_as_the_emulator(tabletop):
@@ -637,26 +642,24 @@ def parity_refuses_sql_as_the_emulator(tabletop):
     from google.cloud.bigtable_v2.services.bigtable import BigtableClient
     from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
 
-    proc, addr = start(tabletop, "--emulator-parity")
-    channel = grpc.insecure_channel(addr)
-    try:
-        client = BigtableClient(transport=BigtableGrpcTransport(channel=channel))
-        request = {"instance_name": "projects/%s/instances/%s" % (PROJECT, INSTANCE), "query": "SELECT _key FROM t"}
-        for method, call in [
-            ("PrepareQuery", lambda: client.prepare_query(request=request)),
-            ("ExecuteQuery", lambda: list(client.execute_query(request=request))),
-        ]:
-            try:
-                call()
-            except Exception as e:  # the client's MethodNotImplemented
-                assert getattr(e, "grpc_status_code", None) == grpc.StatusCode.UNIMPLEMENTED, repr(e)
-                assert "the emulator does not currently support %s" % method in str(e), str(e)
-            else:
-                raise AssertionError("%s answered under --emulator-parity" % method)
-    finally:
-        channel.close()
-        proc.terminate()
-        proc.wait(timeout=30)
+    with own_server(tabletop, "--emulator-parity") as (_, addr):
+        channel = grpc.insecure_channel(addr)
+        try:
+            client = BigtableClient(transport=BigtableGrpcTransport(channel=channel))
+            request = {"instance_name": "projects/%s/instances/%s" % (PROJECT, INSTANCE), "query": "SELECT _key FROM t"}
+            for method, call in [
+                ("PrepareQuery", lambda: client.prepare_query(request=request)),
+                ("ExecuteQuery", lambda: list(client.execute_query(request=request))),
+            ]:
+                try:
+                    call()
+                except Exception as e:  # the client's MethodNotImplemented
+                    assert getattr(e, "grpc_status_code", None) == grpc.StatusCode.UNIMPLEMENTED, repr(e)
+                    assert "the emulator does not currently support %s" % method in str(e), str(e)
+                else:
+                    raise AssertionError("%s answered under --emulator-parity" % method)
+        finally:
+            channel.close()
 
 
 def main():

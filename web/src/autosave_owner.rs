@@ -8,9 +8,11 @@
 //! ([`browser::AUTOSAVE_OWNER_KEY`]); the browser's `storage` event tells
 //! the other tabs at once that they no longer own it, and they say so
 //! ([`crate::state::AppState::autosave_elsewhere`]) until the user takes
-//! it back. A tab that is not the owner asks before it closes, since its
-//! work would then be gone. Without this, two tabs overwrote each other's
-//! autosave and the last writer won.
+//! it back. A tab that is not the owner asks before it closes, and once
+//! the user goes on it leaves its work in a slot of its own
+//! ([`crate::recovered_work`]), listed in the other tabs and on the next
+//! load. Without this, two tabs overwrote each other's autosave and the
+//! last writer won.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -19,6 +21,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::browser;
+use crate::recovered_work;
 use crate::state::{Action, AppContext};
 
 /// This tab's id: random per page load, so a reloaded or duplicated tab
@@ -51,13 +54,21 @@ impl TabId {
 /// Runs the ownership for the app: claims the autosave once the state has
 /// booted (and again when the user takes it back), hears other tabs'
 /// claims, and guards closing a tab that does not own it. `save` writes
-/// the state now. Returns this tab's id. Embeds never autosave, so they
+/// the state now; `save_leaving` writes this tab's own copy as it goes
+/// away. Returns this tab's id. Embeds never autosave, so they
 /// take no part.
 #[hook]
-pub fn use_autosave_owner(state: &AppContext, save: Callback<TabId>) -> TabId {
+pub fn use_autosave_owner(
+    state: &AppContext,
+    save: Callback<TabId>,
+    save_leaving: Callback<()>,
+) -> TabId {
     let tab = (*use_memo((), |()| TabId::new())).clone();
     let elsewhere = use_mut_ref(|| Rc::new(Cell::new(false)));
     let embed = state.embed;
+    // The save of this render's state, for the moment the tab goes away.
+    let latest_save = use_mut_ref(|| save_leaving.clone());
+    *latest_save.borrow_mut() = save_leaving;
 
     // Another tab's claim: the storage event fires in every tab but the
     // writer.
@@ -116,6 +127,25 @@ pub fn use_autosave_owner(state: &AppContext, save: Callback<TabId>) -> TabId {
                         }
                     },
                 )
+            });
+            move || drop(listener)
+        });
+    }
+
+    // A tab going away that does not keep the autosave (the user went on
+    // past the question above) saves its latest state and leaves it in
+    // its recovery slot.
+    {
+        let flag = Rc::clone(&elsewhere.borrow());
+        let tab = tab.clone();
+        use_effect_with((), move |()| {
+            let listener = (!embed).then(|| {
+                gloo::events::EventListener::new(&gloo::utils::window(), "pagehide", move |_| {
+                    if flag.get() {
+                        latest_save.borrow().emit(());
+                        recovered_work::keep(&tab.0);
+                    }
+                })
             });
             move || drop(listener)
         });

@@ -154,6 +154,18 @@ pub fn storage_set(key: &str, value: &str) -> bool {
         .is_some_and(|s| s.set_item(key, value).is_ok())
 }
 
+/// The keys of localStorage, in the browser's order.
+#[must_use]
+pub fn storage_keys() -> Vec<String> {
+    let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) else {
+        return Vec::new();
+    };
+    let n = storage.length().unwrap_or(0);
+    (0..n)
+        .filter_map(|i| storage.key(i).ok().flatten())
+        .collect()
+}
+
 /// Removes a localStorage entry.
 pub fn storage_remove(key: &str) {
     if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {

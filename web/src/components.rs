@@ -28,6 +28,7 @@ mod keyviz_panel;
 mod lesson_dock;
 mod lessons_panel;
 mod maximize;
+mod recovered_bar;
 mod rich_text;
 mod rows_panel;
 mod scenario_data_bar;

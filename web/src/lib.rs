@@ -11,6 +11,7 @@
 //! - [`share`]: the state as text, for share links and autosave.
 //! - [`browser`]: clocks, the address bar, storage, files.
 //! - [`autosave_owner`]: which tab writes the autosave when several are open.
+//! - [`recovered_work`]: the work of a closed tab that did not keep it.
 //! - [`demo`]: the sample table the page opens with.
 //! - `components`: Yew components, one file per panel.
 //! - [`fatal`]: the panic hook that keeps a crash from leaving a blank page.
@@ -23,6 +24,7 @@ pub mod browser;
 mod components;
 pub mod demo;
 pub mod fatal;
+pub mod recovered_work;
 pub mod share;
 pub mod state;
 pub mod view_model;
@@ -157,9 +159,11 @@ pub fn app() -> Html {
 
     let tab = {
         let state = state.clone();
+        let leaving = state.clone();
         autosave_owner::use_autosave_owner(
             &state.clone(),
             Callback::from(move |tab| save(&state, &tab)),
+            Callback::from(move |()| save_leaving(&leaving)),
         )
     };
 
@@ -204,6 +208,19 @@ pub fn app() -> Html {
             <Workspace />
         </ContextProvider<AppContext>>
     }
+}
+
+/// What a tab that does not keep the autosave saves as it goes away: its
+/// latest state, in its own copy only, noted as written with the link
+/// already in the address bar (the one a reload opens, so a reload brings
+/// this state back); the address bar is left as it is.
+fn save_leaving(state: &AppContext) {
+    if state.embed {
+        return;
+    }
+    let mut saved = state.to_shared(false);
+    saved.link = Some(share::link_hash(&browser::fragment()));
+    browser::session_set(browser::AUTOSAVE_KEY, &share::encode(&saved));
 }
 
 /// Writes the state into the fragment and (outside embeds) autosave,

@@ -28,7 +28,7 @@
 //! and bytes), then the arguments (a varint count, each a varint length
 //! and bytes) or the request line (varint length and bytes).
 
-use tabletop_core::{Instance, Instances, api, cbt, views};
+use tabletop_core::{Instance, Instances, Traces, api, cbt, views};
 
 use super::codec::{get_bytes, get_uint, put_bytes, put_uint};
 
@@ -216,12 +216,8 @@ impl Record {
                 outcome.status.map_err(|e| e.message().to_string())
             }
             Command::Json(line) => {
-                let answer = api::handle(db, line);
-                if answer.starts_with("{\"response\"") {
-                    Ok(())
-                } else {
-                    Err(answer)
-                }
+                let answer = api::answer_traced(db, line, &mut Traces::off());
+                if answer.ok { Ok(()) } else { Err(answer.line) }
             }
         }
     }

@@ -12,7 +12,6 @@ use std::cell::Cell;
 
 use tabletop_store::{
     ColumnFamily, CountRows, CreateTableRequest, Mutation, ReadRowsRequest, Result, RowSet,
-    TableSchema,
 };
 
 struct Counting;
@@ -82,13 +81,10 @@ impl Db for tabletop_sql::Instance {
 
 /// Allocations for writing the table, then for 1000 point reads.
 fn run(db: &mut dyn Db) -> (u64, u64) {
-    let mut schema = TableSchema::default();
-    schema.families.insert("cf".into(), ColumnFamily::default());
-    db.create(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::default())],
+    ))
     .unwrap();
     let keys: Vec<Vec<u8>> = (0..ROWS)
         .map(|i| format!("row#{:06}", i * 7919 % ROWS).into_bytes())

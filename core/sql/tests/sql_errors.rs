@@ -12,15 +12,10 @@ use tabletop_store::*;
 fn db() -> Instance {
     let mut db = Instance::default();
     db.set_now(1_600_000_000_000_000);
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::with_gc(None))],
+    ))
     .unwrap();
     for i in 0..5 {
         db.mutate_row(

@@ -15,15 +15,10 @@ use tabletop_store::*;
 fn instance(fidelity: Fidelity) -> Instance {
     let mut db = Instance::default();
     db.set_fidelity(fidelity);
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::with_gc(None))],
+    ))
     .expect("create table");
     db
 }

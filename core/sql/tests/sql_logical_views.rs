@@ -22,13 +22,10 @@ fn shop() -> Instance {
     let mut db = Instance::default();
     db.set_clock_simulated(true);
     db.set_now(1_600_000_000_000_000);
-    let mut schema = TableSchema::default();
-    schema.families.insert("o".into(), ColumnFamily::default());
-    db.create_table(CreateTableRequest {
-        table_id: "orders".into(),
-        schema,
-        initial_splits: Vec::new(),
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "orders",
+        [("o", ColumnFamily::default())],
+    ))
     .unwrap();
     for (key, customer, status) in [
         ("order#1", "ann", "open"),

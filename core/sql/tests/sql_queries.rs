@@ -24,25 +24,23 @@ const DEVICES: [&str; 4] = [
 fn fixture() -> Instance {
     let mut db = Instance::default();
     db.set_now(T0 + 100 * HOUR);
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("stats_summary".into(), ColumnFamily::with_gc(None));
-    schema
-        .families
-        .insert("cell_plan".into(), ColumnFamily::with_gc(None));
-    schema.families.insert(
-        "counts".into(),
-        ColumnFamily {
-            gc_rule: None,
-            value_type: ValueType::Aggregate(Aggregator::Sum),
-        },
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "mobile".into(),
-        schema,
-        initial_splits: vec![b"phone#5".to_vec(), b"tablet#".to_vec()],
-    })
+    db.create_table(
+        CreateTableRequest::with_families(
+            "mobile",
+            [
+                ("stats_summary", ColumnFamily::with_gc(None)),
+                ("cell_plan", ColumnFamily::with_gc(None)),
+                (
+                    "counts",
+                    ColumnFamily {
+                        gc_rule: None,
+                        value_type: ValueType::Aggregate(Aggregator::Sum),
+                    },
+                ),
+            ],
+        )
+        .split_at(["phone#5", "tablet#"]),
+    )
     .unwrap();
     for (d, dev) in DEVICES.iter().enumerate() {
         for day in 1..=5i64 {

@@ -13,15 +13,10 @@ use tabletop_store::*;
 
 fn fixture() -> Instance {
     let mut db = Instance::default();
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![b"k20".to_vec()],
-    })
+    db.create_table(
+        CreateTableRequest::with_families("t", [("cf", ColumnFamily::with_gc(None))])
+            .split_at(["k20"]),
+    )
     .unwrap();
     for i in 0..40u32 {
         let key = format!("k{i:02}");

@@ -18,15 +18,10 @@ use tabletop_store::*;
 fn mobile(keys: &[&str]) -> Instance {
     let mut db = Instance::default();
     db.set_now(1_600_000_000_000_000);
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("stats".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "mobile".into(),
-        schema,
-        initial_splits: vec![b"phone#5".to_vec(), b"tablet".to_vec()],
-    })
+    db.create_table(
+        CreateTableRequest::with_families("mobile", [("stats", ColumnFamily::with_gc(None))])
+            .split_at(["phone#5", "tablet"]),
+    )
     .unwrap();
     for k in keys {
         db.mutate_row(

@@ -15,13 +15,10 @@ fn counters() -> Instance {
     let mut db = Instance::default();
     db.set_clock_simulated(true);
     db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert("c".into(), ColumnFamily::default());
-    db.create_table(CreateTableRequest {
-        table_id: "events".into(),
-        schema,
-        initial_splits: vec![b"m".to_vec()],
-    })
+    db.create_table(
+        CreateTableRequest::with_families("events", [("c", ColumnFamily::default())])
+            .split_at(["m"]),
+    )
     .unwrap();
     for (key, kind) in [("a1", "click"), ("b1", "view"), ("n1", "click")] {
         db.mutate_row(

@@ -22,16 +22,13 @@ fn orders() -> Instance {
     let mut db = Instance::default();
     db.set_clock_simulated(true);
     db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert(
-        "o".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(3))),
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "orders".into(),
-        schema,
-        initial_splits: vec![b"order#5".to_vec()],
-    })
+    db.create_table(
+        CreateTableRequest::with_families(
+            "orders",
+            [("o", ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(3))))],
+        )
+        .split_at(["order#5"]),
+    )
     .unwrap();
     for i in 0..60u32 {
         put(
@@ -645,16 +642,13 @@ mod property {
         let mut db = Instance::default();
         db.set_clock_simulated(true);
         db.set_now(T0);
-        let mut schema = TableSchema::default();
-        schema.families.insert(
-            "o".into(),
-            ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(2))),
-        );
-        db.create_table(CreateTableRequest {
-            table_id: "src".into(),
-            schema,
-            initial_splits: vec![b"r2".to_vec()],
-        })
+        db.create_table(
+            CreateTableRequest::with_families(
+                "src",
+                [("o", ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(2))))],
+            )
+            .split_at(["r2"]),
+        )
         .unwrap();
         db
     }

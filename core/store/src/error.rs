@@ -102,11 +102,70 @@ impl fmt::Display for Code {
     }
 }
 
+/// What went wrong, in fields a caller can match on, for the failures
+/// whose wording callers change: `cbt` and `tabletop serve` name tables
+/// and families as the server does, which they learn from here rather
+/// than from the message text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cause {
+    /// No table has this id.
+    TableNotFound {
+        /// The table id the request named.
+        table: String,
+    },
+    /// A table with this id exists already.
+    TableExists {
+        /// The table id the request named.
+        table: String,
+    },
+    /// The table has a column family of this name already.
+    FamilyExists {
+        /// The family the request would create.
+        family: String,
+    },
+    /// A row mutation with no mutations in it.
+    NoMutations,
+    /// An empty row key where a row is written.
+    EmptyRowKey,
+    /// The text ended inside a quote or string, so more text could
+    /// complete it (a shell line, a SQL literal).
+    Unterminated,
+}
+
+/// Where in a request an error arose, put in front of its message as
+/// `modification 0: ...` by [`Error::at`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Place {
+    /// The n-th change of a ModifyColumnFamilies request.
+    Modification(usize),
+    /// The n-th mutation of a row mutation.
+    Mutation(usize),
+    /// The n-th rule of a ReadModifyWriteRow request.
+    Rule(usize),
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Modification(i) => write!(f, "modification {i}"),
+            Place::Mutation(i) => write!(f, "mutation {i}"),
+            Place::Rule(i) => write!(f, "rule {i}"),
+        }
+    }
+}
+
 /// A failed operation: what kind of failure (the [`Code`]) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     code: Code,
     message: String,
+    /// The structured reason, when there is one (kept through context).
+    cause: Option<Cause>,
+    /// The place put in front of the message last, while it is still the
+    /// outermost context.
+    place: Option<Place>,
 }
 
 /// The crate's result type.
@@ -119,7 +178,16 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            cause: None,
+            place: None,
         }
+    }
+
+    /// The same error, marked with its structured cause.
+    #[must_use]
+    pub fn with_cause(mut self, cause: Cause) -> Error {
+        self.cause = Some(cause);
+        self
     }
 
     /// `INVALID_ARGUMENT` with a message.
@@ -173,7 +241,71 @@ impl Error {
     /// `NOT_FOUND` for a table id.
     #[must_use]
     pub fn table_not_found(table_id: &str) -> Error {
-        Error::not_found(format!("table \"{table_id}\" not found"))
+        Error::not_found(format!("table \"{table_id}\" not found")).with_cause(
+            Cause::TableNotFound {
+                table: table_id.to_string(),
+            },
+        )
+    }
+
+    /// `ALREADY_EXISTS` for a table id.
+    #[must_use]
+    pub fn table_exists(table_id: &str) -> Error {
+        Error::already_exists(format!("table \"{table_id}\" already exists")).with_cause(
+            Cause::TableExists {
+                table: table_id.to_string(),
+            },
+        )
+    }
+
+    /// `ALREADY_EXISTS` for a column family of a table.
+    #[must_use]
+    pub fn family_exists(family: &str) -> Error {
+        Error::already_exists(format!("column family \"{family}\" already exists")).with_cause(
+            Cause::FamilyExists {
+                family: family.to_string(),
+            },
+        )
+    }
+
+    /// `INVALID_ARGUMENT` for a row mutation with no mutations.
+    #[must_use]
+    pub fn no_mutations() -> Error {
+        Error::invalid("a row mutation must contain at least one mutation")
+            .with_cause(Cause::NoMutations)
+    }
+
+    /// `INVALID_ARGUMENT` for an empty row key.
+    #[must_use]
+    pub fn empty_row_key() -> Error {
+        Error::invalid("row key must not be empty").with_cause(Cause::EmptyRowKey)
+    }
+
+    /// The structured cause, for the failures that have one.
+    #[must_use]
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
+    }
+
+    /// The place [`Error::at`] put in front of the message, if nothing was
+    /// put in front of it since.
+    #[must_use]
+    pub fn place(&self) -> Option<Place> {
+        self.place
+    }
+
+    /// The message without the [`Error::place`] in front of it (the whole
+    /// message when there is no place).
+    #[must_use]
+    pub fn message_within_place(&self) -> &str {
+        match self.place {
+            // `at` wrote exactly "{place}: " in front.
+            Some(place) => self
+                .message
+                .get(place.to_string().len() + 2..)
+                .unwrap_or(&self.message),
+            None => &self.message,
+        }
     }
 
     /// The status code.
@@ -192,7 +324,17 @@ impl Error {
     #[must_use]
     pub fn context(mut self, context: impl fmt::Display) -> Error {
         self.message = format!("{context}: {}", self.message);
+        self.place = None;
         self
+    }
+
+    /// The same error with the place in the request put in front of its
+    /// message (`modification 0: ...`), remembered as [`Error::place`].
+    #[must_use]
+    pub fn at(self, place: Place) -> Error {
+        let mut e = self.context(place);
+        e.place = Some(place);
+        e
     }
 }
 
@@ -237,5 +379,31 @@ mod tests {
             e.context("readRows").message(),
             "readRows: table \"t1\" not found"
         );
+    }
+
+    #[test]
+    fn a_place_is_remembered_until_more_context_is_put_in_front() {
+        let e = Error::family_exists("cf").at(Place::Modification(0));
+        assert_eq!(
+            e.message(),
+            "modification 0: column family \"cf\" already exists"
+        );
+        assert_eq!(e.place(), Some(Place::Modification(0)));
+        assert_eq!(
+            e.message_within_place(),
+            "column family \"cf\" already exists"
+        );
+        assert_eq!(
+            e.cause(),
+            Some(&Cause::FamilyExists {
+                family: "cf".into()
+            })
+        );
+        let e = e.context("snapshot");
+        assert_eq!(e.place(), None);
+        assert_eq!(e.message_within_place(), e.message());
+        // The cause is the root's, whatever is put in front.
+        assert!(matches!(e.cause(), Some(Cause::FamilyExists { .. })));
+        assert_eq!(Error::invalid("x").cause(), None);
     }
 }

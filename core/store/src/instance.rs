@@ -28,7 +28,9 @@ use crate::filter::{FilterPlan, RegexCache, RowFilter};
 use crate::mutation::Mutation;
 use crate::row::{CollectRows, OwnedRow, ReadStats, RowSink, RowView};
 use crate::row_set::{KeyRange, RowSet, prefix_successor};
-use crate::schema::{FamilyChange, MAX_ROW_KEY_BYTES, MAX_TABLES, TableSchema, validate_table_id};
+use crate::schema::{
+    ColumnFamily, FamilyChange, MAX_ROW_KEY_BYTES, MAX_TABLES, TableSchema, validate_table_id,
+};
 use crate::trace::{Operation, RequestShape, Trace};
 use crate::traffic::{TableTraffic, TrafficCounts};
 
@@ -108,6 +110,50 @@ pub struct CreateTableRequest {
     pub schema: TableSchema,
     /// Row keys at which to pre-split the table into tablets.
     pub initial_splits: Vec<Vec<u8>>,
+}
+
+impl CreateTableRequest {
+    /// A request for table `table_id` with these families (name and
+    /// definition), unsplit.
+    ///
+    /// ```
+    /// use tabletop_store::{ColumnFamily, CreateTableRequest, GcRule, Instance};
+    ///
+    /// let mut db = Instance::default();
+    /// let req = CreateTableRequest::with_families(
+    ///     "t",
+    ///     [("cf", ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))))],
+    /// )
+    /// .split_at(["m"]);
+    /// db.create_table(req)?;
+    /// assert_eq!(db.get_table("t")?.tablet_count, 2);
+    /// # Ok::<(), tabletop_store::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_families<'a>(
+        table_id: &str,
+        families: impl IntoIterator<Item = (&'a str, ColumnFamily)>,
+    ) -> CreateTableRequest {
+        let mut schema = TableSchema::default();
+        for (name, def) in families {
+            schema.families.insert(name.to_string(), def);
+        }
+        CreateTableRequest {
+            table_id: table_id.to_string(),
+            schema,
+            initial_splits: Vec::new(),
+        }
+    }
+
+    /// The same request, pre-split at these row keys.
+    #[must_use]
+    pub fn split_at<K: AsRef<[u8]>>(
+        mut self,
+        keys: impl IntoIterator<Item = K>,
+    ) -> CreateTableRequest {
+        self.initial_splits = keys.into_iter().map(|k| k.as_ref().to_vec()).collect();
+        self
+    }
 }
 
 /// What GetTable and ListTables return.
@@ -399,10 +445,7 @@ impl Instance {
         // The emulator takes GC rules that keep nothing too.
         req.schema.validate_for(self.fidelity)?;
         if self.tables.contains_key(&req.table_id) {
-            return Err(Error::already_exists(format!(
-                "table \"{}\" already exists",
-                req.table_id
-            )));
+            return Err(Error::table_exists(&req.table_id));
         }
         if self.tables.len() >= MAX_TABLES {
             return Err(Error::new(

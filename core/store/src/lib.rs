@@ -78,7 +78,7 @@ pub use change_stream::{
     ReadChangeStreamRequest,
 };
 pub use engine::{EngineConfig, EngineEvent};
-pub use error::{Code, Error, Result};
+pub use error::{Cause, Code, Error, Place, Result};
 pub use escape::escape_bytes;
 pub use fidelity::Fidelity;
 pub use filter::{FilterPlan, FilterScratch, RegexCache, RowFilter};

@@ -306,7 +306,7 @@ impl Mutation<'_> {
 /// Checks a row key: 1 byte to 4 KiB.
 pub fn validate_row_key(row_key: &[u8]) -> Result<()> {
     if row_key.is_empty() {
-        return Err(Error::invalid("row key must not be empty"));
+        return Err(Error::empty_row_key());
     }
     if row_key.len() > MAX_ROW_KEY_BYTES {
         return Err(Error::invalid(format!(

@@ -64,18 +64,13 @@ const QUALIFIERS: [&[u8]; 8] = [
 
 /// Loads ROWS rows of 8 cells; returns allocations made by the engine.
 fn load(db: &mut Instance) -> u64 {
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("stats_summary".into(), ColumnFamily::default());
-    schema
-        .families
-        .insert("stats_detail".into(), ColumnFamily::default());
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [
+            ("stats_summary", ColumnFamily::default()),
+            ("stats_detail", ColumnFamily::default()),
+        ],
+    ))
     .expect("create");
     // Keys are prepared up front so that only the engine is measured.
     let keys: Vec<String> = (0..ROWS)

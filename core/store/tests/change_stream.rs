@@ -18,26 +18,20 @@ const DAY: i64 = 86_400_000_000;
 fn instance() -> Instance {
     let mut db = Instance::default();
     db.set_now(T0 + 123); // not on a millisecond: server times round down
-    let mut schema = TableSchema::default();
-    schema.families.insert(
-        "cf".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))),
-    );
-    schema
-        .families
-        .insert("other".into(), ColumnFamily::with_gc(None));
-    schema.families.insert(
-        "counters".into(),
-        ColumnFamily {
-            gc_rule: None,
-            value_type: ValueType::Aggregate(Aggregator::Sum),
-        },
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [
+            ("cf", ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1)))),
+            ("other", ColumnFamily::with_gc(None)),
+            (
+                "counters",
+                ColumnFamily {
+                    gc_rule: None,
+                    value_type: ValueType::Aggregate(Aggregator::Sum),
+                },
+            ),
+        ],
+    ))
     .expect("create table");
     db
 }

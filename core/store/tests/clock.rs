@@ -41,15 +41,10 @@ fn a_clock_put_ahead_moves_on_at_the_walls_pace() {
     db.sync_wall_clock(W + 10 * SECOND);
     assert_eq!(db.now_micros(), W + 305 * SECOND);
     // So two writes a few seconds apart get two timestamps.
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::with_gc(None))],
+    ))
     .unwrap();
     let set = |db: &mut Instance| {
         let m = Mutation::SetCell {

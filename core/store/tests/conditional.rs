@@ -12,25 +12,20 @@ const T0: i64 = 1_588_291_200_000_000;
 fn instance() -> Instance {
     let mut db = Instance::default();
     db.set_now(T0 + 123); // not on a millisecond: server times round down
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    schema
-        .families
-        .insert("other".into(), ColumnFamily::with_gc(None));
-    schema.families.insert(
-        "counters".into(),
-        ColumnFamily {
-            gc_rule: None,
-            value_type: ValueType::Aggregate(Aggregator::Sum),
-        },
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [
+            ("cf", ColumnFamily::with_gc(None)),
+            ("other", ColumnFamily::with_gc(None)),
+            (
+                "counters",
+                ColumnFamily {
+                    gc_rule: None,
+                    value_type: ValueType::Aggregate(Aggregator::Sum),
+                },
+            ),
+        ],
+    ))
     .expect("create table");
     db
 }

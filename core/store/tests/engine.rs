@@ -617,19 +617,16 @@ fn gc_is_lazy_eligible_cells_stay_visible_until_compaction() {
 #[test]
 fn intersection_rules_need_every_condition() {
     let mut db = instance();
-    let mut schema = TableSchema::default();
-    schema.families.insert(
-        "f".into(),
-        family(Some(GcRule::Intersection(vec![
-            GcRule::MaxNumVersions(1),
-            GcRule::MaxAge(Duration::from_secs(60)),
-        ]))),
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [(
+            "f",
+            family(Some(GcRule::Intersection(vec![
+                GcRule::MaxNumVersions(1),
+                GcRule::MaxAge(Duration::from_secs(60)),
+            ]))),
+        )],
+    ))
     .unwrap();
     for ts in [T0 - 120_000_000, T0 - 90_000_000, T0 - 1_000_000, T0] {
         db.mutate_row("t", b"r", &[Mutation::set_cell("f", b"q", ts, b"v")])

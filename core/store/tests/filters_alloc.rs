@@ -58,18 +58,13 @@ mod counting {
 fn table(rows: usize) -> Instance {
     let mut db = Instance::default();
     db.set_now(1_588_291_200_000_000);
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("a".into(), ColumnFamily::with_gc(None));
-    schema
-        .families
-        .insert("b".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [
+            ("a", ColumnFamily::with_gc(None)),
+            ("b", ColumnFamily::with_gc(None)),
+        ],
+    ))
     .expect("create");
     for i in 0..rows {
         let key = format!("row{i:06}");

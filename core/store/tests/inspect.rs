@@ -19,13 +19,9 @@ fn key(i: u64) -> Vec<u8> {
 fn table(n: u64, splits: &[&str]) -> Instance {
     let mut db = Instance::default();
     db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert("cf".into(), ColumnFamily::default());
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
-    })
+    db.create_table(
+        CreateTableRequest::with_families("t", [("cf", ColumnFamily::default())]).split_at(splits),
+    )
     .unwrap();
     // Written in a scrambled order; reads return key order.
     for j in 0..n {

@@ -204,15 +204,10 @@ fn fnv64(bytes: &[u8]) -> u64 {
 #[test]
 fn a_snapshot_edited_by_hand_gets_no_more_than_a_write_would() {
     let mut db = Instance::default();
-    let mut schema = TableSchema::default();
-    schema
-        .families
-        .insert("cf".into(), ColumnFamily::with_gc(None));
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::with_gc(None))],
+    ))
     .unwrap();
     let key = vec![b'k'; MAX_ROW_KEY_BYTES];
     db.mutate_row("t", &key, &[Mutation::set_cell("cf", b"q", 1000, b"v")])

@@ -13,13 +13,10 @@ const T0: i64 = 1_588_291_200_000_000;
 fn db() -> Instance {
     let mut db = Instance::default();
     db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert("cf".into(), ColumnFamily::default());
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![],
-    })
+    db.create_table(CreateTableRequest::with_families(
+        "t",
+        [("cf", ColumnFamily::default())],
+    ))
     .unwrap();
     db
 }

@@ -438,6 +438,25 @@ pub fn answer_line(answer: &Result<Value>) -> String {
     to_line(&Value::Object(map))
 }
 
+/// An answer line and whether it is a response rather than an error, so
+/// a host tells the two apart without reading the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// `{"response": X}` or `{"error": {...}}`, without a newline.
+    pub line: String,
+    /// Whether the request succeeded (the line is a response).
+    pub ok: bool,
+}
+
+impl Answer {
+    fn of(answer: &Result<Value>) -> Answer {
+        Answer {
+            line: answer_line(answer),
+            ok: answer.is_ok(),
+        }
+    }
+}
+
 /// Runs one request line and returns one answer line (without a newline).
 ///
 /// ```
@@ -483,6 +502,23 @@ pub fn handle_capped(
     traces: &mut Traces,
     max_answer_bytes: usize,
 ) -> String {
+    answer_capped(instance, line, traces, max_answer_bytes).line
+}
+
+/// [`handle_traced`], handing back whether the request succeeded with its
+/// answer line.
+pub fn answer_traced(instance: &mut Instance, line: &str, traces: &mut Traces) -> Answer {
+    answer_capped(instance, line, traces, usize::MAX)
+}
+
+/// [`handle_capped`], handing back whether the request succeeded with its
+/// answer line.
+pub fn answer_capped(
+    instance: &mut Instance,
+    line: &str,
+    traces: &mut Traces,
+    max_answer_bytes: usize,
+) -> Answer {
     if let Some(answer) = fast::try_handle(instance, line, traces) {
         return answer;
     }
@@ -598,27 +634,27 @@ fn routed_instance(line: &str) -> Option<(String, String)> {
 /// testing that it is taken).
 #[doc(hidden)]
 pub fn handle_fast(instance: &mut Instance, line: &str) -> Option<String> {
-    fast::try_handle(instance, line, &mut Traces::off())
+    fast::try_handle(instance, line, &mut Traces::off()).map(|a| a.line)
 }
 
 /// [`handle`] without the bulk-write fast path (for comparing the two).
 #[doc(hidden)]
 pub fn handle_general(instance: &mut Instance, line: &str) -> String {
-    general(instance, line, &mut Traces::off(), usize::MAX)
+    general(instance, line, &mut Traces::off(), usize::MAX).line
 }
 
-fn general(instance: &mut Instance, line: &str, traces: &mut Traces, cap: usize) -> String {
+fn general(instance: &mut Instance, line: &str, traces: &mut Traces, cap: usize) -> Answer {
     match parse_line(line) {
         // Rows are written out as they stream, not built as one tree.
         Ok((method, request)) if method == "readRows" => {
             let empty = Value::Object(Map::new());
             let request = if request.is_null() { &empty } else { &request };
             match data::read_rows_line(instance, &At::new("request", request), traces, cap) {
-                Ok(line) => line,
-                Err(e) => answer_line(&Err(e)),
+                Ok(line) => Answer { line, ok: true },
+                Err(e) => Answer::of(&Err(e)),
             }
         }
-        parsed => answer_line(&parsed.and_then(|(method, request)| {
+        parsed => Answer::of(&parsed.and_then(|(method, request)| {
             handle_value_traced(instance, &method, &request, traces)
         })),
     }
@@ -808,6 +844,40 @@ pub fn decode_base64(text: &str) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
     use tabletop_store::Code;
+
+    #[test]
+    fn an_answer_says_whether_it_is_a_response_on_either_path() {
+        let mut db = Instance::default();
+        let t = "projects/p/instances/i/tables/t";
+        let mut ask = |line: String| answer_traced(&mut db, &line, &mut Traces::off());
+        let made = ask(
+            r#"{"method":"createTable","request":{"parent":"projects/p/instances/i","tableId":"t","table":{"columnFamilies":{"cf":{}}}}}"#
+                .to_string(),
+        );
+        assert!(
+            made.ok && made.line.starts_with(r#"{"response""#),
+            "{made:?}"
+        );
+        // mutateRow takes the fast path; a missing family fails there.
+        let set = |fam: &str| {
+            format!(
+                r#"{{"method":"mutateRow","request":{{"tableName":"{t}","rowKey":"aw==","mutations":[{{"setCell":{{"familyName":"{fam}","columnQualifier":"cQ==","value":"dg=="}}}}]}}}}"#
+            )
+        };
+        assert!(ask(set("cf")).ok);
+        let bad = ask(set("nope"));
+        assert!(!bad.ok && bad.line.starts_with(r#"{"error""#), "{bad:?}");
+        let read = ask(format!(
+            r#"{{"method":"readRows","request":{{"tableName":"{t}"}}}}"#
+        ));
+        assert!(read.ok, "{read:?}");
+        let missing = ask(
+            r#"{"method":"readRows","request":{"tableName":"projects/p/instances/i/tables/x"}}"#
+                .into(),
+        );
+        assert!(!missing.ok, "{missing:?}");
+        assert!(!ask("not json".into()).ok);
+    }
 
     #[test]
     fn request_lines_are_checked() {

@@ -89,6 +89,10 @@ pub struct Outcome {
     /// Rows a `read` returned but did not print, because `stdout` had
     /// reached the host's [`Host::stdout_limit`]; 0 for a host without one.
     pub rows_not_printed: u64,
+    /// Whether the command line had a global flag Go's flag package
+    /// refuses (unknown, or missing its value): real `cbt` then exits with
+    /// status 2 rather than 1.
+    pub flag_error: bool,
 }
 
 impl Outcome {
@@ -248,6 +252,7 @@ pub fn exec_line_traced(
             stderr: Vec::new(),
             status: Ok(()),
             rows_not_printed: 0,
+            flag_error: false,
         },
         Ok(args) => exec_args_traced(instance, &args, host, traces),
         Err(e) => {
@@ -258,6 +263,7 @@ pub fn exec_line_traced(
                 stderr,
                 status: Err(e),
                 rows_not_printed: 0,
+                flag_error: false,
             }
         }
     }
@@ -339,6 +345,7 @@ pub fn exec_args_in<A: AsRef<[u8]>>(
                 stderr,
                 status: Err(e),
                 rows_not_printed: 0,
+                flag_error: false,
             }
         }
     };
@@ -562,5 +569,61 @@ mod tests {
         // The row that was fine is kept; the failed rows are untouched.
         let read = run_line(&mut db, "read t").unwrap();
         assert!(read.contains("k1") && !read.contains("k2"), "{read}");
+    }
+
+    /// The server's wording comes from the core's structured causes, so
+    /// each message here is the one the differential suite checks.
+    #[test]
+    fn errors_are_worded_as_the_server_words_them() {
+        let mut db = Instance::default();
+        let err =
+            |db: &mut Instance, line: &str| run_line(db, line).unwrap_err().message().to_string();
+        run_line(&mut db, "createtable t families=cf").unwrap();
+        let table = "projects/tabletop/instances/playground/tables";
+        for (line, want) in [
+            (
+                "read nope".to_string(),
+                format!("Reading rows: rpc error: code = NotFound desc = table \"{table}/nope\" not found"),
+            ),
+            (
+                "createtable t".to_string(),
+                format!("Creating table: rpc error: code = AlreadyExists desc = table \"{table}/t\" already exists"),
+            ),
+            (
+                "createfamily t cf".to_string(),
+                "Creating column family: rpc error: code = AlreadyExists desc = family \"cf\" already exists".to_string(),
+            ),
+            (
+                "setgcpolicy t nofam maxversions=1".to_string(),
+                "Setting GC policy: rpc error: code = NotFound desc = column family \"nofam\" does not exist in this table".to_string(),
+            ),
+        ] {
+            assert_eq!(err(&mut db, &line), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn only_a_refused_global_flag_is_a_flag_error() {
+        let mut db = Instance::default();
+        for (line, flag) in [
+            ("-bogus ls", true),
+            ("-project", true),
+            ("-o x ls", false),
+            ("nope", false),
+        ] {
+            let out = exec_line(&mut db, line, &mut NoHost);
+            assert!(out.status.is_err(), "{line}");
+            assert_eq!(out.flag_error, flag, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_line_ending_inside_a_quote_is_unterminated() {
+        use tabletop_store::Cause;
+        for line in ["set t 'abc", "set t \"abc", "set t $'abc", "set t $'abc\\"] {
+            let e = tokenize(line).unwrap_err();
+            assert_eq!(e.cause(), Some(&Cause::Unterminated), "{line}");
+        }
+        assert_eq!(tokenize("ls | wc").unwrap_err().cause(), None);
     }
 }

@@ -17,6 +17,7 @@ use super::kept_work::ConfirmImport;
 use super::keyviz_panel::KeyVizPanel;
 use super::lessons_panel::LeftColumn;
 use super::maximize::MaximizeButton;
+use super::recovered_bar::RecoveredBar;
 use super::rows_panel::RowsPanel;
 use super::scenario_data_bar::ScenarioDataBar;
 use super::schema_panel::SchemaPanel;
@@ -70,6 +71,8 @@ pub struct Callbacks {
     pub expire: Callback<Notice>,
     /// This tab takes the autosave back from another tab.
     pub take_autosave: Callback<()>,
+    /// Open a closed tab's recovered work.
+    pub open_recovered: Callback<Box<share::SharedState>>,
     pub sim: Callback<crate::state::sim::SimAction>,
     pub live: Callback<crate::state::live::LiveAction>,
     pub scenario_data: Callback<crate::state::scenario_data::ScenarioDataAction>,
@@ -161,6 +164,7 @@ fn callbacks(app: &AppContext) -> Callbacks {
         dismiss: to(|()| Action::DismissNotice),
         expire: d.to_callback().reform(Action::ExpireNotice),
         take_autosave: to(|()| Action::AutosaveElsewhere(false)),
+        open_recovered: d.to_callback().reform(Action::OpenLink),
         sim: d.to_callback().reform(Action::Sim),
         live: d.to_callback().reform(Action::Live),
         scenario_data: d.to_callback().reform(Action::ScenarioData),
@@ -346,6 +350,7 @@ pub fn workspace() -> Html {
                 if app.autosave_elsewhere {
                     <AutosaveBar on_take={cb.take_autosave.clone()} />
                 }
+                <RecoveredBar embed={app.embed} on_open={cb.open_recovered.clone()} />
             </AppHeader>
             { dialogs(&app, &cb) }
             <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&lesson_layout(&app.layout, app.learn.active.is_some()), panels, kv_has_map(&app))} onkeydown={on_escape}>

@@ -482,9 +482,8 @@ pub fn run_json(instance: &mut Instance, line: &str, options: TraceOptions) -> E
         .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_default();
     let mut traces = Traces::new(options);
-    let output = api::handle_traced(instance, line, &mut traces);
+    let api::Answer { line: output, ok } = api::answer_traced(instance, line, &mut traces);
     // A request that failed leaves no trace.
-    let ok = output.starts_with("{\"response\"");
     let trace = traces.last_read().filter(|_| method == "readRows").cloned();
     let report = trace.as_ref().map(|t| ReadReport::from_trace(t, true));
     let (output, cut_from) = cut(output);

@@ -323,7 +323,7 @@ fn csv_file(db: &mut Instance, choice: &ExportChoice) -> ExportedFile {
     match translate::export(db, &options) {
         Ok(mut export) => {
             let mut warnings = export.warnings;
-            if export.main.text.contains(" addtocell ") {
+            if export.addtocell_lines > 0 {
                 warnings.push(
                     "Aggregate cells are not in the CSV file; the cbt script writes them with addtocell."
                         .into(),

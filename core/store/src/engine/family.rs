@@ -94,9 +94,7 @@ impl Families {
     /// Adds a family; the caller has validated name and definition.
     pub(crate) fn create(&mut self, name: &str, def: ColumnFamily) -> Result<FamilyId> {
         if self.by_name.contains_key(name) {
-            return Err(Error::already_exists(format!(
-                "column family \"{name}\" already exists"
-            )));
+            return Err(Error::family_exists(name));
         }
         let id = FamilyId::try_from(self.slots.len()).map_err(|_| {
             Error::new(

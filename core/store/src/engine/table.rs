@@ -11,7 +11,7 @@ use super::tablet::{CompactionOutcome, Tablet};
 use super::{EngineConfig, EngineEvent};
 use crate::aggregate::{check_input, merge_input};
 use crate::change_stream::{ChangeLog, CollectedCell};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::fidelity::Fidelity;
 use crate::filter::{FilterPlan, FilterScratch};
 use crate::mutation::{
@@ -204,7 +204,7 @@ impl Table {
     ) -> Result<()> {
         let mut next = self.fams.clone();
         for (i, change) in changes.iter().enumerate() {
-            let at = |e: Error| e.context(format!("modification {i}"));
+            let at = |e: Error| e.at(Place::Modification(i));
             validate_family_name(change.family()).map_err(at)?;
             if changes[..i].iter().any(|c| c.family() == change.family()) {
                 return Err(at(Error::invalid(format!(
@@ -265,13 +265,11 @@ impl Table {
         fids: &mut [FamilyId; RESOLVED],
     ) -> Result<u64> {
         if mutations.is_empty() {
-            return Err(Error::invalid(
-                "a row mutation must contain at least one mutation",
-            ));
+            return Err(Error::no_mutations());
         }
         let mut added = 0u64;
         for (i, m) in mutations.iter().enumerate() {
-            let at = |e: Error| e.context(format!("mutation {i}"));
+            let at = |e: Error| e.at(Place::Mutation(i));
             let family = match m.family_name() {
                 Some(name) => {
                     let id = self.fams.require(name).map_err(at)?;

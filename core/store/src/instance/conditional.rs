@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use super::{Instance, MAX_MUTATIONS_PER_REQUEST};
 use crate::engine::table::{ReadOptions, Table};
-use crate::error::{Code, Error, Result};
+use crate::error::{Code, Error, Place, Result};
 use crate::escape::escape_bytes;
 use crate::filter::{FilterPlan, RowFilter};
 use crate::mutation::{Mutation, validate_qualifier, validate_row_key};
@@ -322,7 +322,7 @@ impl Instance {
             )));
         }
         for (i, rule) in req.rules.iter().enumerate() {
-            let at = |e: Error| e.context(format!("rule {i}"));
+            let at = |e: Error| e.at(Place::Rule(i));
             let id = table.fams.require(&rule.family_name).map_err(at)?;
             if let ValueType::Aggregate(agg) = table.fams.def(id).value_type {
                 return Err(at(Error::invalid(format!(
@@ -390,7 +390,7 @@ impl Instance {
                                         escape_bytes(&rule.column_qualifier)
                                     ),
                                 )
-                                .context(format!("rule {i}")));
+                                .at(Place::Rule(i)));
                             }
                         },
                     };

@@ -188,9 +188,7 @@ impl Instance {
             .get_mut(table_id)
             .ok_or_else(|| Error::table_not_found(table_id))?;
         if mutations.is_empty() {
-            return Err(Error::invalid(
-                "a row mutation must contain at least one mutation",
-            ));
+            return Err(Error::no_mutations());
         }
         // Bytes of the mutations applied, counted as one write of the row.
         let mut written: Option<u64> = None;

@@ -162,6 +162,9 @@ pub struct Export {
     pub files: Vec<ExportFile>,
     /// Things the tool cannot express, each left out or changed as said.
     pub warnings: Vec<String>,
+    /// Aggregate cells the main script writes with `cbt addtocell` lines
+    /// (0 for the tools without them): a CSV file cannot carry those.
+    pub addtocell_lines: usize,
 }
 
 /// Exports tables of `db` for the real tools (see the module
@@ -425,6 +428,7 @@ fn cbt_export(db: &mut Instance, ctx: &Ctx, data: DataFormat) -> Result<Export> 
     let mut warnings = Vec::new();
     let mut files = Vec::new();
     let mut out = String::new();
+    let mut addtocell_lines = 0;
     let names: Vec<&str> = ctx.tables.iter().map(|t| t.id.as_str()).collect();
     out.push_str(&format!(
         "# Tabletop export of projects/{}/instances/{}: {} (cbt 1.23 syntax).\n",
@@ -548,6 +552,7 @@ fn cbt_export(db: &mut Instance, ctx: &Ctx, data: DataFormat) -> Result<Export> 
                                 "{prefix} addtocell {table_word} {k} {}\n",
                                 shell_word(&arg).unwrap_or_default()
                             ));
+                            addtocell_lines += 1;
                         }
                         _ => warnings.push(format!(
                             "{}: the row key or qualifier cannot pass through cbt addtocell; left out",
@@ -626,6 +631,7 @@ fn cbt_export(db: &mut Instance, ctx: &Ctx, data: DataFormat) -> Result<Export> 
         },
         files,
         warnings,
+        addtocell_lines,
     })
 }
 
@@ -839,6 +845,7 @@ fn gcloud_export(ctx: &Ctx) -> Export {
         },
         files: Vec::new(),
         warnings,
+        addtocell_lines: 0,
     }
 }
 
@@ -1005,6 +1012,7 @@ fn terraform_export(ctx: &Ctx) -> Export {
         },
         files: Vec::new(),
         warnings,
+        addtocell_lines: 0,
     }
 }
 

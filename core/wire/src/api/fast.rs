@@ -263,7 +263,7 @@ pub(crate) fn try_handle(
     instance: &mut Instance,
     line: &str,
     traces: &mut Traces,
-) -> Option<String> {
+) -> Option<super::Answer> {
     let env: Envelope<'_> = serde_json::from_str(line).ok()?;
     match env.method {
         "mutateRows" => mutate_rows(instance, env.request.get(), traces),
@@ -272,7 +272,11 @@ pub(crate) fn try_handle(
     }
 }
 
-fn mutate_rows(instance: &mut Instance, request: &str, traces: &mut Traces) -> Option<String> {
+fn mutate_rows(
+    instance: &mut Instance,
+    request: &str,
+    traces: &mut Traces,
+) -> Option<super::Answer> {
     let req: MutateRows<'_> = serde_json::from_str(request).ok()?;
     let table = table_id(req.table_name)?;
     let mut decoded = Decoded::default();
@@ -302,10 +306,14 @@ fn mutate_rows(instance: &mut Instance, request: &str, traces: &mut Traces) -> O
     let answer = traces
         .record(|t| instance.mutate_rows_traced(table, &entries, t))
         .map(|results| mutate_rows_answer(&results));
-    Some(super::answer_line(&answer))
+    Some(super::Answer::of(&answer))
 }
 
-fn mutate_row(instance: &mut Instance, request: &str, traces: &mut Traces) -> Option<String> {
+fn mutate_row(
+    instance: &mut Instance,
+    request: &str,
+    traces: &mut Traces,
+) -> Option<super::Answer> {
     let req: MutateRow<'_> = serde_json::from_str(request).ok()?;
     let table = table_id(req.table_name)?;
     let mut decoded = Decoded::default();
@@ -323,5 +331,5 @@ fn mutate_row(instance: &mut Instance, request: &str, traces: &mut Traces) -> Op
     let answer = traces
         .record(|t| instance.mutate_row_traced(table, &buf[key.clone()], &mutations, t))
         .map(|()| serde_json::Value::Object(serde_json::Map::new()));
-    Some(super::answer_line(&answer))
+    Some(super::Answer::of(&answer))
 }

@@ -20,8 +20,8 @@ use tabletop_sql::Instance;
 use tabletop_store::RowFilter;
 use tabletop_store::{AggregateInput, Mutation};
 use tabletop_store::{Aggregator, ColumnFamily, FamilyChange, TableSchema, ValueType};
+use tabletop_store::{Cause, Code, Error, Place};
 use tabletop_store::{CellView, ReadStats, RowView};
-use tabletop_store::{Code, Error};
 use tabletop_store::{CreateTableRequest, DropTarget, MutateRowsEntry, ReadRowsRequest, Traces};
 use tabletop_store::{KeyBound, RowRange, RowSet};
 
@@ -30,14 +30,21 @@ use tabletop_store::{KeyBound, RowRange, RowSet};
 pub(crate) struct Fatal {
     code: Code,
     message: String,
+    /// A global flag Go's flag package refuses (exit status 2).
+    flag: bool,
 }
 
 impl Fatal {
     /// A mistake on the command line (`cbt` exits before sending anything).
     fn usage(message: impl Into<String>) -> Fatal {
+        Fatal::new(Code::InvalidArgument, message)
+    }
+
+    /// A global flag Go's flag package refuses, before `cbt` runs at all.
+    fn bad_flag(message: impl Into<String>) -> Fatal {
         Fatal {
-            code: Code::InvalidArgument,
-            message: message.into(),
+            flag: true,
+            ..Fatal::usage(message)
         }
     }
 
@@ -45,6 +52,7 @@ impl Fatal {
         Fatal {
             code,
             message: message.into(),
+            flag: false,
         }
     }
 }
@@ -126,29 +134,25 @@ impl Ctx<'_> {
     /// table ids spelled as full resource names as the server does, and the
     /// server's wording for a few messages (see the module docs).
     fn describe(&self, e: &Error) -> String {
-        let msg = e.message();
-        let msg = msg.strip_prefix("modification 0: ").unwrap_or(msg);
-        for suffix in ["\" not found", "\" already exists"] {
-            if let Some(id) = msg
-                .strip_prefix("table \"")
-                .and_then(|m| m.strip_suffix(suffix))
-                && !id.contains('"')
-            {
-                return format!("table \"{}{suffix}", self.table_name(id));
+        match e.cause() {
+            // An id with a quote in it is left as the core words it.
+            Some(Cause::TableNotFound { table }) if !table.contains('"') => {
+                return format!("table \"{}\" not found", self.table_name(table));
             }
-        }
-        if let Some(family) = msg
-            .strip_prefix("column family \"")
-            .and_then(|m| m.strip_suffix("\" already exists"))
-        {
-            return format!("family \"{family}\" already exists");
-        }
-        match msg {
-            "a row mutation must contain at least one mutation" => {
-                "No mutations provided".to_string()
+            Some(Cause::TableExists { table }) if !table.contains('"') => {
+                return format!("table \"{}\" already exists", self.table_name(table));
             }
-            "row key must not be empty" => "Row keys must be non-empty".to_string(),
-            _ => msg.to_string(),
+            Some(Cause::FamilyExists { family }) => {
+                return format!("family \"{family}\" already exists");
+            }
+            Some(Cause::NoMutations) => return "No mutations provided".to_string(),
+            Some(Cause::EmptyRowKey) => return "Row keys must be non-empty".to_string(),
+            _ => {}
+        }
+        // The server does not name the one change `cbt` sends.
+        match e.place() {
+            Some(Place::Modification(0)) => e.message_within_place().to_string(),
+            _ => e.message().to_string(),
         }
     }
 
@@ -209,10 +213,12 @@ pub(crate) fn run(
         rows_not_printed: 0,
     };
     let status = dispatch(&mut ctx, args);
+    let mut flag_error = false;
     let status = match status {
         Ok(()) => Ok(()),
         Err(f) => {
             ctx.log(&f.message);
+            flag_error = f.flag;
             Err(Error::new(f.code, f.message))
         }
     };
@@ -221,6 +227,7 @@ pub(crate) fn run(
         stderr: ctx.err,
         status,
         rows_not_printed: ctx.rows_not_printed,
+        flag_error,
     }
 }
 
@@ -268,7 +275,7 @@ fn command_words<'a, 'b>(args: &'a [&'b [u8]]) -> Result<&'a [&'b [u8]], Fatal> 
             ));
         }
         if !VALUE_FLAGS.contains(&name.as_str()) {
-            return Err(Fatal::usage(format!(
+            return Err(Fatal::bad_flag(format!(
                 "flag provided but not defined: -{name}"
             )));
         }
@@ -277,7 +284,7 @@ fn command_words<'a, 'b>(args: &'a [&'b [u8]]) -> Result<&'a [&'b [u8]], Fatal> 
         } else if args.len() >= 2 {
             args = &args[2..];
         } else {
-            return Err(Fatal::usage(format!("flag needs an argument: -{name}")));
+            return Err(Fatal::bad_flag(format!("flag needs an argument: -{name}")));
         }
     }
     Ok(args)

@@ -16,10 +16,15 @@
 //! receives one. Hosts that have argument bytes already (a JS array) can
 //! call [`run_args`](super::run_args) with any bytes.
 
-use tabletop_store::{Error, Result};
+use tabletop_store::{Cause, Error, Result};
 
 fn lex_error(msg: impl Into<String>) -> Error {
     Error::invalid(msg)
+}
+
+/// A line that ends inside a quote: more text could complete it.
+fn unterminated(msg: &str) -> Error {
+    lex_error(msg).with_cause(Cause::Unterminated)
 }
 
 fn operator_error(c: char) -> Error {
@@ -61,13 +66,13 @@ fn ansi_c(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, word: &mut Vec<u
     };
     loop {
         let Some(c) = chars.next() else {
-            return Err(lex_error("unterminated $'...' string"));
+            return Err(unterminated("unterminated $'...' string"));
         };
         match c {
             '\'' => return Ok(()),
             '\\' => {
                 let Some(e) = chars.next() else {
-                    return Err(lex_error("unterminated $'...' string"));
+                    return Err(unterminated("unterminated $'...' string"));
                 };
                 let simple: Option<u8> = match e {
                     'a' => Some(0x07),
@@ -146,7 +151,7 @@ fn ansi_c(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, word: &mut Vec<u
                                 push(word, b"\\c", &mut truncated);
                                 push(word, x.encode_utf8(&mut buf).as_bytes(), &mut truncated);
                             }
-                            None => return Err(lex_error("unterminated $'...' string")),
+                            None => return Err(unterminated("unterminated $'...' string")),
                         }
                     }
                     other => {
@@ -232,7 +237,7 @@ fn lex(text: &str) -> Result<Vec<Vec<Vec<u8>>>> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
-                        None => return Err(lex_error("unterminated single quote")),
+                        None => return Err(unterminated("unterminated single quote")),
                     }
                 }
             }
@@ -291,7 +296,7 @@ fn double_quoted(
                     word.push(b'\\');
                     word.extend_from_slice(e.encode_utf8(&mut buf).as_bytes());
                 }
-                None => return Err(lex_error("unterminated double quote")),
+                None => return Err(unterminated("unterminated double quote")),
             },
             Some('$') => {
                 if starts_expansion(chars.peek().copied()) {
@@ -301,7 +306,7 @@ fn double_quoted(
             }
             Some('`') => return Err(expansion_error()),
             Some(c) => word.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
-            None => return Err(lex_error("unterminated double quote")),
+            None => return Err(unterminated("unterminated double quote")),
         }
     }
 }
