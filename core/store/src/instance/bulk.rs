@@ -61,7 +61,7 @@ impl Instance {
                 mutations: &e.mutations,
             })
             .collect();
-        table.bulk_set(&rows, now, cfg)?;
+        table.bulk_set(&rows, now, cfg, self.fidelity)?;
         if self.record_traffic {
             for e in entries {
                 let bytes = e

@@ -10,14 +10,14 @@
 //! in batch order. Only the failure differs: one bad entry refuses the
 //! whole batch, with the entry's index in the reason.
 
-use crate::fidelity::Fidelity;
 use std::borrow::Cow;
 
 use super::{RESOLVED, Table, server_timestamps};
 use crate::engine::EngineConfig;
 use crate::engine::family::FamilyId;
 use crate::error::{Error, Result};
-use crate::mutation::Mutation;
+use crate::fidelity::Fidelity;
+use crate::mutation::{Mutation, validate_row_key};
 use crate::schema::MAX_ROW_BYTES;
 
 /// One row of a bulk batch: its key and its `SetCell` mutations.
@@ -27,13 +27,14 @@ pub(crate) struct BulkRow<'e, 'a> {
 }
 
 impl Table {
-    /// Writes `rows` (see the module docs) at `now_micros`. On error
-    /// nothing is written.
+    /// Writes `rows` (see the module docs) at `now_micros`, checking row
+    /// keys as `fidelity` does. On error nothing is written.
     pub(crate) fn bulk_set(
         &mut self,
         rows: &[BulkRow<'_, '_>],
         now_micros: i64,
         cfg: &EngineConfig,
+        fidelity: Fidelity,
     ) -> Result<()> {
         let mut fids = Vec::with_capacity(rows.len());
         let mut added = Vec::with_capacity(rows.len());
@@ -47,6 +48,11 @@ impl Table {
                 return Err(at(Error::invalid(format!(
                     "mutation {j} is not a SetCell; a bulk write takes only SetCell mutations"
                 ))));
+            }
+            // The emulator takes keys over production's 4 KiB, never an
+            // empty one, as `Table::mutate_row_for` checks.
+            if !fidelity.is_emulator() || row.key.is_empty() {
+                validate_row_key(row.key).map_err(at)?;
             }
             let mut ids = [0; RESOLVED];
             added.push(
@@ -124,17 +130,15 @@ impl Table {
             while ti + 1 < self.tablets.len() && self.tablets[ti + 1].start.as_slice() <= key {
                 ti += 1;
             }
-            let reshaped =
-                // Bulk rows hold only SetCells, which every fidelity writes alike.
-                self.write_checked(
-                    ti,
-                    key,
-                    rows[i].mutations,
-                    &fids[i],
-                    now_micros,
-                    cfg,
-                    Fidelity::Production,
-                )?;
+            let reshaped = self.write_checked(
+                ti,
+                key,
+                rows[i].mutations,
+                &fids[i],
+                now_micros,
+                cfg,
+                Fidelity::Production,
+            )?;
             if reshaped {
                 ti = self.tablet_index(key);
             }
