@@ -11,61 +11,14 @@
 // (count and longest) and the frame intervals (median / p95 / longest).
 // TABLETOP_DIST=/some/dist measures another build (e.g. an older one, for
 // a before/after comparison; `scenario` and `replay` need this branch).
-import { chromium } from 'playwright-core';
-import { ARGS, CHROMIUM, DIST, SUB_PATH } from './harness.mjs';
-import { serveStatic } from './static-server.mjs';
+import { line, printTable, startWatch, stopWatch, withApp } from './perf-watch.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const WHAT = process.argv.length > 3 ? process.argv.slice(3) : ['sample', 'scenario', 'replay'];
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
-const ms = (x) => `${x.toFixed(1)} ms`;
+const region = (page, name) => page.getByRole('region', { name, exact: true });
 
-/** Starts recording long tasks and frame intervals in the page. */
-async function startWatch(page) {
-  await page.evaluate(() => {
-    const w = { long: [], frames: [], last: performance.now(), on: true };
-    window.__watch = w;
-    w.observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.long.push(e.duration);
-    });
-    w.observer.observe({ type: 'longtask' });
-    const tick = (t) => {
-      if (!w.on) return;
-      w.frames.push(t - w.last);
-      w.last = t;
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    w.start = performance.now();
-  });
-}
-
-/** Stops recording; returns what was seen. */
-async function stopWatch(page) {
-  return page.evaluate(() => {
-    const w = window.__watch;
-    w.on = false;
-    w.observer.disconnect();
-    return { seconds: (performance.now() - w.start) / 1000, long: w.long, frames: w.frames.slice(1) };
-  });
-}
-
-function line(name, r) {
-  const longest = r.long.length ? Math.max(...r.long) : 0;
-  return `| ${name} | ${r.seconds.toFixed(2)} s | ${r.long.length} (longest ${ms(longest)}) | ${ms(pct(r.frames, 50))} / ${ms(pct(r.frames, 95))} / ${ms(Math.max(0, ...r.frames))} |`;
-}
-
-const server = await serveStatic(DIST, SUB_PATH);
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-const lines = [];
-try {
-  const region = (page, name) => page.getByRole('region', { name, exact: true });
-  const fresh = async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.goto(server.url);
-    await page.waitForSelector('#rows .row', { timeout: 60_000 });
-    return page;
-  };
+const lines = await withApp(async ({ fresh }) => {
+  const lines = [];
   if (WHAT.includes('sample')) {
     const page = await fresh();
     const rows = region(page, 'Rows');
@@ -103,11 +56,6 @@ try {
     }
     await page.close();
   }
-} finally {
-  await browser.close();
-  await server.close();
-}
-console.log(`Build: ${DIST}\n`);
-console.log('| what | click to done | long tasks (over 50 ms) | frame interval median / p95 / longest |');
-console.log('|---|---|---|---|');
-for (const l of lines) console.log(l);
+  return lines;
+});
+printTable('click to done', lines);
