@@ -78,7 +78,7 @@ pub use crate::scenario::{
 pub use build::SimBuild;
 pub use cluster::{EventKind, SimEvent, SplitReason};
 pub use materialize::{MAX_MATERIALIZED_ROWS, MaterializeSummary};
-pub use replay::{Replay, ReplayProgress, ReplaySpec};
+pub use replay::{Replay, ReplayProgress, ReplayRate, ReplaySpec};
 pub use report::{
     EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_count,
 };
