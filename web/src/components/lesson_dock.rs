@@ -142,13 +142,13 @@ pub fn lesson_dock(props: &LessonDockProps) -> Html {
                     <button type="button" class="button small" onclick={to_designer}>{ "Row-key designer" }</button>
                 }
                 <button type="button" class="button small" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Restart" }</button>
-                if let Some(choice) = &props.sample {
-                    { sample_picker(choice, &props.on_action) }
-                }
                 <button type="button" class="button small" onclick={act(LearnAction::Stop)}
                     title="Ends the lesson: its tables go, and the tables you had before it come back">
                     { "Leave lesson" }
                 </button>
+                if let Some(choice) = &props.sample {
+                    { sample_picker(choice, &props.on_action) }
+                }
             </div>
             if let Some(v) = &l.verdict {
                 <div class="dock-verdict" tabindex="0" role="group" aria-label="The check's result">
