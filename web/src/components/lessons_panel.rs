@@ -170,13 +170,13 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
                 <p class="muted lesson-warning">{ "The lesson sets up its own tables and design. Yours are kept aside while it runs and come back when you leave it." }</p>
                 <div class="lesson-actions">
                     <button type="button" class="button primary" onclick={act(LearnAction::Start(l.id.clone()))}>{ "Start lesson" }</button>
-                    if let Some(choice) = &props.sample {
-                        { sample_picker(choice, &props.on_action) }
-                    }
                     <button type="button" class="button small" onclick={act(LearnAction::Resume(l.id.clone()))}
                         title="Runs the lesson's checks on the tables the playground holds now, without setting up the lesson's">
                         { "Continue on these tables" }
                     </button>
+                    if let Some(choice) = &props.sample {
+                        { sample_picker(choice, &props.on_action) }
+                    }
                 </div>
             }
             if !l.rules.is_empty() {
