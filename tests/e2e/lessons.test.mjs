@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SCREENSHOTS, openApp as open, region, rowKeys, runCommand, useApp } from './harness.mjs';
+import { SCREENSHOTS, audit, openApp as open, region, rowKeys, runCommand, useApp } from './harness.mjs';
 
 const env = useApp();
 const openApp = (options) => open(env, options);
@@ -214,6 +214,7 @@ test('a lesson writes its own small sample by default, or the size the learner p
   assert.match(await data.textContent(), /10,000 rows in readings/);
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await audit(page), [], `axe-core violations with the sample choice (${colorScheme})`);
     await dock.screenshot({ path: path.join(SCREENSHOTS, `lesson-sample-${colorScheme}.png`) });
   }
   // The choice is kept: a restart writes 10,000 again.
