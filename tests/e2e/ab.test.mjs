@@ -100,6 +100,23 @@ test('the shipped pair: two maps on one scale, node load and the core verdict', 
   const overflow = await kv.locator('.ab-scroll').evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth));
   assert.deepEqual(overflow, [0, 0], 'the node tables fit their cards');
 
+  // Maximized, the few pattern cards share the whole width (no empty
+  // tracks on the right), and give it back when restored.
+  const maximize = page.getByRole('button', { name: 'Maximize Key Visualizer' });
+  await maximize.click();
+  const spread = () =>
+    kv.locator('.ab-pattern-list').evaluate((list) => {
+      const cards = [...list.children].map((c) => c.getBoundingClientRect());
+      const box = list.getBoundingClientRect();
+      return { gap: box.right - Math.max(...cards.map((c) => c.right)), cards: cards.length, width: box.width };
+    });
+  const wide = await spread();
+  assert.equal(wide.cards, 3);
+  assert.ok(wide.width > 1200, `maximized, the list is wide: ${wide.width}`);
+  assert.ok(wide.gap < 2, `the cards reach the list's right edge (${wide.gap.toFixed(1)} px short)`);
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'ab-maximized.png') });
+  await maximize.click();
+
   // Switching views keeps the result.
   await kv.getByRole('button', { name: 'Simulation', exact: true }).click();
   await page.waitForSelector('section.keyviz-panel[data-view=simulation]');

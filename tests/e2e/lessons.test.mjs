@@ -1,12 +1,13 @@
 // End-to-end tests of the learning half: the Lessons panel (a lesson done
 // entirely through the UI, its progress kept across a reload) and the
-// advisor beside the schema (a one-click fix, previewed, applied, undone).
+// advisor beside the schema (a one-click fix, previewed, applied, undone),
+// and a lesson's sample rows at its own size or the one the learner picks.
 // Screenshots: panel-lessons*.png and panel-findings*.png in
 // tests/e2e/screenshots/. Run `trunk build --release` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SCREENSHOTS, openApp as open, region, rowKeys, runCommand, useApp } from './harness.mjs';
+import { SCREENSHOTS, audit, openApp as open, region, rowKeys, runCommand, useApp } from './harness.mjs';
 
 const env = useApp();
 const openApp = (options) => open(env, options);
@@ -190,4 +191,38 @@ test('the learning panels read well in the dark theme and embed alone', async ()
   await embed.page.screenshot({ path: path.join(SCREENSHOTS, 'embed-lessons.png') });
   assert.deepEqual(embed.problems, []);
   await embed.context.close();
+});
+
+test('a lesson writes its own small sample by default, or the size the learner picks', async () => {
+  const { page, problems, context } = await openApp();
+  const lessons = await showLessons(page);
+  await lessons.locator('.lesson-open[data-lesson="reverse-timestamps"]').click();
+  // Before the start: the lesson's own number is chosen.
+  const before = lessons.getByRole('combobox', { name: 'Sample rows' });
+  assert.equal(await before.inputValue(), '2000');
+  assert.match(await before.locator('option:checked').textContent(), /2,000 rows \(the lesson's\)/);
+  await lessons.getByRole('button', { name: 'Start lesson', exact: true }).click();
+  const data = page.locator('.scenario-data');
+  await page.waitForFunction(() => /2,000 rows in readings/.test(document.querySelector('.scenario-data')?.textContent ?? ''));
+  // A bigger sample, picked in the dock: the table is written again, in
+  // slices, at that size.
+  const dock = region(page, 'Lesson in progress');
+  await dock.getByRole('combobox', { name: 'Sample rows' }).selectOption('10000');
+  await page.waitForFunction(() => /10,000 rows in readings/.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
+    timeout: 60_000,
+  });
+  assert.match(await data.textContent(), /10,000 rows in readings/);
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await audit(page), [], `axe-core violations with the sample choice (${colorScheme})`);
+    await dock.screenshot({ path: path.join(SCREENSHOTS, `lesson-sample-${colorScheme}.png`) });
+  }
+  // The choice is kept: a restart writes 10,000 again.
+  await dock.getByRole('button', { name: 'Restart' }).click();
+  await page.waitForFunction(() => /10,000 rows in readings/.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
+    timeout: 60_000,
+  });
+  assert.equal(await dock.getByRole('combobox', { name: 'Sample rows' }).inputValue(), '10000');
+  assert.deepEqual(problems, []);
+  await context.close();
 });

@@ -1419,6 +1419,26 @@ mod tests {
     }
 
     #[test]
+    fn an_action_shares_a_running_load_s_buffers_rather_than_copying_them() {
+        let state = app()
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table: "gen".into(),
+                rows: 100_000,
+                seed: 5,
+            }))
+            .apply(Action::StartGenerator)
+            .apply(Action::Work);
+        let next = state.apply(Action::DismissNotice);
+        let (Some(before), Some(after)) = (&state.job, &next.job) else {
+            panic!("the load is still running");
+        };
+        assert!(after.shares_buffers_with(before));
+        // The next batch still writes through the shared buffers.
+        let later = next.apply(Action::Work);
+        assert!(later.job.as_ref().is_none_or(|j| j.done > after.done));
+    }
+
+    #[test]
     fn cancelling_keeps_what_was_written() {
         let mut state = app()
             .apply(Action::SetGenerator(GeneratorSpec {

@@ -37,7 +37,7 @@ use crate::keyviz::{
     BucketMode, Diagnostic, GoogleMessage, Heatmap, MessageKind, Metric, messages_text,
 };
 use crate::scenario::{OpKind, Scenario, Workload};
-use crate::sim::{NodeSummary, Report, Simulation, Step, WorkloadSummary, human_count};
+use crate::sim::{NodeSummary, Report, SimBuild, Simulation, Step, WorkloadSummary, human_count};
 use tabletop_store::{Error, Result};
 
 /// Most workloads one simulation takes (the scenario's own plus access
@@ -215,9 +215,9 @@ pub fn compare(
 /// A comparison under way: both designs checked, their simulations built
 /// and advanced only as far as the caller asked, so a page can run it in
 /// slices between frames, show how far it got, draw both maps as they
-/// fill and stop it. Every step is one short piece of work: building one
-/// design's simulation, one tick of one design, or one design's report
-/// at the end. [`AbJob::finish`] runs what is left and compares.
+/// fill and stop it. Every step is one short piece of work: a piece of
+/// building one design's simulation ([`SimBuild`]), one tick of one
+/// design, or one design's report at the end. [`AbJob::finish`] runs what is left and compares.
 #[derive(Clone, Debug)]
 pub struct AbJob {
     a: Stage,
@@ -237,6 +237,9 @@ pub struct AbJob {
 enum Stage {
     /// Checked, its simulation not built yet.
     Planned(Box<Scenario>),
+    /// Its simulation being built, a chunk of the key-space sample per
+    /// step (`None` only for a moment, while it is handed over).
+    Building(Option<Box<SimBuild>>),
     /// Its simulation as far as it ran, and its report once the run ended.
     Built(Box<Simulation>, Option<Box<Report>>),
 }
@@ -244,7 +247,7 @@ enum Stage {
 impl Stage {
     fn simulation(&self) -> Option<&Simulation> {
         match self {
-            Stage::Planned(_) => None,
+            Stage::Planned(_) | Stage::Building(_) => None,
             Stage::Built(sim, _) => Some(sim),
         }
     }
@@ -257,14 +260,25 @@ impl Stage {
         matches!(self, Stage::Built(_, Some(_)))
     }
 
-    /// Does one short step: builds the simulation, runs one tick, or
-    /// makes the report once the run ended (nothing once reported).
+    /// Does one short step: plans the simulation, builds a piece of it,
+    /// runs one tick, or makes the report once the run ended (nothing
+    /// once reported).
     fn step(&mut self) -> Result<()> {
         match self {
             Stage::Planned(scenario) => {
-                let sim = Simulation::new((**scenario).clone())?;
-                *self = Stage::Built(Box::new(sim), None);
+                let build = SimBuild::new((**scenario).clone())?;
+                *self = Stage::Building(Some(Box::new(build)));
             }
+            Stage::Building(slot) => match slot.take() {
+                Some(build) if build.is_ready() => {
+                    *self = Stage::Built(Box::new(build.finish()), None);
+                }
+                Some(mut build) => {
+                    build.step();
+                    *slot = Some(build);
+                }
+                None => {}
+            },
             Stage::Built(sim, None) if !sim.is_finished() => {
                 sim.step(Step::Seconds(f64::MIN_POSITIVE));
             }
@@ -278,6 +292,10 @@ impl Stage {
     fn finish(self) -> Result<(Simulation, Report)> {
         let mut sim = match self {
             Stage::Planned(scenario) => Simulation::new(*scenario)?,
+            Stage::Building(Some(build)) => build.finish(),
+            Stage::Building(None) => {
+                return Err(Error::internal("the simulation was lost while being built"));
+            }
             Stage::Built(sim, Some(report)) => return Ok((*sim, *report)),
             Stage::Built(sim, None) => *sim,
         };
@@ -353,8 +371,8 @@ impl AbJob {
     /// checked at the start, so this is not expected).
     pub fn tick(&mut self) -> Result<bool> {
         let behind_b = match (&self.a, &self.b) {
-            (Stage::Planned(_), _) => false,
-            (_, Stage::Planned(_)) => true,
+            (Stage::Planned(_) | Stage::Building(_), _) => false,
+            (_, Stage::Planned(_) | Stage::Building(_)) => true,
             _ if self.a.is_reported() => true,
             _ if self.b.is_reported() => false,
             _ => self.b.progress() < self.a.progress(),

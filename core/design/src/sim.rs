@@ -50,6 +50,7 @@
 //! threads, no hash-map iteration, and `ln`/`exp` written out so native and
 //! wasm runs agree.
 
+mod build;
 pub(crate) mod cluster;
 mod heavy;
 mod materialize;
@@ -60,7 +61,7 @@ mod views;
 
 use serde::{Deserialize, Serialize};
 
-use crate::keydesign::{KeyInput, KeyRenderer, SegmentKind};
+use crate::keydesign::{KeyInput, KeyRenderer};
 use crate::keyviz::{
     self, BucketMode, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
     MAX_KEY_BUCKETS, Metric, PrefixShare, PrefixTree, Recorder,
@@ -74,9 +75,10 @@ pub use crate::scenario::{
     ClusterSpec, FamilySpec, KeyDist, KeyVizSpec, OpKind, Scenario, Seconds, Shape, SimSpec,
     StartTime, Storage, TableSpec, ViewSpec, Workload,
 };
+pub use build::SimBuild;
 pub use cluster::{EventKind, SimEvent, SplitReason};
 pub use materialize::{MAX_MATERIALIZED_ROWS, MaterializeSummary};
-pub use replay::{Replay, ReplayProgress, ReplaySpec};
+pub use replay::{Replay, ReplayProgress, ReplayRate, ReplaySpec};
 pub use report::{
     EventCounts, HotTablet, NodeSummary, Report, TabletSummary, WorkloadSummary, human_count,
 };
@@ -319,7 +321,6 @@ pub struct Simulation {
     views: ViewQueues,
 }
 
-const MAX_ANCHOR_SAMPLES: usize = 65_536;
 /// The busiest-key tracker sees one point operation in four (chosen by the
 /// operation's random bits), each counted four times: unbiased, and a
 /// quarter of the cost.
@@ -332,304 +333,13 @@ impl Simulation {
     }
 
     /// Prepares a scenario: checks it, samples the key space, lays out the
-    /// initial tablets.
+    /// initial tablets. The same as [`SimBuild`] run to its end at once.
+    ///
+    /// # Errors
+    ///
+    /// When the scenario is invalid.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
-        scenario.validate()?;
-        let mut renderer = KeyRenderer::new(&scenario.key)?;
-        let kv = &scenario.keyviz;
-        let duration = scenario.duration.0;
-        let t_n = kv.time_buckets as usize;
-        let bucket_seconds = duration / t_n as f64;
-        let ticks_per_bucket = (bucket_seconds / 15.0).ceil().clamp(1.0, 8.0) as u64;
-        let ticks_total = t_n as u64 * ticks_per_bucket;
-        let tick_seconds = duration / ticks_total as f64;
-        let c = &scenario.cluster;
-        let costs = Costs {
-            read: 1.0 / c.reads_per_second(),
-            write_per_kb: 1.0 / c.writes_per_second(),
-            scan_byte: 1.0 / c.scan_bytes_per_second(),
-            request: 1.0 / c.reads_per_second(),
-        };
-        let t = &scenario.table;
-        let entities = t.entities;
-        let row_bytes = t.row_bytes as f64;
-        let version_cap = scenario
-            .table
-            .families
-            .values()
-            .next()
-            .and_then(|f| f.max_versions);
-        let initial_rows = match scenario.key.keys_per_entity(entities) {
-            Some(k) => (t.rows as f64).min(entities as f64 * k as f64),
-            None => t.rows as f64,
-        };
-
-        // Real operations per tick for every workload, and the cumulative
-        // sequential writes (for sampling sequential keys at a time).
-        let mut expected = vec![0.0; scenario.workloads.len()];
-        let mut seq_cum = Vec::with_capacity(ticks_total as usize + 1);
-        seq_cum.push(0.0);
-        for i in 0..ticks_total {
-            let mid = (i as f64 + 0.5) * tick_seconds;
-            let mut seq = 0.0;
-            for (e, w) in expected.iter_mut().zip(&scenario.workloads) {
-                let real = w.rate * w.factor(mid) * tick_seconds;
-                *e += real;
-                if w.op == OpKind::Write && w.keys == KeyDist::Sequential {
-                    seq += real;
-                }
-            }
-            let last = seq_cum.last().copied().unwrap_or(0.0);
-            seq_cum.push(last + seq);
-        }
-        let budget = scenario.sim.sample_ops as f64;
-        let sampled_real: f64 = scenario
-            .workloads
-            .iter()
-            .zip(&expected)
-            .filter(|(w, _)| w.op != OpKind::FullScan)
-            .map(|(_, e)| e)
-            .sum();
-        let seed = scenario.seed;
-        let mut drivers = Vec::with_capacity(scenario.workloads.len());
-        for (i, (w, &exp)) in scenario.workloads.iter().zip(&expected).enumerate() {
-            let weight = if w.op == OpKind::FullScan || sampled_real <= budget || exp <= 0.0 {
-                1.0
-            } else {
-                let samples = (budget * exp / sampled_real).max(exp.min(1000.0));
-                (exp / samples).max(1.0)
-            };
-            let family = scenario.family_of(w);
-            let grows = family.and_then(|f| f.max_versions) != Some(1);
-            let value_bytes = w.value_bytes.unwrap_or(t.row_bytes) as f64;
-            let new_rows = new_row_fraction(&scenario, w, exp, initial_rows);
-            let prefix_card = w.prefix_segments.and_then(|k| {
-                let k = k as usize;
-                let labels_on_domain = w.prefix_labels.is_some()
-                    && matches!(
-                        scenario
-                            .key
-                            .segments
-                            .get(k.wrapping_sub(1))
-                            .map(|s| &s.kind),
-                        Some(SegmentKind::Domain { .. })
-                    );
-                if labels_on_domain {
-                    let sites = match scenario.key.segments.get(k - 1).map(|s| &s.kind) {
-                        Some(SegmentKind::Domain { sites, .. }) => f64::from(*sites),
-                        _ => 1.0,
-                    };
-                    let before = scenario.key.prefix_cardinality(k - 1, entities)? as f64;
-                    Some((before * sites).min(entities as f64).max(1.0))
-                } else {
-                    scenario
-                        .key
-                        .prefix_cardinality(k, entities)
-                        .map(|c| c.max(1) as f64)
-                }
-            });
-            drivers.push(Driver {
-                spec: w.clone(),
-                weight,
-                expected: exp,
-                zipf: match w.keys {
-                    KeyDist::Zipf(s) => Some(Zipf::new(entities, s)),
-                    _ => None,
-                },
-                scatter: Scatter::new(entities, seed ^ (i as u64) << 8),
-                new_rows,
-                value_bytes,
-                grows,
-                prefix_card,
-                rng: Rng::new(seed, 100 + i as u64),
-                real: 0.0,
-                sampled: 0,
-                tablets_sum: 0.0,
-                tablets_max: 0,
-                rows_sum: 0.0,
-                scanned_sum: 0.0,
-                weighted: 0.0,
-                node_work: vec![0.0; c.nodes as usize],
-                work_total: vec![0.0; c.nodes as usize],
-                latency_weighted: 0.0,
-                throttled_work: 0.0,
-            });
-        }
-
-        // Sample the key space: existing rows and rows to be written.
-        let fine_max = kv.fine_buckets as usize;
-        let n_samples = (fine_max * 16).min(MAX_ANCHOR_SAMPLES);
-        let new_total: f64 = drivers
-            .iter()
-            .filter(|d| d.spec.op == OpKind::Write)
-            .map(|d| d.expected * d.new_rows)
-            .sum();
-        let mut rng = Rng::new(seed, 1);
-        let start_micros = scenario.start.0;
-        let history = t.history.0;
-        let mut samples: Vec<Vec<u8>> = Vec::with_capacity(n_samples);
-        let mut initial: Vec<Vec<u8>> = Vec::new();
-        let total_rows = initial_rows + new_total;
-        let n_initial = if total_rows > 0.0 {
-            (n_samples as f64 * initial_rows / total_rows).round() as usize
-        } else {
-            0
-        };
-        for _ in 0..n_initial {
-            let input = KeyInput {
-                entity: rng.below(entities),
-                time_micros: start_micros - (rng.next_f64() * history * 1e6) as i64 - 1000,
-                op_seq: rng.below(initial_rows.max(1.0) as u64),
-                op_random: rng.next_u64(),
-            };
-            let mut k = Vec::new();
-            renderer.render(&input, &mut k);
-            initial.push(k);
-        }
-        let n_new = n_samples - n_initial.min(n_samples);
-        if n_new > 0 {
-            // Writers by their share of new rows; with no rows at all, every
-            // workload's keys.
-            let shares: Vec<f64> = drivers
-                .iter()
-                .map(|d| {
-                    if total_rows > 0.0 {
-                        if d.spec.op == OpKind::Write {
-                            d.expected * d.new_rows
-                        } else {
-                            0.0
-                        }
-                    } else {
-                        d.expected.max(1.0)
-                    }
-                })
-                .collect();
-            let share_sum: f64 = shares.iter().sum();
-            for (d, share) in drivers.iter().zip(&shares) {
-                if share_sum <= 0.0 || *share <= 0.0 {
-                    continue;
-                }
-                let n = (n_new as f64 * share / share_sum).round() as usize;
-                let max_f = d.spec.shape.max_factor().max(1e-9);
-                for _ in 0..n {
-                    let mut at = rng.next_f64() * duration;
-                    for _ in 0..32 {
-                        if rng.next_f64() * max_f <= d.spec.factor(at) {
-                            break;
-                        }
-                        at = rng.next_f64() * duration;
-                    }
-                    // Sequential entities created by time `at`, interpolated
-                    // within its tick.
-                    let pos = at / tick_seconds;
-                    let tick = (pos as usize).min(ticks_total as usize);
-                    let lo = seq_cum.get(tick).copied().unwrap_or(0.0);
-                    let hi = seq_cum.get(tick + 1).copied().unwrap_or(lo);
-                    let seq_before = lo + (hi - lo) * (pos - tick as f64).clamp(0.0, 1.0);
-                    let entity = match d.spec.keys {
-                        KeyDist::Sequential if d.spec.op == OpKind::Write => {
-                            entities + seq_before as u64
-                        }
-                        KeyDist::Zipf(_) => d
-                            .zipf
-                            .as_ref()
-                            .map_or(0, |z| d.scatter.apply(z.sample(&mut rng))),
-                        KeyDist::HotKey => d.spec.hot_entity.unwrap_or(0),
-                        _ => rng.below(entities + seq_before as u64),
-                    };
-                    let input = KeyInput {
-                        entity,
-                        time_micros: start_micros + (at * 1e6) as i64,
-                        op_seq: (initial_rows + at / duration * new_total) as u64,
-                        op_random: rng.next_u64(),
-                    };
-                    let mut k = Vec::new();
-                    renderer.render(&input, &mut k);
-                    samples.push(k);
-                }
-            }
-        }
-        samples.extend(initial.iter().cloned());
-        let axis = KeyAxis::from_samples(&mut samples, fine_max);
-        drop(samples);
-        let fine = axis.len();
-        let mut rows = vec![0.0; fine];
-        if !initial.is_empty() {
-            let per = initial_rows / initial.len() as f64;
-            for k in &initial {
-                if let Some(r) = rows.get_mut(axis.bucket_of(k)) {
-                    *r += per;
-                }
-            }
-        }
-        drop(initial);
-        let bytes: Vec<f64> = rows.iter().map(|r| r * row_bytes).collect();
-
-        let rebalance_every = c.rebalance_every.0.max(tick_seconds);
-        let th = Thresholds {
-            split_bytes: c.split_bytes as f64,
-            split_load: c.split_load,
-            merge_bytes: c.merge_bytes as f64,
-            merge_load: (c.split_load * 0.08).min(0.02),
-            merge_cooldown: 5.0 * rebalance_every,
-            move_gap: 0.1,
-            max_moves: (c.nodes as usize).max(2),
-        };
-        let cluster = Cluster::new(c.nodes as usize, fine, &bytes, th);
-        let nodes = c.nodes as usize;
-        let mut sim = Simulation {
-            rec: {
-                let mut rec = Recorder::new(t_n, fine, bucket_seconds);
-                rec.set_base_latency_ms(c.base_latency_ms);
-                rec
-            },
-            renderer,
-            cluster,
-            drivers,
-            load: vec![0.0; fine],
-            tick_cost: vec![0.0; fine],
-            tick_write_cost: vec![0.0; fine],
-            fine_node: vec![0; fine],
-            bucket_cost: vec![0.0; fine],
-            scan_coef: vec![0.0; fine + 1],
-            scan_even: vec![0.0; fine + 1],
-            scan_coef_kept: vec![0.0; fine + 1],
-            scan_even_kept: vec![0.0; fine + 1],
-            scan_ops: vec![0.0; fine + 1],
-            scan_scale: 0.0,
-            prefix_rows: Vec::with_capacity(fine + 1),
-            full_scans: 0.0,
-            full_scan_returned: 0.0,
-            heavy: HeavyHitters::new(32),
-            key: Vec::with_capacity(64),
-            costs,
-            start_micros,
-            history,
-            row_bytes,
-            version_cap,
-            tick: 0,
-            ticks_total,
-            ticks_per_bucket,
-            tick_seconds,
-            rebalance_every,
-            last_rebalance: 0.0,
-            ewma_alpha: 1.0 - det_exp(-tick_seconds / rebalance_every),
-            next_entity: entities as f64,
-            op_seq: initial_rows,
-            point_ops: 0.0,
-            node_cpu: vec![0.0; t_n * nodes],
-            node_bucket_acc: vec![0.0; nodes],
-            node_stats: vec![NodeStats::default(); nodes],
-            hot_tablets: Vec::new(),
-            events: Vec::new(),
-            views: ViewQueues::new(&scenario.views),
-            rows,
-            bytes,
-            axis,
-            scenario,
-        };
-        sim.refresh_fine_node();
-        Ok(sim)
+        Ok(SimBuild::new(scenario)?.finish())
     }
 
     /// The scenario.

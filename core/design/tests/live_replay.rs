@@ -7,7 +7,7 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, LiveReport, Pattern};
+use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, LiveReport, MessageKind, Pattern};
 use tabletop_design::sim::{ReplaySpec, SampleMoment, SampleSpec, Simulation};
 use tabletop_sql::Instance;
 use tabletop_store::InstanceConfig;
@@ -88,4 +88,45 @@ fn a_replayed_device_first_design_has_no_sequential_writes() {
     let found = patterns(&live);
     assert!(live.totals.write_rows > 20_000.0, "{:?}", live.totals);
     assert!(!found.contains(&Pattern::SequentialWrites), "{found:?}");
+}
+
+/// The simulation runs the timestamp-first scenario at its full rate
+/// (22,000 writes a second, all on the newest keys) and names high write
+/// pressure; the replay sends a scaled-down stream (20,000 requests over
+/// five minutes of instance time, about 67 a second), and the live map
+/// measures what the instance really served: no node comes near its
+/// capacity, so it names no pressure, as production would not. The
+/// replay says by how much it is scaled down, for the page to explain.
+#[test]
+fn a_scaled_down_replay_loads_the_live_map_only_at_its_own_rate() {
+    let mut sim = Simulation::from_toml(TIMESTAMP_FIRST).unwrap();
+    let rate = sim.replay("t", ReplaySpec::default()).rate();
+    assert!(
+        (rate.scenario_per_second - 22_000.0).abs() < 1.0,
+        "{rate:?}"
+    );
+    assert!(
+        (rate.replay_per_second - 20_000.0 / 300.0).abs() < 1e-6,
+        "{rate:?}"
+    );
+    assert!(rate.fraction() < 0.01, "{}", rate.fraction());
+    let full = sim.run_to_end();
+    let high = |messages: &[tabletop_design::keyviz::GoogleMessage]| {
+        messages
+            .iter()
+            .any(|m| m.kind == MessageKind::HighWritePressure)
+    };
+    assert!(high(&full.messages), "the simulation names it");
+    let live = load_then_replay(TIMESTAMP_FIRST, 10_000, 20_000);
+    assert!(!high(&live.messages), "{:?}", live.messages);
+    // Asked for as many requests as the scenario sends, the replay is at
+    // full rate.
+    let dense = sim.replay(
+        "t",
+        ReplaySpec {
+            ops: 22_000 * 300,
+            ..ReplaySpec::default()
+        },
+    );
+    assert!((dense.rate().fraction() - 1.0).abs() < 1e-9);
 }

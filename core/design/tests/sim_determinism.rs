@@ -135,3 +135,54 @@ fn report_digest_is_platform_independent() {
 }
 
 const GOLDEN: u64 = 0x4b57_e15d_582c_19c4;
+
+/// A simulation built a piece at a time (`SimBuild`, what a page does
+/// between frames) is the one `Simulation::new` builds at once.
+#[test]
+fn a_build_in_steps_makes_the_same_simulation() {
+    use tabletop_design::sim::SimBuild;
+    let scenario = Scenario::from_toml(SMALL).unwrap();
+    let mut whole = Simulation::new(scenario.clone()).unwrap();
+    let mut build = SimBuild::new(scenario).unwrap();
+    let mut steps = 0;
+    while !build.is_ready() {
+        build.step();
+        steps += 1;
+        assert!(steps < 10_000, "the build ends");
+    }
+    assert!(
+        steps > 10,
+        "sampling the key space takes many steps: {steps}"
+    );
+    let mut stepped = build.finish();
+    assert_eq!(stepped.tablets(), whole.tablets());
+    assert_eq!(stepped.run_to_end(), whole.run_to_end());
+    assert_eq!(
+        stepped.heatmap(Metric::Ops, BucketMode::EqualKeys, 200),
+        whole.heatmap(Metric::Ops, BucketMode::EqualKeys, 200)
+    );
+}
+
+#[test]
+fn finishing_a_build_that_never_stepped_builds_it_all() {
+    use tabletop_design::sim::SimBuild;
+    let scenario = Scenario::from_toml(SMALL).unwrap();
+    let build = SimBuild::new(scenario.clone()).unwrap();
+    assert!(!build.is_ready());
+    let mut sim = build.finish();
+    assert_eq!(sim.now_seconds(), 0.0);
+    assert_eq!(
+        sim.run_to_end(),
+        Simulation::new(scenario).unwrap().run_to_end()
+    );
+}
+
+#[test]
+fn a_build_refuses_an_invalid_scenario_as_new_does() {
+    use tabletop_design::sim::SimBuild;
+    let mut scenario = Scenario::from_toml(SMALL).unwrap();
+    scenario.key.segments.clear();
+    let built = SimBuild::new(scenario.clone()).unwrap_err();
+    let whole = Simulation::new(scenario).unwrap_err();
+    assert_eq!(built.message(), whole.message());
+}

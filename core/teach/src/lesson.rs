@@ -46,7 +46,7 @@ use crate::advisor::{
     self, AccessPlan, Design, Edit, Finding, Fix, RuleId, apply_to_instance, apply_to_scenario,
 };
 use tabletop_design::sim::{
-    Report, SampleMoment, SampleRows, SampleSpec, Scenario, Simulation, StartTime,
+    MAX_SAMPLE_ROWS, Report, SampleMoment, SampleRows, SampleSpec, Scenario, Simulation, StartTime,
 };
 use tabletop_sql::Instance;
 use tabletop_store::{Error, Result};
@@ -79,6 +79,11 @@ pub struct PendingSample {
     pub table: String,
     /// The rows, to be written in batches.
     pub rows: SampleRows,
+}
+
+/// A sample size the simulator can make.
+fn clamp_sample_rows(rows: u64) -> u64 {
+    rows.clamp(1, MAX_SAMPLE_ROWS)
 }
 
 /// Default instance clock of a lesson without one or a scenario.
@@ -371,6 +376,26 @@ impl Catalog {
             .and_then(|s| self.scenario_text(s));
         Session::new_with(lesson.clone(), scenario, writing)
     }
+
+    /// Starts (or restarts) a lesson as [`Catalog::start_with`] does, its
+    /// sample rows `rows` many instead of the lesson's own number (`None`:
+    /// the lesson's; see [`Session::set_sample_rows`]).
+    pub fn start_sized(
+        &self,
+        id: &str,
+        writing: SampleWriting,
+        rows: Option<u64>,
+    ) -> Result<Session> {
+        let lesson = self
+            .lesson(id)
+            .ok_or_else(|| Error::not_found(format!("no lesson with id {id:?}")))?;
+        let scenario = lesson
+            .setup
+            .scenario
+            .as_ref()
+            .and_then(|s| self.scenario_text(s));
+        Session::new_sized(lesson.clone(), scenario, writing, rows)
+    }
 }
 
 /// The verdict on a session.
@@ -400,6 +425,8 @@ pub struct Session {
     writing: SampleWriting,
     /// Sample rows the host has not taken yet ([`SampleWriting::Host`]).
     pending: Option<PendingSample>,
+    /// Sample rows the learner asked for instead of the lesson's number.
+    sample_rows: Option<u64>,
 }
 
 impl Session {
@@ -414,6 +441,17 @@ impl Session {
         lesson: Lesson,
         scenario_text: Option<&str>,
         writing: SampleWriting,
+    ) -> Result<Session> {
+        Session::new_sized(lesson, scenario_text, writing, None)
+    }
+
+    /// Sets up a lesson as [`Session::new_with`] does, with `rows` sample
+    /// rows instead of the lesson's number (`None`: the lesson's).
+    pub fn new_sized(
+        lesson: Lesson,
+        scenario_text: Option<&str>,
+        writing: SampleWriting,
+        rows: Option<u64>,
     ) -> Result<Session> {
         let scenario = match (&lesson.setup.scenario, scenario_text) {
             (Some(_), Some(t)) => Some(Scenario::from_toml(t)?),
@@ -445,6 +483,7 @@ impl Session {
             materialized: None,
             writing,
             pending: None,
+            sample_rows: rows.map(clamp_sample_rows),
         };
         s.materialize()?;
         let setup = s.lesson.setup.clone();
@@ -491,7 +530,7 @@ impl Session {
         self.instance.create_table(sim.table_request(&table))?;
         self.materialized = Some(table.clone());
         let mut rows = sim.sample_rows(SampleSpec {
-            rows: n as u64,
+            rows: self.sample_rows.unwrap_or(n as u64),
             seed: 0,
             moment: SampleMoment::Now,
         });
@@ -502,6 +541,35 @@ impl Session {
             SampleWriting::Host => self.pending = Some(PendingSample { table, rows }),
         }
         Ok(())
+    }
+
+    /// How many sample rows the lesson keeps of its design: the
+    /// learner's number if they chose one, else the lesson's (`None`: the
+    /// lesson keeps none).
+    #[must_use]
+    pub fn sample_size(&self) -> Option<u64> {
+        let n = self.lesson.setup.materialize?;
+        Some(self.sample_rows.unwrap_or(n as u64))
+    }
+
+    /// Asks for `rows` sample rows instead of the lesson's number (`None`:
+    /// back to the lesson's), from 1 to [`MAX_SAMPLE_ROWS`]. When that
+    /// changes the size of a lesson that keeps sample rows, they are
+    /// rewritten (now or by the host, as the session writes them);
+    /// returns whether they were.
+    ///
+    /// # Errors
+    ///
+    /// As rewriting them for a new design: the table name is taken by a
+    /// table the session did not make.
+    pub fn set_sample_rows(&mut self, rows: Option<u64>) -> Result<bool> {
+        let before = self.sample_size();
+        self.sample_rows = rows.map(clamp_sample_rows);
+        if before == self.sample_size() || self.scenario.is_none() {
+            return Ok(false);
+        }
+        self.materialize()?;
+        Ok(true)
     }
 
     /// The sample rows the host is to write now ([`SampleWriting::Host`]):

@@ -596,3 +596,65 @@ fn a_table_the_lesson_did_not_make_is_never_replaced() {
     assert_eq!(s.scenario(), Some(&before));
     assert!(s.instance().has_table("readings"));
 }
+
+#[test]
+fn a_learner_can_choose_how_many_sample_rows_a_lesson_keeps() {
+    let catalog = lesson::builtin().unwrap();
+    let own = catalog.start("reverse-timestamps").unwrap();
+    let lesson_size = own.sample_size().expect("the lesson keeps sample rows");
+    assert_eq!(lesson_size, 2000, "the lesson's own, small size");
+
+    // Started at another size: that many rows are handed over.
+    let mut s = catalog
+        .start_sized(
+            "reverse-timestamps",
+            lesson::SampleWriting::Host,
+            Some(10_000),
+        )
+        .unwrap();
+    assert_eq!(s.sample_size(), Some(10_000));
+    let pending = s.take_sample().expect("the rows are handed over");
+    assert_eq!(pending.rows.target(), 10_000);
+
+    // A new size rewrites them: the table is made again, empty, and the
+    // new number of rows waits for the host.
+    assert!(s.set_sample_rows(Some(1_000)).unwrap());
+    assert_eq!(s.sample_size(), Some(1_000));
+    assert!(rows_in(&s, "readings").is_empty());
+    let mut pending = s.take_sample().expect("rows at the new size");
+    while pending
+        .rows
+        .write_batch(s.instance_mut(), &pending.table, 500)
+        .unwrap()
+        > 0
+    {}
+    assert_eq!(rows_in(&s, "readings").len(), 1_000);
+    // The same size again changes nothing; back to the lesson's own.
+    assert!(!s.set_sample_rows(Some(1_000)).unwrap());
+    assert!(s.take_sample().is_none());
+    assert!(s.set_sample_rows(None).unwrap());
+    assert_eq!(s.sample_size(), Some(lesson_size));
+    // Out of range is clamped to what the simulator makes.
+    s.set_sample_rows(Some(0)).unwrap();
+    assert_eq!(s.sample_size(), Some(1));
+
+    // Written at once, by the session: the chosen size lands.
+    let now = catalog
+        .start_sized("reverse-timestamps", lesson::SampleWriting::Now, Some(500))
+        .unwrap();
+    assert_eq!(rows_in(&now, "readings").len(), 500);
+
+    // A lesson that keeps no sample rows has no size to change.
+    let id = catalog
+        .lessons()
+        .iter()
+        .find(|l| l.setup.materialize.is_none())
+        .map(|l| l.id.clone())
+        .expect("most lessons keep no sample rows");
+    let mut plain = catalog
+        .start_sized(&id, lesson::SampleWriting::Host, Some(5_000))
+        .unwrap();
+    assert_eq!(plain.sample_size(), None);
+    assert!(!plain.set_sample_rows(Some(7_000)).unwrap());
+    assert!(plain.take_sample().is_none());
+}

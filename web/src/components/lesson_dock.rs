@@ -13,9 +13,42 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use wasm_bindgen::JsCast;
+
 use super::lessons_panel::{text_html, verdict_html};
 use crate::state::learn::{LearnAction, LeftTab};
-use crate::view_model::learn::LessonDetail;
+use crate::view_model::learn::{LessonDetail, SampleChoice};
+
+/// How many sample rows a lesson that keeps some writes of its design:
+/// its own small number by default, or one of the design data bar's
+/// sizes (every lesson then keeps that many, until the learner picks the
+/// lesson's own again).
+pub(super) fn sample_picker(choice: &SampleChoice, on_action: &Callback<LearnAction>) -> Html {
+    let own = choice.lesson_rows;
+    let on_change = {
+        let on_action = on_action.clone();
+        Callback::from(move |e: Event| {
+            let value = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .and_then(|s| s.value().parse::<u64>().ok());
+            if let Some(n) = value {
+                on_action.emit(LearnAction::SampleRows((n != own).then_some(n)));
+            }
+        })
+    };
+    html! {
+        <label class="lesson-sample"
+            title="The lesson fills its table with rows of its design. Its own small number is quick; a bigger table shows more tablets and a fuller Key Visualizer, and takes longer to write.">
+            <span>{ "Sample rows" }</span>
+            <select onchange={on_change}>
+                { for choice.options.iter().map(|(n, label)| html! {
+                    <option value={n.to_string()} selected={*n == choice.rows}>{ label.clone() }</option>
+                }) }
+            </select>
+        </label>
+    }
+}
 
 /// Props of [`LessonDock`].
 #[derive(Properties, PartialEq)]
@@ -26,6 +59,9 @@ pub struct LessonDockProps {
     pub total: usize,
     /// Dispatch a learning action.
     pub on_action: Callback<LearnAction>,
+    /// The sample-size picker, for a lesson that keeps sample rows.
+    #[prop_or_default]
+    pub sample: Option<SampleChoice>,
 }
 
 /// Brings the row-key designer into view (it is under the tables in the
@@ -110,6 +146,9 @@ pub fn lesson_dock(props: &LessonDockProps) -> Html {
                     title="Ends the lesson: its tables go, and the tables you had before it come back">
                     { "Leave lesson" }
                 </button>
+                if let Some(choice) = &props.sample {
+                    { sample_picker(choice, &props.on_action) }
+                }
             </div>
             if let Some(v) = &l.verdict {
                 <div class="dock-verdict" tabindex="0" role="group" aria-label="The check's result">

@@ -13,11 +13,12 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::kept_work::ReplacedBar;
-use super::lesson_dock::{LessonDock, StartHere};
+use super::lesson_dock::{LessonDock, StartHere, sample_picker};
 use crate::state::aside::SetAside;
 use crate::state::learn::{LearnAction, LearnState, LeftTab};
 use crate::view_model::learn::{
-    LessonDetail, LessonItem, TextPiece, VerdictView, lesson_detail, lesson_items,
+    LessonDetail, LessonItem, SampleChoice, TextPiece, VerdictView, lesson_detail, lesson_items,
+    sample_choice,
 };
 
 pub(super) fn text_html(paragraphs: &[Vec<TextPiece>]) -> Html {
@@ -105,6 +106,9 @@ pub struct LessonViewProps {
     pub lesson: Rc<LessonDetail>,
     /// Dispatch a learning action.
     pub on_action: Callback<LearnAction>,
+    /// The sample-size picker, for a lesson that keeps sample rows.
+    #[prop_or_default]
+    pub sample: Option<SampleChoice>,
 }
 
 /// One open lesson.
@@ -170,6 +174,9 @@ pub fn lesson_view(props: &LessonViewProps) -> Html {
                         title="Runs the lesson's checks on the tables the playground holds now, without setting up the lesson's">
                         { "Continue on these tables" }
                     </button>
+                    if let Some(choice) = &props.sample {
+                        { sample_picker(choice, &props.on_action) }
+                    }
                 </div>
             }
             if !l.rules.is_empty() {
@@ -242,7 +249,8 @@ pub fn lessons_panel(props: &LessonsPanelProps) -> Html {
             </header>
             <div class="panel-body">
                 if let Some(lesson) = (*detail).clone() {
-                    <LessonView key={lesson.id.clone()} lesson={Rc::clone(&lesson)} {on_action} />
+                    <LessonView key={lesson.id.clone()} sample={sample_choice(&lesson.id, learn.saved.sample_rows)}
+                        lesson={Rc::clone(&lesson)} {on_action} />
                 } else {
                     if let Err(e) = crate::view_model::learn::catalog() {
                         <p class="field-error" role="alert">{ format!("The lessons could not be loaded: {e}") }</p>
@@ -382,7 +390,8 @@ fn lesson_on_top(
     let on_action = props.on_learn.clone();
     html! {
         if let Some(lesson) = active {
-            <LessonDock {lesson} total={learn_total()} {on_action} />
+            <LessonDock sample={sample_choice(&lesson.id, props.learn.saved.sample_rows)}
+                {lesson} total={learn_total()} {on_action} />
         } else if !props.embed && props.learn.show_start_here() && let Some(lesson) = first {
             <StartHere {lesson} {on_action} />
         }

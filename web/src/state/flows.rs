@@ -39,6 +39,10 @@ impl AppState {
             }
             LearnAction::ApplyFix(fix) => self.apply_fix(&fix),
             LearnAction::Undo => self.undo_fix(),
+            LearnAction::SampleRows(rows) => {
+                let effects = Rc::make_mut(&mut self.learn).resize_sample(rows, &cx!(self));
+                self.apply_effects(effects)
+            }
             action => {
                 let effects = Rc::make_mut(&mut self.learn).reduce(action);
                 self.apply_effects(effects)

@@ -9,6 +9,9 @@
 //! number, so a share link only needs the settings to bring the same data
 //! back.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use tabletop_core::{
     ColumnFamily, CreateTableRequest, FamilyChange, GcRule, Instance, MutateRowsEntry, Mutation,
@@ -71,9 +74,19 @@ pub struct GeneratorJob {
     pub spec: GeneratorSpec,
     /// Rows written so far.
     pub done: u64,
-    /// The batch being written (reused).
+    /// The reused batch and value buffers (over 100 KB once a batch is
+    /// written). Shared, not copied, by the state's revisions: every
+    /// action clones the state, and a buffer only holds the batch being
+    /// written, never what a revision shows.
+    buffers: Rc<RefCell<Buffers>>,
+}
+
+/// A job's reused buffers.
+#[derive(Debug, Default)]
+struct Buffers {
+    /// The batch being written.
     batch: RowBatch,
-    /// A reused buffer for cell values.
+    /// Cell values being made.
     scratch: Vec<u8>,
 }
 
@@ -344,14 +357,19 @@ impl GeneratorJob {
         GeneratorJob {
             spec,
             done: 0,
-            batch: RowBatch::default(),
-            scratch: Vec::new(),
+            buffers: Rc::default(),
         }
     }
 
     /// Whether every row is written.
     pub fn is_done(&self) -> bool {
         self.done >= self.spec.rows
+    }
+
+    /// Whether `other` is a revision of this job sharing its buffers.
+    #[cfg(test)]
+    pub(crate) fn shares_buffers_with(&self, other: &GeneratorJob) -> bool {
+        Rc::ptr_eq(&self.buffers, &other.buffers)
     }
 
     /// Progress from 0.0 to 1.0.
@@ -377,13 +395,15 @@ impl GeneratorJob {
         if self.done == 0 {
             prepare(instance, &self.spec.table)?;
         }
+        let mut buffers = self.buffers.borrow_mut();
+        let Buffers { batch, scratch } = &mut *buffers;
         while !self.is_done() {
             let end = (self.done + BATCH_ROWS).min(self.spec.rows);
-            self.batch.clear();
+            batch.clear();
             for i in self.done..end {
-                push_row(&self.spec, i, &mut self.batch, &mut self.scratch);
+                push_row(&self.spec, i, batch, scratch);
             }
-            let entries = self.batch.entries();
+            let entries = batch.entries();
             instance
                 .bulk_write(&self.spec.table, &entries)
                 .map_err(|e| e.to_string())?;

@@ -233,6 +233,9 @@ pub enum LearnAction {
     ApplyFix(Box<Fix>),
     /// Undo the last fix.
     Undo,
+    /// Keep this many sample rows of a lesson's design (`None`: each
+    /// lesson's own number); a started lesson rewrites them.
+    SampleRows(Option<u64>),
 }
 
 /// Whether a check (or one inside it) reads the simulation report.
@@ -303,7 +306,8 @@ impl LearnState {
             | LearnAction::Check
             | LearnAction::Draft(_)
             | LearnAction::ApplyFix(_)
-            | LearnAction::Undo => {}
+            | LearnAction::Undo
+            | LearnAction::SampleRows(_) => {}
         }
         Effects::default()
     }
@@ -332,6 +336,25 @@ impl LearnState {
                 ..Effects::default()
             },
             Err(e) => Effects::error(format!("The lesson could not take the new design: {e}")),
+        }
+    }
+
+    /// Keeps `rows` sample rows of lessons' designs from now on (`None`:
+    /// each lesson's own number). A started lesson that keeps sample rows
+    /// makes its table again at the new size and hands the rows to the
+    /// loader (then data changed).
+    pub(crate) fn resize_sample(&mut self, rows: Option<u64>, cx: &Cx<'_>) -> Effects {
+        self.saved.sample_rows = rows;
+        let Some(active) = &self.active else {
+            return Effects::default();
+        };
+        let mut session = active.session.borrow_mut();
+        match with_instance(&mut session, cx.instance, |s| s.set_sample_rows(rows)) {
+            Ok(rewrote) => Effects {
+                data_changed: rewrote,
+                ..Effects::default()
+            },
+            Err(e) => Effects::error(format!("The lesson could not rewrite its sample rows: {e}")),
         }
     }
 
@@ -534,13 +557,15 @@ impl Undo {
     }
 }
 
-/// Starts the lesson `id` of the shipped catalog, or says why not.
-pub(crate) fn start_session(id: &str) -> Result<Session, String> {
+/// Starts the lesson `id` of the shipped catalog, with `sample_rows`
+/// sample rows if it keeps some (`None`: the lesson's number), or says
+/// why not.
+pub(crate) fn start_session(id: &str, sample_rows: Option<u64>) -> Result<Session, String> {
     let catalog = catalog()
         .as_ref()
         .map_err(|e| format!("The lessons could not be loaded: {e}"))?;
     catalog
-        .start_with(id, SampleWriting::Host)
+        .start_sized(id, SampleWriting::Host, sample_rows)
         .map_err(|e| format!("The lesson could not start: {e}"))
 }
 
@@ -574,7 +599,7 @@ mod tests {
     use super::*;
     use crate::state::AppState;
     use crate::state::console::Tab;
-    use crate::view_model::learn::advisor_view;
+    use crate::view_model::learn::{advisor_view, sample_choice};
     use serde::Deserialize;
 
     use crate::state::test_app as app;
@@ -707,6 +732,48 @@ mod tests {
             )
             .unwrap();
         assert_eq!(count.rows, 0, "the person's table is untouched");
+    }
+
+    #[test]
+    fn the_learner_chooses_how_many_sample_rows_lessons_keep() {
+        // Lesson 5 keeps 2,000 rows by default; a bigger size rewrites
+        // them through the same loader, mid-load or after.
+        let started = app().apply(Action::Learn(LearnAction::Start(
+            "reverse-timestamps".into(),
+        )));
+        assert_eq!(
+            sample_choice("reverse-timestamps", started.learn.saved.sample_rows).map(|c| c.rows),
+            Some(2_000)
+        );
+        let bigger = started.apply(Action::Learn(LearnAction::SampleRows(Some(10_000))));
+        assert!(
+            bigger.scenario_data.loading(),
+            "the loader writes the new rows"
+        );
+        assert_eq!(bigger.learn.saved.sample_rows, Some(10_000));
+        let all = settle(bigger);
+        assert_eq!(all.rows.total_rows(), 10_000);
+        assert_eq!(table_ids(&all), ["readings"]);
+        // The choice is kept with the progress, and the next start uses it.
+        let saved = SavedProgress::from_json(&all.learn.saved.to_json());
+        assert_eq!(saved.sample_rows, Some(10_000));
+        let again = settle(all.apply(Action::Learn(LearnAction::Start(
+            "reverse-timestamps".into(),
+        ))));
+        assert_eq!(again.rows.total_rows(), 10_000);
+        // The lesson's own number again: back to the quick default.
+        let own = settle(again.apply(Action::Learn(LearnAction::SampleRows(None))));
+        assert_eq!(own.rows.total_rows(), 2_000);
+        assert_eq!(own.learn.saved.sample_rows, None);
+        // Progress saved before the choice existed still loads.
+        let old = SavedProgress::from_json(r#"{"completed":["row-ranges"]}"#);
+        assert_eq!(old.sample_rows, None);
+        // A lesson that keeps no sample rows offers no size.
+        assert!(sample_choice("zero-padding-not-a-lesson", None).is_none());
+        let plain = learn(&app(), LearnAction::Start("row-ranges".into()));
+        assert!(sample_choice("row-ranges", plain.learn.saved.sample_rows).is_none());
+        let same = plain.apply(Action::Learn(LearnAction::SampleRows(Some(10_000))));
+        assert!(!same.scenario_data.loading(), "nothing to rewrite");
     }
 
     #[test]

@@ -117,6 +117,27 @@ pub fn free_table_id(id: &str, exists: impl Fn(&str) -> bool) -> String {
         .unwrap_or_else(|| id.to_string())
 }
 
+/// What a scaled-down replay's rate means for the live map: it shows the
+/// load the instance really served, a fraction of the scenario's.
+fn rate_note(rate: tabletop_core::sim::ReplayRate) -> String {
+    let fraction = rate.fraction();
+    if fraction >= 0.5 {
+        return String::new();
+    }
+    format!(
+        " It sent about {} requests a second, {} of the scenario's {}: the live map shows the \
+         load of that rate, as a real cluster would, so pressure the simulation finds at the \
+         full rate may not appear there.",
+        human(rate.replay_per_second.round() as u64),
+        if fraction >= 0.01 {
+            format!("{:.0}%", fraction * 100.0)
+        } else {
+            format!("{:.1}%", fraction * 100.0)
+        },
+        human(rate.scenario_per_second.round() as u64)
+    )
+}
+
 fn human(n: u64) -> String {
     crate::view_model::format::format_count(n)
 }
@@ -426,7 +447,11 @@ impl ScenarioDataState {
         );
         if replay.is_done() {
             self.job = None;
-            self.status = format!("Replayed {} requests on {table}: {counts}.", human(p.ops));
+            self.status = format!(
+                "Replayed {} requests on {table}: {counts}.{}",
+                human(p.ops),
+                rate_note(replay.rate())
+            );
             // The person asked to see this traffic: draw the map now, even
             // where a table this large would otherwise wait for Update map.
             Effects {
@@ -546,6 +571,14 @@ mod tests {
         assert!(done.scenario_data.job.is_none());
         assert!(
             done.scenario_data.status.starts_with("Replayed"),
+            "{}",
+            done.scenario_data.status
+        );
+        // Scaled down, it says the live map shows its own, smaller load.
+        assert!(
+            done.scenario_data
+                .status
+                .contains("requests a second, 0.3% of the scenario's 22,000"),
             "{}",
             done.scenario_data.status
         );

@@ -16,6 +16,7 @@ use tabletop_core::advisor::{self, AccessPlan, Design, Finding, Fix, ReadShape};
 use tabletop_core::lesson::{self, Catalog, Lesson, Progress, Verdict};
 use tabletop_core::sim::{Report, Scenario};
 
+use super::format::format_count;
 use super::keydesign::example_keys;
 use super::keys::DisplayKey;
 
@@ -92,6 +93,11 @@ pub struct SavedProgress {
     /// a lesson, or said "Not now").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub welcomed: bool,
+    /// Sample rows the learner asked lessons to keep of their design
+    /// (`None`: each lesson's own, small number; absent in progress saved
+    /// before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_rows: Option<u64>,
 }
 
 impl SavedProgress {
@@ -422,6 +428,49 @@ pub struct LessonDetail {
     pub rules: Vec<String>,
     /// Whether the lesson comes with a design to edit in the designer.
     pub has_design: bool,
+}
+
+/// The sample-size picker of a lesson that keeps sample rows of its
+/// design.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleChoice {
+    /// The lesson's own number.
+    pub lesson_rows: u64,
+    /// The number written (the learner's choice, or the lesson's).
+    pub rows: u64,
+    /// The sizes offered, with their labels: the lesson's own and the
+    /// design data bar's.
+    pub options: Vec<(u64, String)>,
+}
+
+/// The sample sizes lesson `id` offers, with `chosen` the learner's
+/// number (`None`: the lesson keeps no sample rows, or does not exist).
+pub fn sample_choice(id: &str, chosen: Option<u64>) -> Option<SampleChoice> {
+    let c = catalog().as_ref().ok()?;
+    let own = c.lesson(id)?.setup.materialize? as u64;
+    let rows = chosen.unwrap_or(own);
+    let mut sizes: Vec<u64> = [own, rows]
+        .into_iter()
+        .chain(crate::state::scenario_data::SIZES)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let options = sizes
+        .into_iter()
+        .map(|n| {
+            let label = if n == own {
+                format!("{} rows (the lesson's)", format_count(n))
+            } else {
+                format!("{} rows", format_count(n))
+            };
+            (n, label)
+        })
+        .collect();
+    Some(SampleChoice {
+        lesson_rows: own,
+        rows,
+        options,
+    })
 }
 
 /// The lesson `id` as the panel shows it, if it exists.

@@ -108,10 +108,37 @@ struct Lane {
     left: u64,
 }
 
+/// How a replay's request rate compares with its scenario's: the live
+/// Key Visualizer measures the requests the instance really served, so a
+/// scaled-down replay loads a node only as much as its own rate does.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReplayRate {
+    /// Operations a second the scenario's workloads send (full scans
+    /// aside), averaged over its run.
+    pub scenario_per_second: f64,
+    /// Requests a second the replay sends (full scans aside), over the
+    /// instance time it is laid over.
+    pub replay_per_second: f64,
+}
+
+impl ReplayRate {
+    /// The replay's rate as a share of the scenario's (1 when it runs at
+    /// full rate or the scenario sends nothing).
+    #[must_use]
+    pub fn fraction(&self) -> f64 {
+        if self.scenario_per_second > 0.0 {
+            (self.replay_per_second / self.scenario_per_second).min(1.0)
+        } else {
+            1.0
+        }
+    }
+}
+
 /// A workload replay in progress (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Replay {
     table_id: String,
+    rate: ReplayRate,
     renderer: KeyRenderer,
     lanes: Vec<Lane>,
     slots: u64,
@@ -258,8 +285,17 @@ impl Simulation {
                 .collect::<Vec<f64>>()
         };
         let total = lanes.iter().map(|l| l.plan.iter().sum::<u64>()).sum();
+        let span_seconds = (TRAFFIC_BUCKET_MICROS * columns as i64) as f64 / 1e6;
         let mut replay = Replay {
             table_id: table_id.to_string(),
+            rate: ReplayRate {
+                scenario_per_second: if duration > 0.0 {
+                    point_real / duration
+                } else {
+                    0.0
+                },
+                replay_per_second: point_ops / span_seconds,
+            },
             renderer: self.renderer.clone(),
             lanes,
             slots,
@@ -293,6 +329,12 @@ impl Replay {
     #[must_use]
     pub fn table_id(&self) -> &str {
         &self.table_id
+    }
+
+    /// Its request rate beside the scenario's.
+    #[must_use]
+    pub fn rate(&self) -> ReplayRate {
+        self.rate
     }
 
     /// How far it got.

@@ -21,7 +21,7 @@ impl AppState {
     /// set aside) or resumes it on the playground as it is. Returns
     /// whether the tables changed.
     pub(super) fn start_lesson(&mut self, id: &str, fresh: bool) -> bool {
-        let mut session = match learn::start_session(id) {
+        let mut session = match learn::start_session(id, self.learn.saved.sample_rows) {
             Ok(s) => s,
             Err(text) => {
                 self.notice = Some(Notice { error: true, text });
