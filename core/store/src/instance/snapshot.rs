@@ -86,6 +86,19 @@
 //! version 3's layout (section marker, section, traffic, the traffic
 //! possibly of no table) followed by the change streams (see
 //! [`change_log`]). Versions 1 to 3 restore with no change streams.
+//!
+//! # Version 6: deletion protection
+//!
+//! When any table is protected from deletion, the snapshot is version 6:
+//! version 5's layout (the change streams possibly of no table) followed
+//! by the ids of the protected tables:
+//!
+//! ```text
+//! table count                    varint (protected tables)
+//! per table: id                  bytes
+//! ```
+//!
+//! Versions 1 to 5 restore with no table protected.
 
 mod change_log;
 
@@ -113,6 +126,9 @@ const VERSION_WITH_TRAFFIC: u64 = 3;
 const VERSION_BUNDLE: u64 = 4;
 /// The version that adds the change streams after the traffic.
 const VERSION_WITH_CHANGES: u64 = 5;
+/// The version that adds the tables protected from deletion after the
+/// change streams.
+const VERSION_WITH_PROTECTION: u64 = 6;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -177,10 +193,13 @@ impl Instance {
     pub fn snapshot_choosing(&mut self, section: Option<&[u8]>, with_traffic: bool) -> Vec<u8> {
         let mut w = Writer::default();
         w.raw(MAGIC);
-        let changes = change_log::any(self);
+        let protection = self.tables.values().any(|t| t.deletion_protection);
+        let changes = protection || change_log::any(self);
         let traffic =
             changes || with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
-        w.uint(if changes {
+        w.uint(if protection {
+            VERSION_WITH_PROTECTION
+        } else if changes {
             VERSION_WITH_CHANGES
         } else if traffic {
             VERSION_WITH_TRAFFIC
@@ -222,6 +241,9 @@ impl Instance {
             if changes {
                 change_log::write(&mut w, self.tables.values());
             }
+            if protection {
+                write_protected(&mut w, self.tables.values());
+            }
         } else if let Some(section) = section {
             w.bytes(section);
         }
@@ -258,9 +280,9 @@ impl Instance {
                 "the snapshot holds several instances; restore it through a host that keeps them all",
             ));
         }
-        if !(VERSION..=VERSION_WITH_CHANGES).contains(&version) {
+        if !(VERSION..=VERSION_WITH_PROTECTION).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_CHANGES})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_PROTECTION})"
             )));
         }
         let project = r.string()?;
@@ -301,18 +323,23 @@ impl Instance {
         }
         let section = match version {
             VERSION_WITH_SECTION => Some(r.bytes()?.to_vec()),
-            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES => match r.uint()? {
-                0 => None,
-                1 => Some(r.bytes()?.to_vec()),
-                _ => return Err(r.bad("an unknown section marker")),
-            },
+            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES | VERSION_WITH_PROTECTION => {
+                match r.uint()? {
+                    0 => None,
+                    1 => Some(r.bytes()?.to_vec()),
+                    _ => return Err(r.bad("an unknown section marker")),
+                }
+            }
             _ => None,
         };
         if version >= VERSION_WITH_TRAFFIC {
             read_traffic(&mut r, &mut db)?;
         }
-        if version == VERSION_WITH_CHANGES {
+        if version >= VERSION_WITH_CHANGES {
             change_log::read(&mut r, &mut db)?;
+        }
+        if version >= VERSION_WITH_PROTECTION {
+            read_protected(&mut r, &mut db)?;
         }
         if r.pos != r.buf.len() {
             return Err(r.bad("trailing bytes after the last table"));
@@ -370,6 +397,27 @@ fn write_traffic<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> + C
             }
         }
     }
+}
+
+/// The ids of the tables protected from deletion (version 6).
+fn write_protected<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> + Clone) {
+    let protected = tables.filter(|t| t.deletion_protection);
+    w.uint(protected.clone().count() as u64);
+    for table in protected {
+        w.bytes(table.id.as_bytes());
+    }
+}
+
+fn read_protected(r: &mut Reader<'_>, db: &mut Instance) -> Result<()> {
+    let tables = r.count()?;
+    for _ in 0..tables {
+        let id = r.string()?;
+        let Some(table) = db.tables.get_mut(&id) else {
+            return Err(r.bad("deletion protection of a table the snapshot does not hold"));
+        };
+        table.deletion_protection = true;
+    }
+    Ok(())
 }
 
 /// A count as a varint: `2n` for a whole `n` below 2^24, else the bits.
