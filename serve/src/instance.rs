@@ -136,12 +136,28 @@ impl Shared {
     /// is the `response` body, and an error becomes the gRPC status with
     /// the same code and message.
     pub fn call(&self, method: &str, request: &Value) -> Result<Value, Status> {
+        self.call_and(method, request, |_, answer| Ok(answer))
+    }
+
+    /// [`Shared::call`], then `then` on the instance and the answer, in
+    /// the same turn under the lock (before a change is handed to the
+    /// journal, so what `then` notes in the instance is kept with it).
+    pub fn call_and<T>(
+        &self,
+        method: &str,
+        request: &Value,
+        then: impl FnOnce(&mut Instance, Value) -> Result<T, Status>,
+    ) -> Result<T, Status> {
         let body = || Ok(request.clone());
         let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
+        let mut out = None;
         self.run(instance_named(request), change, |db| {
-            api::handle_value(db, method, request)
-                .map_err(|e| wording::reword(db, method, request, e))
-        })
+            let answer = api::handle_value(db, method, request)
+                .map_err(|e| wording::reword(db, method, request, e))?;
+            out = Some(then(db, answer));
+            Ok(())
+        })?;
+        out.unwrap_or_else(|| Err(Status::internal(format!("{method} answered nothing"))))
     }
 
     /// Runs `f`, a change made by `method` without the JSON protocol, on

@@ -17,7 +17,6 @@ use crate::operations::{Finished, OperationsService};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 use crate::proto::google::longrunning::operations_server::OperationsServer;
-use crate::spelling::Spellings;
 
 /// Where to listen, as Google's emulator takes it (`-host`, `-port`), and
 /// what to do on request.
@@ -135,7 +134,6 @@ pub async fn serve(
     let admin = BigtableTableAdminServer::new(AdminService {
         shared,
         finished: finished.clone(),
-        spellings: Spellings::default(),
     })
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let operations = OperationsServer::new(OperationsService { finished });

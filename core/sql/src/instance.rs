@@ -26,6 +26,7 @@ use tabletop_store::{
 
 mod authorized_views;
 mod change_stream;
+mod host_notes;
 mod key_schemas;
 mod logical_views;
 pub(crate) mod views;
