@@ -234,4 +234,15 @@ fn the_emulator_names_the_table_in_full() {
         message,
         format!("table \"{TABLE}\" is protected from deletion")
     );
+    // Its ModifyColumnFamilies answer leaves the flag out; GetTable shows it.
+    let table = ok(
+        &mut db,
+        "modifyColumnFamilies",
+        json!({"name": TABLE, "modifications": [{"id": "new", "create": {}}]}),
+    );
+    assert!(table.get("deletionProtection").is_none(), "{table}");
+    assert_eq!(
+        ok(&mut db, "getTable", json!({"name": TABLE}))["deletionProtection"],
+        json!(true)
+    );
 }

@@ -584,7 +584,10 @@ pub(crate) fn modify_column_families(
             change
         })
         .collect();
-    let info = db.modify_column_families(&name.table_id, &changes)?;
+    let mut info = db.modify_column_families(&name.table_id, &changes)?;
+    // The emulator's answer here leaves deletion protection out (its
+    // CreateTable and GetTable show it).
+    info.deletion_protection &= !db.fidelity().is_emulator();
     Ok(table_to_json(&name.full(), &info, View::Schema))
 }
 
