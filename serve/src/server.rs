@@ -48,8 +48,13 @@ const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// `Tabletop Bigtable emulator running on HOST:PORT`, to `out` once it
 /// listens. Errors (a port in use, a host that does not resolve) come back
 /// as text for the user.
+///
+/// The runtime is a single thread: every request runs whole under the
+/// instances' lock anyway, so more threads only add hand-offs (a request
+/// read on one thread, its handler woken on another, its answer written
+/// back from there), each a wake-up that costs the most on a busy machine.
 pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Instances, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
