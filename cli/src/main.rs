@@ -245,7 +245,8 @@ readChangeStream and generateInitialChangeStreamPartitions answer the JSON
 array of the messages their gRPC stream carries: a readChangeStream gives
 every recorded change from startTime (or after a continuation token) up to
 now, then a heartbeat with the token to continue from, or, once endTime
-has passed, a closeStream. updateTable changes only changeStreamConfig.
+has passed, a closeStream. updateTable changes changeStreamConfig and
+deletionProtection (a protected table, or its families, cannot be deleted).
 An answer is at most 256 MiB: a readRows whose rows would take more is
 answered RESOURCE_EXHAUSTED (read fewer rows at a time with rowsLimit, a
 row range or a filter). Blank lines are skipped. Answers are written as soon as no more input is

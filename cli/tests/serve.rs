@@ -209,6 +209,30 @@ fn state_keeps_the_instance_between_runs_and_other_commands_read_it() {
     assert_eq!(server.cbt_ok(&["count", "t"]), "2\n");
 }
 
+#[test]
+fn how_cbt_spelled_its_families_survives_a_restart() {
+    let dir = scratch("spelling");
+    let file = dir.join("spelled.state");
+    let file = file.to_str().expect("a UTF-8 path");
+    let server = Server::start_with(&["--state", file]);
+    // cbt sends an empty GC rule for `cf` and spells out the counter's
+    // encoding; the core keeps neither form, the server notes both.
+    server.cbt_ok(&["createtable", "t", "families=cf,counts:never:intsum"]);
+    server.cbt_ok(&["createfamily", "t", "more"]);
+    let listed = server.cbt_ok(&["ls", "t"]);
+    // Killed, so only what was kept as each change committed is there.
+    server.signal("-KILL");
+    drop(server);
+    let server = Server::start_with(&["--state", file]);
+    assert_eq!(server.cbt_ok(&["ls", "t"]), listed);
+    // A family made since is echoed too, after a clean stop as well.
+    server.cbt_ok(&["createfamily", "t", "late"]);
+    let listed = server.cbt_ok(&["ls", "t"]);
+    assert_eq!(server.terminate().code(), Some(0));
+    let server = Server::start_with(&["--state", file]);
+    assert_eq!(server.cbt_ok(&["ls", "t"]), listed);
+}
+
 /// `tabletop --state FILE cbt ARGS`, its standard output.
 fn cbt_on_state(file: &str, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))

@@ -16,7 +16,7 @@ use crate::proto::google::bigtable::admin::v2::{
     UpdateAuthorizedViewRequest, UpdateTableMetadata, UpdateTableRequest,
 };
 use crate::proto::google::longrunning::Operation;
-use crate::spelling::Spellings;
+use crate::spelling;
 use crate::transcode::{from_json, to_json};
 
 /// The table admin API over a shared instance.
@@ -24,8 +24,6 @@ pub struct AdminService {
     pub shared: Shared,
     /// The long-running operations answered, for GetOperation.
     pub finished: Finished,
-    /// How the clients spelled their families, echoed in the tables.
-    pub spellings: Spellings,
 }
 
 impl AdminService {
@@ -36,6 +34,19 @@ impl AdminService {
     {
         let answer = self.shared.call(method, &to_json(request.get_ref())?)?;
         from_json(&answer).map(Response::new)
+    }
+
+    /// For methods answering a `Table`: its families as the clients
+    /// spelled them (see `spelling`).
+    fn call_table<Q>(&self, method: &str, request: &Request<Q>) -> Result<Response<Table>, Status>
+    where
+        Q: prost::Message + prost::Name,
+    {
+        self.shared
+            .call_and(method, &to_json(request.get_ref())?, |db, answer| {
+                Ok(spelling::echo(db, from_json(&answer)?))
+            })
+            .map(Response::new)
     }
 
     /// For methods answering `google.protobuf.Empty`.
@@ -54,29 +65,38 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<CreateTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        let table = self.call("createTable", &request)?.into_inner();
-        self.spellings.created(request.get_ref());
-        Ok(Response::new(self.spellings.echo(table)))
+        let asked = request.get_ref();
+        let table = self
+            .shared
+            .call_and("createTable", &to_json(asked)?, |db, answer| {
+                spelling::created(db, asked)?;
+                Ok(spelling::echo(db, from_json(&answer)?))
+            })?;
+        Ok(Response::new(table))
     }
 
     async fn get_table(
         &self,
         request: Request<GetTableRequest>,
     ) -> Result<Response<Table>, Status> {
-        let table = self.call("getTable", &request)?.into_inner();
-        Ok(Response::new(self.spellings.echo(table)))
+        self.call_table("getTable", &request)
     }
 
     async fn list_tables(
         &self,
         request: Request<ListTablesRequest>,
     ) -> Result<Response<ListTablesResponse>, Status> {
-        let mut list: ListTablesResponse = self.call("listTables", &request)?.into_inner();
-        list.tables = list
-            .tables
-            .into_iter()
-            .map(|t| self.spellings.echo(t))
-            .collect();
+        let list =
+            self.shared
+                .call_and("listTables", &to_json(request.get_ref())?, |db, answer| {
+                    let mut list: ListTablesResponse = from_json(&answer)?;
+                    list.tables = list
+                        .tables
+                        .into_iter()
+                        .map(|t| spelling::echo(db, t))
+                        .collect();
+                    Ok(list)
+                })?;
         Ok(Response::new(list))
     }
 
@@ -88,10 +108,11 @@ impl BigtableTableAdmin for AdminService {
         request: Request<UpdateTableRequest>,
     ) -> Result<Response<Operation>, Status> {
         let start_time = operations::now();
-        let answer = self
-            .shared
-            .call("updateTable", &to_json(request.get_ref())?)?;
-        let table = self.spellings.echo(from_json(&answer["response"])?);
+        let table =
+            self.shared
+                .call_and("updateTable", &to_json(request.get_ref())?, |db, answer| {
+                    Ok(spelling::echo(db, from_json(&answer["response"])?))
+                })?;
         let metadata = UpdateTableMetadata {
             name: table.name.clone(),
             start_time: Some(start_time),
@@ -105,9 +126,8 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<DeleteTableRequest>,
     ) -> Result<Response<()>, Status> {
-        let answer = self.call_empty("deleteTable", &request)?;
-        self.spellings.deleted(&request.get_ref().name);
-        Ok(answer)
+        // The table's notes, its spellings among them, go with it.
+        self.call_empty("deleteTable", &request)
     }
 
     async fn create_authorized_view(
@@ -165,9 +185,14 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<ModifyColumnFamiliesRequest>,
     ) -> Result<Response<Table>, Status> {
-        let table = self.call("modifyColumnFamilies", &request)?.into_inner();
-        self.spellings.modified(request.get_ref());
-        Ok(Response::new(self.spellings.echo(table)))
+        let asked = request.get_ref();
+        let table =
+            self.shared
+                .call_and("modifyColumnFamilies", &to_json(asked)?, |db, answer| {
+                    spelling::modified(db, asked)?;
+                    Ok(spelling::echo(db, from_json(&answer)?))
+                })?;
+        Ok(Response::new(table))
     }
 
     async fn drop_row_range(

@@ -11,19 +11,24 @@ use tonic::{Code, Status};
 
 use crate::wording;
 
-/// How often requests let the engine do its due work (flushes, GC,
-/// splits); in between they only move the clock.
+/// How often requests let an instance's engine do its due work (flushes,
+/// GC, splits); in between they only move its clock.
 const ENGINE_WORK_EVERY: Duration = Duration::from_millis(10);
 
 struct Held {
     db: Instances,
-    last_work: Option<Instant>,
     journal: Option<Journal>,
-    /// Counts the clock moves that did engine work, and for each instance
-    /// the count at its last commit, so a commit says whether the engine
-    /// worked since the one before.
-    work_count: u64,
-    committed_at: HashMap<(String, String), u64>,
+    /// The upkeep of each instance a request reached, by project and
+    /// instance id: an instance no request reaches costs nothing.
+    upkeep: HashMap<(String, String), Upkeep>,
+}
+
+/// When an instance's engine last did its due work, and whether it did
+/// any since the instance's last commit.
+#[derive(Default)]
+struct Upkeep {
+    last_work: Option<Instant>,
+    worked_since_commit: bool,
 }
 
 /// A request that changed an instance, handed to the host as it commits
@@ -42,8 +47,8 @@ pub struct Commit<'a> {
     pub instance: &'a str,
     /// The instance clock when it ran.
     pub now_micros: i64,
-    /// Whether moving the clock did engine work (flushes, compactions,
-    /// splits) since the previous commit in that instance.
+    /// Whether moving the instance's clock did engine work (flushes,
+    /// compactions, splits) since the previous commit in that instance.
     pub engine_work: bool,
 }
 
@@ -74,6 +79,14 @@ type Change<'a> = (&'a str, &'a dyn Fn() -> Result<Value, Status>);
 /// The served instances, behind a lock: each request runs whole under it,
 /// as one request of the JSON protocol, in the instance its resource name
 /// spells (an instance exists once it is named, as in the emulator).
+///
+/// Upkeep is lazy: a request brings only the instance it reaches to the
+/// wall clock, with that instance's due engine work (at most every
+/// [`ENGINE_WORK_EVERY`]), so the cost of a call does not grow with the
+/// number of instances served. An instance no request reaches keeps its
+/// clock where it was; the next request to reach it does its work first,
+/// so what it answers is what it would have answered had it been kept
+/// up all along.
 #[derive(Clone)]
 pub struct Shared {
     held: Arc<Mutex<Held>>,
@@ -89,10 +102,8 @@ impl Shared {
     pub fn with_journal(db: Instances, journal: Option<Journal>) -> Shared {
         let held = Held {
             db,
-            last_work: None,
             journal,
-            work_count: 0,
-            committed_at: HashMap::new(),
+            upkeep: HashMap::new(),
         };
         Shared {
             held: Arc::new(Mutex::new(held)),
@@ -105,7 +116,9 @@ impl Shared {
     /// checked whole by the core before it changes anything).
     pub fn with<T>(&self, f: impl FnOnce(&mut Instance) -> T) -> T {
         let mut held = self.lock();
-        sync_clock(&mut held);
+        let key = names_of(held.db.primary());
+        let held = &mut *held;
+        keep_up(held.db.primary_mut(), held.upkeep.entry(key).or_default());
         f(held.db.primary_mut())
     }
 
@@ -123,11 +136,28 @@ impl Shared {
     /// is the `response` body, and an error becomes the gRPC status with
     /// the same code and message.
     pub fn call(&self, method: &str, request: &Value) -> Result<Value, Status> {
+        self.call_and(method, request, |_, answer| Ok(answer))
+    }
+
+    /// [`Shared::call`], then `then` on the instance and the answer, in
+    /// the same turn under the lock (before a change is handed to the
+    /// journal, so what `then` notes in the instance is kept with it).
+    pub fn call_and<T>(
+        &self,
+        method: &str,
+        request: &Value,
+        then: impl FnOnce(&mut Instance, Value) -> Result<T, Status>,
+    ) -> Result<T, Status> {
         let body = || Ok(request.clone());
         let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
+        let mut out = None;
         self.run(instance_named(request), change, |db| {
-            api::handle_value(db, method, request).map_err(|e| wording::reword(method, request, e))
-        })
+            let answer = api::handle_value(db, method, request)
+                .map_err(|e| wording::reword(method, request, e))?;
+            out = Some(then(db, answer));
+            Ok(())
+        })?;
+        out.unwrap_or_else(|| Err(Status::internal(format!("{method} answered nothing"))))
     }
 
     /// Runs `f`, a change made by `method` without the JSON protocol, on
@@ -159,25 +189,29 @@ impl Shared {
         change: Option<Change<'_>>,
         f: impl FnOnce(&mut Instance) -> Result<T, Error>,
     ) -> Result<T, Status> {
-        let mut held = self.lock();
-        sync_clock(&mut held);
-        let (project, instance) = names.unwrap_or_else(|| {
-            let config = held.db.primary().config();
-            (config.project.clone(), config.instance.clone())
-        });
-        let db = held
-            .db
-            .select(&project, &instance)
-            .map_err(|e| status(&e))?;
+        let mut guard = self.lock();
+        let held = &mut *guard;
+        let key = names.unwrap_or_else(|| names_of(held.db.primary()));
+        let db = held.db.select(&key.0, &key.1).map_err(|e| status(&e))?;
+        let upkeep = held.upkeep.entry(key.clone()).or_default();
+        keep_up(db, upkeep);
         let now_micros = db.now_micros();
         let answer = f(db);
+        let moved = db.now_micros() != now_micros;
         held.db.prune();
-        if !held.db.sync_clocks().is_empty() {
-            held.work_count += 1;
+        if held.db.get(&key.0, &key.1).is_none() {
+            // Named only to be read, or its last table deleted: gone.
+            held.upkeep.remove(&key);
+        }
+        if moved {
+            // The request moved this instance's clock (none of the gRPC
+            // methods does, but the core's may): the others follow, as
+            // all instances share one clock.
+            held.db.sync_clocks();
         }
         let answer = answer.map_err(|e| status(&e))?;
         if let Some((method, body)) = change {
-            commit(&mut held, method, body, &project, &instance, now_micros)?;
+            commit(held, method, body, &key, now_micros)?;
         }
         Ok(answer)
     }
@@ -236,16 +270,16 @@ fn commit(
     held: &mut Held,
     method: &str,
     body: &dyn Fn() -> Result<Value, Status>,
-    project: &str,
-    instance: &str,
+    (project, instance): &(String, String),
     now_micros: i64,
 ) -> Result<(), Status> {
     let Some(journal) = held.journal.clone() else {
         return Ok(());
     };
-    let key = (project.to_string(), instance.to_string());
-    let engine_work = held.committed_at.get(&key) != Some(&held.work_count);
-    held.committed_at.insert(key, held.work_count);
+    let engine_work = held
+        .upkeep
+        .get_mut(&(project.clone(), instance.clone()))
+        .is_some_and(|u| std::mem::take(&mut u.worked_since_commit));
     let request = body()?;
     let commit = Commit {
         method,
@@ -262,18 +296,26 @@ fn commit(
     })
 }
 
-fn sync_clock(held: &mut Held) {
+fn names_of(db: &Instance) -> (String, String) {
+    let config = db.config();
+    (config.project.clone(), config.instance.clone())
+}
+
+/// Brings `db` to the wall clock before a request: with its due engine
+/// work when it last worked [`ENGINE_WORK_EVERY`] ago or more (or never),
+/// otherwise only moving its clock (a simulated clock stays as it is).
+fn keep_up(db: &mut Instance, upkeep: &mut Upkeep) {
     let wall = wall_micros();
-    if held
+    if upkeep
         .last_work
         .is_none_or(|t| t.elapsed() >= ENGINE_WORK_EVERY)
     {
-        if !held.db.sync_wall_clock(wall).is_empty() {
-            held.work_count += 1;
+        if !db.sync_wall_clock(wall).is_empty() {
+            upkeep.worked_since_commit = true;
         }
-        held.last_work = Some(Instant::now());
-    } else {
-        held.db.follow_wall_clock(wall);
+        upkeep.last_work = Some(Instant::now());
+    } else if !db.clock_is_simulated() {
+        db.set_now(wall.max(db.now_micros()));
     }
 }
 

@@ -17,7 +17,6 @@ use crate::operations::{Finished, OperationsService};
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 use crate::proto::google::longrunning::operations_server::OperationsServer;
-use crate::spelling::Spellings;
 
 /// Where to listen, as Google's emulator takes it (`-host`, `-port`), and
 /// what to do on request.
@@ -49,8 +48,13 @@ const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// `Tabletop Bigtable emulator running on HOST:PORT`, to `out` once it
 /// listens. Errors (a port in use, a host that does not resolve) come back
 /// as text for the user.
+///
+/// The runtime is a single thread: every request runs whole under the
+/// instances' lock anyway, so more threads only add hand-offs (a request
+/// read on one thread, its handler woken on another, its answer written
+/// back from there), each a wake-up that costs the most on a busy machine.
 pub fn run(options: &Options, db: Instances, out: &mut dyn Write) -> Result<Instances, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
@@ -135,7 +139,6 @@ pub async fn serve(
     let admin = BigtableTableAdminServer::new(AdminService {
         shared,
         finished: finished.clone(),
-        spellings: Spellings::default(),
     })
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let operations = OperationsServer::new(OperationsService { finished });

@@ -8,17 +8,26 @@
 //! out (`cbt`) or left to the default (`{}`). The JSON protocol answers
 //! the core's form. Clients print the two differently (`cbt ls` shows no
 //! rule as `<never>` and the empty one as nothing), so the server keeps
-//! what each family was last given, by table name, and answers it back.
-//! Only for as long as the server runs: after a restart on a state file
-//! the core's form is answered.
+//! what each family was last given and answers it back. It keeps it in
+//! the instance, as a note on the table ([`Instance::set_table_note`]),
+//! noted in the same turn as the change, so it goes into the state file
+//! with it and a server restarted on that file answers the same; the
+//! note goes with the table.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use serde_json::{Map, Value};
+use tabletop_core::Instance;
+use tonic::Status;
 
 use crate::proto::google::bigtable::admin::v2::modify_column_families_request::modification::Mod;
 use crate::proto::google::bigtable::admin::v2::{
     ColumnFamily, CreateTableRequest, GcRule, ModifyColumnFamiliesRequest, Table, Type,
 };
+use crate::transcode::{from_json, to_json};
+
+/// The table note that holds the spellings: an object by family name of
+/// `{"emptyGcRule": true, "valueType": <the Type's proto3 JSON>}`, each
+/// field there only when it differs from the core's form.
+const NOTE: &str = "serve.familySpellings";
 
 /// What a family was given, where the core keeps another form.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -36,77 +45,114 @@ impl Spelled {
             value_type: family.value_type.clone(),
         }
     }
+
+    fn to_note(&self) -> Result<Value, Status> {
+        let mut out = Map::new();
+        if self.empty_gc_rule {
+            out.insert("emptyGcRule".into(), Value::Bool(true));
+        }
+        if let Some(t) = &self.value_type {
+            out.insert("valueType".into(), to_json(t)?);
+        }
+        Ok(Value::Object(out))
+    }
+
+    /// A note's entry; one that does not read (a note edited by hand)
+    /// spells nothing.
+    fn from_note(note: &Value) -> Spelled {
+        Spelled {
+            empty_gc_rule: note.get("emptyGcRule") == Some(&Value::Bool(true)),
+            value_type: note.get("valueType").and_then(|t| from_json(t).ok()),
+        }
+    }
+
+    fn is_plain(&self) -> bool {
+        *self == Spelled::default()
+    }
 }
 
-/// Families by table name, then family name.
-#[derive(Clone, Default)]
-pub struct Spellings {
-    tables: Arc<Mutex<HashMap<String, HashMap<String, Spelled>>>>,
+/// The table id of a table's resource name.
+fn table_id(name: &str) -> Option<&str> {
+    name.rsplit_once("/tables/").map(|(_, id)| id)
 }
 
-impl Spellings {
-    fn with<T>(&self, f: impl FnOnce(&mut HashMap<String, HashMap<String, Spelled>>) -> T) -> T {
-        f(&mut self.tables.lock().unwrap_or_else(PoisonError::into_inner))
+/// Families by name, as noted for `table`.
+fn noted(db: &Instance, table: &str) -> Map<String, Value> {
+    match db.table_note(table, NOTE) {
+        Some(Value::Object(families)) => families.clone(),
+        _ => Map::new(),
     }
+}
 
-    /// Records the families of a table created by `request`.
-    pub fn created(&self, request: &CreateTableRequest) {
-        let name = format!("{}/tables/{}", request.parent, request.table_id);
-        let families = request
-            .table
-            .iter()
-            .flat_map(|t| &t.column_families)
-            .map(|(id, family)| (id.clone(), Spelled::of(family)))
-            .collect();
-        self.with(|tables| tables.insert(name, families));
+fn note(db: &mut Instance, table: &str, families: Map<String, Value>) -> Result<(), Status> {
+    let value = (!families.is_empty()).then_some(Value::Object(families));
+    db.set_table_note(table, NOTE, value)
+        .map_err(|e| crate::instance::status(&e))
+}
+
+fn spell(families: &mut Map<String, Value>, id: &str, spelled: &Spelled) -> Result<(), Status> {
+    if spelled.is_plain() {
+        families.remove(id);
+    } else {
+        families.insert(id.to_string(), spelled.to_note()?);
     }
+    Ok(())
+}
 
-    /// Records what `request`, which succeeded, created, updated or dropped.
-    pub fn modified(&self, request: &ModifyColumnFamiliesRequest) {
-        self.with(|tables| {
-            let families = tables.entry(request.name.clone()).or_default();
-            for m in &request.modifications {
-                match &m.r#mod {
-                    Some(Mod::Create(family)) => {
-                        families.insert(m.id.clone(), Spelled::of(family));
-                    }
-                    Some(Mod::Update(family)) => {
-                        // A family's value type cannot change; its rule can.
-                        let spelled = families.entry(m.id.clone()).or_default();
-                        spelled.empty_gc_rule = Spelled::of(family).empty_gc_rule;
-                    }
-                    Some(Mod::Drop(_)) => {
-                        families.remove(&m.id);
-                    }
-                    None => {}
-                }
+/// Notes the families of the table `request` created (in `db`).
+pub fn created(db: &mut Instance, request: &CreateTableRequest) -> Result<(), Status> {
+    let mut families = Map::new();
+    for (id, family) in request.table.iter().flat_map(|t| &t.column_families) {
+        spell(&mut families, id, &Spelled::of(family))?;
+    }
+    note(db, &request.table_id, families)
+}
+
+/// Notes what `request`, which succeeded, created, updated or dropped.
+pub fn modified(db: &mut Instance, request: &ModifyColumnFamiliesRequest) -> Result<(), Status> {
+    let Some(table) = table_id(&request.name) else {
+        return Ok(());
+    };
+    let mut families = noted(db, table);
+    for m in &request.modifications {
+        match &m.r#mod {
+            Some(Mod::Create(family)) => spell(&mut families, &m.id, &Spelled::of(family))?,
+            Some(Mod::Update(family)) => {
+                // A family's value type cannot change; its rule can.
+                let mut spelled = families
+                    .get(&m.id)
+                    .map(Spelled::from_note)
+                    .unwrap_or_default();
+                spelled.empty_gc_rule = Spelled::of(family).empty_gc_rule;
+                spell(&mut families, &m.id, &spelled)?;
             }
-        });
-    }
-
-    /// Forgets a deleted table.
-    pub fn deleted(&self, name: &str) {
-        self.with(|tables| tables.remove(name));
-    }
-
-    /// `table` (an answer) with its families as they were spelled.
-    pub fn echo(&self, mut table: Table) -> Table {
-        self.with(|tables| {
-            let Some(spelled) = tables.get(&table.name) else {
-                return;
-            };
-            for (id, family) in &mut table.column_families {
-                let Some(s) = spelled.get(id) else { continue };
-                if s.empty_gc_rule && family.gc_rule.is_none() {
-                    family.gc_rule = Some(GcRule::default());
-                }
-                if family.value_type.is_some() && s.value_type.is_some() {
-                    family.value_type.clone_from(&s.value_type);
-                }
+            Some(Mod::Drop(_)) => {
+                families.remove(&m.id);
             }
-        });
-        table
+            None => {}
+        }
     }
+    note(db, table, families)
+}
+
+/// `table` (an answer from `db`) with its families as they were spelled.
+pub fn echo(db: &Instance, mut table: Table) -> Table {
+    let Some(id) = table_id(&table.name) else {
+        return table;
+    };
+    let spelled = noted(db, id);
+    for (family_id, family) in &mut table.column_families {
+        let Some(s) = spelled.get(family_id).map(Spelled::from_note) else {
+            continue;
+        };
+        if s.empty_gc_rule && family.gc_rule.is_none() {
+            family.gc_rule = Some(GcRule::default());
+        }
+        if family.value_type.is_some() && s.value_type.is_some() {
+            family.value_type = s.value_type;
+        }
+    }
+    table
 }
 
 #[cfg(test)]
@@ -114,6 +160,8 @@ mod tests {
     use super::*;
     use crate::proto::google::bigtable::admin::v2::modify_column_families_request::Modification;
     use crate::proto::google::bigtable::admin::v2::{gc_rule, r#type};
+    use serde_json::json;
+    use tabletop_core::api;
 
     const TABLE: &str = "projects/p/instances/i/tables/t";
 
@@ -144,6 +192,20 @@ mod tests {
         }
     }
 
+    /// An instance holding table `t` with the three families.
+    fn instance() -> Instance {
+        let mut db = Instance::default();
+        let sum = json!({"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}});
+        api::handle_value(
+            &mut db,
+            "createTable",
+            &json!({"parent": "projects/p/instances/i", "tableId": "t", "table": {
+                "columnFamilies": {"plain": {}, "none": {}, "sum": {"valueType": sum}}}}),
+        )
+        .expect("created");
+        db
+    }
+
     /// The table as the core answers it: no empty rules, default encodings.
     fn core_answer() -> Table {
         Table {
@@ -158,10 +220,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn families_come_back_as_they_were_spelled() {
-        let spellings = Spellings::default();
-        spellings.created(&CreateTableRequest {
+    fn create_request() -> CreateTableRequest {
+        CreateTableRequest {
             parent: "projects/p/instances/i".into(),
             table_id: "t".into(),
             table: Some(Table {
@@ -177,20 +237,44 @@ mod tests {
                 ..Table::default()
             }),
             ..CreateTableRequest::default()
-        });
-        let echoed = spellings.echo(core_answer());
-        let families = &echoed.column_families;
-        assert_eq!(families["plain"].gc_rule, Some(GcRule::default()));
-        assert_eq!(families["none"].gc_rule, None);
-        assert_eq!(families["sum"].value_type, Some(int64_sum(true)));
-        // Another table, or one deleted, answers the core's form.
-        spellings.deleted(TABLE);
-        assert_eq!(spellings.echo(core_answer()), core_answer());
+        }
+    }
+
+    #[test]
+    fn families_come_back_as_they_were_spelled_also_after_a_restart() {
+        let mut db = instance();
+        created(&mut db, &create_request()).expect("noted");
+        let check = |db: &Instance| {
+            let echoed = echo(db, core_answer());
+            let families = &echoed.column_families;
+            assert_eq!(families["plain"].gc_rule, Some(GcRule::default()));
+            assert_eq!(families["none"].gc_rule, None);
+            assert_eq!(families["sum"].value_type, Some(int64_sum(true)));
+        };
+        check(&db);
+        // The note is in the snapshot a state file keeps.
+        let restored = Instance::restore(&db.snapshot()).expect("restores");
+        check(&restored);
+        // The note goes with the table: made again, it answers the core's form.
+        api::handle_value(&mut db, "deleteTable", &json!({"name": TABLE})).expect("deleted");
+        assert!(
+            created(&mut db, &create_request()).is_err(),
+            "no table, no note"
+        );
+        let sum = json!({"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}});
+        api::handle_value(
+            &mut db,
+            "createTable",
+            &json!({"parent": "projects/p/instances/i", "tableId": "t", "table": {
+                "columnFamilies": {"plain": {}, "none": {}, "sum": {"valueType": sum}}}}),
+        )
+        .expect("created again");
+        assert_eq!(echo(&db, core_answer()), core_answer());
     }
 
     #[test]
     fn modifications_update_what_is_echoed() {
-        let spellings = Spellings::default();
+        let mut db = instance();
         let modify = |id: &str, m: Mod| ModifyColumnFamiliesRequest {
             name: TABLE.into(),
             modifications: vec![Modification {
@@ -200,27 +284,33 @@ mod tests {
             }],
             ..ModifyColumnFamiliesRequest::default()
         };
-        spellings.modified(&modify(
-            "plain",
-            Mod::Create(family(Some(GcRule::default()), None)),
-        ));
-        assert_eq!(
-            spellings.echo(core_answer()).column_families["plain"].gc_rule,
-            Some(GcRule::default())
-        );
+        let plain_rule = |db: &Instance| {
+            echo(db, core_answer()).column_families["plain"]
+                .gc_rule
+                .clone()
+        };
+        modified(
+            &mut db,
+            &modify("plain", Mod::Create(family(Some(GcRule::default()), None))),
+        )
+        .expect("noted");
+        assert_eq!(plain_rule(&db), Some(GcRule::default()));
         let versions = GcRule {
             rule: Some(gc_rule::Rule::MaxNumVersions(1)),
         };
-        spellings.modified(&modify("plain", Mod::Update(family(Some(versions), None))));
-        assert_eq!(
-            spellings.echo(core_answer()).column_families["plain"].gc_rule,
-            None
-        );
-        spellings.modified(&modify(
-            "plain",
-            Mod::Create(family(Some(GcRule::default()), None)),
-        ));
-        spellings.modified(&modify("plain", Mod::Drop(true)));
-        assert_eq!(spellings.echo(core_answer()), core_answer());
+        modified(
+            &mut db,
+            &modify("plain", Mod::Update(family(Some(versions), None))),
+        )
+        .expect("noted");
+        assert_eq!(plain_rule(&db), None);
+        modified(
+            &mut db,
+            &modify("plain", Mod::Create(family(Some(GcRule::default()), None))),
+        )
+        .expect("noted");
+        modified(&mut db, &modify("plain", Mod::Drop(true))).expect("noted");
+        assert_eq!(echo(&db, core_answer()), core_answer());
+        assert!(db.table_note("t", NOTE).is_none(), "nothing left to note");
     }
 }

@@ -573,6 +573,33 @@ scenario("modifyColumnFamilies: mistakes", [
     get_table(T, {"cf": {}}),
 ])
 
+scenario("deletion protection: the table and its families stay, its data does not", [
+    step("createTable", {"parent": PARENT, "tableId": T,
+                         "table": {"columnFamilies": {"cf": {}, "old": {}}, "deletionProtection": True}}),
+    put("r1", ("cf", "q", 1000, "v")),
+    step("deleteTable", {"name": table(T)}),
+    # Refused whole: the family created beside the drop is not made either.
+    step("modifyColumnFamilies", {"name": table(T), "modifications": [
+        {"id": "new", "create": {}}, {"id": "old", "drop": True}]}),
+    step("modifyColumnFamilies", {"name": table(T), "modifications": [{"id": "more", "create": {}}]}, diverges={
+        "reason": "the emulator builds ModifyColumnFamilies' answer without deletionProtection, though its "
+                  "CreateTable and GetTable answers show it; production answers the Table resource, "
+                  "whose deletion_protection is set",
+        "emulator": {"response": {"name": table(T), "granularity": "MILLIS",
+                                  "columnFamilies": {"cf": {}, "old": {}, "more": {}}}},
+        "production": {"response": {"name": table(T), "granularity": "MILLIS", "deletionProtection": True,
+                                    "columnFamilies": {"cf": {}, "old": {}, "more": {}}}}}),
+    step("getTable", {"name": table(T)}, diverges={
+        "reason": GRANULARITY,
+        "emulator": {"response": {"name": table(T), "deletionProtection": True,
+                                  "columnFamilies": {"cf": {}, "old": {}, "more": {}}}},
+        "production": {"response": {"name": table(T), "deletionProtection": True, "granularity": "MILLIS",
+                                    "columnFamilies": {"cf": {}, "old": {}, "more": {}}}},
+    }),
+    step("dropRowRange", {"name": table(T), "deleteAllDataFromTable": True}),
+    read_rows(T),
+])
+
 scenario("tables: list, get, delete", [
     simple_table(),
     create_table("u", {"a": {}}),

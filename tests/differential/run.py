@@ -356,6 +356,9 @@ def main(argv):
                     help="time the JSON scenarios through the Python client against the emulator and "
                          "`tabletop serve` in the same sitting (bench_scenarios.py); compares nothing")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --bench")
+    ap.add_argument("--calls", type=int, default=0,
+                    help="with --bench, also time this many trivial calls per server and round "
+                         "(SampleRowKeys, CheckAndMutateRow): the per-call latency")
     ap.add_argument("--show", action="store_true")
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -383,7 +386,7 @@ def main(argv):
         stop_on_signals()
         scenarios = [sc for sc in json_scenarios.SCENARIOS
                      if args.filter in sc["name"] and not uses_logical_views(sc)]
-        bench_scenarios.run(scenarios, tabletop, max(1, args.rounds))
+        bench_scenarios.run(scenarios, tabletop, max(1, args.rounds), max(0, args.calls))
         return 0
     if args.serve and not args.cbt_only:
         args.json_only = True

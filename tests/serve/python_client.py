@@ -8,7 +8,8 @@ CheckAndMutateRow, ReadModifyWriteRow), read them back as a stream, a
 SQL query (PrepareQuery and ExecuteQuery), a reversed scan, SampleRowKeys,
 DropRowRange, an error's status, a ReadRows stream cancelled midway that
 leaves the server healthy, a large SQL result streamed in flat memory,
-authorized views and UpdateTable through the admin client, and a table's change stream (its partitions, a
+authorized views and UpdateTable through the admin client (a change stream,
+deletion protection), and a table's change stream (its partitions, a
 read up to an end time, a live read that sees a write as it commits). Ends with
 `N passed, M failed` and exits non-zero if anything failed.
 """
@@ -550,6 +551,41 @@ class Suite:
         assert "change_stream_config" not in off.result(timeout=10), off.result()
         got = admin.get_table(request={"name": self.table_name, "view": admin_types.Table.View.SCHEMA_VIEW})
         assert "change_stream_config" not in got, got
+
+    def test_deletion_protection_keeps_the_table_and_its_families(self):
+        from google.api_core import exceptions
+        from google.cloud.bigtable_admin_v2 import types as admin_types
+        from google.protobuf import field_mask_pb2
+
+        admin = self.table_admin_client()
+        mask = field_mask_pb2.FieldMask(paths=["deletion_protection"])
+        schema = {"name": self.table_name, "view": admin_types.Table.View.SCHEMA_VIEW}
+
+        def protect(on):
+            table = admin.update_table(
+                table=admin_types.Table(name=self.table_name, deletion_protection=on),
+                update_mask=mask,
+            ).result(timeout=10)
+            assert table.deletion_protection == on, table
+
+        protect(True)
+        assert admin.get_table(request=schema).deletion_protection
+        try:
+            admin.delete_table(name=self.table_name)
+        except exceptions.FailedPrecondition as e:
+            assert "deletion protection" in str(e), str(e)
+        else:
+            raise AssertionError("deleted a table under deletion protection")
+        drop = admin_types.ModifyColumnFamiliesRequest.Modification(id="cf", drop=True)
+        try:
+            admin.modify_column_families(name=self.table_name, modifications=[drop])
+        except exceptions.FailedPrecondition:
+            pass
+        else:
+            raise AssertionError("dropped a family of a table under deletion protection")
+        assert "cf" in admin.get_table(request=schema).column_families
+        protect(False)
+        assert not admin.get_table(request=schema).deletion_protection
 
     def test_drop_row_range_and_delete_table(self):
         from google.cloud.bigtable.data import ReadRowsQuery

@@ -26,6 +26,7 @@ use tabletop_store::{
 
 mod authorized_views;
 mod change_stream;
+mod host_notes;
 mod key_schemas;
 mod logical_views;
 pub(crate) mod views;
@@ -213,8 +214,17 @@ impl Instance {
                 views.join(", ")
             )));
         }
+        // The store may refuse (a table protected from deletion): the
+        // catalog forgets the table only once it is gone.
+        self.store.delete_table(table_id)?;
         self.catalog.note_table_deleted(table_id);
-        self.store.delete_table(table_id)
+        Ok(())
+    }
+
+    /// UpdateTable's `deletion_protection`: see
+    /// [`tabletop_store::Instance::set_deletion_protection`].
+    pub fn set_deletion_protection(&mut self, table_id: &str, on: bool) -> Result<TableInfo> {
+        self.store.set_deletion_protection(table_id, on)
     }
 
     /// ModifyColumnFamilies: all changes or none. Views on the table are

@@ -12,6 +12,7 @@
 mod bulk;
 pub(crate) mod conditional;
 mod emulator;
+mod protection;
 mod snapshot;
 
 use std::borrow::Cow;
@@ -171,6 +172,8 @@ pub struct TableInfo {
     pub bytes: u64,
     /// The change stream's settings, when the table keeps one.
     pub change_stream: Option<ChangeStreamConfig>,
+    /// Whether the table and its families are protected from deletion.
+    pub deletion_protection: bool,
 }
 
 /// A ReadRows request.
@@ -424,6 +427,7 @@ impl Instance {
             tablet_count: table.tablets.len(),
             bytes: table.tablets.iter().map(|t| t.bytes()).sum(),
             change_stream: table.changes.as_ref().map(|c| c.config),
+            deletion_protection: table.deletion_protection,
         }
     }
 
@@ -497,8 +501,9 @@ impl Instance {
         self.tables.len()
     }
 
-    /// DeleteTable.
+    /// DeleteTable; a table protected from deletion stays.
     pub fn delete_table(&mut self, table_id: &str) -> Result<()> {
+        self.check_deletable(table_id)?;
         self.tables
             .remove(table_id)
             .map(|_| ())
@@ -516,6 +521,7 @@ impl Instance {
                 "ModifyColumnFamilies needs at least one modification",
             ));
         }
+        self.check_drops(table_id, changes)?;
         if self.fidelity.is_emulator() {
             self.modify_column_families_as_emulator(table_id, changes)?;
             return self.get_table(table_id);

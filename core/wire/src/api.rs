@@ -27,7 +27,8 @@
 //! `getAuthorizedView`, `listAuthorizedViews`, `updateAuthorizedView`,
 //! `deleteAuthorizedView`, `mutateRow`, `mutateRows`,
 //! `checkAndMutateRow`, `readModifyWriteRow`, `readRows`, `sampleRowKeys`;
-//! change streams: `updateTable` (its `changeStreamConfig` only),
+//! change streams: `updateTable` (its `changeStreamConfig` and
+//! `deletionProtection`),
 //! `generateInitialChangeStreamPartitions` and `readChangeStream`, which
 //! answer the JSON array of the messages their stream would carry (see
 //! `api/change_stream.rs`); and of the instance admin API, the logical
@@ -221,7 +222,7 @@ methods! {
         "Creates, updates or drops column families, all or none.",
         r#"{"name": "projects/p/instances/i/tables/t", "modifications": [{"id": "cf2", "create": {"gcRule": {"maxAge": "86400s"}}}]}"#;
     "updateTable", TableAdmin, Write, change_stream::update_table,
-        "Changes a table's change stream: sets its retention (1 to 7 days) or, left out under the mask, turns it off.",
+        "Changes a table's change stream (sets its retention, 1 to 7 days, or, left out under the mask, turns it off) or its deletion protection.",
         r#"{"table": {"name": "projects/p/instances/i/tables/t", "changeStreamConfig": {"retentionPeriod": "86400s"}}, "updateMask": "changeStreamConfig"}"#;
     "dropRowRange", TableAdmin, Write, admin::drop_row_range,
         "Deletes every row with a key prefix, or every row.",

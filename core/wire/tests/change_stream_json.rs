@@ -137,7 +137,7 @@ fn retention_is_checked_and_update_table_turns_it_on_and_off() {
     let (status, _) = err(
         &mut db,
         "updateTable",
-        json!({"table": {"name": TABLE, "deletionProtection": true}, "updateMask": "deletionProtection"}),
+        json!({"table": {"name": TABLE, "granularity": "MILLIS"}, "updateMask": "granularity"}),
     );
     assert_eq!(status, "UNIMPLEMENTED");
     let (status, _) = err(

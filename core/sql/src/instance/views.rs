@@ -118,6 +118,8 @@ pub(crate) struct Catalog {
     pub(crate) authorized_views: BTreeMap<String, BTreeMap<String, AuthorizedView>>,
     /// Logical views by id.
     pub(crate) logical_views: BTreeMap<String, LogicalView>,
+    /// Hosts' notes by table, then by key (see `host_notes`).
+    pub(crate) table_notes: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
 }
 
 impl Catalog {
@@ -127,6 +129,7 @@ impl Catalog {
             && self.views.is_empty()
             && self.authorized_views.is_empty()
             && self.logical_views.is_empty()
+            && self.table_notes.is_empty()
     }
 
     /// Whether any view reads `table` (so writes to it must be followed).
@@ -213,6 +216,7 @@ impl Catalog {
     pub(crate) fn note_table_deleted(&mut self, table: &str) {
         self.row_key_schemas.remove(table);
         self.authorized_views.remove(table);
+        self.table_notes.remove(table);
     }
 
     /// The definitions, for a snapshot.
@@ -231,6 +235,7 @@ impl Catalog {
                 .collect(),
             authorized_views: self.authorized_views.clone(),
             logical_views: self.logical_views.clone(),
+            table_notes: self.table_notes.clone(),
         };
         serde_json::to_vec(&doc).unwrap_or_default()
     }
@@ -251,6 +256,9 @@ struct SavedCatalog {
     /// and false, in snapshots of instances answering as production).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     emulator_parity: bool,
+    /// Absent in snapshots written before hosts kept notes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    table_notes: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -302,6 +310,14 @@ pub(crate) fn restore_catalog(db: &mut Instance, bytes: &[u8]) -> Result<()> {
     // Kept as saved: a logical view is planned when a query reads it, and
     // one whose table has gone is still a view (its readers get the error).
     db.catalog_mut().logical_views = doc.logical_views;
+    for (table, notes) in doc.table_notes {
+        db.get_table(&table).map_err(|_| {
+            Error::invalid(format!(
+                "the snapshot's notes name table {table}, which it does not hold"
+            ))
+        })?;
+        db.catalog_mut().table_notes.insert(table, notes);
+    }
     Ok(())
 }
 

@@ -51,6 +51,9 @@ pub(crate) struct Table {
     /// The change stream, when one is configured. Boxed so a table
     /// without one pays a pointer, and the write path a branch.
     pub(crate) changes: Option<Box<ChangeLog>>,
+    /// UpdateTable's `deletion_protection`: while set, the table and its
+    /// families cannot be deleted (its data still can).
+    pub(crate) deletion_protection: bool,
 }
 
 /// How to run a read over a table.
@@ -94,6 +97,7 @@ impl Table {
             pending: Vec::new(),
             traffic: TableTraffic::default(),
             changes: None,
+            deletion_protection: false,
         };
         table.note_layout();
         Ok(table)

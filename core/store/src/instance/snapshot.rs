@@ -96,8 +96,22 @@
 //! then version 5's layout (every section present, possibly empty). The
 //! tables are read with the emulator's limits and the instance restores
 //! answering as the emulator. A production instance never writes version
-//! 6, so its snapshots stay as they were; versions 1 to 5 restore with
-//! production's limits.
+//! 6 unless it needs version 7, so its snapshots stay as they were;
+//! versions 1 to 5 restore with production's limits.
+//!
+//! # Version 7: deletion protection
+//!
+//! When any table is protected from deletion, the snapshot is version 7:
+//! version 6's layout (the fidelity, 0 for production, then every section,
+//! the change streams possibly of no table) followed by the ids of the
+//! protected tables:
+//!
+//! ```text
+//! table count                    varint (protected tables)
+//! per table: id                  bytes
+//! ```
+//!
+//! Versions 1 to 6 restore with no table protected.
 
 mod change_log;
 
@@ -129,6 +143,9 @@ const VERSION_WITH_CHANGES: u64 = 5;
 /// The version of an instance answering as the emulator (its fidelity,
 /// then version 5's layout).
 const VERSION_WITH_FIDELITY: u64 = 6;
+/// The version that adds the tables protected from deletion after the
+/// change streams (version 6's layout otherwise).
+const VERSION_WITH_PROTECTION: u64 = 7;
 /// Rules nest at most this deep in a snapshot (guards against hostile input).
 const MAX_RULE_DEPTH: usize = 32;
 
@@ -194,11 +211,15 @@ impl Instance {
         let mut w = Writer::default();
         w.raw(MAGIC);
         let emulator = self.fidelity.is_emulator();
-        // Version 6 has version 5's layout: every section, possibly empty.
-        let changes = emulator || change_log::any(self);
+        let protection = self.tables.values().any(|t| t.deletion_protection);
+        // Versions 6 and 7 have version 5's layout: every section, possibly
+        // empty.
+        let changes = emulator || protection || change_log::any(self);
         let traffic =
             changes || with_traffic && self.tables.values().any(|t| !t.traffic.is_empty());
-        w.uint(if emulator {
+        let version = if protection {
+            VERSION_WITH_PROTECTION
+        } else if emulator {
             VERSION_WITH_FIDELITY
         } else if changes {
             VERSION_WITH_CHANGES
@@ -208,9 +229,10 @@ impl Instance {
             VERSION_WITH_SECTION
         } else {
             VERSION
-        });
-        if emulator {
-            w.uint(1);
+        };
+        w.uint(version);
+        if version >= VERSION_WITH_FIDELITY {
+            w.uint(u64::from(emulator));
         }
         w.bytes(self.config.project.as_bytes());
         w.bytes(self.config.instance.as_bytes());
@@ -244,6 +266,9 @@ impl Instance {
             }
             if changes {
                 change_log::write(&mut w, self.tables.values());
+            }
+            if protection {
+                write_protected(&mut w, self.tables.values());
             }
         } else if let Some(section) = section {
             w.bytes(section);
@@ -281,12 +306,12 @@ impl Instance {
                 "the snapshot holds several instances; restore it through a host that keeps them all",
             ));
         }
-        if !(VERSION..=VERSION_WITH_FIDELITY).contains(&version) {
+        if !(VERSION..=VERSION_WITH_PROTECTION).contains(&version) {
             return Err(Error::invalid(format!(
-                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_FIDELITY})"
+                "snapshot format version {version} is not supported by this build (it reads versions {VERSION} to {VERSION_WITH_PROTECTION})"
             )));
         }
-        let fidelity = if version == VERSION_WITH_FIDELITY {
+        let fidelity = if version >= VERSION_WITH_FIDELITY {
             match r.uint()? {
                 0 => Fidelity::Production,
                 1 => Fidelity::Emulator,
@@ -334,13 +359,14 @@ impl Instance {
         }
         let section = match version {
             VERSION_WITH_SECTION => Some(r.bytes()?.to_vec()),
-            VERSION_WITH_TRAFFIC | VERSION_WITH_CHANGES | VERSION_WITH_FIDELITY => {
-                match r.uint()? {
-                    0 => None,
-                    1 => Some(r.bytes()?.to_vec()),
-                    _ => return Err(r.bad("an unknown section marker")),
-                }
-            }
+            VERSION_WITH_TRAFFIC
+            | VERSION_WITH_CHANGES
+            | VERSION_WITH_FIDELITY
+            | VERSION_WITH_PROTECTION => match r.uint()? {
+                0 => None,
+                1 => Some(r.bytes()?.to_vec()),
+                _ => return Err(r.bad("an unknown section marker")),
+            },
             _ => None,
         };
         if version >= VERSION_WITH_TRAFFIC {
@@ -348,6 +374,9 @@ impl Instance {
         }
         if version >= VERSION_WITH_CHANGES {
             change_log::read(&mut r, &mut db)?;
+        }
+        if version >= VERSION_WITH_PROTECTION {
+            read_protected(&mut r, &mut db)?;
         }
         if r.pos != r.buf.len() {
             return Err(r.bad("trailing bytes after the last table"));
@@ -405,6 +434,27 @@ fn write_traffic<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> + C
             }
         }
     }
+}
+
+/// The ids of the tables protected from deletion (version 6).
+fn write_protected<'t>(w: &mut Writer, tables: impl Iterator<Item = &'t Table> + Clone) {
+    let protected = tables.filter(|t| t.deletion_protection);
+    w.uint(protected.clone().count() as u64);
+    for table in protected {
+        w.bytes(table.id.as_bytes());
+    }
+}
+
+fn read_protected(r: &mut Reader<'_>, db: &mut Instance) -> Result<()> {
+    let tables = r.count()?;
+    for _ in 0..tables {
+        let id = r.string()?;
+        let Some(table) = db.tables.get_mut(&id) else {
+            return Err(r.bad("deletion protection of a table the snapshot does not hold"));
+        };
+        table.deletion_protection = true;
+    }
+    Ok(())
 }
 
 /// A count as a varint: `2n` for a whole `n` below 2^24, else the bits.

@@ -303,10 +303,7 @@ pub(crate) fn column_family_to_json(cf: &ColumnFamily) -> Value {
 /// Reads the `Table` of a createTable request: its families, and its
 /// change stream config when it has one. With the emulator's fidelity the
 /// config is taken with any retention and forgotten, as the emulator does.
-fn table_for_create(
-    at: &At<'_>,
-    fidelity: Fidelity,
-) -> Result<(TableSchema, Option<ChangeStreamConfig>)> {
+fn table_for_create(at: &At<'_>, fidelity: Fidelity) -> Result<TableForCreate> {
     let emulator = fidelity.is_emulator();
     let mut f = at.object("Table")?;
     // Output only; AIP-203 says servers ignore it in requests.
@@ -332,11 +329,10 @@ fn table_for_create(
     if let Some(g) = f.get("granularity")? {
         g.enumeration("Table.TimestampGranularity", GRANULARITIES)?;
     }
-    if let Some(d) = f.get("deletionProtection")?
-        && d.bool()?
-    {
-        return Err(d.unimplemented("deletion protection is not supported by the playground"));
-    }
+    let deletion_protection = match f.get("deletionProtection")? {
+        Some(d) => d.bool()?,
+        None => false,
+    };
     for (name, why) in [
         ("clusterStates", "cluster states are output only"),
         (
@@ -370,7 +366,19 @@ fn table_for_create(
         None => None,
     };
     f.finish()?;
-    Ok((schema, change_stream))
+    Ok(TableForCreate {
+        schema,
+        change_stream,
+        deletion_protection,
+    })
+}
+
+/// What a createTable request's `table` asks for.
+#[derive(Default)]
+struct TableForCreate {
+    schema: TableSchema,
+    change_stream: Option<ChangeStreamConfig>,
+    deletion_protection: bool,
 }
 
 /// Writes a `Table`.
@@ -397,6 +405,11 @@ pub(crate) fn table_to_json(name: &str, info: &TableInfo, view: View) -> Value {
         ),
         None => out,
     };
+    let out = if info.deletion_protection {
+        out.bool("deletionProtection", true)
+    } else {
+        out
+    };
     out.set("granularity", Value::String("MILLIS".into()))
         .build()
 }
@@ -419,9 +432,9 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
     if !db.fidelity().is_emulator() {
         tabletop_store::validate_table_id(&table_id).map_err(|e| id_at.context(e))?;
     }
-    let (schema, change_stream) = match f.get("table")? {
+    let asked = match f.get("table")? {
         Some(t) => table_for_create(&t, db.fidelity())?,
-        None => (TableSchema::default(), None),
+        None => TableForCreate::default(),
     };
     let mut initial_splits = Vec::new();
     if let Some(list) = f.get("initialSplits")? {
@@ -441,12 +454,16 @@ pub(crate) fn create_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
     f.finish()?;
     let mut info = db.create_table(CreateTableRequest {
         table_id: table_id.clone(),
-        schema,
+        schema: asked.schema,
         initial_splits,
     })?;
-    if change_stream.is_some() {
-        // Checked while reading the request, so this cannot fail.
-        info = db.set_change_stream(&table_id, change_stream)?;
+    // Checked while reading the request, and the table exists: these
+    // cannot fail.
+    if asked.change_stream.is_some() {
+        info = db.set_change_stream(&table_id, asked.change_stream)?;
+    }
+    if asked.deletion_protection {
+        info = db.set_deletion_protection(&table_id, true)?;
     }
     let name = format!("{}/tables/{table_id}", parent.name);
     Ok(table_to_json(&name, &info, View::Schema))
@@ -576,7 +593,10 @@ pub(crate) fn modify_column_families(
             change
         })
         .collect();
-    let info = db.modify_column_families(&name.table_id, &changes)?;
+    let mut info = db.modify_column_families(&name.table_id, &changes)?;
+    // The emulator's answer here leaves deletion protection out (its
+    // CreateTable and GetTable show it).
+    info.deletion_protection &= !db.fidelity().is_emulator();
     Ok(table_to_json(&name.full(), &info, View::Schema))
 }
 

@@ -56,8 +56,9 @@ pub(crate) fn config_to_json(c: &ChangeStreamConfig) -> Value {
         .build()
 }
 
-/// updateTable: the playground can change only `changeStreamConfig`. The
-/// answer is the finished long-running operation with the table in it.
+/// updateTable: the playground can change `changeStreamConfig` and
+/// `deletionProtection`, each only when the mask names it. The answer is
+/// the finished long-running operation with the table in it.
 pub(crate) fn update_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces) -> Result<Value> {
     let mut f = req.object("UpdateTableRequest")?;
     let table_at = f.require("table")?;
@@ -71,12 +72,15 @@ pub(crate) fn update_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
         Some(c) => Some(config_from_json(&c)?),
         None => None,
     };
+    let protection = match t.get("deletionProtection")? {
+        Some(d) => d.bool()?,
+        None => false,
+    };
     // Fields the mask does not name are ignored, as in Bigtable; the ones
     // it can name but the playground cannot change are refused.
     for other in [
         "columnFamilies",
         "granularity",
-        "deletionProtection",
         "automatedBackupPolicy",
         "rowKeySchema",
         "clusterStates",
@@ -87,20 +91,30 @@ pub(crate) fn update_table(db: &mut Instance, req: &At<'_>, _traces: &mut Traces
         let _ = t.get(other)?;
     }
     t.finish()?;
+    let mut change_stream = false;
+    let mut deletion_protection = false;
     for path in &paths {
-        if !matches!(
-            path.as_str(),
+        match path.as_str() {
             "changeStreamConfig"
-                | "change_stream_config"
-                | "changeStreamConfig.retentionPeriod"
-                | "change_stream_config.retention_period"
-        ) {
-            return Err(mask_at.unimplemented(format!(
-                "\"{path}\" cannot be updated by the playground; only changeStreamConfig can"
-            )));
+            | "change_stream_config"
+            | "changeStreamConfig.retentionPeriod"
+            | "change_stream_config.retention_period" => change_stream = true,
+            "deletionProtection" | "deletion_protection" => deletion_protection = true,
+            _ => {
+                return Err(mask_at.unimplemented(format!(
+                    "\"{path}\" cannot be updated by the playground; only changeStreamConfig and deletionProtection can"
+                )));
+            }
         }
     }
-    let info = db.set_change_stream(&name.table_id, config)?;
+    // Both are checked before either changes: the table must exist.
+    let mut info = db.get_table(&name.table_id)?;
+    if change_stream {
+        info = db.set_change_stream(&name.table_id, config)?;
+    }
+    if deletion_protection {
+        info = db.set_deletion_protection(&name.table_id, protection)?;
+    }
     let table = table_to_json(&name.full(), &info, View::Schema);
     let mut response = serde_json::Map::new();
     response.insert(
