@@ -93,7 +93,10 @@ fn a_snapshot_keeps_the_flag_beside_a_change_stream() {
         .expect("stream");
     db.set_deletion_protection("t", true).expect("protect");
     let bytes = db.snapshot();
-    assert_eq!(bytes[8], 7, "a protected table makes the snapshot version 7");
+    assert_eq!(
+        bytes[8], 7,
+        "a protected table makes the snapshot version 7"
+    );
     let mut back = Instance::restore(&bytes).expect("restore");
     let info = back.get_table("t").unwrap();
     assert!(info.deletion_protection && info.change_stream.is_some());
