@@ -195,15 +195,20 @@ mod tests {
     /// An instance holding table `t` with the three families.
     fn instance() -> Instance {
         let mut db = Instance::default();
+        create_table(&mut db);
+        db
+    }
+
+    /// Creates table `t` with the three families, through the core.
+    fn create_table(db: &mut Instance) {
         let sum = json!({"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}});
         api::handle_value(
-            &mut db,
+            db,
             "createTable",
             &json!({"parent": "projects/p/instances/i", "tableId": "t", "table": {
                 "columnFamilies": {"plain": {}, "none": {}, "sum": {"valueType": sum}}}}),
         )
         .expect("created");
-        db
     }
 
     /// The table as the core answers it: no empty rules, default encodings.
@@ -261,14 +266,7 @@ mod tests {
             created(&mut db, &create_request()).is_err(),
             "no table, no note"
         );
-        let sum = json!({"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}});
-        api::handle_value(
-            &mut db,
-            "createTable",
-            &json!({"parent": "projects/p/instances/i", "tableId": "t", "table": {
-                "columnFamilies": {"plain": {}, "none": {}, "sum": {"valueType": sum}}}}),
-        )
-        .expect("created again");
+        create_table(&mut db);
         assert_eq!(echo(&db, core_answer()), core_answer());
     }
 

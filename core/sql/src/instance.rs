@@ -266,6 +266,26 @@ impl Instance {
         }
     }
 
+    /// Runs `write` on the store with the trace it should record into
+    /// (see [`Instance::write_trace`]), then lets the views on the table
+    /// follow what it wrote.
+    fn followed_write<T>(
+        &mut self,
+        table_id: &str,
+        trace: Option<&mut Trace>,
+        write: impl FnOnce(&mut tabletop_store::Instance, Option<&mut Trace>) -> Result<T>,
+    ) -> Result<T> {
+        let follow = self.catalog.follows(table_id);
+        let scratch = follow && trace.is_none();
+        let mut trace = trace;
+        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
+        let out = write(&mut self.store, t)?;
+        if follow {
+            self.follow_writes(table_id, scratch, trace.as_deref());
+        }
+        Ok(out)
+    }
+
     /// Queues the rows a traced write wrote (or the range it dropped) for
     /// the views on its table.
     fn follow_writes(&mut self, table_id: &str, from_scratch: bool, trace: Option<&Trace>) {
@@ -292,15 +312,9 @@ impl Instance {
         target: &DropTarget,
         trace: Option<&mut Trace>,
     ) -> Result<()> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        self.store.drop_row_range_traced(table_id, target, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(())
+        self.followed_write(table_id, trace, |store, t| {
+            store.drop_row_range_traced(table_id, target, t)
+        })
     }
 
     /// MutateRow: every mutation applies, or (on any error) none does.
@@ -321,16 +335,9 @@ impl Instance {
         mutations: &[Mutation<'_>],
         trace: Option<&mut Trace>,
     ) -> Result<()> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        self.store
-            .mutate_row_traced(table_id, row_key, mutations, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(())
+        self.followed_write(table_id, trace, |store, t| {
+            store.mutate_row_traced(table_id, row_key, mutations, t)
+        })
     }
 
     /// MutateRows: each entry is atomic on its own; the result holds one
@@ -352,15 +359,9 @@ impl Instance {
         entries: &[MutateRowsEntry<'_>],
         trace: Option<&mut Trace>,
     ) -> Result<Vec<Result<()>>> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        let results = self.store.mutate_rows_traced(table_id, entries, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(results)
+        self.followed_write(table_id, trace, |store, t| {
+            store.mutate_rows_traced(table_id, entries, t)
+        })
     }
 
     /// A data load's batch of `SetCell` rows, checked as a whole and
@@ -378,15 +379,9 @@ impl Instance {
         entries: &[MutateRowsEntry<'_>],
         trace: Option<&mut Trace>,
     ) -> Result<()> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        self.store.bulk_write_traced(table_id, entries, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(())
+        self.followed_write(table_id, trace, |store, t| {
+            store.bulk_write_traced(table_id, entries, t)
+        })
     }
 
     /// CheckAndMutateRow: tests the row with a filter and applies
@@ -408,15 +403,9 @@ impl Instance {
         req: &CheckAndMutateRowRequest<'_>,
         trace: Option<&mut Trace>,
     ) -> Result<CheckAndMutateRowResponse> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        let response = self.store.check_and_mutate_row_traced(table_id, req, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(response)
+        self.followed_write(table_id, trace, |store, t| {
+            store.check_and_mutate_row_traced(table_id, req, t)
+        })
     }
 
     /// ReadModifyWriteRow: appends to or increments the newest cells of some
@@ -437,15 +426,9 @@ impl Instance {
         req: &ReadModifyWriteRowRequest,
         trace: Option<&mut Trace>,
     ) -> Result<ReadModifyWriteRowResponse> {
-        let follow = self.catalog.follows(table_id);
-        let scratch = follow && trace.is_none();
-        let mut trace = trace;
-        let t = Self::write_trace(&mut self.scratch, follow, trace.as_deref_mut());
-        let response = self.store.read_modify_write_row_traced(table_id, req, t)?;
-        if follow {
-            self.follow_writes(table_id, scratch, trace.as_deref());
-        }
-        Ok(response)
+        self.followed_write(table_id, trace, |store, t| {
+            store.read_modify_write_row_traced(table_id, req, t)
+        })
     }
 
     /// ReadRows: streams the selected rows of a table, or of a materialized

@@ -23,15 +23,28 @@ impl Instance {
 
     /// Refuses to delete a protected table (and a missing one: not found).
     pub(super) fn check_deletable(&self, table_id: &str) -> Result<()> {
+        self.refuse_if_protected(table_id, || {
+            format!(
+                "table \"{table_id}\" cannot be deleted because its deletion protection field is set to true; set it to false first"
+            )
+        })
+    }
+
+    /// Refuses a change to table `table_id` when it is protected: in the
+    /// emulator's words under its fidelity, else in production's
+    /// (`production` words them).
+    fn refuse_if_protected(
+        &self,
+        table_id: &str,
+        production: impl FnOnce() -> String,
+    ) -> Result<()> {
         if !self.table(table_id)?.deletion_protection {
             return Ok(());
         }
         Err(Error::failed_precondition(if self.fidelity.is_emulator() {
             self.protected_as_emulator(table_id)
         } else {
-            format!(
-                "table \"{table_id}\" cannot be deleted because its deletion protection field is set to true; set it to false first"
-            )
+            production()
         }))
     }
 
@@ -44,16 +57,11 @@ impl Instance {
         }) else {
             return Ok(());
         };
-        if !self.table(table_id)?.deletion_protection {
-            return Ok(());
-        }
-        Err(Error::failed_precondition(if self.fidelity.is_emulator() {
-            self.protected_as_emulator(table_id)
-        } else {
+        self.refuse_if_protected(table_id, || {
             format!(
                 "column family \"{dropped}\" of table \"{table_id}\" cannot be dropped because the table's deletion protection field is set to true; set it to false first"
             )
-        }))
+        })
     }
 
     fn protected_as_emulator(&self, table_id: &str) -> String {
