@@ -204,8 +204,8 @@ fn the_protection_survives_a_snapshot_and_old_snapshots_load() {
     protect(&mut db, true);
     let bytes = db.snapshot();
     assert_eq!(
-        bytes[8], 6,
-        "a snapshot with a protected table is version 6"
+        bytes[8], 7,
+        "a snapshot with a protected table is version 7"
     );
     let mut restored = Instance::restore(&bytes).expect("restores");
     assert_eq!(
