@@ -245,6 +245,18 @@ pub(crate) fn human_duration(d: Duration) -> String {
     format!("{}ms", ms.max(1))
 }
 
+/// The longest age `cbt`, gcloud and Terraform can read: each parses an
+/// age into Go's `time.Duration`, at most about 292 years, and refuses a
+/// longer one. Bigtable itself takes longer ages (up to 10,000 years).
+const LONGEST_WRITABLE_AGE: Duration = Duration::from_secs(2_562_047 * 3_600);
+
+/// `age` as the tools can read it: a longer age is written as
+/// [`LONGEST_WRITABLE_AGE`]. The rule collects the same cells either way
+/// until the year 2262, since no timestamp is older than 1970.
+fn writable_age(age: Duration) -> Duration {
+    age.min(LONGEST_WRITABLE_AGE)
+}
+
 /// Go's `time.ParseDuration` form (no days): `720h`, `90m`, `1500ms`.
 fn go_duration(d: Duration) -> String {
     let s = human_duration(d);
@@ -260,7 +272,7 @@ pub(crate) fn cbt_policy(rule: Option<&GcRule>) -> String {
     fn go(rule: &GcRule, nested: bool) -> String {
         match rule {
             GcRule::MaxNumVersions(n) => format!("maxversions={n}"),
-            GcRule::MaxAge(d) => format!("maxage={}", human_duration(*d)),
+            GcRule::MaxAge(d) => format!("maxage={}", human_duration(writable_age(*d))),
             GcRule::Union(rules) | GcRule::Intersection(rules) => {
                 let op = if matches!(rule, GcRule::Union(_)) {
                     " || "
@@ -700,7 +712,7 @@ fn csv_file(rows: &[(Vec<u8>, Vec<Cell>)]) -> Option<Vec<u8>> {
 fn gcloud_rule(rule: &GcRule) -> Option<String> {
     let single = |r: &GcRule| match r {
         GcRule::MaxNumVersions(n) => Some(format!("maxversions={n}")),
-        GcRule::MaxAge(d) => Some(format!("maxage={}", human_duration(*d))),
+        GcRule::MaxAge(d) => Some(format!("maxage={}", human_duration(writable_age(*d)))),
         _ => None,
     };
     match rule {
@@ -899,7 +911,10 @@ fn tf_name(raw: &str) -> String {
 fn tf_rule(rule: &GcRule, top: bool) -> String {
     let leaf = |r: &GcRule| match r {
         GcRule::MaxNumVersions(n) => Some(format!("{{ max_version = {n} }}")),
-        GcRule::MaxAge(d) => Some(format!("{{ max_age = \"{}\" }}", go_duration(*d))),
+        GcRule::MaxAge(d) => Some(format!(
+            "{{ max_age = \"{}\" }}",
+            go_duration(writable_age(*d))
+        )),
         _ => None,
     };
     match rule {
@@ -1038,6 +1053,10 @@ mod tests {
         assert_eq!(human_duration(Duration::from_secs(5400)), "90m");
         assert_eq!(human_duration(Duration::from_millis(1500)), "1500ms");
         assert_eq!(go_duration(Duration::from_secs(86_400)), "24h");
+        // Longer than Go's time.Duration holds: written at its longest.
+        let long = GcRule::MaxAge(Duration::from_secs(4_236_481 * 3_600));
+        assert_eq!(cbt_policy(Some(&long)), "maxage=2562047h");
+        assert_eq!(gcloud_rule(&long).as_deref(), Some("maxage=2562047h"));
         let r = GcRule::Union(vec![
             GcRule::MaxAge(Duration::from_secs(86_400)),
             GcRule::MaxNumVersions(1),
