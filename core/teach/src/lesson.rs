@@ -366,15 +366,7 @@ impl Catalog {
     /// Starts (or restarts) a lesson, its sample rows written as `writing`
     /// says.
     pub fn start_with(&self, id: &str, writing: SampleWriting) -> Result<Session> {
-        let lesson = self
-            .lesson(id)
-            .ok_or_else(|| Error::not_found(format!("no lesson with id {id:?}")))?;
-        let scenario = lesson
-            .setup
-            .scenario
-            .as_ref()
-            .and_then(|s| self.scenario_text(s));
-        Session::new_with(lesson.clone(), scenario, writing)
+        self.start_sized(id, writing, None)
     }
 
     /// Starts (or restarts) a lesson as [`Catalog::start_with`] does, its
