@@ -783,6 +783,29 @@ scenario("read: an RE2 error in regex=", [
               "missing closing ]: `[)$`", "missing ]: ["),
 ])
 
+# The emulator's regexp is rsc.io/binaryregexp (Go's regexp reading bytes):
+# nested repeat counts whose product passes 1000 are refused quoting the
+# outer count, a byte over 0x7F is one character (quoted `\xFF`), and `\C`
+# (any byte) is taken, as RE2 takes it.
+scenario("read: Go's rarer regexp errors", [
+    "createtable t families=cf",
+    "set t phone#1 cf:q=1@1000",
+    bad_regex("read t \"regex=(a{2}){501}\"", "row_key_regex_filter",
+              "invalid repeat count: `{501}`", "bad repetition operator: {501}",
+              reason="both refuse nested repeat counts whose product passes 1000: the emulator in Go's "
+                     "words quoting the outer count, production in RE2's"),
+    bad_regex("read t $'regex=[\\xff-a]'", "row_key_regex_filter",
+              "invalid character class range: `\\xFF-a`", "invalid character class range: \\xff-a",
+              reason="both refuse a reversed class range of bytes: the emulator in Go's words (a byte over "
+                     "0x7F quoted as \\xFF), production in RE2's"),
+    bad_regex("read t \"columns=cf:(x{1000}){1000}\"", "column_qualifier_regex_filter",
+              "invalid repeat count: `{1000}`", "bad repetition operator: {1000}",
+              reason="both refuse nested repeat counts whose product passes 1000: the emulator in Go's "
+                     "words quoting the outer count, production in RE2's"),
+    "read t 'regex=phone#\\C'",
+    "read t 'regex=(p{1}h{1}){1}one#1{1}'",
+])
+
 
 # ------------------------------------------------------------ instances
 

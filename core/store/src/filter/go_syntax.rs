@@ -1,19 +1,25 @@
 //! The texts Google's Bigtable emulator answers for a filter regex it
 //! refuses: the errors of Go's `regexp/syntax` package. The emulator
-//! compiles every filter regex anchored, as `^(?:PATTERN)$`, with Go's
-//! `regexp`, so its messages (`error parsing regexp: missing closing ]:
-//! `[)$``) quote pieces of that anchored text, and it refuses a few
-//! patterns RE2 takes (`a**`, `x{2}{3}`: Go forbids stacked repetitions).
+//! compiles every filter regex anchored, as `^(?:PATTERN)$`, with
+//! `rsc.io/binaryregexp` (Go's `regexp` made to read bytes: each byte of
+//! the pattern is one character, as in Latin-1), so its messages
+//! (`error parsing regexp: missing closing ]: `[)$``) quote pieces of that
+//! anchored text, with a byte over 0x7F written `\xHH`, and it refuses a
+//! few patterns RE2 takes (`a**`, `x{2}{3}`: Go forbids stacked
+//! repetitions).
 //!
 //! [`emulator_error`] walks the anchored text the way Go's parser does, as
 //! far as finding the first error, for the kinds a user meets: unclosed or
 //! unopened groups and classes, a repetition without an operand or
-//! stacked on another, bad repeat counts, escapes, class ranges, POSIX
-//! and Unicode class names, named captures and flag groups. The texts and
-//! the pieces quoted were probed against the emulator (the differential
-//! suite's `regex` scenarios record some). Only the errors are modelled:
-//! a pattern this walk accepts is compiled by Tabletop's RE2 dialect
-//! (`re2.rs`) as usual.
+//! stacked on another, bad repeat counts (one over 1000, or nested counts
+//! whose product passes 1000), escapes, class ranges, POSIX and Unicode
+//! class names, named captures and flag groups. The texts and the pieces
+//! quoted were probed against the emulator (the differential suite's
+//! `regex` scenarios record some). The fork predates Go's limits on
+//! nesting depth and expression size, so the emulator has no such errors
+//! (and no error for bytes that are not UTF-8). Only the errors are
+//! modelled: a pattern this walk accepts is compiled by Tabletop's RE2
+//! dialect (`re2.rs`) as usual.
 
 /// Go's `regexp/syntax` error codes that the walk reports, in Go's words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,19 +60,41 @@ type GoError<'s> = (Code, &'s str);
 
 /// The emulator's text for `pattern` when Go's regexp refuses it
 /// (`error parsing regexp: CODE: `PIECE``), or `None` when the walk finds
-/// nothing wrong. A pattern that is not UTF-8 is left to RE2's checks.
+/// nothing wrong. Each byte is one character, as the emulator reads it.
 pub(crate) fn emulator_error(pattern: &[u8]) -> Option<String> {
-    let pattern = std::str::from_utf8(pattern).ok()?;
-    let anchored = format!("^(?:{pattern})$");
+    let mut anchored = String::from("^(?:");
+    anchored.extend(pattern.iter().copied().map(char::from));
+    anchored.push_str(")$");
     Walk {
         s: &anchored,
         depth: 0,
         operand: false,
+        weights: vec![0],
+        operand_weight: 0,
     }
     .run()
     .err()
-    .map(|(code, piece)| format!("error parsing regexp: {}: `{piece}`", code.text()))
+    .map(|(code, piece)| format!("error parsing regexp: {}: `{}`", code.text(), quote(piece)))
 }
+
+/// A piece of the anchored text as the emulator prints it: a byte over
+/// 0x7F as `\xHH`, everything else as it is.
+fn quote(piece: &str) -> String {
+    let mut out = String::with_capacity(piece.len());
+    for c in piece.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\x{:02X}", u32::from(c)));
+        }
+    }
+    out
+}
+
+/// Go's bound on nested repetition counts: along any path of nested
+/// `{n,m}` repetitions, the product of their counts is at most 1000
+/// (`repeatIsValid(re, 1000)` in `regexp/syntax`).
+const MAX_NESTED_REPEAT: u64 = 1000;
 
 /// How a `(?` group opens.
 enum Open {
@@ -83,6 +111,12 @@ struct Walk<'s> {
     /// Whether an expression precedes, so a repetition has an operand
     /// (not right after `(` or `|`).
     operand: bool,
+    /// For the top level and each open group: the largest product of
+    /// nested repetition counts inside it so far (0 for none).
+    weights: Vec<u64>,
+    /// That product for the operand just read, not yet added to its
+    /// group's (a repetition may still apply to it).
+    operand_weight: u64,
 }
 
 impl<'s> Walk<'s> {
@@ -96,16 +130,17 @@ impl<'s> Walk<'s> {
             match c {
                 '(' if s[pos..].starts_with("(?") => match self.perl_flags(pos)? {
                     Open::Group(next) => {
-                        self.depth += 1;
-                        self.operand = false;
+                        self.open_group();
                         pos = next;
                     }
                     Open::FlagsOnly(next) => pos = next,
                 },
-                '(' | '|' => {
-                    if c == '(' {
-                        self.depth += 1;
-                    }
+                '(' => {
+                    self.open_group();
+                    pos += 1;
+                }
+                '|' => {
+                    self.commit_operand();
                     self.operand = false;
                     pos += 1;
                 }
@@ -113,17 +148,21 @@ impl<'s> Walk<'s> {
                     if self.depth == 0 {
                         return Err((Code::UnexpectedParen, s));
                     }
+                    self.commit_operand();
                     self.depth -= 1;
+                    self.operand_weight = self.weights.pop().unwrap_or(0);
                     self.operand = true;
                     pos += 1;
                 }
                 '[' => {
+                    self.commit_operand();
                     pos = self.class(pos)?;
                     self.operand = true;
                 }
                 '*' | '+' | '?' | '{' => match repeat_end(s, pos)? {
                     // A `{` that does not start a count is a literal.
                     None => {
+                        self.commit_operand();
                         self.operand = true;
                         pos += 1;
                     }
@@ -139,12 +178,18 @@ impl<'s> Walk<'s> {
                         if !self.operand {
                             return Err((Code::MissingRepeatArgument, &s[pos..after]));
                         }
+                        self.repeat_operand(&s[pos..end])
+                            .map_err(|()| (Code::InvalidRepeatSize, &s[pos..after]))?;
                         repeat = Some(pos);
                         pos = after;
                     }
                 },
-                '\\' => pos = self.escape_outside_class(pos)?,
+                '\\' => {
+                    self.commit_operand();
+                    pos = self.escape_outside_class(pos)?;
+                }
                 other => {
+                    self.commit_operand();
                     self.operand = true;
                     pos += other.len_utf8();
                 }
@@ -154,6 +199,46 @@ impl<'s> Walk<'s> {
         if self.depth > 0 {
             return Err((Code::MissingParen, s));
         }
+        Ok(())
+    }
+
+    /// A group opens: what came before it is complete.
+    fn open_group(&mut self) {
+        self.commit_operand();
+        self.depth += 1;
+        self.weights.push(0);
+        self.operand = false;
+    }
+
+    /// The operand just read is complete: its nested repetitions count
+    /// towards its group's.
+    fn commit_operand(&mut self) {
+        if let Some(w) = self.weights.last_mut() {
+            *w = (*w).max(self.operand_weight);
+        }
+        self.operand_weight = 0;
+    }
+
+    /// Applies the repetition `op` (`*`, `+`, `?` or a count) to the
+    /// operand just read; `Err` when Go finds its nested counts too large.
+    /// `*`, `+` and `?` pass the operand's counts through; a count `{n,m}`
+    /// multiplies them by `m` (by `n` for `{n,}`), and one of `{0}` or
+    /// `{0,}` hides them (Go stops looking there). Go checks only counts
+    /// that may repeat twice or more.
+    fn repeat_operand(&mut self, op: &str) -> Result<(), ()> {
+        let Some((min, max, _)) = parse_count(op) else {
+            return Ok(());
+        };
+        let m = u64::try_from(if max < 0 { min } else { max }).unwrap_or(0);
+        let weight = if m == 0 {
+            0
+        } else {
+            m.saturating_mul(self.operand_weight.max(1))
+        };
+        if (min >= 2 || max >= 2) && weight > MAX_NESTED_REPEAT {
+            return Err(());
+        }
+        self.operand_weight = weight;
         Ok(())
     }
 
@@ -203,7 +288,11 @@ impl<'s> Walk<'s> {
                 self.operand = true;
                 return Ok(pos + 2);
             }
-            Some(b'C') => return Err((Code::InvalidEscape, &t[..2])),
+            // Any byte: the emulator reads bytes, so Go's fork takes it.
+            Some(b'C') => {
+                self.operand = true;
+                return Ok(pos + 2);
+            }
             Some(b'Q') => {
                 let quoted = &t[2..];
                 let (literal, end) = match quoted.find("\\E") {
@@ -311,15 +400,179 @@ const CATEGORIES: &[&str] = &[
     "Z", "Zl", "Zp", "Zs",
 ];
 
-/// Whether Go knows a Unicode class name: `Any`, a category, or what looks
-/// like a script name (capitalised words, as `Greek` or `Old_Italic`; the
-/// script list itself is not kept here).
+/// Go's script names: the emulator is built with Go 1.24, whose tables
+/// are Unicode 15.0.0 (each one probed against the emulator; the scripts
+/// Unicode 16 added, such as `Garay`, are refused there).
+const SCRIPTS: &[&str] = &[
+    "Adlam",
+    "Ahom",
+    "Anatolian_Hieroglyphs",
+    "Arabic",
+    "Armenian",
+    "Avestan",
+    "Balinese",
+    "Bamum",
+    "Bassa_Vah",
+    "Batak",
+    "Bengali",
+    "Bhaiksuki",
+    "Bopomofo",
+    "Brahmi",
+    "Braille",
+    "Buginese",
+    "Buhid",
+    "Canadian_Aboriginal",
+    "Carian",
+    "Caucasian_Albanian",
+    "Chakma",
+    "Cham",
+    "Cherokee",
+    "Chorasmian",
+    "Common",
+    "Coptic",
+    "Cuneiform",
+    "Cypriot",
+    "Cypro_Minoan",
+    "Cyrillic",
+    "Deseret",
+    "Devanagari",
+    "Dives_Akuru",
+    "Dogra",
+    "Duployan",
+    "Egyptian_Hieroglyphs",
+    "Elbasan",
+    "Elymaic",
+    "Ethiopic",
+    "Georgian",
+    "Glagolitic",
+    "Gothic",
+    "Grantha",
+    "Greek",
+    "Gujarati",
+    "Gunjala_Gondi",
+    "Gurmukhi",
+    "Han",
+    "Hangul",
+    "Hanifi_Rohingya",
+    "Hanunoo",
+    "Hatran",
+    "Hebrew",
+    "Hiragana",
+    "Imperial_Aramaic",
+    "Inherited",
+    "Inscriptional_Pahlavi",
+    "Inscriptional_Parthian",
+    "Javanese",
+    "Kaithi",
+    "Kannada",
+    "Katakana",
+    "Kawi",
+    "Kayah_Li",
+    "Kharoshthi",
+    "Khitan_Small_Script",
+    "Khmer",
+    "Khojki",
+    "Khudawadi",
+    "Lao",
+    "Latin",
+    "Lepcha",
+    "Limbu",
+    "Linear_A",
+    "Linear_B",
+    "Lisu",
+    "Lycian",
+    "Lydian",
+    "Mahajani",
+    "Makasar",
+    "Malayalam",
+    "Mandaic",
+    "Manichaean",
+    "Marchen",
+    "Masaram_Gondi",
+    "Medefaidrin",
+    "Meetei_Mayek",
+    "Mende_Kikakui",
+    "Meroitic_Cursive",
+    "Meroitic_Hieroglyphs",
+    "Miao",
+    "Modi",
+    "Mongolian",
+    "Mro",
+    "Multani",
+    "Myanmar",
+    "Nabataean",
+    "Nag_Mundari",
+    "Nandinagari",
+    "New_Tai_Lue",
+    "Newa",
+    "Nko",
+    "Nushu",
+    "Nyiakeng_Puachue_Hmong",
+    "Ogham",
+    "Ol_Chiki",
+    "Old_Hungarian",
+    "Old_Italic",
+    "Old_North_Arabian",
+    "Old_Permic",
+    "Old_Persian",
+    "Old_Sogdian",
+    "Old_South_Arabian",
+    "Old_Turkic",
+    "Old_Uyghur",
+    "Oriya",
+    "Osage",
+    "Osmanya",
+    "Pahawh_Hmong",
+    "Palmyrene",
+    "Pau_Cin_Hau",
+    "Phags_Pa",
+    "Phoenician",
+    "Psalter_Pahlavi",
+    "Rejang",
+    "Runic",
+    "Samaritan",
+    "Saurashtra",
+    "Sharada",
+    "Shavian",
+    "Siddham",
+    "SignWriting",
+    "Sinhala",
+    "Sogdian",
+    "Sora_Sompeng",
+    "Soyombo",
+    "Sundanese",
+    "Syloti_Nagri",
+    "Syriac",
+    "Tagalog",
+    "Tagbanwa",
+    "Tai_Le",
+    "Tai_Tham",
+    "Tai_Viet",
+    "Takri",
+    "Tamil",
+    "Tangsa",
+    "Tangut",
+    "Telugu",
+    "Thaana",
+    "Thai",
+    "Tibetan",
+    "Tifinagh",
+    "Tirhuta",
+    "Toto",
+    "Ugaritic",
+    "Vai",
+    "Vithkuqi",
+    "Wancho",
+    "Warang_Citi",
+    "Yezidi",
+    "Yi",
+    "Zanabazar_Square",
+];
+
+/// Whether Go knows a Unicode class name: `Any`, a category or a script,
+/// spelled exactly (`\p{greek}`, `\p{Letter}` and `\p{Latn}` are refused).
 fn unicode_name_known(name: &str) -> bool {
-    name == "Any"
-        || CATEGORIES.contains(&name)
-        || (name.len() > 2
-            && name.starts_with(|c: char| c.is_ascii_uppercase())
-            && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))
+    name == "Any" || CATEGORIES.contains(&name) || SCRIPTS.contains(&name)
 }
 
 /// Whether `t` starts with a Perl class escape (`\d \D \s \S \w \W`).
@@ -528,6 +781,108 @@ mod tests {
         ] {
             assert_eq!(emulator_error(pattern.as_bytes()), None, "{pattern}");
         }
-        assert_eq!(emulator_error(b"\xff("), None, "not UTF-8: left to RE2");
+    }
+
+    /// The rarer kinds, probed against the emulator the same way (through
+    /// the official client's ReadRows): bytes as characters, nested repeat
+    /// counts, `\C`, and the exact Unicode class names.
+    #[test]
+    fn the_emulator_s_rarer_texts() {
+        for (pattern, want) in [
+            (&b"\xc3\xa9("[..], "missing closing ): `^(?:\\xC3\\xA9()$`"),
+            (b"[\xc3\xa9-a]", "invalid character class range: `\\xA9-a`"),
+            (b"[\xff-a]", "invalid character class range: `\\xFF-a`"),
+            (b"a\xff)", "unexpected ): `^(?:a\\xFF))$`"),
+            (b"(\xff", "missing closing ): `^(?:(\\xFF)$`"),
+            (b"[\xc3\xa9", "missing closing ]: `[\\xC3\\xA9)$`"),
+            (b"(?P<\xff>a)", "invalid named capture: `(?P<\\xFF>`"),
+            (b"\\p{\xff}", "invalid character class range: `\\p{\\xFF}`"),
+            (b"\x01(", "missing closing ): `^(?:\x01()$`"),
+            (b"(a{2}){501}", "invalid repeat count: `{501}`"),
+            (b"(a{100}){100}", "invalid repeat count: `{100}`"),
+            (b"((a{10}){10}){11}", "invalid repeat count: `{11}`"),
+            (b"(a{3}){334}", "invalid repeat count: `{334}`"),
+            (b"(a{2}|b){501}", "invalid repeat count: `{501}`"),
+            (b"(a{2,}){501}", "invalid repeat count: `{501}`"),
+            (b"(a{1,2}){501}", "invalid repeat count: `{501}`"),
+            (b"(.{1000}){5}", "invalid repeat count: `{5}`"),
+            (b"(x{1000}){1000}", "invalid repeat count: `{1000}`"),
+            (b"a{1001,}", "invalid repeat count: `{1001,}`"),
+            (b"a{0,1001}", "invalid repeat count: `{0,1001}`"),
+            (b"[\\C]", "invalid escape sequence: `\\C`"),
+            (b"\\p{Foo}", "invalid character class range: `\\p{Foo}`"),
+            (b"\\p{greek}", "invalid character class range: `\\p{greek}`"),
+            (
+                b"\\p{Letter}",
+                "invalid character class range: `\\p{Letter}`",
+            ),
+            (b"\\p{Cn}", "invalid character class range: `\\p{Cn}`"),
+            (b"\\p{LC}", "invalid character class range: `\\p{LC}`"),
+            (b"\\p{Zzzz}", "invalid character class range: `\\p{Zzzz}`"),
+            (
+                b"\\p{Old_Foo}",
+                "invalid character class range: `\\p{Old_Foo}`",
+            ),
+            (b"\\p{Garay}", "invalid character class range: `\\p{Garay}`"),
+            (b"\\Pn", "invalid character class range: `\\Pn`"),
+            (b"\\p", "invalid character class range: `\\p)`"),
+            (b"\\p{", "invalid character class range: `\\p{)$`"),
+            (b"[\\p{Foo}]", "invalid character class range: `\\p{Foo}`"),
+            (b"\\Q\\E*", "missing argument to repetition operator: `*`"),
+            (b"(?i)*", "missing argument to repetition operator: `*`"),
+            (b"(?P=n)", "invalid or unsupported Perl syntax: `(?P`"),
+            (b"(?#comment)", "invalid or unsupported Perl syntax: `(?#`"),
+            (b"(?-)", "invalid or unsupported Perl syntax: `(?-)`"),
+            (b"(?i-)", "invalid or unsupported Perl syntax: `(?i-)`"),
+            (b"(?P<a-b>x)", "invalid named capture: `(?P<a-b>`"),
+        ] {
+            assert_eq!(
+                emulator_error(pattern),
+                Some(format!("error parsing regexp: {want}")),
+                "{}",
+                String::from_utf8_lossy(pattern)
+            );
+        }
+    }
+
+    /// What the emulator took in the same probes: it has no limit on
+    /// nesting depth or expression size, and reads bytes, not UTF-8.
+    #[test]
+    fn patterns_the_emulator_takes_in_the_rarer_kinds() {
+        let deep = format!("{}{}", "(".repeat(1001), ")".repeat(1001));
+        let deep_flags = format!("{}{}", "(?:".repeat(1001), ")".repeat(1001));
+        for pattern in [
+            &b"a{1000}"[..],
+            b"(a{10}){100}",
+            b"(a{1000}){1}",
+            b"((((a{1000}))))",
+            b"x{1000}x{1000}y{1000}",
+            b"(a*){1000}",
+            b"(a{0}){1000}",
+            b"(a{0,}){1000}",
+            b"a{1000,}",
+            b".{1000}.{1000}.{1000}.{1000}",
+            b"\\C",
+            b"a\\C+",
+            b"\\pN",
+            b"\\p{Greek}",
+            b"\\p{Old_Italic}",
+            b"\\p{Common}",
+            b"\\p{Kawi}",
+            b"\xff",
+            b"[z-\xff]",
+            b"(?P<n>a)(?P<n>b)",
+            b"(?U)a+",
+            b"(?-i)a",
+            deep.as_bytes(),
+            deep_flags.as_bytes(),
+        ] {
+            assert_eq!(
+                emulator_error(pattern),
+                None,
+                "{}",
+                String::from_utf8_lossy(pattern)
+            );
+        }
     }
 }
