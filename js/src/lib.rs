@@ -364,6 +364,9 @@ impl Tabletop {
     }
 
     /// Answers as the emulator does (`true`) or as production (`false`).
+    /// Turning it off makes each HyperLogLog cell that holds the
+    /// emulator's raw last input the sketch of that input, as production
+    /// keeps them.
     #[wasm_bindgen(setter = emulatorParity)]
     pub fn set_emulator_parity(&mut self, on: bool) {
         self.instance.set_fidelity(if on {

@@ -97,9 +97,11 @@ impl Instance {
     }
 
     /// Chooses production Bigtable's answers or Google's emulator's where
-    /// they differ (see [`tabletop_store::Fidelity`]).
-    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) {
-        self.store.set_fidelity(fidelity);
+    /// they differ (see [`tabletop_store::Fidelity`]); returns how many
+    /// HyperLogLog cells holding the emulator's raw input became sketches
+    /// (see [`tabletop_store::Instance::set_fidelity`]).
+    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) -> usize {
+        self.store.set_fidelity(fidelity)
     }
 
     // ------------------------------------------------------------ clock

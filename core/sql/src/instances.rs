@@ -139,11 +139,14 @@ impl Instances {
     }
 
     /// Sets every instance's fidelity (production's answers or the
-    /// emulator's), and so that of the instances named later.
-    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) {
-        for db in &mut self.list {
-            db.set_fidelity(fidelity);
-        }
+    /// emulator's), and so that of the instances named later; returns how
+    /// many HyperLogLog cells holding the emulator's raw input became
+    /// sketches.
+    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) -> usize {
+        self.list
+            .iter_mut()
+            .map(|db| db.set_fidelity(fidelity))
+            .sum()
     }
 
     /// Brings every instance's clock to the latest of them, doing their

@@ -31,7 +31,7 @@
 //! estimator instead, which agrees within the sketch's own error (well
 //! under 1% at precision 15) but not always to the unit.
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::mutation::AggregateInput;
 use crate::schema::Aggregator;
 
@@ -77,8 +77,16 @@ pub(crate) fn merge_input(
 ) -> Result<Vec<u8>> {
     if agg == Aggregator::HllppUniqueCount {
         let mut sketch = match current {
-            Some(state) if !state.is_empty() => Sketch::parse(state)
-                .map_err(|why| Error::internal(format!("stored HLL++ state is corrupt: {why}")))?,
+            Some(state) if !state.is_empty() => Sketch::parse(state).map_err(|why| {
+                Error::new(
+                    Code::FailedPrecondition,
+                    format!(
+                        "the cell holds {} bytes that are not a HyperLogLog++ sketch, so it \
+                         cannot be aggregated: {why}",
+                        state.len()
+                    ),
+                )
+            })?,
             _ => Sketch::new(),
         };
         match input {
@@ -113,6 +121,20 @@ pub fn hll_unique_count(state: &[u8]) -> Result<i64> {
     Sketch::parse(state)
         .map(|s| s.estimate())
         .map_err(|why| bad_sketch(&why))
+}
+
+/// The state production keeps for a HyperLogLog++ cell that an instance
+/// answering as the emulator wrote (the emulator keeps the raw last input,
+/// see [`crate::Fidelity`]): `None` when `value` is already a state (a
+/// sketch, or empty), the sketch of the one value when it is an AddToCell
+/// input (8 big-endian bytes; no sketch is that short). The emulator kept
+/// only the last input at that timestamp, so that is all the sketch can
+/// count.
+pub(crate) fn hll_state_of_raw(value: &[u8]) -> Option<Vec<u8>> {
+    match <[u8; 8]>::try_from(value) {
+        Ok(bytes) => Some(hll_sketch([i64::from_be_bytes(bytes)])),
+        Err(_) => None,
+    }
 }
 
 /// A serialized HLL++ sketch of some int64 values, at the precisions an
@@ -878,6 +900,19 @@ fn fingerprint2011(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An 8-byte value is an AddToCell input, never a sketch: even the
+    /// sketch of nothing is longer.
+    #[test]
+    fn a_raw_emulator_input_becomes_the_sketch_of_its_value() {
+        assert!(Sketch::new().serialize().len() > 8);
+        assert!(hll_sketch([1]).len() > 8);
+        let state = hll_state_of_raw(&5i64.to_be_bytes()).expect("an input");
+        assert_eq!(state, hll_sketch([5]));
+        assert_eq!(hll_unique_count(&state).ok(), Some(1));
+        assert_eq!(hll_state_of_raw(&hll_sketch([5, 7])), None);
+        assert_eq!(hll_state_of_raw(b""), None);
+    }
 
     #[test]
     fn fingerprint2011_matches_zetasketch_test_vectors() {

@@ -37,21 +37,27 @@
 //!   holding one character of `[a-z0-9-]`, of any length (the compiler
 //!   checks it so);
 //! - a filter regex Go's `regexp` refuses is answered in Go's words on the
-//!   emulator's anchored pattern (`filter/go_syntax.rs`);
+//!   emulator's anchored pattern, reading bytes as the emulator's
+//!   `binaryregexp` does (`filter/go_syntax.rs`);
 //! - GC rules that keep nothing (a version count or an age of 0) are
 //!   accepted; MutateRow(s) take row keys over 4 KiB; an AddToCell to a
 //!   HyperLogLog family keeps the raw input as the cell's value (the
 //!   emulator does not aggregate it). Such an instance's snapshot is
-//!   version 6, which records the fidelity and reads these back;
+//!   version 6, which records the fidelity and reads these back. Switching
+//!   such an instance back to production makes each raw HyperLogLog input
+//!   the sketch of that input (`instance/fidelity_switch.rs`), so
+//!   production's AddToCell aggregates into it;
 //! - (wire) GetTable leaves out `granularity`; the authorized view and
 //!   logical view admin methods answer `UNIMPLEMENTED`, and data requests
 //!   sent to an `authorizedViewName` read the empty table name
 //!   (`NOT_FOUND`).
 //!
 //! Not reproduced (the differential suite says so next to each): the
-//! emulator's timing (its garbage collection on a background timer), Go's
-//! regexp texts for the rarer error kinds, and the emulator crashing on
-//! instance admin calls and change stream reads.
+//! emulator's timing (its garbage collection on a background timer), the
+//! patterns its regexp takes that Tabletop's RE2 dialect does not (more
+//! than 250 nested groups; Unicode classes such as `\pN`, which Tabletop
+//! does not support at all), and the emulator crashing on instance admin
+//! calls, change stream reads and a negative `cellsPerRowOffsetFilter`.
 
 /// How an instance answers where Google's emulator differs from
 /// production Bigtable.

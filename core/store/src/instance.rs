@@ -12,6 +12,7 @@
 mod bulk;
 pub(crate) mod conditional;
 mod emulator;
+mod fidelity_switch;
 mod protection;
 mod snapshot;
 
@@ -303,8 +304,18 @@ impl Instance {
     }
 
     /// Chooses production's answers or the emulator's (see [`Fidelity`]).
-    pub fn set_fidelity(&mut self, fidelity: Fidelity) {
+    /// Leaving the emulator's turns each HyperLogLog++ cell that holds the
+    /// raw last input (the emulator does not aggregate them) into the
+    /// sketch of that input, so the cell aggregates as production's do;
+    /// returns how many cells changed.
+    pub fn set_fidelity(&mut self, fidelity: Fidelity) -> usize {
+        let sketched = if self.fidelity.is_emulator() && !fidelity.is_emulator() {
+            self.sketch_raw_hll_inputs()
+        } else {
+            0
+        };
         self.fidelity = fidelity;
+        sketched
     }
 
     /// The configuration.

@@ -481,3 +481,87 @@ fn hll_families_keep_the_raw_last_input_on_the_emulator() {
     let sketch = value(Fidelity::Production);
     assert_eq!(hll_unique_count(&sketch).expect("a sketch"), 2);
 }
+
+/// Switching a parity instance back to production: each HyperLogLog cell
+/// holding the emulator's raw last input becomes the sketch of that input,
+/// so production's writes aggregate into it and its reads count it
+/// (before this, an AddToCell there failed with an internal "corrupt
+/// state" error). Other cells are left as they are.
+#[test]
+fn leaving_the_emulator_turns_raw_hll_inputs_into_sketches() {
+    let mut db = instance(Fidelity::Emulator);
+    db.modify_column_families(
+        "t",
+        &[FamilyChange::Create(
+            "visitors".into(),
+            ColumnFamily {
+                gc_rule: None,
+                value_type: ValueType::Aggregate(Aggregator::HllppUniqueCount),
+            },
+        )],
+    )
+    .expect("add the family");
+    let add = |n: i64, ts: i64| Mutation::AddToCell {
+        family_name: Cow::Borrowed("visitors"),
+        column_qualifier: Cow::Borrowed(b"unique"),
+        timestamp_micros: ts,
+        input: AggregateInput::Int(n),
+    };
+    db.mutate_row(
+        "t",
+        b"page#home",
+        &[add(5, 1000), add(7, 1000), add(9, 2000)],
+    )
+    .expect("write");
+    db.mutate_row("t", b"page#home", &[set("cf", "q", 1000, "plain")])
+        .expect("write");
+    // A MergeToCell input the emulator kept as it came is already a sketch.
+    let merged = hll_sketch([1, 2, 3]);
+    db.mutate_row(
+        "t",
+        b"page#other",
+        &[Mutation::MergeToCell {
+            family_name: Cow::Borrowed("visitors"),
+            column_qualifier: Cow::Borrowed(b"unique"),
+            timestamp_micros: 1000,
+            input: AggregateInput::Raw(Cow::Owned(merged.clone())),
+        }],
+    )
+    .expect("merge");
+    assert_eq!(db.set_fidelity(Fidelity::Production), 2, "two raw inputs");
+    assert_eq!(db.fidelity(), Fidelity::Production);
+    let hll = |db: &mut Instance| -> Vec<(Vec<u8>, i64)> {
+        let mut rows = CollectRows::default();
+        db.read_rows("t", &ReadRowsRequest::default(), &mut rows)
+            .expect("read");
+        rows.rows
+            .into_iter()
+            .flat_map(|r| {
+                let key = r.key.clone();
+                r.cells
+                    .into_iter()
+                    .filter(|c| c.family == "visitors")
+                    .map(move |c| (key.clone(), hll_unique_count(&c.value).expect("a sketch")))
+            })
+            .collect()
+    };
+    assert_eq!(
+        hll(&mut db),
+        [
+            (b"page#home".to_vec(), 1),
+            (b"page#home".to_vec(), 1),
+            (b"page#other".to_vec(), 3)
+        ]
+    );
+    // Production's AddToCell aggregates into the converted cell.
+    db.mutate_row("t", b"page#home", &[add(8, 1000)])
+        .expect("an AddToCell after the switch");
+    assert_eq!(hll(&mut db)[1], (b"page#home".to_vec(), 2));
+    assert!(
+        cells(&mut db).contains(&(b"page#home".to_vec(), "cf".into(), b"plain".to_vec())),
+        "plain cells are untouched"
+    );
+    // Switching back and forth again changes nothing more.
+    db.set_fidelity(Fidelity::Emulator);
+    assert_eq!(db.set_fidelity(Fidelity::Production), 0);
+}

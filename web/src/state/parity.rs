@@ -18,16 +18,18 @@ impl AppState {
 
     /// Turns emulator parity on or off, and says what that means.
     pub(super) fn set_emulator_parity(&mut self, on: bool) {
-        self.instance.borrow_mut().set_fidelity(fidelity(on));
+        let sketched = self.instance.borrow_mut().set_fidelity(fidelity(on));
         let text = if on {
-            "Emulator parity is on: the playground answers as Google's Bigtable emulator does where it differs from production (looser checks, other error codes, writes applied up to a failing mutation). Commands that work only now may fail on Bigtable."
+            "Emulator parity is on: the playground answers as Google's Bigtable emulator does where it differs from production (looser checks, other error codes, writes applied up to a failing mutation). Commands that work only now may fail on Bigtable.".to_string()
+        } else if sketched > 0 {
+            format!(
+                "Emulator parity is off: the playground answers as production Bigtable does. {sketched} HyperLogLog cell(s) held the emulator's raw last input and now hold a sketch of it, as production keeps them."
+            )
         } else {
             "Emulator parity is off: the playground answers as production Bigtable does."
+                .to_string()
         };
-        self.notice = Some(Notice {
-            error: false,
-            text: text.into(),
-        });
+        self.notice = Some(Notice { error: false, text });
     }
 }
 
@@ -96,6 +98,35 @@ mod tests {
         assert!(!off.emulator_parity());
         let again = run(&off, Tab::Cbt, "set t r2 nope:b=2");
         assert!(last_output(&again).contains("code = NotFound"));
+    }
+
+    /// Under parity a HyperLogLog cell keeps the raw last input; turning
+    /// parity off makes it a sketch (and says so), so production's
+    /// AddToCell aggregates into it instead of failing.
+    #[test]
+    fn turning_parity_off_makes_raw_hll_inputs_sketches() {
+        let on = test_app().apply(Action::SetEmulatorParity(true));
+        let made = run(
+            &on,
+            Tab::Cbt,
+            "createtable h families=visitors:never:inthll",
+        );
+        let added = run(&made, Tab::Cbt, "addtocell h page visitors:u=5@1000");
+        assert!(
+            !last_output(&added).contains("error"),
+            "{}",
+            last_output(&added)
+        );
+        let off = added.apply(Action::SetEmulatorParity(false));
+        assert!(
+            off.notice
+                .as_ref()
+                .is_some_and(|n| !n.error && n.text.contains("1 HyperLogLog cell(s)")),
+            "{:?}",
+            off.notice.as_ref().map(|n| &n.text)
+        );
+        let again = run(&off, Tab::Cbt, "addtocell h page visitors:u=7@1000");
+        assert_eq!(last_output(&again), "", "the AddToCell aggregates");
     }
 
     #[test]
