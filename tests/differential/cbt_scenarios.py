@@ -247,6 +247,21 @@ scenario("createfamily and deletefamily", [
     "ls t",
 ])
 
+# cbt reads createfamily's second argument as family[:gcpolicy[:type]]: a
+# type alone (`agg:intsum`) is read as a GC policy and refused in the GC
+# parser's words, a part after the type is ignored (and so is the type
+# then: cbt creates a plain family), and the policy may be an expression.
+scenario("createfamily: GC policy and type forms", [
+    "createtable t",
+    "createfamily t agg:intsum",
+    "createfamily t bad:foo",
+    "createfamily t total:never:intsum",
+    "createfamily t capped:maxversions=1:intsum",
+    "createfamily t 'either:maxversions=1 || maxage=1d'",
+    "createfamily t extra:never:inthll:x",
+    "ls t",
+])
+
 scenario("createfamily: the family exists already", [
     "createtable t families=cf",
     "createfamily t cf",
