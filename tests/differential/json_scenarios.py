@@ -1209,3 +1209,159 @@ scenario("logical views: create, get, list, delete", three_rows() + [
     step("deleteLogicalView", {"name": LOGICAL_VIEW}, crashes_emulator=True, diverges={"parity": NO_PARITY_CRASH,
         "reason": NO_INSTANCE_ADMIN, "emulator": CRASHED, "production": OK}),
 ])
+
+# ===================================================== edges probed last
+#
+# The rest of issue 17's list, each probed against the emulator: row keys
+# over 4 KiB in the conditional writes, negative or zero counts in filters
+# and GC rules, empty or one-filter chains and interleaves, conditions
+# with parts missing, and the requests next to them.
+
+ROW_KEY_LIMIT = ("production limits row keys to 4 KiB (Bigtable quotas and limits: 'Row keys: 4 KB per "
+                 "row key'; a longer one is INVALID_ARGUMENT); the emulator takes longer keys in %s as "
+                 "it does in MutateRow")
+LONG_KEY = "k" * 4097
+
+scenario("limits: a row key over 4 KiB in checkAndMutateRow and readModifyWriteRow", [
+    simple_table(),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": b64(LONG_KEY),
+                               "falseMutations": [set_cell("cf", "q", 1000, "f")]}, diverges={
+        "reason": ROW_KEY_LIMIT % "CheckAndMutateRow",
+        "emulator": OK, "production": error("INVALID_ARGUMENT")}),
+    step("readModifyWriteRow", {"tableName": table(T), "rowKey": b64(LONG_KEY + "2"),
+                                "rules": [{"familyName": "cf", "columnQualifier": b64("c"),
+                                           "appendValue": b64("x")}]}, diverges={
+        "reason": ROW_KEY_LIMIT % "ReadModifyWriteRow",
+        "emulator": {"response": {"row": row(LONG_KEY + "2", fam("cf", col("c", cell("<now>", "x"))))}},
+        "production": error("INVALID_ARGUMENT")}),
+    read_rows(T, filter={"stripValueTransformer": True}, diverges={
+        "reason": "the long-keyed rows were written by the emulator only (see above)",
+        "emulator": rows(row(LONG_KEY, fam("cf", col("q", cell(1000, "")))),
+                         row(LONG_KEY + "2", fam("cf", col("c", cell("<now>", ""))))),
+        "production": rows()}),
+])
+
+scenario("filter: counts below one", [
+    simple_table(),
+    put("r", ("cf", "q", 1000, "a"), ("cf", "q", 2000, "b")),
+    filtered({"cellsPerColumnLimitFilter": -1}, expect=error("INVALID_ARGUMENT")),
+    filtered({"cellsPerColumnLimitFilter": 0}, expect=error("INVALID_ARGUMENT")),
+    filtered({"cellsPerRowLimitFilter": -1}, expect=error("INVALID_ARGUMENT")),
+    filtered({"cellsPerRowLimitFilter": 0}, expect=error("INVALID_ARGUMENT")),
+    step("readRows", {"tableName": table(T), "filter": {"cellsPerRowOffsetFilter": -1}},
+         crashes_emulator=True, diverges={
+        "parity": {"reason": "the emulator crashes (a slice bound out of range in its Go server); with "
+                             "--emulator-parity Tabletop refuses the filter as production does"},
+        "reason": "a negative cellsPerRowOffsetFilter crashes the emulator; production refuses it "
+                  "(data.proto RowFilter: 'Skips the first N cells of each row'; N must not be negative)",
+        "emulator": error("EMULATOR_CRASHED"), "production": error("INVALID_ARGUMENT")}),
+])
+
+scenario("filter: chains and interleaves of fewer than two filters, conditions missing parts", [
+    simple_table(),
+    put("r", ("cf", "q", 1000, "a"), ("cf", "q", 2000, "b")),
+    filtered({"interleave": {"filters": []}}, expect=error("INVALID_ARGUMENT")),
+    filtered({"chain": {"filters": []}}, expect=error("INVALID_ARGUMENT")),
+    filtered({"chain": {"filters": [{"blockAllFilter": True}]}}, expect=error("INVALID_ARGUMENT")),
+    filtered({"interleave": {"filters": [{"passAllFilter": True}]}}, expect=error("INVALID_ARGUMENT")),
+    filtered({"chain": {"filters": [{}, {}]}}),
+    filtered({}),
+    filtered({"condition": {}}, expect=rows()),
+    filtered({"condition": {"predicateFilter": {"passAllFilter": True}}}, expect=rows()),
+    filtered({"condition": {"trueFilter": {"passAllFilter": True}}}),
+    filtered({"condition": {"falseFilter": {"passAllFilter": True}}}, expect=rows()),
+    filtered({"condition": {"predicateFilter": {}, "trueFilter": {"stripValueTransformer": True}}}),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": b64("r"), "predicateFilter": {},
+                               "trueMutations": [set_cell("cf", "t", 1000, "t")]},
+         expect={"response": {"predicateMatched": True}}),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": b64("r"), "predicateFilter": {"chain": {}},
+                               "trueMutations": [set_cell("cf", "t2", 1000, "t")]},
+         expect=error("INVALID_ARGUMENT")),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": b64("nosuch"),
+                               "trueMutations": [set_cell("cf", "t", 1000, "t")],
+                               "falseMutations": [set_cell("cf", "f", 1000, "f")]}, expect=OK),
+    step("checkAndMutateRow", {"tableName": table(T), "rowKey": "",
+                               "trueMutations": [set_cell("cf", "t", 1000, "t")]},
+         expect=error("INVALID_ARGUMENT")),
+    read_rows(T, filter={"stripValueTransformer": True}),
+])
+
+GC_BELOW_ZERO = ("production refuses a GC rule that names a negative count or age (admin v2 GcRule: "
+                 "max_num_versions 'Delete all cells in a column except the most recent N', max_age "
+                 "'Delete cells in a column older than the given age'; INVALID_ARGUMENT); the emulator "
+                 "takes it")
+NO_PARITY_GC = {"reason": "the emulator takes the rule, and its background GC then crashes on a "
+                          "negative count; with --emulator-parity Tabletop refuses the rule as production "
+                          "does rather than keep a rule it cannot apply"}
+
+scenario("GC rules: negative counts and ages, empty unions and intersections", [
+    create_table("g1", {"cf": {"gcRule": {"maxNumVersions": -1}}}, diverges={
+        "parity": NO_PARITY_GC, "reason": GC_BELOW_ZERO,
+        "emulator": {"response": {"columnFamilies": {"cf": {"gcRule": {"maxNumVersions": -1}}},
+                                  "granularity": "MILLIS", "name": table("g1")}},
+        "production": error("INVALID_ARGUMENT")}),
+    create_table("g2", {"cf": {"gcRule": {"union": {"rules": [{"maxNumVersions": -1}]}}}}, diverges={
+        "parity": NO_PARITY_GC, "reason": GC_BELOW_ZERO,
+        "emulator": {"response": {"columnFamilies": {"cf": {"gcRule": {"union": {"rules": [
+            {"maxNumVersions": -1}]}}}}, "granularity": "MILLIS", "name": table("g2")}},
+        "production": error("INVALID_ARGUMENT")}),
+    create_table("g3", {"cf": {"gcRule": {"maxAge": "-1s"}}}, diverges={
+        "parity": {"reason": "with --emulator-parity Tabletop refuses a negative age as production does "
+                             "(its snapshots keep ages as unsigned durations)"},
+        "reason": GC_BELOW_ZERO,
+        "emulator": {"response": {"columnFamilies": {"cf": {"gcRule": {"maxAge": "-1s"}}},
+                                  "granularity": "MILLIS", "name": table("g3")}},
+        "production": error("INVALID_ARGUMENT")}),
+    create_table("g4", {"cf": {"gcRule": {"union": {}}}}, diverges={
+        "parity": {"reason": "with --emulator-parity Tabletop refuses the empty rule as it does for "
+                             "production (an empty intersection would otherwise collect every cell)"},
+        "reason": "the emulator takes a union with no rules; Tabletop refuses it (INVALID_ARGUMENT), its "
+                  "reading of production: the client libraries never send one (the Java client's "
+                  "GCRules.union() with no rules sends no rule at all), and production's answer to one is "
+                  "not documented",
+        "emulator": {"response": {"columnFamilies": {"cf": {"gcRule": {"union": {}}}},
+                                  "granularity": "MILLIS", "name": table("g4")}},
+        "production": error("INVALID_ARGUMENT")}),
+    simple_table(),
+    step("modifyColumnFamilies", {"name": table(T), "modifications": [
+        {"id": "n1", "create": {"gcRule": {"maxNumVersions": -1}}}]}, diverges={
+        "parity": NO_PARITY_GC, "reason": GC_BELOW_ZERO,
+        "emulator": {"response": {"columnFamilies": {"cf": {}, "n1": {"gcRule": {"maxNumVersions": -1}}},
+                                  "granularity": "MILLIS", "name": table(T)}},
+        "production": error("INVALID_ARGUMENT")}),
+])
+
+scenario("readModifyWriteRow: a rule without an operation, an empty key, an aggregate family", [
+    create_table(T, {"cf": {}, "s": agg_family("sum")}),
+    step("readModifyWriteRow", {"tableName": table(T), "rowKey": b64("r"),
+                                "rules": [{"familyName": "cf", "columnQualifier": b64("c")}]}, diverges={
+        "reason": "a rule must set append_value or increment_amount (bigtable.proto ReadModifyWriteRule: "
+                  "'The rule used to determine the column's new latest value'); production answers "
+                  "INVALID_ARGUMENT, the emulator UNKNOWN ('unknown RMW rule oneof <nil>')",
+        "emulator": error("UNKNOWN"), "production": error("INVALID_ARGUMENT")}),
+    step("readModifyWriteRow", {"tableName": table(T), "rowKey": "",
+                                "rules": [{"familyName": "cf", "columnQualifier": b64("c"),
+                                           "appendValue": b64("x")}]}, diverges={
+        "parity": {"reason": "the emulator keeps a row under the empty key; Tabletop cannot (an empty key "
+                             "is where a table starts), so with --emulator-parity it refuses the key as "
+                             "production does"},
+        "reason": "production requires a row key (bigtable.proto ReadModifyWriteRowRequest.row_key: "
+                  "REQUIRED; INVALID_ARGUMENT, as the emulator itself answers CheckAndMutateRow); the "
+                  "emulator's ReadModifyWriteRow takes an empty one",
+        "emulator": {"response": {"row": {"families": [
+            {"name": "cf", "columns": [{"qualifier": b64("c"), "cells": [
+                {"timestampMicros": "<now>", "value": b64("x")}]}]}]}}},
+        "production": error("INVALID_ARGUMENT")}),
+    step("readModifyWriteRow", {"tableName": table(T), "rowKey": b64("r"),
+                                "rules": [{"familyName": "s", "columnQualifier": b64("c"),
+                                           "incrementAmount": "1"}]}, diverges={
+        "parity": {"reason": "the emulator writes a plain cell into the aggregate family; with "
+                             "--emulator-parity Tabletop still refuses, as an aggregate family holds only "
+                             "aggregate cells in its storage"},
+        "reason": "an aggregate family's cells are written with AddToCell and MergeToCell (bigtable.proto "
+                  "Mutation.AddToCell: 'Adds an input to an aggregate'); Tabletop refuses "
+                  "ReadModifyWriteRow there (INVALID_ARGUMENT; production's exact answer is not "
+                  "documented); the emulator writes the increment as a plain cell",
+        "emulator": {"response": {"row": row("r", fam("s", col("c", cell("<now>", int64(1)))))}},
+        "production": error("INVALID_ARGUMENT")}),
+])

@@ -259,10 +259,14 @@ def run_json_scenario(index, sc, ctx):
     work = tempfile.mkdtemp(prefix="diff-json-", dir=ctx.tmp)
     state = os.path.join(work, "tabletop.state")
     now = int(time.time() * 1_000_000)
-    emu_answers = [
-        probe_crash(s["method"], r) if s.get("crashes_emulator") else ctx.oracle.call(s["method"], r)
-        for s, r in zip(steps, requests)
-    ]
+    emu_answers = []
+    for n, (s, r) in enumerate(zip(steps, requests)):
+        if s.get("crashes_emulator"):
+            before = [(b["method"], br) for b, br in zip(steps[:n], requests[:n])
+                      if not b.get("crashes_emulator")]
+            emu_answers.append(probe_crash(s["method"], r, before))
+        else:
+            emu_answers.append(ctx.oracle.call(s["method"], r))
     if ctx.serve:
         tab_answers = run_through_serve(ctx, steps, requests)
     else:
@@ -292,17 +296,20 @@ def run_json_scenario(index, sc, ctx):
     return res
 
 
-def probe_crash(method, request):
+def probe_crash(method, request, before=()):
     """Sends a request that brings the emulator down to an emulator of its
-    own (the shared one must live on): {"error": "EMULATOR_CRASHED"} when
-    the process died of it, else its answer (then the step fails as a
-    divergence that no longer holds)."""
+    own (the shared one must live on), after the scenario's earlier
+    requests `before` (so it holds what the shared one holds):
+    {"error": "EMULATOR_CRASHED"} when the process died of it, else its
+    answer (then the step fails as a divergence that no longer holds)."""
     import oracle
     from emulator import Emulator
 
     with Emulator() as emu:
         client = oracle.Oracle(emu.addr)
         try:
+            for m, r in before:
+                client.call(m, r)
             answer = client.call(method, request)
         finally:
             client.close()

@@ -21,7 +21,8 @@
 //!   timestamp instead of aggregating;
 //! - CheckAndMutateRow without mutations and ReadModifyWriteRow without
 //!   rules are accepted; an increment of a value that is not 8 bytes is
-//!   `UNKNOWN` (production `FAILED_PRECONDITION`);
+//!   `UNKNOWN` (production `FAILED_PRECONDITION`), and so (wire) is a rule
+//!   with no operation (`unknown RMW rule oneof <nil>`);
 //! - any table id is accepted; an empty initial split key is ignored;
 //! - ModifyColumnFamilies applies its modifications one at a time, up to
 //!   the failing one; updating or dropping a family the table does not have
@@ -40,7 +41,8 @@
 //!   emulator's anchored pattern, reading bytes as the emulator's
 //!   `binaryregexp` does (`filter/go_syntax.rs`);
 //! - GC rules that keep nothing (a version count or an age of 0) are
-//!   accepted; MutateRow(s) take row keys over 4 KiB; an AddToCell to a
+//!   accepted; MutateRow(s), CheckAndMutateRow and ReadModifyWriteRow take
+//!   row keys over 4 KiB; an AddToCell to a
 //!   HyperLogLog family keeps the raw input as the cell's value (the
 //!   emulator does not aggregate it). Such an instance's snapshot is
 //!   version 6, which records the fidelity and reads these back. Switching

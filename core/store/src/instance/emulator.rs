@@ -122,7 +122,10 @@ pub(crate) fn as_emulator_filter(filter: &RowFilter) -> RowFilter {
                 .filter(|(i, f)| !matches!(f, RowFilter::ApplyLabel(_)) || Some(*i) == last_label)
                 .map(|(_, f)| f)
                 .collect();
-            if kept.len() == 1 {
+            // A chain the emulator took (two filters or more) that lost
+            // labels down to one filter is that filter; a chain of one it
+            // refuses, as production does, so that one stays a chain.
+            if kept.len() == 1 && list.len() >= 2 {
                 kept.remove(0)
             } else {
                 RowFilter::Chain(kept)

@@ -395,13 +395,20 @@ fn mutations(at: Option<At<'_>>) -> Result<Vec<Mutation<'static>>> {
 }
 
 /// Reads a `ReadModifyWriteRule`.
-pub(crate) fn rule_from_json(at: &At<'_>) -> Result<ReadModifyWriteRule> {
+pub(crate) fn rule_from_json(at: &At<'_>, fidelity: Fidelity) -> Result<ReadModifyWriteRule> {
     let mut f = at.object("ReadModifyWriteRule")?;
     let family_name = required_family(&mut f)?;
     let column_qualifier = optional_bytes(&mut f, "columnQualifier")?;
     let op = match f.oneof("rule", &["appendValue", "incrementAmount"])? {
         Some(("appendValue", v)) => ReadModifyWriteOp::AppendValue(v.bytes()?),
         Some((_, v)) => ReadModifyWriteOp::IncrementAmount(v.int64()?),
+        // The emulator's words, from its type switch over the rule.
+        None if fidelity.is_emulator() => {
+            return Err(Error::new(
+                Code::Unknown,
+                "unknown RMW rule oneof <nil>".to_string(),
+            ));
+        }
         None => return Err(at.invalid("a rule must set appendValue or incrementAmount")),
     };
     f.finish()?;
@@ -878,8 +885,7 @@ pub(crate) fn check_and_mutate_row(
 ) -> Result<Value> {
     let mut f = req.object("CheckAndMutateRowRequest")?;
     let table = data_table(&mut f)?.served_by(db);
-    // The emulator's longer keys are modelled for MutateRow(s) only.
-    let row_key = row_key(&mut f, Fidelity::Production)?;
+    let row_key = row_key(&mut f, db.fidelity())?;
     let predicate_filter = match f.get("predicateFilter")? {
         Some(p) => Some(row_filter_from_json(&p, 0)?),
         None => None,
@@ -911,13 +917,13 @@ pub(crate) fn read_modify_write_row(
 ) -> Result<Value> {
     let mut f = req.object("ReadModifyWriteRowRequest")?;
     let table = data_table(&mut f)?.served_by(db);
-    // The emulator's longer keys are modelled for MutateRow(s) only.
-    let row_key = row_key(&mut f, Fidelity::Production)?;
+    let fidelity = db.fidelity();
+    let row_key = row_key(&mut f, fidelity)?;
     let rules = match f.get("rules")? {
         Some(list) => list
             .array()?
             .iter()
-            .map(rule_from_json)
+            .map(|rule| rule_from_json(rule, fidelity))
             .collect::<Result<Vec<_>>>()?,
         None => Vec::new(),
     };
@@ -1192,21 +1198,33 @@ mod tests {
         );
     }
 
+    fn rule_from_json_in_production(at: &At<'_>) -> Result<ReadModifyWriteRule> {
+        rule_from_json(at, Fidelity::Production)
+    }
+
     #[test]
     fn rules_decode() {
-        let r = rule_from_json(&At::new(
+        let r = rule_from_json_in_production(&At::new(
             "r",
             &json!({"familyName": "cf", "columnQualifier": "cQ==", "incrementAmount": "-2"}),
         ))
         .unwrap();
         assert_eq!(r.rule, ReadModifyWriteOp::IncrementAmount(-2));
-        let r = rule_from_json(&At::new(
+        let r = rule_from_json_in_production(&At::new(
             "r",
             &json!({"familyName": "cf", "appendValue": "eA=="}),
         ))
         .unwrap();
         assert_eq!(r.rule, ReadModifyWriteOp::AppendValue(b"x".to_vec()));
-        assert!(rule_from_json(&At::new("r", &json!({"familyName": "cf"}))).is_err());
+        let none = json!({"familyName": "cf"});
+        let e = rule_from_json_in_production(&At::new("r", &none)).unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument);
+        // The emulator answers UNKNOWN in its words.
+        let e = rule_from_json(&At::new("r", &none), Fidelity::Emulator).unwrap_err();
+        assert_eq!(
+            (e.code(), e.message()),
+            (Code::Unknown, "unknown RMW rule oneof <nil>")
+        );
     }
 
     #[test]
