@@ -366,14 +366,19 @@ impl Tabletop {
     /// Answers as the emulator does (`true`) or as production (`false`).
     /// Turning it off makes each HyperLogLog cell that holds the
     /// emulator's raw last input the sketch of that input, as production
-    /// keeps them.
+    /// keeps them; it throws (and parity stays on) while the instance holds
+    /// what production refuses, a row key over 4 KiB or a GC rule that
+    /// keeps nothing, naming it.
     #[wasm_bindgen(setter = emulatorParity)]
-    pub fn set_emulator_parity(&mut self, on: bool) {
-        self.instance.set_fidelity(if on {
-            Fidelity::Emulator
-        } else {
-            Fidelity::Production
-        });
+    pub fn set_emulator_parity(&mut self, on: bool) -> Result<(), JsValue> {
+        self.instance
+            .switch_fidelity(if on {
+                Fidelity::Emulator
+            } else {
+                Fidelity::Production
+            })
+            .map(|_| ())
+            .map_err(|e| error_to_js(&e))
     }
 
     /// The instance as snapshot bytes (tables, schemas, views, clock).

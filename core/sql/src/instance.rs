@@ -104,6 +104,16 @@ impl Instance {
         self.store.set_fidelity(fidelity)
     }
 
+    /// [`Instance::set_fidelity`] for an instance that may hold data:
+    /// refuses to leave the emulator's answers while it holds what
+    /// production refuses (see [`tabletop_store::Instance::switch_fidelity`]).
+    pub fn switch_fidelity(
+        &mut self,
+        fidelity: tabletop_store::Fidelity,
+    ) -> tabletop_store::Result<usize> {
+        self.store.switch_fidelity(fidelity)
+    }
+
     // ------------------------------------------------------------ clock
 
     /// Switches between a simulated clock and one the host keeps at wall

@@ -48,7 +48,8 @@
 //!   version 6, which records the fidelity and reads these back. Switching
 //!   such an instance back to production makes each raw HyperLogLog input
 //!   the sketch of that input (`instance/fidelity_switch.rs`), so
-//!   production's AddToCell aggregates into it;
+//!   production's AddToCell aggregates into it; `switch_fidelity` refuses
+//!   to switch while a long key or a GC rule that keeps nothing remains;
 //! - (wire) GetTable leaves out `granularity`; the authorized view and
 //!   logical view admin methods answer `UNIMPLEMENTED`, and data requests
 //!   sent to an `authorizedViewName` read the empty table name

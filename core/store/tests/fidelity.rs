@@ -614,3 +614,50 @@ fn one_filter_chains_and_long_keys_in_conditional_writes() {
         }
     }
 }
+
+/// Parity cannot be switched off while the instance holds what production
+/// refuses (a row key over 4 KiB, a GC rule that keeps nothing): a
+/// snapshot of it would not load as production's, so an autosave or a
+/// state file would be lost. The switch says what is in the way; once it
+/// is gone, the switch goes through and the snapshot loads.
+#[test]
+fn parity_stays_on_while_the_instance_holds_what_production_refuses() {
+    let mut db = instance(Fidelity::Emulator);
+    let long = [b'k'; 4097];
+    db.mutate_row("t", &long, &[set("cf", "q", 1000, "v")])
+        .unwrap();
+    let e = db.switch_fidelity(Fidelity::Production).unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(
+        e.message().contains("row key of 4097 bytes"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(db.fidelity(), Fidelity::Emulator);
+    db.mutate_row("t", &long, &[Mutation::DeleteFromRow])
+        .unwrap();
+    db.modify_column_families(
+        "t",
+        &[FamilyChange::Update(
+            "cf".into(),
+            ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(0))),
+        )],
+    )
+    .unwrap();
+    let e = db.switch_fidelity(Fidelity::Production).unwrap_err();
+    assert!(e.message().contains("table \"t\""), "{}", e.message());
+    db.modify_column_families(
+        "t",
+        &[FamilyChange::Update(
+            "cf".into(),
+            ColumnFamily::with_gc(None),
+        )],
+    )
+    .unwrap();
+    assert_eq!(db.switch_fidelity(Fidelity::Production).ok(), Some(0));
+    assert_eq!(db.fidelity(), Fidelity::Production);
+    let back = Instance::restore(&db.snapshot()).expect("loads as production's");
+    assert_eq!(back.fidelity(), Fidelity::Production);
+    // Switching on is never refused.
+    assert!(db.switch_fidelity(Fidelity::Emulator).is_ok());
+}

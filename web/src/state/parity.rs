@@ -16,9 +16,21 @@ impl AppState {
         self.instance.borrow().fidelity().is_emulator()
     }
 
-    /// Turns emulator parity on or off, and says what that means.
+    /// Turns emulator parity on or off, and says what that means; parity
+    /// stays on, saying why, while the instance holds what production
+    /// refuses (a row key over 4 KiB, a GC rule that keeps nothing).
     pub(super) fn set_emulator_parity(&mut self, on: bool) {
-        let sketched = self.instance.borrow_mut().set_fidelity(fidelity(on));
+        let switched = self.instance.borrow_mut().switch_fidelity(fidelity(on));
+        let sketched = match switched {
+            Ok(n) => n,
+            Err(e) => {
+                self.notice = Some(Notice {
+                    error: true,
+                    text: e.message().to_string(),
+                });
+                return;
+            }
+        };
         let text = if on {
             "Emulator parity is on: the playground answers as Google's Bigtable emulator does where it differs from production (looser checks, other error codes, writes applied up to a failing mutation). Commands that work only now may fail on Bigtable.".to_string()
         } else if sketched > 0 {
@@ -127,6 +139,29 @@ mod tests {
         );
         let again = run(&off, Tab::Cbt, "addtocell h page visitors:u=7@1000");
         assert_eq!(last_output(&again), "", "the AddToCell aggregates");
+    }
+
+    #[test]
+    fn parity_stays_on_while_a_table_keeps_what_production_refuses() {
+        let on = test_app().apply(Action::SetEmulatorParity(true));
+        let made = run(&on, Tab::Cbt, "createtable g families=cf:maxversions=0");
+        assert!(
+            !last_output(&made).contains("rror"),
+            "{}",
+            last_output(&made)
+        );
+        let off = made.apply(Action::SetEmulatorParity(false));
+        assert!(off.emulator_parity(), "parity stays on");
+        assert!(
+            off.notice
+                .as_ref()
+                .is_some_and(|n| n.error && n.text.contains("table \"g\"")),
+            "{:?}",
+            off.notice.as_ref().map(|n| &n.text)
+        );
+        let dropped = run(&off, Tab::Cbt, "deletetable g");
+        let off = dropped.apply(Action::SetEmulatorParity(false));
+        assert!(!off.emulator_parity());
     }
 
     #[test]

@@ -1,15 +1,20 @@
 //! Switching an instance from the emulator's answers back to production's
-//! ([`Instance::set_fidelity`]): what the emulator kept that production
-//! would not have is brought to production's form, so later writes and
-//! reads work. HyperLogLog++ cells hold the raw last input under the
-//! emulator (it does not aggregate them); production keeps a sketch, so
-//! each such cell becomes the sketch of that input.
+//! ([`Instance::set_fidelity`], [`Instance::switch_fidelity`]): what the
+//! emulator kept that production would not have is brought to production's
+//! form where it can be, so later writes and reads work. HyperLogLog++
+//! cells hold the raw last input under the emulator (it does not aggregate
+//! them); production keeps a sketch, so each such cell becomes the sketch
+//! of that input. What production refuses outright (a row key over 4 KiB,
+//! a GC rule that keeps nothing) cannot be converted, and a snapshot of a
+//! production instance holding it would not load, so
+//! [`Instance::switch_fidelity`] refuses to switch until it is gone.
 
 use std::borrow::Cow;
 
 use super::Instance;
 use crate::aggregate::hll_state_of_raw;
 use crate::engine::table::{ReadOptions, Table};
+use crate::error::{Code, Error, Result};
 use crate::fidelity::Fidelity;
 use crate::mutation::{AggregateInput, Mutation, TimestampRange};
 use crate::row::{OwnedRow, RowView};
@@ -17,6 +22,57 @@ use crate::row_set::KeyRange;
 use crate::schema::{Aggregator, ValueType};
 
 impl Instance {
+    /// Chooses production's answers or the emulator's, as
+    /// [`Instance::set_fidelity`] does, for an instance that may hold data
+    /// (the playground's switch, the JS `emulatorParity` setter): leaving
+    /// the emulator's answers is `FAILED_PRECONDITION`, naming what is in
+    /// the way, while the instance holds what production refuses (a row
+    /// key over 4 KiB, a GC rule that keeps nothing), and nothing changes.
+    /// Returns how many HyperLogLog cells became sketches.
+    pub fn switch_fidelity(&mut self, fidelity: Fidelity) -> Result<usize> {
+        if self.fidelity.is_emulator()
+            && !fidelity.is_emulator()
+            && let Some(what) = self.held_against_production()
+        {
+            return Err(Error::new(
+                Code::FailedPrecondition,
+                format!(
+                    "emulator parity stays on: {what}, which production refuses (a snapshot \
+                     of it would not load as production's); change or delete it first"
+                ),
+            ));
+        }
+        Ok(self.set_fidelity(fidelity))
+    }
+
+    /// The first thing the instance holds that production refuses, if any.
+    fn held_against_production(&mut self) -> Option<String> {
+        let now = self.now_micros;
+        for (id, table) in &mut self.tables {
+            if let Err(e) = table.schema().validate_for(Fidelity::Production) {
+                return Some(format!("table \"{id}\" has {}", e.message()));
+            }
+            table.prepare_read();
+            let opts = ReadOptions {
+                reversed: false,
+                limit: None,
+                plan: None,
+                now_micros: now,
+            };
+            let mut long: Option<usize> = None;
+            table.read(&[KeyRange::all()], &opts, &mut |row: RowView<'_>| {
+                if row.key.len() > crate::MAX_ROW_KEY_BYTES {
+                    long = Some(row.key.len());
+                }
+                long.is_none()
+            });
+            if let Some(len) = long {
+                return Some(format!("table \"{id}\" has a row key of {len} bytes"));
+            }
+        }
+        None
+    }
+
     /// Turns every raw HyperLogLog++ input the emulator's write path kept
     /// into the sketch production keeps; returns how many cells changed.
     pub(super) fn sketch_raw_hll_inputs(&mut self) -> usize {
