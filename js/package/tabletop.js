@@ -489,7 +489,7 @@ class Unpacker {
         value = this.str();
         if (value === '') value = undefined;
       }
-      const label = this.str();
+      const label = flags & 4 ? this.str() : '';
       // Cells are made in the few shapes answers have, each as one literal.
       let cell;
       if (ts !== '') {
@@ -538,7 +538,7 @@ class Unpacker {
         value = this.str();
         if (value === '') value = undefined;
       }
-      const label = this.str();
+      const label = flags & 4 ? this.str() : '';
       let cell;
       if (ts !== '') {
         if (value !== undefined) cell = label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };

@@ -13,7 +13,7 @@
 //! ```text
 //! row  := key:str cells:u32 cell*cells
 //! cell := flags:u8 [family:str if flags&1] [qualifier:str if flags&2]
-//!         timestamp:str value:str label:str
+//!         timestamp:str value:str [label:str if flags&4]
 //! str  := len:u32 ascii*len          a string (len < 2^30)
 //!       | (0x4000_0000|len):u32 ascii*len   a string, also the next entry of
 //!                                           the dictionary
@@ -24,8 +24,9 @@
 //! timestamps decimal (empty for 0), so every string is ASCII; but for an
 //! answer asked with raw values (`{ values: 'bytes' }`), a cell's value is
 //! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
-//! starts a new family, flag 2 a new column; cells come in the order the
-//! engine returns them (family, qualifier, newest first).
+//! starts a new family, flag 2 a new column, flag 4 says the cell has a
+//! label (most have none: their label is not sent); cells come in the order
+//! the engine returns them (family, qualifier, newest first).
 
 use std::hash::Hasher as _;
 use std::io::Write as _;
@@ -280,7 +281,7 @@ impl Packed {
         self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
     }
 
-    /// The empty string (labels and timestamps are mostly empty or repeat).
+    /// The empty string (a timestamp of 0).
     fn empty(&mut self) {
         match self.empty_id {
             Some(id) => self.shared_ref(id),
@@ -392,8 +393,12 @@ impl RowSink for Packed {
         for c in row.cells {
             let new_family = prev.is_none_or(|(f, _)| f != c.family);
             let new_column = new_family || prev.is_some_and(|(_, q)| q != c.qualifier);
-            self.buf
-                .push(u8::from(new_family) | (u8::from(new_column) << 1));
+            let label = c.label.filter(|l| !l.is_empty());
+            self.buf.push(
+                u8::from(new_family)
+                    | (u8::from(new_column) << 1)
+                    | (u8::from(label.is_some()) << 2),
+            );
             if new_family {
                 self.family(c.family);
             }
@@ -408,9 +413,8 @@ impl RowSink for Packed {
             } else {
                 self.base64(c.value, true);
             }
-            match c.label {
-                Some(label) if !label.is_empty() => self.str(label.as_bytes()),
-                _ => self.empty(),
+            if let Some(label) = label {
+                self.str(label.as_bytes());
             }
             prev = Some((c.family, c.qualifier));
         }
