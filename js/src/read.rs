@@ -197,11 +197,13 @@ impl Packed {
         p
     }
 
-    /// Empties the sink for a new answer, keeping its memory and its
-    /// dictionary's first `known` entries (the ones the reader holds; all of
-    /// them are dropped if the dictionary is full); the buffer starts with
-    /// `header` zero bytes for the caller to fill. Answers how many entries
-    /// were kept: the answer's `base`.
+    /// Empties the sink for a new answer, keeping its memory (unless the
+    /// last answer made it unusually large: one that failed part way, or
+    /// one the reader did not give back) and its dictionary's first `known`
+    /// entries (the ones the reader holds; all of them are dropped if the
+    /// dictionary is full); the buffer starts with `header` zero bytes for
+    /// the caller to fill. Answers how many entries were kept: the
+    /// answer's `base`.
     pub(crate) fn start_answer(
         &mut self,
         header: usize,
@@ -209,6 +211,7 @@ impl Packed {
         raw_values: bool,
         known: u32,
     ) -> u32 {
+        self.trim();
         self.reset(header, max_bytes, u64::MAX, raw_values);
         let keep = if self.dict.len() >= MAX_SHARED {
             0
