@@ -34,9 +34,12 @@ const initSqlJs = require('sql.js');
  * the process's (user + system, `process.cpuUsage()`): on a machine shared
  * with other work the wall clock also counts the time spent waiting for a
  * core, the CPU time only the work done (the garbage collector's threads
- * included).
+ * included). Each phase starts after a full garbage collection, outside
+ * its time (children run with --expose-gc), so that a read phase does not
+ * pay for the garbage of the load before it.
  */
 function time(fn) {
+  globalThis.gc?.();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
@@ -46,7 +49,7 @@ function time(fn) {
 }
 
 const BATCH = 1000;
-/** Point reads made before the timed ones, on each store (JIT warm-up). */
+/** Point reads and prefix scans made before the timed ones, on each store (JIT warm-up). */
 const WARM_UP = 100;
 const TABLE = 'projects/p/instances/i/tables/mobile';
 const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
@@ -90,6 +93,7 @@ function tabletop(data, keys, prefixes, options = {}) {
     tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
   }));
   for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
+  for (const q of prefixReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
   [out.point, , out.pointCpu] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
   out.pointRows = n;
@@ -147,6 +151,9 @@ function textApi(data, keys, prefixes) {
   call('compact', { tableName: TABLE });
   const point = (k) => call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length;
   for (const k of keys.slice(0, WARM_UP)) point(k);
+  for (const p of prefixes.slice(0, WARM_UP)) {
+    call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } });
+  }
   let n = 0;
   [out.point, , out.pointCpu] = time(() => { for (const k of keys) n += point(k); });
   n = 0;
@@ -214,6 +221,11 @@ async function sqljs(data, keys, prefixes) {
   });
   out.pointRows = n;
   const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
+  for (const p of prefixes.slice(0, WARM_UP)) {
+    range.bind([p, prefixEnd(p)]);
+    rowsOf(range);
+    range.reset();
+  }
   n = 0;
   [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
@@ -271,7 +283,7 @@ const cells = data.rows.reduce((s, r) => s + r.cells.length, 0);
 data.rows.length = 0;
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}`);
 console.log(`data: ${ROWS} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows; each configuration in a process of its own`);
-const run = (name) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), String(ROWS), PKG, '--only', name], {
+const run = (name) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), String(ROWS), PKG, '--only', name], {
   encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'],
 }));
 const t = run('default');
