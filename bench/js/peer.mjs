@@ -1,12 +1,16 @@
 // tabletop-js against sql.js (SQLite in wasm) on the peer workload: the
 // mobile time series of bench/src/lib.rs (same generator, same rows, same
 // sampled keys and prefixes), loaded and read through each package's own
-// API, in one Node process, one after the other.
+// API. Each configuration runs in a Node process of its own (this script
+// again, with --only NAME), one after the other: in one shared process the
+// first configuration paid V8's warm-up and the later ones the garbage of
+// the earlier ones, so figures depended on the order.
 //
 //   node bench/js/peer.mjs [ROWS] [PACKAGE_DIR]    defaults: 100000, target/tabletop-js
 //
 // scripts/bench.sh --js builds the package and runs this beside the core's
 // own in-process figures. BENCHMARKS.md explains the phases.
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
 const ROWS = Number(process.argv[2] ?? 100000);
 const PKG = path.resolve(process.argv[3] ?? path.join(ROOT, 'target', 'tabletop-js'));
+const ONLY = process.argv[4] === '--only' ? process.argv[5] : null;
 const require = createRequire(import.meta.url);
 const { Tabletop } = require(path.join(PKG, 'node', 'index.cjs'));
 const initSqlJs = require('sql.js');
@@ -29,9 +34,12 @@ const initSqlJs = require('sql.js');
  * the process's (user + system, `process.cpuUsage()`): on a machine shared
  * with other work the wall clock also counts the time spent waiting for a
  * core, the CPU time only the work done (the garbage collector's threads
- * included).
+ * included). Each phase starts after a full garbage collection, outside
+ * its time (children run with --expose-gc), so that a read phase does not
+ * pay for the garbage of the load before it.
  */
 function time(fn) {
+  globalThis.gc?.();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
@@ -41,7 +49,7 @@ function time(fn) {
 }
 
 const BATCH = 1000;
-/** Point reads made before the timed ones, on each store (JIT warm-up). */
+/** Point reads and prefix scans made before the timed ones, on each store (JIT warm-up). */
 const WARM_UP = 100;
 const TABLE = 'projects/p/instances/i/tables/mobile';
 const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
@@ -85,6 +93,7 @@ function tabletop(data, keys, prefixes, options = {}) {
     tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
   }));
   for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
+  for (const q of prefixReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
   [out.point, , out.pointCpu] = time(() => { for (const q of pointReqs) n += db.readRows(q, read).rows.length; });
   out.pointRows = n;
@@ -142,6 +151,9 @@ function textApi(data, keys, prefixes) {
   call('compact', { tableName: TABLE });
   const point = (k) => call('readRows', { tableName: TABLE, rows: { rowKeys: [b64(k)] } }).rows.length;
   for (const k of keys.slice(0, WARM_UP)) point(k);
+  for (const p of prefixes.slice(0, WARM_UP)) {
+    call('readRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b64(p), endKeyOpen: b64(prefixEnd(p)) }] } });
+  }
   let n = 0;
   [out.point, , out.pointCpu] = time(() => { for (const k of keys) n += point(k); });
   n = 0;
@@ -209,6 +221,11 @@ async function sqljs(data, keys, prefixes) {
   });
   out.pointRows = n;
   const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
+  for (const p of prefixes.slice(0, WARM_UP)) {
+    range.bind([p, prefixEnd(p)]);
+    rowsOf(range);
+    range.reset();
+  }
   n = 0;
   [out.prefix, , out.prefixCpu] = time(() => {
     for (const p of prefixes) {
@@ -238,21 +255,42 @@ async function sqljs(data, keys, prefixes) {
 const ms = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 const ratio = (a, b) => `${(a / b).toFixed(1)}x`;
 
+/** The configurations, each run in a process of its own. */
+const CONFIGS = {
+  default: (d, k, p) => tabletop(d, k, p),
+  // The options for large data: the engine's bulk thresholds, and cell
+  // values as bytes (no base64 text made).
+  'bulk-bytes': (d, k, p) => tabletop(d, k, p, { engine: 'bulk', values: 'bytes' }),
+  // The bulk engine with answers in the flat shape (`{ shape: 'flat' }`:
+  // each row's cells in one array, base64 values).
+  'bulk-flat': (d, k, p) => tabletop(d, k, p, { engine: 'bulk', shape: 'flat' }),
+  handle: (d, k, p) => textApi(d, k, p),
+  sqljs: (d, k, p) => sqljs(d, k, p),
+};
+
+if (ONLY !== null) {
+  // A child: one configuration, its figures as one JSON line.
+  const data = generate(ROWS);
+  const keys = sample(data.rows.map((r) => r.key), 1000, 7n);
+  const prefixes = sample(data.monthPrefixes, 1000, 11n);
+  const out = await CONFIGS[ONLY](data, keys, prefixes);
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
+
 const data = generate(ROWS);
 const cells = data.rows.reduce((s, r) => s + r.cells.length, 0);
-const keys = sample(data.rows.map((r) => r.key), 1000, 7n);
-const prefixes = sample(data.monthPrefixes, 1000, 11n);
+data.rows.length = 0;
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}`);
-console.log(`data: ${data.rows.length} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows`);
-const t = tabletop(data, keys, prefixes);
-// The same with the options for large data: the engine's bulk thresholds,
-// and cell values as bytes (no base64 text made).
-const b = tabletop(data, keys, prefixes, { engine: 'bulk', values: 'bytes' });
-// The bulk engine with answers in the flat shape (`{ shape: 'flat' }`:
-// each row's cells in one array, base64 values).
-const f = tabletop(data, keys, prefixes, { engine: 'bulk', shape: 'flat' });
-const h = textApi(data, keys, prefixes);
-const s = await sqljs(data, keys, prefixes);
+console.log(`data: ${ROWS} rows, ${cells} cells; writes in mutateRows of ${BATCH} rows; each configuration in a process of its own`);
+const run = (name) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), String(ROWS), PKG, '--only', name], {
+  encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'],
+}));
+const t = run('default');
+const b = run('bulk-bytes');
+const f = run('bulk-flat');
+const h = run('handle');
+const s = run('sqljs');
 for (const x of [t, b, f]) {
   if (x.pointRows !== s.pointRows || x.prefixRows !== s.prefixRows || x.regexRows !== s.regexRows || x.regexRows !== s.regexFnRows || x.fullRows !== s.fullRows || x.fullIterRows !== s.fullRows) {
     throw new Error(`row counts differ: ${JSON.stringify({ x, s })}`);

@@ -375,17 +375,53 @@ function packRead(request) {
 
 const latin1 = new TextDecoder('latin1');
 
-/** Turns the packed rows of js/src/read.rs into google.bigtable.v2.Row objects. */
+/**
+ * ASCII bytes `u8[s .. s + n]` as a string. Short strings are made by a
+ * loop in JavaScript: one native call (Buffer's latin1Slice, TextDecoder)
+ * costs more than the loop up to about 12 bytes in Node (measured); longer
+ * ones take the native call (in browsers, where only TextDecoder is at
+ * hand, the loop up to 32 bytes).
+ */
+function ascii(u8, node, s, n) {
+  if (n <= 12 || (node === null && n <= 32)) {
+    let text = '';
+    for (let i = s; i < s + n; i++) text += String.fromCharCode(u8[i]);
+    return text;
+  }
+  if (node !== null) return node.latin1Slice(s, s + n);
+  return latin1.decode(u8.subarray(s, s + n));
+}
+
+/**
+ * Byte views of a buffer (the wasm module's memory, or a chunk), made once
+ * per buffer: a Uint8Array, a DataView, and in Node a Buffer (for
+ * latin1Slice).
+ */
+function viewsOf(buffer, byteOffset = 0, byteLength = buffer.byteLength - byteOffset) {
+  return {
+    buffer,
+    u8: new Uint8Array(buffer, byteOffset, byteLength),
+    view: new DataView(buffer, byteOffset, byteLength),
+    node: NodeBuffer ? NodeBuffer.from(buffer, byteOffset, byteLength) : null,
+  };
+}
+
+/**
+ * Turns the packed rows of js/src/read.rs (`at` to `end` of `views`) into
+ * google.bigtable.v2.Row objects. `shared` is the dictionary the rows
+ * refer to: the strings earlier answers sent (for a Tabletop object's whole
+ * answers, kept from call to call) and the new entries as they come.
+ */
 class Unpacker {
-  constructor(bytes, at, { raw, flat }, end = bytes.length) {
+  constructor(views, at, end, { raw, flat }, shared) {
     this.rawValues = raw;
     this.flat = flat;
-    this.u8 = bytes;
+    this.u8 = views.u8;
+    this.view = views.view;
+    this.node = views.node;
     this.end = end;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.node = NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
     this.at = at;
-    this.shared = [];
+    this.shared = shared;
     this.fams = [];
     this.cols = [];
   }
@@ -396,17 +432,14 @@ class Unpacker {
     return v;
   }
 
-  /** An ASCII string, inline or from the answer's dictionary. */
+  /** An ASCII string, inline or from the dictionary. */
   str() {
     const word = this.u32();
     if (word >= 0x80000000) return this.shared[word - 0x80000000];
     const n = word & 0x3fffffff;
     const s = this.at;
     this.at += n;
-    let text;
-    if (n === 0) text = '';
-    else if (this.node) text = this.node.latin1Slice(s, s + n);
-    else text = latin1.decode(this.u8.subarray(s, s + n));
+    const text = n === 0 ? '' : ascii(this.u8, this.node, s, n);
     if (word >= 0x40000000) this.shared.push(text);
     return text;
   }
@@ -456,7 +489,7 @@ class Unpacker {
         value = this.str();
         if (value === '') value = undefined;
       }
-      const label = this.str();
+      const label = flags & 4 ? this.str() : '';
       // Cells are made in the few shapes answers have, each as one literal.
       let cell;
       if (ts !== '') {
@@ -505,7 +538,7 @@ class Unpacker {
         value = this.str();
         if (value === '') value = undefined;
       }
-      const label = this.str();
+      const label = flags & 4 ? this.str() : '';
       let cell;
       if (ts !== '') {
         if (value !== undefined) cell = label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
@@ -567,8 +600,26 @@ const GENERAL = [
   'compact', 'advanceClock', 'listTablets', 'explain',
 ];
 
+/** Answers longer than this give their buffer back once read (js/src/read.rs's KEEP_BYTES). */
+const RELEASE_BYTES = 1 << 20;
+
 function makeTabletop(raw) {
   const Raw = raw.Tabletop;
+
+  /**
+   * Views of the wasm module's memory, remade when the memory has grown
+   * (growing replaces its ArrayBuffer and detaches the views of the old
+   * one). Fetched when first needed: a browser build has no memory until
+   * init() has loaded the module.
+   */
+  let memory = null;
+  let views = null;
+  function memoryViews() {
+    memory ??= Raw.memory();
+    const buffer = memory.buffer;
+    if (views === null || views.buffer !== buffer) views = viewsOf(buffer);
+    return views;
+  }
 
   function convert(e) {
     if (e !== null && typeof e === 'object' && !(e instanceof Error) && typeof e.status === 'string') {
@@ -584,6 +635,11 @@ function makeTabletop(raw) {
   class Tabletop {
     #raw;
     #broken = null;
+    /**
+     * The strings whole readRows answers sent as dictionary entries, in
+     * order: later answers refer to them by index (js/src/read.rs).
+     */
+    #shared = [];
 
     /**
      * `options.engine`: 'default' (the playground's engine thresholds:
@@ -696,18 +752,38 @@ function makeTabletop(raw) {
       requireObject('readRows', request);
       const opts = readOptions('readRows', options);
       const plain = packRead(request);
-      let packed = plain ? this.#run((r) => r.readPackedRequest(plain, opts.raw)) : undefined;
-      if (packed === undefined) {
+      const shared = this.#shared;
+      let length = plain ? this.#run((r) => r.readPackedRequest(plain, opts.raw, shared.length)) : undefined;
+      if (length === undefined) {
         const text = requestText(request);
-        packed = this.#run((r) => r.readPacked(text, opts.raw));
+        length = this.#run((r) => r.readPacked(text, opts.raw, shared.length));
       }
-      // stats_len:u32, the rows, then stats_len bytes of requestStats JSON.
-      const statsLength = packed[0] | (packed[1] << 8) | (packed[2] << 16) | (packed[3] << 24);
-      const end = packed.length - statsLength;
-      const answer = { rows: new Unpacker(packed, 4, opts, end).rows([]) };
+      // The answer is read where wasm packed it, before any other call
+      // into wasm (which may reuse that buffer or grow the memory). Raw
+      // values stay views into the answer, so that answer is copied first.
+      const at = this.#raw.answerAt;
+      let views = memoryViews();
+      let start = at;
+      if (opts.raw) {
+        views = viewsOf(views.u8.slice(at, at + length).buffer);
+        start = 0;
+      }
+      // stats_len:u32 base:u32, the rows, then stats_len bytes of
+      // requestStats JSON. `base` is how many dictionary entries the answer
+      // builds on: the entries past it (sent by answers that failed or
+      // were dropped) are forgotten.
+      const statsLength = views.view.getUint32(start, true);
+      const base = views.view.getUint32(start + 4, true);
+      if (base > shared.length) {
+        throw new TabletopError(13, 'INTERNAL', `readRows: the answer refers to ${base} strings, this object holds ${shared.length}`);
+      }
+      shared.length = base;
+      const end = start + length - statsLength;
+      const answer = { rows: new Unpacker(views, start + 8, end, opts, shared).rows([]) };
       if (statsLength > 0) {
-        answer.requestStats = JSON.parse(new TextDecoder().decode(packed.subarray(end)));
+        answer.requestStats = JSON.parse(new TextDecoder().decode(views.u8.subarray(end, start + length)));
       }
+      if (length > RELEASE_BYTES) this.#raw.releaseAnswer();
       return answer;
     }
 
@@ -735,7 +811,7 @@ function makeTabletop(raw) {
           over = true;
           chunk = null;
         } else {
-          chunk = new Unpacker(bytes, 0, opts);
+          chunk = new Unpacker(viewsOf(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length, opts, []);
         }
       };
       try {
@@ -788,6 +864,7 @@ function makeTabletop(raw) {
       }
       this.#raw = next;
       this.#broken = null;
+      this.#shared = [];
     }
 
     /** A new object holding the instance `bytes` (from `snapshot()`) describe. */

@@ -47,7 +47,6 @@ mod write;
 
 use std::collections::HashMap;
 
-use js_sys::Uint8Array;
 use serde_json::{Value, json};
 use tabletop_core::{
     EngineConfig, Error, Fidelity, Instance, InstanceConfig, TraceOptions, Traces, api, cbt,
@@ -55,7 +54,7 @@ use tabletop_core::{
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use self::read::{Cursor, DEFAULT_MAX_ANSWER_BYTES, Packed};
+use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Packed};
 use self::value::{error_to_js, from_js, to_js};
 
 /// A Bigtable instance in memory, driven by JSON requests or `cbt`
@@ -251,34 +250,32 @@ impl Tabletop {
     }
 
     /// Runs a readRows request object and returns its answer packed (the
-    /// format is in `read.rs`: a `u32` length, the rows, then that many
-    /// bytes of `requestStats` JSON, none unless asked for). Past
-    /// `maxAnswerBytes` it throws RESOURCE_EXHAUSTED. `raw_values` packs
-    /// cell values as their own bytes instead of base64.
+    /// format is in `read.rs`: a `u32` length, the dictionary base, the
+    /// rows, then that many bytes of `requestStats` JSON, none unless asked
+    /// for). Past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED.
+    /// `raw_values` packs cell values as their own bytes instead of base64;
+    /// `known` is how many dictionary entries the caller holds. Answers
+    /// the answer's length; the answer itself is in this module's memory at
+    /// [`Tabletop::answer_at`], until the next call.
     #[wasm_bindgen(js_name = readPacked)]
     pub fn read_packed(
         &mut self,
         request: JsValue,
         raw_values: bool,
-    ) -> Result<Uint8Array, JsValue> {
+        known: u32,
+    ) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req, full) =
             api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
-        let stats = read::answer(
-            &mut self.instance,
-            &table,
-            &req,
-            self.max_answer_bytes,
-            raw_values,
-            &mut self.answer,
-        )
-        .map_err(|e| error_to_js(&e))?;
+        let to = self.answer_for(raw_values, known);
+        let stats = read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
+            .map_err(|e| error_to_js(&e))?;
         let stats = if full {
             api::read_stats_to_json(&stats).to_string()
         } else {
             String::new()
         };
-        Ok(self.hand_over(stats.as_bytes()))
+        Ok(read::len32(self.answer.finish(stats.as_bytes()).len()))
     }
 
     /// [`Tabletop::read_packed`] for a plain read packed by the package's
@@ -289,20 +286,41 @@ impl Tabletop {
         &mut self,
         packed: &[u8],
         raw_values: bool,
-    ) -> Result<Option<Uint8Array>, JsValue> {
+        known: u32,
+    ) -> Result<Option<u32>, JsValue> {
         let Some((table, req)) = request::decode(packed) else {
             return Ok(None);
         };
-        read::answer(
-            &mut self.instance,
-            &table,
-            &req,
-            self.max_answer_bytes,
-            raw_values,
-            &mut self.answer,
-        )
-        .map_err(|e| error_to_js(&e))?;
-        Ok(Some(self.hand_over(&[])))
+        let to = self.answer_for(raw_values, known);
+        read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
+            .map_err(|e| error_to_js(&e))?;
+        Ok(Some(read::len32(self.answer.finish(&[]).len())))
+    }
+
+    /// Where the last answer of [`Tabletop::read_packed`] or
+    /// [`Tabletop::read_packed_request`] starts in this module's memory
+    /// ([`Tabletop::memory`]). The package's JavaScript reads the answer
+    /// straight from there, with no copy, and before it calls into the
+    /// module again: the next call may reuse the buffer, or grow the memory
+    /// (which detaches the `ArrayBuffer` views of the old one).
+    #[wasm_bindgen(getter = answerAt)]
+    #[must_use]
+    pub fn answer_at(&self) -> u32 {
+        // wasm32 addresses are 32-bit.
+        read::len32(self.answer.buf.as_ptr() as usize)
+    }
+
+    /// Gives back the memory of the last answer if it was unusually large
+    /// (called once it has been read).
+    #[wasm_bindgen(js_name = releaseAnswer)]
+    pub fn release_answer(&mut self) {
+        self.answer.trim();
+    }
+
+    /// This module's `WebAssembly.Memory`, where answers are read.
+    #[must_use]
+    pub fn memory() -> JsValue {
+        wasm_bindgen::memory()
     }
 
     /// Opens a cursor over a readRows request object; its rows come a
@@ -405,12 +423,12 @@ impl Tabletop {
 }
 
 impl Tabletop {
-    /// The finished answer copied into a new JavaScript array; the answer
-    /// buffer stays for the next call.
-    fn hand_over(&mut self, stats: &[u8]) -> Uint8Array {
-        let out = Uint8Array::from(self.answer.finish(stats));
-        self.answer.trim();
-        out
+    fn answer_for(&self, raw_values: bool, known: u32) -> AnswerFor {
+        AnswerFor {
+            max_bytes: self.max_answer_bytes,
+            raw_values,
+            known,
+        }
     }
 }
 

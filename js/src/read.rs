@@ -3,17 +3,20 @@
 //! no JSON text in between, a cap on the size of one answer, and cursors
 //! that read a big answer a chunk at a time.
 //!
-//! The format (little-endian): a whole answer is `stats_len:u32 row*
-//! stats`, where `stats` is `stats_len` bytes of `requestStats` JSON (none
-//! unless asked for); a cursor's chunk is `row*`. One record per row:
+//! The format (little-endian): a whole answer is `stats_len:u32 base:u32
+//! row* stats`, where `stats` is `stats_len` bytes of `requestStats` JSON
+//! (none unless asked for) and `base` the number of dictionary entries the
+//! answer starts from (see [`Dictionary`]: whole answers share one
+//! dictionary, kept from call to call); a cursor's chunk is `row*`, with a
+//! dictionary of its own that starts empty. One record per row:
 //!
 //! ```text
 //! row  := key:str cells:u32 cell*cells
 //! cell := flags:u8 [family:str if flags&1] [qualifier:str if flags&2]
-//!         timestamp:str value:str label:str
+//!         timestamp:str value:str [label:str if flags&4]
 //! str  := len:u32 ascii*len          a string (len < 2^30)
 //!       | (0x4000_0000|len):u32 ascii*len   a string, also the next entry of
-//!                                           the answer's dictionary
+//!                                           the dictionary
 //!       | (0x8000_0000|id):u32              dictionary entry `id`
 //! ```
 //!
@@ -21,8 +24,9 @@
 //! timestamps decimal (empty for 0), so every string is ASCII; but for an
 //! answer asked with raw values (`{ values: 'bytes' }`), a cell's value is
 //! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
-//! starts a new family, flag 2 a new column; cells come in the order the
-//! engine returns them (family, qualifier, newest first).
+//! starts a new family, flag 2 a new column, flag 4 says the cell has a
+//! label (most have none: their label is not sent); cells come in the order
+//! the engine returns them (family, qualifier, newest first).
 
 use std::hash::Hasher as _;
 use std::io::Write as _;
@@ -48,9 +52,10 @@ const CHUNK_ROWS: u64 = 4096;
 
 /// A sink that packs rows until a byte budget or a row budget runs out.
 ///
-/// One `Packed` serves call after call ([`Packed::reset`]): its buffer and
-/// dictionary keep their memory, so a point read allocates nothing here
-/// once the first calls have grown them.
+/// One `Packed` serves call after call ([`Packed::start_answer`]): its
+/// buffer keeps its memory and its dictionary its entries, so a point read
+/// allocates nothing here once the first calls have grown them, and sends
+/// only entry ids for the strings earlier answers already carried.
 #[derive(Debug)]
 pub(crate) struct Packed {
     pub(crate) buf: Vec<u8>,
@@ -75,12 +80,22 @@ pub(crate) struct Packed {
     raw_values: bool,
 }
 
-/// The answer's dictionary of short strings, keyed by what they stand for:
-/// plain text (families, timestamps, labels) or bytes sent as base64
-/// (qualifiers, values), so a repeated value is found by its own bytes and
-/// never encoded again. Keys live in one arena and the table holds entry
-/// ids, so adding an entry allocates nothing (the arena and the table grow,
-/// and keep their memory across answers).
+/// The dictionary of short strings, keyed by what they stand for: plain
+/// text (families, timestamps, labels) or bytes sent as base64 (qualifiers,
+/// values), so a repeated value is found by its own bytes and never encoded
+/// again. Keys live in one arena and the table holds entry ids, so adding
+/// an entry allocates nothing (the arena and the table grow, and keep their
+/// memory across answers).
+///
+/// Entry `id` is the `id`-th string sent with the "new entry" flag since
+/// the dictionary was last emptied; the JavaScript side keeps the decoded
+/// strings in an array in the same order. Whole answers keep the
+/// dictionary from call to call; the JavaScript side says how many entries
+/// it holds with each call, and the dictionary drops any entry past that
+/// ([`Dictionary::truncate`]): entries of an answer that failed, or that
+/// JavaScript never read, are never referred to. It holds at most
+/// [`MAX_SHARED`] entries; a full dictionary is emptied before the next
+/// answer.
 #[derive(Debug, Default)]
 struct Dictionary {
     /// Entry ids, found by the hash of their key.
@@ -111,6 +126,21 @@ impl Dictionary {
         self.table.clear();
         self.spans.clear();
         self.keys.clear();
+    }
+
+    /// Keeps the first `n` entries, dropping the rest.
+    fn truncate(&mut self, n: usize) {
+        if n >= self.spans.len() {
+            return;
+        }
+        if n == 0 {
+            self.clear();
+            return;
+        }
+        let limit = len32(n);
+        self.table.retain(|id| *id < limit);
+        self.keys.truncate(self.spans[n].1 as usize);
+        self.spans.truncate(n);
     }
 
     fn len(&self) -> usize {
@@ -167,22 +197,54 @@ impl Packed {
         p
     }
 
-    /// Empties the sink for a new answer, keeping its memory; the buffer
-    /// starts with `header` zero bytes for the caller to fill.
-    pub(crate) fn reset(
+    /// Empties the sink for a new answer, keeping its memory (unless the
+    /// last answer made it unusually large: one that failed part way, or
+    /// one the reader did not give back) and its dictionary's first `known`
+    /// entries (the ones the reader holds; all of them are dropped if the
+    /// dictionary is full); the buffer starts with `header` zero bytes for
+    /// the caller to fill. Answers how many entries were kept: the
+    /// answer's `base`.
+    pub(crate) fn start_answer(
         &mut self,
         header: usize,
         max_bytes: usize,
-        max_rows: u64,
         raw_values: bool,
-    ) {
+        known: u32,
+    ) -> u32 {
+        self.trim();
+        self.reset(header, max_bytes, u64::MAX, raw_values);
+        let keep = if self.dict.len() >= MAX_SHARED {
+            0
+        } else {
+            self.dict.len().min(known as usize)
+        };
+        self.forget_from(keep);
+        len32(keep)
+    }
+
+    /// Drops the dictionary entries from `n` on, and every shortcut to them.
+    fn forget_from(&mut self, n: usize) {
+        if n >= self.dict.len() {
+            return;
+        }
+        self.dict.truncate(n);
+        let limit = len32(n);
+        if n == 0 {
+            self.ts_ids.clear();
+        } else {
+            self.ts_ids.retain(|_, id| *id < limit);
+        }
+        self.last_family = self.last_family.filter(|id| *id < limit);
+        self.empty_id = self.empty_id.filter(|id| *id < limit);
+    }
+
+    /// Empties the buffer for a new answer or chunk, keeping its memory
+    /// (the dictionary stays as it is); the buffer starts with `header`
+    /// zero bytes for the caller to fill.
+    fn reset(&mut self, header: usize, max_bytes: usize, max_rows: u64, raw_values: bool) {
         self.buf.clear();
         self.buf.resize(header, 0);
         self.rows_at = header;
-        self.dict.clear();
-        self.ts_ids.clear();
-        self.last_family = None;
-        self.empty_id = None;
         self.rows = 0;
         self.last_key.clear();
         self.over = false;
@@ -192,9 +254,10 @@ impl Packed {
         self.raw_values = raw_values;
     }
 
-    /// A string: short ones go through the answer's dictionary, so the
-    /// JavaScript side makes each distinct family, qualifier, timestamp,
-    /// label or short value once.
+    /// A string: short ones go through the dictionary, so the JavaScript
+    /// side makes each distinct family, qualifier, timestamp, label or short
+    /// value once (once per object for whole answers, once per chunk for a
+    /// cursor's).
     fn str(&mut self, s: &[u8]) {
         self.str_id(s);
     }
@@ -221,7 +284,7 @@ impl Packed {
         self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
     }
 
-    /// The empty string (labels and timestamps are mostly empty or repeat).
+    /// The empty string (a timestamp of 0).
     fn empty(&mut self) {
         match self.empty_id {
             Some(id) => self.shared_ref(id),
@@ -281,7 +344,8 @@ impl Packed {
 }
 
 /// Strings up to this long are shared through the dictionary, up to this
-/// many distinct ones per answer or chunk.
+/// many distinct ones (in the dictionary of whole answers, or of one
+/// chunk).
 const MAX_SHARED_LEN: usize = 32;
 const MAX_SHARED: usize = 1 << 16;
 /// Length word flags: the string is dictionary entry `len & 0x3fff_ffff`;
@@ -289,7 +353,7 @@ const MAX_SHARED: usize = 1 << 16;
 const SHARED_REF: u32 = 0x8000_0000;
 const SHARED_NEW: u32 = 0x4000_0000;
 
-fn len32(n: usize) -> u32 {
+pub(crate) fn len32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
@@ -332,8 +396,12 @@ impl RowSink for Packed {
         for c in row.cells {
             let new_family = prev.is_none_or(|(f, _)| f != c.family);
             let new_column = new_family || prev.is_some_and(|(_, q)| q != c.qualifier);
-            self.buf
-                .push(u8::from(new_family) | (u8::from(new_column) << 1));
+            let label = c.label.filter(|l| !l.is_empty());
+            self.buf.push(
+                u8::from(new_family)
+                    | (u8::from(new_column) << 1)
+                    | (u8::from(label.is_some()) << 2),
+            );
             if new_family {
                 self.family(c.family);
             }
@@ -348,9 +416,8 @@ impl RowSink for Packed {
             } else {
                 self.base64(c.value, true);
             }
-            match c.label {
-                Some(label) if !label.is_empty() => self.str(label.as_bytes()),
-                _ => self.empty(),
+            if let Some(label) = label {
+                self.str(label.as_bytes());
             }
             prev = Some((c.family, c.qualifier));
         }
@@ -365,18 +432,29 @@ impl RowSink for Packed {
     }
 }
 
-/// A whole answer packed into `sink` (emptied first, then a 4-byte header
-/// for [`Packed::finish`]), or RESOURCE_EXHAUSTED past `max_bytes`.
+/// What a whole answer is read for: its byte budget, whether values come
+/// as their own bytes, and how many dictionary entries the reader holds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AnswerFor {
+    pub(crate) max_bytes: usize,
+    pub(crate) raw_values: bool,
+    pub(crate) known: u32,
+}
+
+/// A whole answer packed into `sink` (emptied first, then an 8-byte header:
+/// the stats' length, which [`Packed::finish`] writes, and the dictionary
+/// `base`), or RESOURCE_EXHAUSTED past `max_bytes`.
 pub(crate) fn answer(
     db: &mut Instance,
     table: &str,
     req: &ReadRowsRequest,
-    max_bytes: usize,
-    raw_values: bool,
+    to: AnswerFor,
     sink: &mut Packed,
 ) -> Result<ReadStats, Error> {
-    sink.reset(4, max_bytes, u64::MAX, raw_values);
+    let base = sink.start_answer(8, to.max_bytes, to.raw_values, to.known);
+    sink.buf[4..8].copy_from_slice(&base.to_le_bytes());
     let stats = db.read_rows(table, req, sink)?;
+    let max_bytes = to.max_bytes;
     if sink.over {
         return Err(too_big(max_bytes));
     }
@@ -389,7 +467,7 @@ const KEEP_BYTES: usize = 1 << 20;
 impl Packed {
     /// Completes an answer: `stats` (JSON text, or nothing) goes after the
     /// rows and its length into the header, so the answer reads
-    /// `stats_len:u32 row* stats`.
+    /// `stats_len:u32 base:u32 row* stats`.
     pub(crate) fn finish(&mut self, stats: &[u8]) -> &[u8] {
         let n = len32(stats.len()).to_le_bytes();
         self.buf[..4].copy_from_slice(&n);
@@ -597,6 +675,71 @@ mod tests {
 
     fn closed_open(a: &str, b: &str) -> RowRange {
         RowRange::closed_open(a.as_bytes(), b.as_bytes())
+    }
+
+    /// The length word of the next string in `p.buf` from `at`.
+    fn word(p: &Packed, at: usize) -> u32 {
+        u32::from_le_bytes(p.buf[at..at + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn the_dictionary_keeps_what_the_reader_holds() {
+        let mut p = Packed::new(usize::MAX, u64::MAX, false);
+        assert_eq!(p.start_answer(8, usize::MAX, false, 0), 0);
+        p.family("cf");
+        p.timestamp(5);
+        p.base64(b"q", true);
+        p.empty();
+        assert_eq!(p.dict.len(), 4);
+        // The reader read them all: the next answer refers to them.
+        assert_eq!(p.start_answer(8, usize::MAX, false, 4), 4);
+        assert_eq!(p.buf.len(), 8);
+        p.timestamp(5);
+        p.base64(b"q", true);
+        p.family("cf");
+        assert_eq!(
+            (word(&p, 8), word(&p, 12), word(&p, 16)),
+            (1 | SHARED_REF, 2 | SHARED_REF, SHARED_REF)
+        );
+        // The reader holds two (an answer failed, or was not read): the
+        // others are sent again, as new entries with the next ids.
+        assert_eq!(p.start_answer(8, usize::MAX, false, 2), 2);
+        p.base64(b"q", true);
+        assert_eq!(word(&p, 8), 4 | SHARED_NEW);
+        assert_eq!(&p.buf[12..16], b"cQ==");
+        p.empty();
+        assert_eq!(word(&p, 16), SHARED_NEW);
+        p.timestamp(5);
+        p.family("cf");
+        assert_eq!((word(&p, 20), word(&p, 24)), (1 | SHARED_REF, SHARED_REF));
+        assert_eq!(p.dict.find(Kind::Base64, b"q"), Some(2));
+        assert_eq!(p.dict.find(Kind::Text, b""), Some(3));
+        // A reader holding more than was sent (a restored object's old
+        // strings) starts from what the dictionary has.
+        assert_eq!(p.start_answer(8, usize::MAX, false, 100), 4);
+        // A reader holding none starts from an empty dictionary.
+        assert_eq!(p.start_answer(8, usize::MAX, false, 0), 0);
+        assert_eq!(p.dict.find(Kind::Text, b"cf"), None);
+        p.timestamp(5);
+        assert_eq!(word(&p, 8), 1 | SHARED_NEW);
+    }
+
+    #[test]
+    fn a_full_dictionary_is_emptied_before_the_next_answer() {
+        let mut p = Packed::new(usize::MAX, u64::MAX, false);
+        p.start_answer(8, usize::MAX, false, 0);
+        for i in 0..=MAX_SHARED as u32 {
+            p.base64(&i.to_le_bytes(), true);
+        }
+        // The entry past the bound went inline, not into the dictionary.
+        assert_eq!(p.dict.len(), MAX_SHARED);
+        let at = p.buf.len();
+        p.base64(b"new", true);
+        assert_eq!(word(&p, at), 4);
+        assert_eq!(p.start_answer(8, usize::MAX, false, len32(MAX_SHARED)), 0);
+        assert_eq!(p.dict.len(), 0);
+        p.base64(b"new", true);
+        assert_eq!(word(&p, 8), 4 | SHARED_NEW);
     }
 
     #[test]

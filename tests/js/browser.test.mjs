@@ -52,6 +52,12 @@ window.run = async () => {
   out.tooBig = attempt(() => db.readRows({ tableName: TABLE }));
   out.snapshotRows = Tabletop.restore(db.snapshot()).readRows({ tableName: TABLE }).rows.length;
   out.cbt = db.cbt('count t');
+  // After the failed answer, reads whose strings come from the object's
+  // dictionary (the second time), one of them long (not in it).
+  db.mutateRow({ tableName: TABLE, rowKey: bytes('long'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('q'), value: bytes('x'.repeat(40)) } }] });
+  const req = { tableName: TABLE, rows: { rowKeys: [bytes('a'), bytes('c'), bytes('long')] } };
+  out.again = [db.readRows(req), db.readRows(req)];
+  out.againJson = JSON.parse(db.handle(JSON.stringify({ method: 'readRows', request: { tableName: TABLE, rows: { rowKeys: ['YQ==', 'Yw==', btoa('long')] } } }))).response;
   return out;
 };
 window.ready = true;
@@ -93,5 +99,7 @@ test('the browser build loads with init() and answers like the Node one', async 
   assert.equal(out.tooBig.status, 'RESOURCE_EXHAUSTED');
   assert.equal(out.snapshotRows, 4);
   assert.equal(out.cbt, '4\n');
+  assert.equal(out.againJson.rows.length, 3);
+  assert.deepEqual(out.again, [out.againJson, out.againJson]);
   await page.close();
 });

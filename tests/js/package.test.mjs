@@ -546,6 +546,143 @@ describe('reads', () => {
   });
 });
 
+describe('the strings dictionary kept across calls', () => {
+  // Whole readRows answers send each short string (family, qualifier,
+  // timestamp, label, short value) once per object, then only its index
+  // (js/src/read.rs); these reads check the answers stay exactly the JSON
+  // protocol's through everything that could put the two sides out of step.
+
+  /** The request as the JSON protocol takes it (bytes as base64). */
+  const asJson = (req) => JSON.parse(JSON.stringify(req, (k, v) => (v instanceof Uint8Array ? b64(v) : v)));
+
+  function flatten(rows) {
+    return rows.map((row) => ({
+      key: row.key,
+      cells: (row.families ?? []).flatMap((f) => f.columns.flatMap((c) => c.cells.map((cell) => ({
+        family: f.name, qualifier: c.qualifier ?? '', ...cell,
+      })))),
+    }));
+  }
+
+  /** readRows in the nested and the flat shape against `handle`'s answer. */
+  function sameAsHandle(db, req) {
+    const expected = viaHandle(db, 'readRows', asJson(req));
+    assert.ok(expected.response, JSON.stringify(expected));
+    assert.deepEqual(db.readRows(req), expected.response, JSON.stringify(req));
+    assert.deepEqual(db.readRows(req, { shape: 'flat' }).rows, flatten(expected.response.rows), JSON.stringify(req));
+  }
+
+  /**
+   * A table whose rows `from` to `to` each hold values, qualifiers,
+   * timestamps and labels of their own beside shared ones (`tag` makes
+   * one table's strings differ from another's).
+   */
+  function writeRows(db, from, to, tag = '') {
+    const entries = [];
+    for (let i = from; i < to; i++) {
+      entries.push({
+        rowKey: bytes(`r${String(i).padStart(5, '0')}`),
+        mutations: [
+          { setCell: { familyName: 'a', columnQualifier: bytes(`q${i % 5}${tag}`), timestampMicros: 1000 * (i % 9), value: bytes(`${tag}v${i % 13}`) } },
+          { setCell: { familyName: 'a', columnQualifier: bytes(`own${i}${tag}`), timestampMicros: 1000 * i, value: bytes(`${tag}u${i}`) } },
+          { setCell: { familyName: 'b', columnQualifier: bytes('q'), value: bytes(`${tag}${'x'.repeat(i % 40)}`) } },
+        ],
+      });
+    }
+    const answer = db.mutateRows({ tableName: TABLE, entries });
+    assert.ok(answer.entries.every((e) => e.status.code === 0));
+  }
+
+  const key = (i) => bytes(`r${String(i).padStart(5, '0')}`);
+  const range = (a, b) => ({ tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: key(a), endKeyOpen: key(b) }] } });
+  const labelled = (a, b, label) => ({ ...range(a, b), filter: { chain: { filters: [{ cellsPerColumnLimitFilter: 1 }, { applyLabelTransformer: label }] } } });
+
+  test('hundreds of reads answer what the JSON protocol answers', () => {
+    const db = withTable({ a: {}, b: {} });
+    writeRows(db, 0, 400);
+    for (let n = 0; n < 300; n++) {
+      const a = (n * 37) % 390;
+      const req = n % 3 === 0 ? labelled(a, a + 1 + (n % 7), `lab${n % 11}`)
+        : n % 3 === 1 ? { ...range(a, a + 10), reversed: n % 2 === 0 }
+          : { tableName: TABLE, rows: { rowKeys: [key(a), key(399 - a)] } };
+      sameAsHandle(db, req);
+    }
+    // Values as bytes take no dictionary entries; base64 reads around them
+    // still line up.
+    const req = range(0, 50);
+    const raw = db.readRows(req, { values: 'bytes' });
+    sameAsHandle(db, req);
+    assert.deepEqual(raw.rows.map((r) => r.key), db.readRows(req).rows.map((r) => r.key));
+    // A full answer, then point reads.
+    sameAsHandle(db, { tableName: TABLE });
+    sameAsHandle(db, { tableName: TABLE, rows: { rowKeys: [key(7)] } });
+  });
+
+  test('restore() starts the dictionary again', () => {
+    const db = withTable({ a: {}, b: {} });
+    writeRows(db, 0, 100);
+    sameAsHandle(db, range(0, 60));
+    const snap = db.snapshot();
+    const other = withTable({ a: {}, b: {} });
+    writeRows(other, 0, 100, 'o');
+    db.restore(other.snapshot());
+    sameAsHandle(db, range(0, 60));
+    sameAsHandle(db, labelled(10, 30, 'after'));
+    db.restore(snap);
+    sameAsHandle(db, range(20, 80));
+    const copy = Tabletop.restore(snap);
+    sameAsHandle(copy, range(20, 80));
+    other.free();
+    copy.free();
+  });
+
+  test('answers that failed leave no strings the next answers refer to', () => {
+    const db = withTable({ a: {}, b: {} });
+    writeRows(db, 0, 300);
+    sameAsHandle(db, range(0, 5));
+    // Past the cap after packing rows with strings never sent before.
+    db.maxAnswerBytes = 2048;
+    throwsStatus(() => db.readRows(range(100, 300)), 'RESOURCE_EXHAUSTED');
+    throwsStatus(() => db.readRows(labelled(200, 300, 'never')), 'RESOURCE_EXHAUSTED');
+    db.maxAnswerBytes = 1 << 20;
+    sameAsHandle(db, range(100, 140));
+    sameAsHandle(db, labelled(200, 240, 'never'));
+    // Requests the core refuses.
+    throwsStatus(() => db.readRows({ tableName: `${PARENT}/tables/nope` }), 'NOT_FOUND');
+    throwsStatus(() => db.readRows({ ...range(0, 9), filter: { valueRegexFilter: b64('(') } }), 'INVALID_ARGUMENT');
+    sameAsHandle(db, range(0, 300));
+  });
+
+  test('an answer of more distinct strings than the dictionary holds, then small ones', () => {
+    const db = withTable({ a: {}, b: {} });
+    // 3 new strings a row (qualifier, value, timestamp): about 75,000, past
+    // the dictionary's 65,536 entries, in an answer of several megabytes.
+    writeRows(db, 0, 25000);
+    const all = db.readRows({ tableName: TABLE });
+    assert.equal(all.rows.length, 25000);
+    const expected = viaHandle(db, 'readRows', { tableName: TABLE }).response;
+    assert.deepEqual(all, expected);
+    for (let n = 0; n < 20; n++) sameAsHandle(db, range(n * 1200, n * 1200 + 10));
+    // The full dictionary was emptied: a second huge answer and more reads.
+    assert.deepEqual(db.readRows({ tableName: TABLE }, { shape: 'flat' }).rows, flatten(expected.rows));
+    sameAsHandle(db, labelled(24990, 25000, 'end'));
+  });
+
+  test('two objects side by side keep dictionaries of their own', () => {
+    const one = withTable({ a: {}, b: {} });
+    const two = withTable({ b: {}, a: {} });
+    writeRows(one, 0, 200, '1');
+    writeRows(two, 50, 250, '2');
+    for (let n = 0; n < 60; n++) {
+      const a = 50 + ((n * 29) % 140);
+      sameAsHandle(n % 2 ? one : two, range(a, a + 10));
+      sameAsHandle(n % 2 ? two : one, labelled(a, a + 3, `l${n % 4}`));
+    }
+    one.free();
+    two.free();
+  });
+});
+
 describe('never poisoned', () => {
   test('a readRows answer past the cap throws RESOURCE_EXHAUSTED; the iterator still reads it', () => {
     const db = withTable();
