@@ -7,10 +7,11 @@
 //! - A file that is not an intact snapshot this build reads is refused
 //!   with the reason, and never written over.
 //! - **Writes cost the change.** A run whose changes the log can hold
-//!   (data writes: `cbt set`, `mutateRows`, ...) appends them to
-//!   `NAME.wal` beside the snapshot and flushes it to disk; opening the
-//!   file replays the log on the snapshot. Anything else (a new table, a
-//!   clock or schema change, an import, a run that also read and so
+//!   (data writes: `cbt set`, `mutateRows`, ...; schema changes: `cbt
+//!   createtable`, `modifyColumnFamilies`, views, deletion protection,
+//!   ...) appends them to `NAME.wal` beside the snapshot and flushes it to
+//!   disk; opening the file replays the log on the snapshot. Anything
+//!   else (a clock change, an import, SQL, a run that also read and so
 //!   recorded traffic) writes a new snapshot: a **compaction**, which also
 //!   happens when the log grows past [`MAX_LOG_RECORDS`] records or a
 //!   quarter of the snapshot's size, so opening never replays much.
@@ -18,6 +19,8 @@
 //!   holds the instance's [`shell`] (tables, families, clock, no rows), so
 //!   `tabletop cbt set ...` runs on the shell with the log replayed on it,
 //!   which gives the write's true outcome, and appends ([`open_shell`]).
+//!   The log's schema changes replay on the shell too, so a new table or
+//!   family is there for the next one-shot write.
 //!   It does so only while the snapshot is untouched since it was written
 //!   (same length, checksum and modification time); otherwise the whole
 //!   instance is loaded and checked.
@@ -491,7 +494,7 @@ pub fn save(path: &Path, instance: &mut Instances) -> io::Result<()> {
 /// on it, and a bound on the snapshot's rows. `None` when the whole
 /// instance must be loaded instead: no log with a shell for this snapshot,
 /// a snapshot changed since it was written (so unchecked), records other
-/// the shell cannot decide (`record::on_shell`), other names, a log due
+/// the shell cannot replay (`record::replays_on_shell`), other names, a log due
 /// for compaction.
 pub fn open_shell(
     path: &Path,
@@ -521,7 +524,7 @@ pub fn open_shell(
     let Ok(mut shell) = Instance::restore(&scan.base.shell) else {
         return Ok(None);
     };
-    let config = shell.config();
+    let config = shell.config().clone();
     if names.project.is_some_and(|p| p != config.project)
         || names.instance.is_some_and(|i| i != config.instance)
     {
@@ -531,7 +534,11 @@ pub fn open_shell(
         let Ok(record) = Record::decode(payload) else {
             return Ok(None);
         };
-        if !record::on_shell(&record.command) || record.replay(&mut shell).is_err() {
+        // Another instance's change leaves the shell's as it was.
+        if !record.ran_in(&config.project, &config.instance) {
+            continue;
+        }
+        if !record::replays_on_shell(&record.command) || record.replay(&mut shell).is_err() {
             return Ok(None);
         }
     }
