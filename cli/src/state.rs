@@ -178,6 +178,10 @@ pub struct StateFile {
     /// The instance of this run is a shell ([`open_shell`]): it may only
     /// append to the log, never be saved as a snapshot.
     shell: bool,
+    /// The header of the log to start when the snapshot read has none:
+    /// taken when the file was opened, before any command ran, so its
+    /// shell is the snapshot's and the run's records replay on it.
+    unlogged_base: Option<Base>,
 }
 
 #[derive(Debug)]
@@ -239,6 +243,7 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instances), Str
         pending_list: Vec::new(),
         compact: false,
         shell: false,
+        unlogged_base: None,
     };
     let bytes = match fs::read(path) {
         Ok(b) => b,
@@ -271,6 +276,10 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instances), Str
         let written = fs::metadata(path).map_or(0, |m| modified_ns(&m));
         if replayed.is_some_and(|(_, _, stamp)| stamp != written) {
             file.compact = true;
+        }
+        if log.is_none() {
+            // Without it, the next save writes a snapshot instead.
+            file.unlogged_base = base_of(path, id, &db).ok();
         }
         file.on_disk = Some(OnDisk { id, log });
     }
@@ -407,7 +416,7 @@ impl StateFile {
     /// enough to be compacted.
     pub fn save(&mut self, db: &mut Instances) -> io::Result<()> {
         let append = match &self.on_disk {
-            Some(disk) if !self.compact && self.fits(disk) => Some((disk.id, disk.log)),
+            Some(disk) if self.appends(disk) => Some((disk.id, disk.log)),
             _ => None,
         };
         let Some((id, log)) = append else {
@@ -431,8 +440,13 @@ impl StateFile {
                 (len, records)
             }
             None => {
-                // The snapshot was read whole and found intact by this run.
-                let base = base_of(&self.path, id, db)?;
+                // The snapshot was read whole and found intact by this
+                // run, which took its header then (the shell must be the
+                // snapshot's, without this run's schema changes).
+                let base = self
+                    .unlogged_base
+                    .take()
+                    .ok_or_else(|| io::Error::other("no log header was taken"))?;
                 let len = log::create(&wal, &base, &[])?;
                 log::append(&wal, len, &self.pending)?;
                 sync_dir(&wal);
@@ -458,7 +472,13 @@ impl StateFile {
     /// Whether [`StateFile::save`] would append this run's records to the
     /// log (not write a snapshot).
     pub fn can_append(&self) -> bool {
-        !self.compact && self.on_disk.as_ref().is_some_and(|d| self.fits(d))
+        self.on_disk.as_ref().is_some_and(|d| self.appends(d))
+    }
+
+    /// Whether this run's records go to the log following `disk`: nothing
+    /// asked for a snapshot, they fit, and there is a log or its header.
+    fn appends(&self, disk: &OnDisk) -> bool {
+        !self.compact && self.fits(disk) && (disk.log.is_some() || self.unlogged_base.is_some())
     }
 
     /// Whether the log, with this run's records, stays small enough.
@@ -553,6 +573,7 @@ pub fn open_shell(
         pending_list: Vec::new(),
         compact: false,
         shell: true,
+        unlogged_base: None,
     };
     Ok(Some((file, shell, scan.base.row_bound)))
 }

@@ -664,3 +664,29 @@ fn a_state_file_written_by_an_earlier_build_still_loads() {
     assert!(cbt(&dir, &["lookup", "t", "r4"]).contains("four"));
     assert_eq!(count(&dir), 4);
 }
+
+#[test]
+fn a_log_started_by_a_schema_change_has_the_snapshot_s_shell() {
+    // A snapshot without its log (copied alone): the first change starts
+    // the log, whose header must hold the snapshot's shell, not the
+    // instance after the change, or the shell could not replay it.
+    let dir = scratch("schema-new-log");
+    state_with_rows(&dir, 500);
+    let state = dir.join("tabletop.state");
+    let wal = dir.join("tabletop.state.wal");
+    fs::remove_file(&wal).unwrap();
+    let snapshot = fs::read(&state).unwrap();
+    let modified = fs::metadata(&state).unwrap().modified().unwrap();
+    cbt(&dir, &["createfamily", "t", "cf2"]);
+    assert_eq!(fs::read(&state).unwrap(), snapshot, "appended, not written");
+    let mut damaged = snapshot.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x55;
+    fs::write(&state, &damaged).unwrap();
+    set_modified(&state, modified);
+    cbt(&dir, &["set", "t", "r", "cf2:q=on-the-shell"]);
+    fs::write(&state, &snapshot).unwrap();
+    set_modified(&state, modified);
+    assert!(cbt(&dir, &["lookup", "t", "r"]).contains("on-the-shell"));
+    assert_eq!(count(&dir), 501);
+}
