@@ -57,9 +57,11 @@ sending each change as it commits, until its end time); the table admin
 API's CreateTable, GetTable, ListTables, DeleteTable, ModifyColumnFamilies,
 DropRowRange, UpdateTable and the authorized view methods; the instance
 admin API's CreateLogicalView, GetLogicalView, ListLogicalViews,
-UpdateLogicalView and DeleteLogicalView. Each but the two SQL methods runs
-as the JSON protocol's method of the same name (`tabletop help json`), with
-its status codes and messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
+UpdateLogicalView and DeleteLogicalView, and Create, Get, List and
+DeleteMaterializedView (the views of `tabletop sql`'s CREATE MATERIALIZED
+VIEW; they have no deletion protection to update). Each but the SQL and
+materialized view methods runs as the JSON protocol's method of the same
+name (`tabletop help json`), with its status codes and messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
 (SELECT only, no @parameters), streaming typed rows as Bigtable does.
 Other methods answer UNIMPLEMENTED.
 

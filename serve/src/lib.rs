@@ -32,6 +32,7 @@ mod chunks;
 mod data;
 mod instance;
 mod instance_admin;
+mod materialized_views;
 mod operations;
 mod proto;
 mod query;
