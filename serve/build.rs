@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
-const ROOTS: [&str; 2] = [
+const ROOTS: [&str; 3] = [
     "google/bigtable/v2/bigtable.proto",
     "google/bigtable/admin/v2/bigtable_table_admin.proto",
+    "google/bigtable/admin/v2/bigtable_instance_admin.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -84,7 +84,7 @@ enum Effect {
     Read,
     /// A change the log holds.
     Log,
-    /// A change only a snapshot holds (tables, families, clock, import).
+    /// A change only a snapshot holds (clock, import, compact).
     Snapshot,
 }
 
@@ -102,6 +102,14 @@ fn effect(args: &[Vec<u8>]) -> Effect {
     } else {
         Effect::None
     }
+}
+
+/// Whether the shell decides this command: a data write the log holds
+/// (a schema change the log holds runs on the whole instance, which has
+/// its deletion protection and views).
+fn decided_on_shell(args: &[Vec<u8>]) -> bool {
+    effect(args) == Effect::Log
+        && cbt_command_index(args).is_some_and(|i| record::cbt_on_shell(&args[i]))
 }
 
 /// Notes a successful command's change in the state file; returns whether
@@ -123,6 +131,7 @@ fn note(file: &mut StateFile, args: &[Vec<u8>], at: At, parity: bool) -> bool {
             file.log(&Record {
                 at,
                 command: Command::Cbt(args.to_vec()),
+                table_notes: None,
             });
             true
         }
@@ -211,7 +220,7 @@ pub fn run_once(options: &Options, args: &[Vec<u8>]) -> u8 {
     // The shell holds no authorized views: a write through one runs on the
     // whole instance.
     let through_view = args.iter().any(|a| a.starts_with(b"authorized-view="));
-    if effect(args) == Effect::Log
+    if decided_on_shell(args)
         && !through_view
         && !options.emulator_parity
         && let Some(code) = run_on_shell(options, args)

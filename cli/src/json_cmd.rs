@@ -42,6 +42,7 @@ fn note(file: &mut StateFile, line: &str, at: At, parity: bool) -> bool {
         file.log(&Record {
             at,
             command: Command::Json(line.to_string()),
+            table_notes: None,
         });
         return true;
     }

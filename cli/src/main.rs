@@ -64,13 +64,17 @@ const STATE_HELP: &str = "\
 The state file:
   Every instance (its tables, data, clock and settings) kept between runs as
   a Tabletop snapshot (versioned, checksummed and lossless: binary keys and
-  values survive) and, beside it in FILE.wal, a log of the writes made
+  values survive) and, beside it in FILE.wal, a log of the changes made
   since. A missing file is an empty instance; the first command that
   changes something creates it. Data writes (cbt set, addtocell,
   deletecolumn, deleterow, deleteallrows; JSON mutateRow(s),
-  checkAndMutateRow, readModifyWriteRow, dropRowRange) are appended to the
-  log, flushed to disk before the command answers; every command replays
-  the log when it opens the file. Other changes, and a log that has grown
+  checkAndMutateRow, readModifyWriteRow, dropRowRange) and schema changes
+  (cbt createtable, createfamily, deletefamily, setgcpolicy, deletetable;
+  JSON createTable, deleteTable, modifyColumnFamilies, updateTable and the
+  authorized and logical view methods) are appended to the log, flushed
+  to disk before the command answers; every command replays the log when
+  it opens the file. Other changes (import, compact, clock, SQL), and a
+  log that has grown
   (1,000 records, or a quarter of the snapshot's size), write a new
   snapshot: a temporary file in the same directory, flushed, then renamed
   over the old one; the log is then removed. A crash at any moment leaves
@@ -148,7 +152,8 @@ after a command that changed something; a failed command leaves it
 untouched (a failed import's earlier batches are not kept either). A
 single set, addtocell, deletecolumn, deleterow or deleteallrows does not
 load the snapshot: it is checked against the instance's tables and
-families, which the state file's log keeps, and appended to the log.
+families, which the state file's log keeps (with the schema changes
+logged since), and appended to the log.
 
 cbt's global flags (-project, -instance, -timeout, -creds, ...) go before
 the command, as with cbt; -project and -instance select the instance (the
@@ -253,7 +258,7 @@ row range or a filter). Blank lines are skipped. Answers are written as soon as 
 waiting, so a program can send one request and wait for its answer.
 
 The state file is saved once, at the end, if any request changed the
-instance (data writes are appended to its log; see below). A run whose
+instance (data writes and schema changes are appended to its log; see below). A run whose
 requests are all mutateRow, mutateRows or dropRowRange does not load the
 snapshot: they are checked against the instance's tables and families,
 which the log keeps, and appended. Error answers are data: the exit status is 0 unless the state

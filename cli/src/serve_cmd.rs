@@ -11,7 +11,7 @@ use serde_json::json;
 use tabletop_core::{Fidelity, Instance, Instances, api};
 
 use crate::args::parse_words;
-use crate::state::record::{self, At, Command, Record};
+use crate::state::record::{self, At, Command, Record, TableNotes};
 use crate::state::{self, StateFile};
 
 /// Exit status for a command line that could not be understood.
@@ -38,8 +38,9 @@ stops. With --state FILE it is loaded from the state file the other
 commands use, and the file stays locked while the server runs (other
 tabletop commands on it wait, then give up). Each write is appended to the
 file's log (FILE.wal) and flushed to disk before it is answered, so a
-server killed even with SIGKILL keeps every write it answered; a schema
-change writes a new snapshot. SIGTERM or Ctrl-C saves the whole instance,
+server killed even with SIGKILL keeps every write it answered; so is each
+schema change (tables, families, deletion protection, authorized and
+logical views), so its cost does not grow with the data. SIGTERM or Ctrl-C saves the whole instance,
 with the traffic of the reads.
 
 Every read and write is counted on the instance clock as the other
@@ -53,10 +54,14 @@ read, a page at a time), SampleRowKeys, MutateRow, MutateRows,
 CheckAndMutateRow, ReadModifyWriteRow, PrepareQuery, ExecuteQuery,
 GenerateInitialChangeStreamPartitions and ReadChangeStream (kept open,
 sending each change as it commits, until its end time); the table admin
-API's CreateTable, GetTable, ListTables, DeleteTable, ModifyColumnFamilies
-and DropRowRange. Each but the two SQL methods runs as the JSON protocol's
-method of the same name (`tabletop help json`), with its status codes and
-messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
+API's CreateTable, GetTable, ListTables, DeleteTable, ModifyColumnFamilies,
+DropRowRange, UpdateTable and the authorized view methods; the instance
+admin API's CreateLogicalView, GetLogicalView, ListLogicalViews,
+UpdateLogicalView and DeleteLogicalView, and Create, Get, List and
+DeleteMaterializedView (the views of `tabletop sql`'s CREATE MATERIALIZED
+VIEW; they have no deletion protection to update). Each but the SQL and
+materialized view methods runs as the JSON protocol's method of the same
+name (`tabletop help json`), with its status codes and messages. PrepareQuery and ExecuteQuery run the SQL of `tabletop sql`
 (SELECT only, no @parameters), streaming typed rows as Bigtable does.
 Other methods answer UNIMPLEMENTED.
 
@@ -159,10 +164,10 @@ pub fn run(args: &[OsString]) -> u8 {
     }
 }
 
-/// Keeps each change in the state file as it commits: a data write is
-/// appended to its log (flushed to disk before the answer goes out, so a
-/// server killed with SIGKILL loses nothing it answered); a schema change,
-/// or a log grown big enough, writes a new snapshot. Reads are not kept
+/// Keeps each change in the state file as it commits: a data write or a
+/// schema change is appended to its log (flushed to disk before the
+/// answer goes out, so a server killed with SIGKILL loses nothing it
+/// answered); a log grown big enough is folded into a new snapshot. Reads are not kept
 /// until the server stops (their traffic is in the snapshot it saves).
 fn journal(file: StateFile) -> tabletop_serve::Journal {
     let file = Mutex::new(file);
@@ -171,11 +176,15 @@ fn journal(file: StateFile) -> tabletop_serve::Journal {
             let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
             if record::json_logged(commit.method) {
                 let events = usize::from(commit.engine_work);
-                let engine_work = all
-                    .get(commit.project, commit.instance)
-                    .is_some_and(|db| record::did_engine_work(db, events));
+                let db = all.get(commit.project, commit.instance);
+                let engine_work = db.is_some_and(|db| record::did_engine_work(db, events));
                 let line =
                     api::to_line(&json!({"method": commit.method, "request": commit.request}));
+                // The spellings the server noted on the table in the same
+                // turn go with the change.
+                let table_notes = db
+                    .zip(annotated_table(commit))
+                    .map(|(db, table)| TableNotes::of(db, &table));
                 file.log(&Record {
                     at: At {
                         project: commit.project.to_string(),
@@ -184,6 +193,7 @@ fn journal(file: StateFile) -> tabletop_serve::Journal {
                         engine_work,
                     },
                     command: Command::Json(line),
+                    table_notes,
                 });
             } else {
                 file.changed();
@@ -191,6 +201,26 @@ fn journal(file: StateFile) -> tabletop_serve::Journal {
             file.save(all).map_err(|e| e.to_string())
         },
     )
+}
+
+/// The table whose notes a change may have set: the one CreateTable
+/// made (`tableId`) or ModifyColumnFamilies changed (`name`).
+fn annotated_table(commit: &tabletop_serve::Commit<'_>) -> Option<String> {
+    if !record::json_annotates_table(commit.method) {
+        return None;
+    }
+    let request = commit.request;
+    let id = match request.get("tableId").and_then(serde_json::Value::as_str) {
+        Some(id) => id,
+        None => {
+            request
+                .get("name")
+                .and_then(serde_json::Value::as_str)?
+                .rsplit_once("/tables/")?
+                .1
+        }
+    };
+    Some(id.to_string())
 }
 
 fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {

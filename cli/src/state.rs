@@ -7,10 +7,11 @@
 //! - A file that is not an intact snapshot this build reads is refused
 //!   with the reason, and never written over.
 //! - **Writes cost the change.** A run whose changes the log can hold
-//!   (data writes: `cbt set`, `mutateRows`, ...) appends them to
-//!   `NAME.wal` beside the snapshot and flushes it to disk; opening the
-//!   file replays the log on the snapshot. Anything else (a new table, a
-//!   clock or schema change, an import, a run that also read and so
+//!   (data writes: `cbt set`, `mutateRows`, ...; schema changes: `cbt
+//!   createtable`, `modifyColumnFamilies`, views, deletion protection,
+//!   ...) appends them to `NAME.wal` beside the snapshot and flushes it to
+//!   disk; opening the file replays the log on the snapshot. Anything
+//!   else (a clock change, an import, SQL, a run that also read and so
 //!   recorded traffic) writes a new snapshot: a **compaction**, which also
 //!   happens when the log grows past [`MAX_LOG_RECORDS`] records or a
 //!   quarter of the snapshot's size, so opening never replays much.
@@ -18,6 +19,8 @@
 //!   holds the instance's [`shell`] (tables, families, clock, no rows), so
 //!   `tabletop cbt set ...` runs on the shell with the log replayed on it,
 //!   which gives the write's true outcome, and appends ([`open_shell`]).
+//!   The log's schema changes replay on the shell too, so a new table or
+//!   family is there for the next one-shot write.
 //!   It does so only while the snapshot is untouched since it was written
 //!   (same length, checksum and modification time); otherwise the whole
 //!   instance is loaded and checked.
@@ -175,6 +178,10 @@ pub struct StateFile {
     /// The instance of this run is a shell ([`open_shell`]): it may only
     /// append to the log, never be saved as a snapshot.
     shell: bool,
+    /// The header of the log to start when the snapshot read has none:
+    /// taken when the file was opened, before any command ran, so its
+    /// shell is the snapshot's and the run's records replay on it.
+    unlogged_base: Option<Base>,
 }
 
 #[derive(Debug)]
@@ -236,6 +243,7 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instances), Str
         pending_list: Vec::new(),
         compact: false,
         shell: false,
+        unlogged_base: None,
     };
     let bytes = match fs::read(path) {
         Ok(b) => b,
@@ -268,6 +276,10 @@ pub fn open(path: &Path, names: Names<'_>) -> Result<(StateFile, Instances), Str
         let written = fs::metadata(path).map_or(0, |m| modified_ns(&m));
         if replayed.is_some_and(|(_, _, stamp)| stamp != written) {
             file.compact = true;
+        }
+        if log.is_none() {
+            // Without it, the next save writes a snapshot instead.
+            file.unlogged_base = base_of(path, id, &db).ok();
         }
         file.on_disk = Some(OnDisk { id, log });
     }
@@ -404,7 +416,7 @@ impl StateFile {
     /// enough to be compacted.
     pub fn save(&mut self, db: &mut Instances) -> io::Result<()> {
         let append = match &self.on_disk {
-            Some(disk) if !self.compact && self.fits(disk) => Some((disk.id, disk.log)),
+            Some(disk) if self.appends(disk) => Some((disk.id, disk.log)),
             _ => None,
         };
         let Some((id, log)) = append else {
@@ -428,8 +440,13 @@ impl StateFile {
                 (len, records)
             }
             None => {
-                // The snapshot was read whole and found intact by this run.
-                let base = base_of(&self.path, id, db)?;
+                // The snapshot was read whole and found intact by this
+                // run, which took its header then (the shell must be the
+                // snapshot's, without this run's schema changes).
+                let base = self
+                    .unlogged_base
+                    .take()
+                    .ok_or_else(|| io::Error::other("no log header was taken"))?;
                 let len = log::create(&wal, &base, &[])?;
                 log::append(&wal, len, &self.pending)?;
                 sync_dir(&wal);
@@ -455,7 +472,13 @@ impl StateFile {
     /// Whether [`StateFile::save`] would append this run's records to the
     /// log (not write a snapshot).
     pub fn can_append(&self) -> bool {
-        !self.compact && self.on_disk.as_ref().is_some_and(|d| self.fits(d))
+        self.on_disk.as_ref().is_some_and(|d| self.appends(d))
+    }
+
+    /// Whether this run's records go to the log following `disk`: nothing
+    /// asked for a snapshot, they fit, and there is a log or its header.
+    fn appends(&self, disk: &OnDisk) -> bool {
+        !self.compact && self.fits(disk) && (disk.log.is_some() || self.unlogged_base.is_some())
     }
 
     /// Whether the log, with this run's records, stays small enough.
@@ -491,7 +514,7 @@ pub fn save(path: &Path, instance: &mut Instances) -> io::Result<()> {
 /// on it, and a bound on the snapshot's rows. `None` when the whole
 /// instance must be loaded instead: no log with a shell for this snapshot,
 /// a snapshot changed since it was written (so unchecked), records other
-/// the shell cannot decide (`record::on_shell`), other names, a log due
+/// the shell cannot replay (`record::replays_on_shell`), other names, a log due
 /// for compaction.
 pub fn open_shell(
     path: &Path,
@@ -521,7 +544,7 @@ pub fn open_shell(
     let Ok(mut shell) = Instance::restore(&scan.base.shell) else {
         return Ok(None);
     };
-    let config = shell.config();
+    let config = shell.config().clone();
     if names.project.is_some_and(|p| p != config.project)
         || names.instance.is_some_and(|i| i != config.instance)
     {
@@ -531,7 +554,11 @@ pub fn open_shell(
         let Ok(record) = Record::decode(payload) else {
             return Ok(None);
         };
-        if !record::on_shell(&record.command) || record.replay(&mut shell).is_err() {
+        // Another instance's change leaves the shell's as it was.
+        if !record.ran_in(&config.project, &config.instance) {
+            continue;
+        }
+        if !record::replays_on_shell(&record.command) || record.replay(&mut shell).is_err() {
             return Ok(None);
         }
     }
@@ -546,6 +573,7 @@ pub fn open_shell(
         pending_list: Vec::new(),
         compact: false,
         shell: true,
+        unlogged_base: None,
     };
     Ok(Some((file, shell, scan.base.row_bound)))
 }

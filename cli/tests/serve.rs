@@ -257,18 +257,24 @@ fn every_answered_write_survives_a_sigkill() {
     let file = file.to_str().expect("a UTF-8 path");
     let server = Server::start_with(&["--state", file]);
     server.cbt_ok(&["createtable", "t", "families=cf"]);
+    let snapshot = std::fs::read(file).expect("the first change wrote the snapshot");
     server.cbt_ok(&["set", "t", "r1", "cf:c=one"]);
     server.cbt_ok(&["set", "t", "r2", "cf:c=two", "cf:d=three"]);
     server.cbt_ok(&["deleterow", "t", "r1"]);
     server.cbt_ok(&["createfamily", "t", "more"]);
     server.cbt_ok(&["set", "t", "r3", "more:x=after"]);
-    // Writes are appended to the log, not to the snapshot.
+    server.cbt_ok(&["setgcpolicy", "t", "more", "maxversions=1"]);
+    // Writes and schema changes are appended to the log, not to the
+    // snapshot.
     assert!(std::fs::metadata(format!("{file}.wal")).is_ok_and(|m| m.len() > 0));
+    assert!(std::fs::read(file).is_ok_and(|now| now == snapshot));
     server.signal("-KILL");
     drop(server);
 
     let read = cbt_on_state(file, &["read", "t"]);
     assert!(!read.contains("r1"), "{read}");
+    let families = cbt_on_state(file, &["ls", "t"]);
+    assert!(families.contains("versions() > 1"), "{families}");
     for kept in ["\"two\"", "\"three\"", "\"after\""] {
         assert!(read.contains(kept), "{kept} missing from {read}");
     }

@@ -70,6 +70,9 @@ const CHANGES: &[&str] = &[
     "createAuthorizedView",
     "updateAuthorizedView",
     "deleteAuthorizedView",
+    "createLogicalView",
+    "updateLogicalView",
+    "deleteLogicalView",
 ];
 
 /// A change to hand to the journal: its method and, made only when there

@@ -1,5 +1,7 @@
-//! `tabletop serve`: Bigtable's gRPC data API (`google.bigtable.v2.Bigtable`)
-//! and table admin API (`google.bigtable.admin.v2.BigtableTableAdmin`) over
+//! `tabletop serve`: Bigtable's gRPC data API (`google.bigtable.v2.Bigtable`),
+//! table admin API (`google.bigtable.admin.v2.BigtableTableAdmin`) and the
+//! logical view methods of the instance admin API
+//! (`google.bigtable.admin.v2.BigtableInstanceAdmin`) over
 //! a Tabletop instance, so `cbt` and the official client libraries work
 //! against it with `BIGTABLE_EMULATOR_HOST`, as with Google's emulator.
 //!
@@ -29,6 +31,8 @@ mod change_stream;
 mod chunks;
 mod data;
 mod instance;
+mod instance_admin;
+mod materialized_views;
 mod operations;
 mod proto;
 mod query;

@@ -13,7 +13,9 @@ use tonic::transport::server::TcpIncoming;
 use crate::admin::AdminService;
 use crate::data::DataService;
 use crate::instance::{Journal, Shared};
+use crate::instance_admin::InstanceAdminService;
 use crate::operations::{Finished, OperationsService};
+use crate::proto::google::bigtable::admin::v2::bigtable_instance_admin_server::BigtableInstanceAdminServer;
 use crate::proto::google::bigtable::admin::v2::bigtable_table_admin_server::BigtableTableAdminServer;
 use crate::proto::google::bigtable::v2::bigtable_server::BigtableServer;
 use crate::proto::google::longrunning::operations_server::OperationsServer;
@@ -123,7 +125,7 @@ fn announce(out: &mut dyn Write, address: SocketAddr) -> Result<(), String> {
         .map_err(|e| format!("cannot write the first line: {e}"))
 }
 
-/// Serves the data and table admin APIs on `listener` until `shutdown`
+/// Serves the data, table admin and instance admin APIs on `listener` until `shutdown`
 /// completes, then lets requests in flight finish.
 pub async fn serve(
     listener: TcpListener,
@@ -137,14 +139,19 @@ pub async fn serve(
     .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let finished = Finished::default();
     let admin = BigtableTableAdminServer::new(AdminService {
-        shared,
+        shared: shared.clone(),
         finished: finished.clone(),
     })
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let instance_admin = BigtableInstanceAdminServer::new(InstanceAdminService {
+        shared,
+        finished: finished.clone(),
+    });
     let operations = OperationsServer::new(OperationsService { finished });
     Server::builder()
         .add_service(data)
         .add_service(admin)
+        .add_service(instance_admin)
         .add_service(operations)
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await

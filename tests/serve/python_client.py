@@ -9,7 +9,9 @@ SQL query (PrepareQuery and ExecuteQuery), a reversed scan, SampleRowKeys,
 DropRowRange, an error's status, a ReadRows stream cancelled midway that
 leaves the server healthy, a large SQL result streamed in flat memory,
 authorized views and UpdateTable through the admin client (a change stream,
-deletion protection), and a table's change stream (its partitions, a
+deletion protection), logical and materialized views through the instance admin client
+(used by a query, kept in the state file across a killed server), and a
+table's change stream (its partitions, a
 read up to an end time, a live read that sees a write as it commits). Ends with
 `N passed, M failed` and exits non-zero if anything failed.
 """
@@ -698,6 +700,205 @@ def parity_refuses_sql_as_the_emulator(tabletop):
             channel.close()
 
 
+def logical_views_through_the_instance_admin_client(tabletop):
+    """The logical view methods of BigtableInstanceAdmin, through the
+    client the library publishes (BigtableInstanceAdminClient): create (a
+    long-running operation, answered done), get, list, update, a query
+    reading the view through ExecuteQuery, deletion protection, delete;
+    the view kept in the state file across a server killed with SIGKILL;
+    the other instance admin methods UNIMPLEMENTED with a sentence."""
+    import signal
+    import tempfile
+
+    import grpc
+    from google.api_core import exceptions
+    from google.cloud.bigtable.data import BigtableDataClient, SetCell
+    from google.cloud.bigtable_admin_v2 import BigtableInstanceAdminClient
+    from google.cloud.bigtable_admin_v2 import types as admin_types
+    from google.cloud.bigtable_admin_v2.services.bigtable_instance_admin.transports import (
+        BigtableInstanceAdminGrpcTransport,
+    )
+    from google.protobuf import field_mask_pb2
+
+    parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
+    name = parent + "/logicalViews/lv"
+
+    def clients(addr):
+        channel = grpc.insecure_channel(addr)
+        admin = BigtableInstanceAdminClient(
+            transport=BigtableInstanceAdminGrpcTransport(channel=channel))
+        return channel, admin
+
+    def query(addr, sql):
+        os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+        with BigtableDataClient(project=PROJECT) as data:
+            return [dict(r.fields) for r in data.execute_query(sql, instance_id=INSTANCE)]
+
+    with tempfile.TemporaryDirectory() as work:
+        state = os.path.join(work, "s.state")
+        with own_server(tabletop, "--state", state) as (proc, addr):
+            from google.cloud import bigtable
+
+            bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
+                column_families={"cf": None})
+            with BigtableDataClient(project=PROJECT) as data:
+                table = data.get_table(INSTANCE, TABLE)
+                for key, value in [(b"a1", b"x"), (b"b1", b"y"), (b"a2", b"z")]:
+                    table.mutate_row(key, SetCell("cf", b"q", value))
+            channel, admin = clients(addr)
+            try:
+                operation = admin.create_logical_view(
+                    parent=parent,
+                    logical_view_id="lv",
+                    logical_view=admin_types.LogicalView(
+                        query="SELECT _key, cf['q'] AS q FROM t WHERE _key < b'b'"),
+                )
+                assert operation.done(), operation
+                created = operation.result(timeout=10)
+                assert created.name == name and created.etag, created
+                got = admin.get_logical_view(name=name)
+                assert got.query == created.query and got.etag == created.etag, got
+                listed = [v.name for v in admin.list_logical_views(parent=parent)]
+                assert listed == [name], listed
+                rows = query(addr, "SELECT _key, q FROM lv ORDER BY _key")
+                assert rows == [{"_key": b"a1", "q": b"x"}, {"_key": b"a2", "q": b"z"}], rows
+                updated = admin.update_logical_view(
+                    logical_view=admin_types.LogicalView(
+                        name=name, query="SELECT _key FROM t", deletion_protection=True),
+                    update_mask=field_mask_pb2.FieldMask(paths=["query", "deletion_protection"]),
+                ).result(timeout=10)
+                assert updated.deletion_protection and updated.etag != created.etag, updated
+                try:
+                    admin.delete_logical_view(name=name)
+                except exceptions.GoogleAPICallError as e:
+                    assert e.grpc_status_code == grpc.StatusCode.FAILED_PRECONDITION, repr(e)
+                else:
+                    raise AssertionError("a protected logical view was deleted")
+                try:
+                    admin.list_clusters(parent=parent)
+                except exceptions.GoogleAPICallError as e:
+                    assert e.grpc_status_code == grpc.StatusCode.UNIMPLEMENTED, repr(e)
+                    assert "BigtableInstanceAdmin.ListClusters" in str(e), str(e)
+                else:
+                    raise AssertionError("ListClusters answered")
+            finally:
+                channel.close()
+            # Killed: only what the state file kept on each change survives.
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        with own_server(tabletop, "--state", state) as (_, addr):
+            channel, admin = clients(addr)
+            try:
+                kept = admin.get_logical_view(name=name)
+                assert kept.query == "SELECT _key FROM t" and kept.deletion_protection, kept
+                rows = query(addr, "SELECT _key FROM lv ORDER BY _key")
+                assert [r["_key"] for r in rows] == [b"a1", b"a2", b"b1"], rows
+                admin.update_logical_view(
+                    logical_view=admin_types.LogicalView(name=name, deletion_protection=False),
+                    update_mask=field_mask_pb2.FieldMask(paths=["deletion_protection"]),
+                ).result(timeout=10)
+                admin.delete_logical_view(name=name)
+                assert list(admin.list_logical_views(parent=parent)) == []
+            finally:
+                channel.close()
+
+
+def materialized_views_through_the_instance_admin_client(tabletop):
+    """The materialized view methods of BigtableInstanceAdmin over the
+    core's continuous views: create (a done operation), get, list, a query
+    reading the view through ExecuteQuery that follows a later write,
+    UpdateMaterializedView and deletion protection refused with
+    FAILED_PRECONDITION (Tabletop's views have none), delete; the view kept
+    in the state file across a server killed with SIGKILL."""
+    import signal
+    import tempfile
+    import time
+
+    import grpc
+    from google.api_core import exceptions
+    from google.cloud import bigtable
+    from google.cloud.bigtable.data import BigtableDataClient, SetCell
+    from google.cloud.bigtable_admin_v2 import BigtableInstanceAdminClient
+    from google.cloud.bigtable_admin_v2 import types as admin_types
+    from google.cloud.bigtable_admin_v2.services.bigtable_instance_admin.transports import (
+        BigtableInstanceAdminGrpcTransport,
+    )
+    from google.protobuf import field_mask_pb2
+
+    parent = "projects/%s/instances/%s" % (PROJECT, INSTANCE)
+    name = parent + "/materializedViews/mv"
+    query = "SELECT cf['q'] AS q, COUNT(*) AS n FROM t GROUP BY q"
+
+    def counts(addr):
+        os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+        with BigtableDataClient(project=PROJECT) as data:
+            rows = data.execute_query("SELECT q, n FROM mv", instance_id=INSTANCE)
+            return {r["q"]: r["n"] for r in rows}
+
+    def expect_code(code, call):
+        try:
+            call()
+        except exceptions.GoogleAPICallError as e:
+            assert e.grpc_status_code == code, repr(e)
+            return str(e)
+        raise AssertionError("answered instead of %s" % code)
+
+    with tempfile.TemporaryDirectory() as work:
+        state = os.path.join(work, "s.state")
+        with own_server(tabletop, "--state", state) as (proc, addr):
+            bigtable.Client(project=PROJECT, admin=True).instance(INSTANCE).table(TABLE).create(
+                column_families={"cf": None})
+            with BigtableDataClient(project=PROJECT) as data:
+                table = data.get_table(INSTANCE, TABLE)
+                for key, value in [(b"a1", b"x"), (b"a2", b"x"), (b"b1", b"y")]:
+                    table.mutate_row(key, SetCell("cf", b"q", value))
+            channel = grpc.insecure_channel(addr)
+            admin = BigtableInstanceAdminClient(
+                transport=BigtableInstanceAdminGrpcTransport(channel=channel))
+            try:
+                operation = admin.create_materialized_view(
+                    parent=parent, materialized_view_id="mv",
+                    materialized_view=admin_types.MaterializedView(query=query))
+                assert operation.done(), operation
+                created = operation.result(timeout=10)
+                assert created.name == name and created.query == query, created
+                assert admin.get_materialized_view(name=name).query == query
+                listed = [v.name for v in admin.list_materialized_views(parent=parent)]
+                assert listed == [name], listed
+                assert counts(addr) == {b"x": 2, b"y": 1}, counts(addr)
+                with BigtableDataClient(project=PROJECT) as data:
+                    data.get_table(INSTANCE, TABLE).mutate_row(b"b2", SetCell("cf", b"q", b"y"))
+                # The view follows the write in the background.
+                deadline = time.time() + 20
+                while counts(addr) != {b"x": 2, b"y": 2} and time.time() < deadline:
+                    time.sleep(0.2)
+                assert counts(addr) == {b"x": 2, b"y": 2}, counts(addr)
+                message = expect_code(grpc.StatusCode.FAILED_PRECONDITION, lambda: admin.update_materialized_view(
+                    materialized_view=admin_types.MaterializedView(name=name, deletion_protection=True),
+                    update_mask=field_mask_pb2.FieldMask(paths=["deletion_protection"])))
+                assert "deletion protection" in message, message
+                expect_code(grpc.StatusCode.FAILED_PRECONDITION, lambda: admin.create_materialized_view(
+                    parent=parent, materialized_view_id="protected",
+                    materialized_view=admin_types.MaterializedView(query=query, deletion_protection=True)))
+                expect_code(grpc.StatusCode.NOT_FOUND,
+                            lambda: admin.get_materialized_view(name=parent + "/materializedViews/nope"))
+            finally:
+                channel.close()
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        with own_server(tabletop, "--state", state) as (_, addr):
+            channel = grpc.insecure_channel(addr)
+            admin = BigtableInstanceAdminClient(
+                transport=BigtableInstanceAdminGrpcTransport(channel=channel))
+            try:
+                assert admin.get_materialized_view(name=name).query == query
+                assert counts(addr) == {b"x": 2, b"y": 2}, counts(addr)
+                admin.delete_materialized_view(name=name)
+                assert list(admin.list_materialized_views(parent=parent)) == []
+            finally:
+                channel.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tabletop", required=True)
@@ -726,6 +927,8 @@ def main():
             stalled_reader_does_not_hold_shutdown,
             large_query_streams_in_flat_memory,
             parity_refuses_sql_as_the_emulator,
+            logical_views_through_the_instance_admin_client,
+            materialized_views_through_the_instance_admin_client,
         ]:
             if args.only not in own_server.__name__:
                 continue

@@ -16,6 +16,16 @@ impl Instance {
         self.catalog.table_notes.get(table)?.get(key)
     }
 
+    /// Every note the host left on `table`, by key (empty when none).
+    pub fn table_notes(&self, table: &str) -> impl Iterator<Item = (&str, &Value)> {
+        self.catalog
+            .table_notes
+            .get(table)
+            .into_iter()
+            .flatten()
+            .map(|(key, value)| (key.as_str(), value))
+    }
+
     /// Sets (or, with `None`, removes) the note `key` of `table`, which
     /// must exist.
     pub fn set_table_note(&mut self, table: &str, key: &str, note: Option<Value>) -> Result<()> {
