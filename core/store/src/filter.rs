@@ -26,6 +26,7 @@ mod eval;
 mod go_syntax;
 mod re2;
 mod regex_cache;
+mod regex_shape;
 
 use std::marker::PhantomData;
 
