@@ -147,14 +147,11 @@ impl<'t> RunReader<'t> {
         }
         let run = self.run;
         let values = run.values();
-        let cells = run.row_cells(rows.start).start..run.row_cells(rows.end - 1).end;
+        let first_cell = run.row_cells(rows.start).start;
+        let cells = run.cells(first_cell..run.row_cells(rows.end - 1).end);
         let prefix = gate.prefix();
         let mut row = rows.start;
         let mut row_end = run.row_cells(row).end;
-        let test = |i: usize| {
-            let (off, len) = run.value_span(i);
-            gate.passes(&values[off..off + len])
-        };
         let mut note = |i: usize, out: &mut Vec<(usize, usize)>| {
             while i >= row_end {
                 row += 1;
@@ -162,21 +159,24 @@ impl<'t> RunReader<'t> {
             }
             out.push((row, i));
         };
+        let passes =
+            |off: usize, len: usize| values.get(off..off + len).is_some_and(|v| gate.passes(v));
         match prefix.first() {
             // The first byte alone rejects most values: the loop reads the
             // cell array and one arena byte per cell.
             Some(&first) => {
-                for i in cells {
-                    let (off, len) = run.value_span(i);
-                    if len >= prefix.len() && values[off] == first && test(i) {
-                        note(i, out);
+                for (k, c) in cells.iter().enumerate() {
+                    let (off, len) = c.value_span();
+                    if len >= prefix.len() && values.get(off) == Some(&first) && passes(off, len) {
+                        note(first_cell + k, out);
                     }
                 }
             }
             None => {
-                for i in cells {
-                    if test(i) {
-                        note(i, out);
+                for (k, c) in cells.iter().enumerate() {
+                    let (off, len) = c.value_span();
+                    if passes(off, len) {
+                        note(first_cell + k, out);
                     }
                 }
             }
