@@ -26,6 +26,7 @@ mod eval;
 mod go_syntax;
 mod re2;
 mod regex_cache;
+mod regex_shape;
 
 use std::marker::PhantomData;
 
@@ -165,12 +166,15 @@ impl FilterPlan {
         }
     }
 
-    /// Non-empty bytes that the value of every cell this plan returns
-    /// starts with, when the plan is a flat chain with a value regex that
-    /// sees unstripped values and whose every match starts with a literal.
-    /// A read may then skip rows where no value starts with them.
-    pub(crate) fn required_value_prefix(&self) -> Option<&[u8]> {
-        compile::required_value_prefix(&self.body)
+    /// A value test that every cell this plan returns passes on its
+    /// stored value, when the plan is a flat chain with a value regex that
+    /// sees unstripped values, and that is worth running on every stored
+    /// cell before rows are assembled: the plan is that regex alone, or
+    /// every match starts with a literal (most values fail on their first
+    /// byte). A read may then skip rows where no value passes it.
+    pub(crate) fn value_gate(&self) -> Option<ValueGate<'_>> {
+        let (regex, whole) = compile::value_gate(&self.body)?;
+        (whole || !regex.required_prefix().is_empty()).then_some(ValueGate { regex, whole })
     }
 
     /// Runs the filter on one row: `input` holds the row's cells in read
@@ -185,6 +189,34 @@ impl FilterPlan {
         out: &mut Vec<CellView<'a>>,
     ) {
         eval::apply(self, row_key, input, scratch, out);
+    }
+}
+
+/// A plan's value regex, run by a read on stored values before it
+/// assembles rows (see [`FilterPlan::value_gate`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValueGate<'p> {
+    regex: &'p re2::ByteRegex,
+    whole: bool,
+}
+
+impl ValueGate<'_> {
+    /// Whether `value`, as stored, passes the regex.
+    #[inline]
+    pub(crate) fn passes(&self, value: &[u8]) -> bool {
+        self.regex.is_match(value)
+    }
+
+    /// Bytes every passing value starts with (possibly none).
+    #[inline]
+    pub(crate) fn prefix(&self) -> &[u8] {
+        self.regex.required_prefix()
+    }
+
+    /// Whether the regex is the whole plan: then a row's result is exactly
+    /// its visible cells that pass, unchanged (no label, nothing stripped).
+    pub(crate) fn is_whole_plan(&self) -> bool {
+        self.whole
     }
 }
 

@@ -32,6 +32,12 @@ pub(crate) struct RunCell {
 }
 
 impl RunCell {
+    /// Where the value lies in its run's [`Run::values`]: `(offset, length)`.
+    #[inline]
+    pub(crate) fn value_span(&self) -> (usize, usize) {
+        (self.val_off as usize, self.val_len as usize)
+    }
+
     /// The qualifier's id in its run's dictionary: two cells of one run
     /// have the same qualifier exactly when their ids are equal.
     #[inline]
@@ -154,16 +160,15 @@ impl Run {
         &self.values[c.val_off as usize..(c.val_off + c.val_len) as usize]
     }
 
+    /// The cells with indexes in `range`.
+    #[inline]
+    pub(crate) fn cells(&self, range: std::ops::Range<usize>) -> &[RunCell] {
+        &self.cells[range]
+    }
+
     /// The value arena: every cell's value, in cell order.
     pub(crate) fn values(&self) -> &[u8] {
         &self.values
-    }
-
-    /// Where cell `i`'s value lies in [`Run::values`]: `(offset, length)`.
-    #[inline]
-    pub(crate) fn value_span(&self, i: usize) -> (usize, usize) {
-        let c = &self.cells[i];
-        (c.val_off as usize, c.val_len as usize)
     }
 
     /// The families the run's cells belong to (deleted cells included).

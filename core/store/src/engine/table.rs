@@ -673,9 +673,9 @@ impl Table {
             scratch: FilterScratch::new(),
             sink,
         };
-        let value_prefix = opts.plan.and_then(FilterPlan::required_value_prefix);
+        let gate = opts.plan.and_then(FilterPlan::value_gate);
         let mut merging = MergeBuffers::default();
-        let mut candidates: Vec<usize> = Vec::new();
+        let mut passing: Vec<(usize, usize)> = Vec::new();
         for n in 0..ranges.len() {
             let range = &ranges[if opts.reversed {
                 ranges.len() - 1 - n
@@ -703,15 +703,16 @@ impl Table {
                     Some(run) if path == ReadPath::Fastest => {
                         let reader = RunReader::new(run, &self.fams, opts.now_micros);
                         let rows = reader.rows(start, end);
-                        match value_prefix.filter(|_| reader.is_clean()) {
-                            Some(prefix) => {
-                                candidates.clear();
-                                reader.rows_with_value_prefix(
-                                    rows.clone(),
-                                    prefix,
-                                    &mut candidates,
-                                );
-                                read_candidates(&reader, rows, &candidates, opts.reversed, &mut out)
+                        match gate.filter(|_| reader.is_clean()) {
+                            Some(gate) => {
+                                passing.clear();
+                                reader.cells_passing(rows.clone(), &gate, &mut passing);
+                                let whole = gate.is_whole_plan();
+                                let rows = Candidates {
+                                    rows,
+                                    passing: &passing,
+                                };
+                                read_candidates(&reader, &rows, whole, opts.reversed, &mut out)
                             }
                             None => read_run(&reader, rows, opts.reversed, &mut out),
                         }
@@ -1147,17 +1148,15 @@ impl<'a, S: RowSink + ?Sized> Delivery<'a, '_, S> {
             }
             None => &self.views,
         };
-        if out.is_empty() {
-            return true;
-        }
-        stats.rows_returned += 1;
-        stats.cells_returned += out.len() as u64;
-        stats.bytes_returned += out
-            .iter()
-            .map(|c| cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len()))
-            .sum::<u64>();
-        let go_on = self.sink.accept(RowView { key, cells: out });
-        go_on && self.limit.is_none_or(|l| stats.rows_returned < l)
+        hand_over(stats, self.sink, self.limit, key, out)
+    }
+
+    /// Delivers the row whose answer, already filtered, is in `self.views`,
+    /// and whose visible cells add `seen` to the seen statistics. Returns
+    /// whether the read goes on.
+    fn deliver_filtered(&mut self, key: &[u8], seen: SeenTotals) -> bool {
+        self.seen(seen);
+        hand_over(&mut self.stats, self.sink, self.limit, key, &self.views)
     }
 
     /// Counts rows that were seen but cannot be returned.
@@ -1166,6 +1165,28 @@ impl<'a, S: RowSink + ?Sized> Delivery<'a, '_, S> {
         self.stats.cells_seen += totals.cells;
         self.stats.bytes_seen += totals.bytes;
     }
+}
+
+/// Counts a row's answer `out` as returned and hands it to `sink` (an empty
+/// answer: the row is not returned). Returns whether the read goes on.
+fn hand_over<S: RowSink + ?Sized>(
+    stats: &mut ReadStats,
+    sink: &mut S,
+    limit: Option<u64>,
+    key: &[u8],
+    out: &[CellView<'_>],
+) -> bool {
+    if out.is_empty() {
+        return true;
+    }
+    stats.rows_returned += 1;
+    stats.cells_returned += out.len() as u64;
+    stats.bytes_returned += out
+        .iter()
+        .map(|c| cell_bytes(key.len(), c.family.len(), c.qualifier.len(), c.value.len()))
+        .sum::<u64>();
+    let go_on = sink.accept(RowView { key, cells: out });
+    go_on && limit.is_none_or(|l| stats.rows_returned < l)
 }
 
 /// Reads rows `rows` of a compacted tablet. Returns whether the read goes on.
@@ -1187,26 +1208,50 @@ fn read_run<'t, S: RowSink + ?Sized>(
     }
 }
 
-/// Reads only the `candidates` (increasing) among rows `rows` of a clean
-/// compacted tablet; the others are counted as seen. Returns whether the
-/// read goes on.
+/// The rows of a read in a clean compacted tablet, and the cells among
+/// them whose values pass the plan's value gate, as `(row, cell)`
+/// increasing: only rows holding one can be returned.
+struct Candidates<'p> {
+    rows: Range<usize>,
+    passing: &'p [(usize, usize)],
+}
+
+impl Candidates<'_> {
+    /// The passing cells grouped by row, in row order.
+    fn groups(&self) -> impl DoubleEndedIterator<Item = &[(usize, usize)]> {
+        self.passing.chunk_by(|a, b| a.0 == b.0)
+    }
+}
+
+/// Reads only the candidate rows of a clean compacted tablet; the others
+/// are counted as seen. When the gate is the `whole` plan, a row's answer
+/// is its passing cells, taken without assembling the row. Returns whether
+/// the read goes on.
 fn read_candidates<'t, S: RowSink + ?Sized>(
     reader: &RunReader<'t>,
-    rows: Range<usize>,
-    candidates: &[usize],
+    candidates: &Candidates<'_>,
+    whole: bool,
     reversed: bool,
     out: &mut Delivery<'t, '_, S>,
 ) -> bool {
-    let visit = |row: usize, out: &mut Delivery<'t, '_, S>| {
+    let visit = |cells: &[(usize, usize)], out: &mut Delivery<'t, '_, S>| {
+        let row = cells[0].0;
         out.views.clear();
-        reader.views(row, &mut out.views);
-        out.deliver(reader.row_key(row))
+        if whole {
+            reader.views_of(row, cells, &mut out.views);
+            out.deliver_filtered(reader.row_key(row), reader.seen_totals(row..row + 1))
+        } else {
+            reader.views(row, &mut out.views);
+            out.deliver(reader.row_key(row))
+        }
     };
+    let rows = &candidates.rows;
     if reversed {
         let mut next = rows.end;
-        for &row in candidates.iter().rev() {
+        for cells in candidates.groups().rev() {
+            let row = cells[0].0;
             out.seen(reader.seen_totals(row + 1..next));
-            if !visit(row, out) {
+            if !visit(cells, out) {
                 return false;
             }
             next = row;
@@ -1214,9 +1259,10 @@ fn read_candidates<'t, S: RowSink + ?Sized>(
         out.seen(reader.seen_totals(rows.start..next));
     } else {
         let mut next = rows.start;
-        for &row in candidates {
+        for cells in candidates.groups() {
+            let row = cells[0].0;
             out.seen(reader.seen_totals(next..row));
-            if !visit(row, out) {
+            if !visit(cells, out) {
                 return false;
             }
             next = row + 1;

@@ -172,19 +172,18 @@ pub(crate) enum Body {
     Tree(Node),
 }
 
-/// See [`FilterPlan::required_value_prefix`]: every step of a flat body
-/// must pass for a cell to be returned, and only `strip` changes the value
-/// the later steps see.
-pub(crate) fn required_value_prefix(body: &Body) -> Option<&[u8]> {
+/// See [`FilterPlan::value_gate`]: every step of a flat body must pass for
+/// a cell to be returned, and only `strip` changes the value the later
+/// steps see. Returns the first value regex seen before any strip, and
+/// whether it is the body's only step.
+pub(crate) fn value_gate(body: &Body) -> Option<(&ByteRegex, bool)> {
     let Body::Flat(steps) = body else {
         return None;
     };
     for step in steps {
         match step {
             Step::Strip => return None,
-            Step::Value(re) if !re.required_prefix().is_empty() => {
-                return Some(re.required_prefix());
-            }
+            Step::Value(re) => return Some((re, steps.len() == 1)),
             _ => {}
         }
     }

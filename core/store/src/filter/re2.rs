@@ -30,9 +30,13 @@
 //! Common patterns skip the regex engine altogether: a pattern that is a
 //! plain literal (what client libraries' `exactMatch` helpers produce) is a
 //! byte comparison, and a literal followed by `\C*` or `.*` is a prefix test.
+//! A fixed-length run of literals and classes (`PQ2A\.19040[0-9]\.003`) is
+//! a table lookup per byte, and other patterns test the lengths a match can
+//! have before the engine runs (see `filter/regex_shape.rs`).
 
 use std::fmt::Write as _;
 
+use super::regex_shape::{self, ByteSequence};
 use crate::bytes;
 
 /// RE2's `kMaxRepeat`: the largest count in `{n,m}`, also as a product of
@@ -61,11 +65,20 @@ enum Kind {
     /// A literal followed by `\C*` (`newline_ok`) or `.*` (no `\n` after
     /// the prefix).
     Prefix { prefix: Box<[u8]>, newline_ok: bool },
-    /// Anything else. Every match starts with `prefix`, which is tested
-    /// first: most cells a selective pattern rejects never reach the regex
-    /// engine.
+    /// A fixed-length run of byte sets (see [`ByteSequence`]), decided by
+    /// a table; `prefix` is its leading literal, for
+    /// [`ByteRegex::required_prefix`].
+    Sequence {
+        prefix: Box<[u8]>,
+        seq: ByteSequence,
+    },
+    /// Anything else. Every match starts with `prefix` and is `min_len` to
+    /// `max_len` bytes long, which are tested first: most cells a selective
+    /// pattern rejects never reach the regex engine.
     Regex {
         prefix: Box<[u8]>,
+        min_len: usize,
+        max_len: usize,
         re: regex::bytes::Regex,
     },
 }
@@ -97,9 +110,17 @@ impl ByteRegex {
         } else {
             required_prefix(pattern).into_boxed_slice()
         };
-        Ok(ByteRegex {
-            kind: Kind::Regex { prefix, re },
-        })
+        let shape = regex_shape::shape(&anchored).unwrap_or_default();
+        let kind = match shape.sequence {
+            Some(seq) => Kind::Sequence { prefix, seq },
+            None => Kind::Regex {
+                prefix,
+                min_len: shape.min_len,
+                max_len: shape.max_len.unwrap_or(usize::MAX),
+                re,
+            },
+        };
+        Ok(ByteRegex { kind })
     }
 
     /// Bytes every matching haystack starts with (possibly none): the
@@ -108,7 +129,9 @@ impl ByteRegex {
     pub(crate) fn required_prefix(&self) -> &[u8] {
         match &self.kind {
             Kind::Exact(lit) => lit,
-            Kind::Prefix { prefix, .. } | Kind::Regex { prefix, .. } => prefix,
+            Kind::Prefix { prefix, .. }
+            | Kind::Sequence { prefix, .. }
+            | Kind::Regex { prefix, .. } => prefix,
         }
     }
 
@@ -123,9 +146,17 @@ impl ByteRegex {
                 }
                 None => false,
             },
-            Kind::Regex { prefix, re } => {
-                hay.get(..prefix.len())
-                    .is_some_and(|head| bytes::eq(head, prefix))
+            Kind::Sequence { seq, .. } => seq.is_match(hay),
+            Kind::Regex {
+                prefix,
+                min_len,
+                max_len,
+                re,
+            } => {
+                (*min_len..=*max_len).contains(&hay.len())
+                    && hay
+                        .get(..prefix.len())
+                        .is_some_and(|head| bytes::eq(head, prefix))
                     && re.is_match(hay)
             }
         }
@@ -1157,16 +1188,90 @@ mod tests {
             }
         ));
         assert!(matches!(re(b"ab*").kind, Kind::Regex { ref prefix, .. } if &prefix[..] == b"a"));
-        assert!(matches!(re(b"a\\Cb").kind, Kind::Regex { ref prefix, .. } if &prefix[..] == b"a"));
+        assert!(
+            matches!(re(b"a\\Cb").kind, Kind::Sequence { ref prefix, .. } if &prefix[..] == b"a")
+        );
         assert!(
             matches!(re(b"v3\\-9+.").kind, Kind::Regex { ref prefix, .. } if &prefix[..] == b"v3-9")
         );
         assert!(matches!(re(b"ab|ac").kind, Kind::Regex { ref prefix, .. } if prefix.is_empty()));
         assert!(
-            matches!(re(b"a(b|c)").kind, Kind::Regex { ref prefix, .. } if &prefix[..] == b"a")
+            matches!(re(b"a(b|c)").kind, Kind::Sequence { ref prefix, .. } if &prefix[..] == b"a")
         );
-        assert!(matches!(re(b"a{2}b").kind, Kind::Regex { ref prefix, .. } if prefix.is_empty()));
+        assert!(
+            matches!(re(b"a{2}b").kind, Kind::Sequence { ref prefix, .. } if prefix.is_empty())
+        );
+        assert!(matches!(
+            re(b"a{2}b+").kind,
+            Kind::Regex {
+                min_len: 3,
+                max_len: usize::MAX,
+                ..
+            }
+        ));
+        assert!(matches!(
+            re(b"ab?").kind,
+            Kind::Regex {
+                min_len: 1,
+                max_len: 2,
+                ..
+            }
+        ));
         assert!(re(b"ab|ac").is_match(b"ac"));
+        let glob = re(b"PQ2A\\.19040[0-9]\\.003");
+        assert!(
+            matches!(glob.kind, Kind::Sequence { ref prefix, .. } if &prefix[..] == b"PQ2A.19040")
+        );
+        assert!(glob.is_match(b"PQ2A.190409.003"));
+        assert!(!glob.is_match(b"PQ2A.190409.0031") && !glob.is_match(b"PQ2A.190419.003"));
+        assert!(re(b"a\\Cb").is_match(b"a\nb") && !re(b"a.b").is_match(b"a\nb"));
+        assert!(re(b"(?i)a[b-c]").is_match(b"AC") && !re(b"(?i)a[b-c]").is_match(b"AD"));
         assert!(re(b"v3\\-9+.").is_match(b"v3-999x"));
+    }
+
+    /// The matchers that skip the engine (exact, prefix, byte-set sequence,
+    /// length bounds) against the `regex` crate alone on the same
+    /// translation, for random patterns and haystacks.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod fast_paths {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        const PIECES: &[&str] = &[
+            "a", "b", "\\.", ".", "\\C", "[0-9]", "[a-b]", "[^a]", "x", "\\xff", "\\n", "(a|b)",
+            "(?i)a", "(?i:b)", "a?", "b*", "[ab]{2}", "c{0,2}", "|", "(ab|c)", "\\d", "\\C*", ".*",
+        ];
+        const BYTES: &[u8] = b"ab.x0912\xff\nAB";
+
+        fn engine_alone(pattern: &[u8]) -> regex::bytes::Regex {
+            let translated = translate(pattern).unwrap_or_else(|e| panic!("{e:?}"));
+            regex::bytes::RegexBuilder::new(&format!(r"\A(?:{})\z", translated.regex))
+                .unicode(false)
+                .build()
+                .unwrap_or_else(|e| panic!("{e}"))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+            #[test]
+            fn fast_paths_agree_with_the_engine(
+                pieces in prop::collection::vec(0..PIECES.len(), 0..7),
+                hays in prop::collection::vec(prop::collection::vec(0..BYTES.len(), 0..9), 1..12),
+            ) {
+                let pattern: String = pieces.iter().map(|&i| PIECES[i]).collect();
+                let Ok(fast) = ByteRegex::new(pattern.as_bytes()) else {
+                    return Ok(());
+                };
+                let slow = engine_alone(pattern.as_bytes());
+                for hay in hays {
+                    let hay: Vec<u8> = hay.iter().map(|&i| BYTES[i]).collect();
+                    prop_assert_eq!(fast.is_match(&hay), slow.is_match(&hay), "{} on {:?}", pattern, hay);
+                    if fast.is_match(&hay) {
+                        prop_assert!(hay.starts_with(fast.required_prefix()));
+                    }
+                }
+            }
+        }
     }
 }
