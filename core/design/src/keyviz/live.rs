@@ -507,6 +507,13 @@ impl LiveKeyViz {
         live
     }
 
+    /// Gives the tablets to `nodes` nodes again (the record and the table
+    /// are as they were): see [`LiveOptions::nodes`].
+    pub fn set_nodes(&mut self, nodes: u32) {
+        self.opts.nodes = nodes.max(1);
+        self.place_tablets();
+    }
+
     /// Gives the tablets to the nodes as the simulator's balancer would:
     /// in turn, then rounds of moves by each tablet's mean CPU over the
     /// record (share of one node).
