@@ -65,6 +65,9 @@ test('a live cell names its real tablet and the node the balancer gave it', asyn
   await page.waitForFunction(() => /on 1 node;/.test(document.querySelector('.kv-live-summary')?.textContent ?? ''));
   const again = await cursorDown(page, kv, canvas);
   assert.match(again.place, /^tablet #\d+ on node 0, /);
+  // The Tablets panel names the node of the tablet it describes.
+  const detail = region(page, 'Tablets').locator('.tablet-detail');
+  await page.waitForFunction((el) => / · node 0/.test(el.textContent), await detail.elementHandle());
   assert.deepEqual(await audit(page, 'section.keyviz-panel'), [], 'axe-core violations in the live view');
   await kv.screenshot({ path: path.join(SCREENSHOTS, 'cell-place-live.png') });
   assert.deepEqual(problems, []);
