@@ -10,10 +10,12 @@
 //! tabletop-translate); it uses the store and SQL (a key template implies
 //! a row-key schema; a scenario's tables materialize into an instance) and
 //! nothing of the wire formats. Inside, modules follow the same one-way
-//! order: `rng` < `keydesign` < `scenario` < `keyviz` < `sim` < `compare`.
+//! order: `rng` < `keydesign` < `scenario` < `balance` < `keyviz` < `sim` <
+//! `compare`.
 
 #![deny(missing_docs)]
 
+pub mod balance;
 pub mod compare;
 pub mod keydesign;
 pub mod keyviz;

@@ -57,6 +57,7 @@ mod materialize;
 mod replay;
 mod report;
 mod sample;
+mod served;
 mod views;
 
 use serde::{Deserialize, Serialize};
@@ -86,10 +87,12 @@ pub use sample::{
     MAX_INITIAL_SPLITS, MAX_SAMPLE_ROWS, MAX_SAMPLE_VALUE_BYTES, RowBatch, SAMPLE_QUALIFIER,
     SampleMoment, SampleRows, SampleSpec,
 };
+pub use served::ServedSpan;
 pub use views::ViewLag;
 
 use cluster::{Cluster, Thresholds, prefix_sums};
 use heavy::HeavyHitters;
+use served::ServedLog;
 use views::ViewQueues;
 
 /// What [`run_toml`] prints.
@@ -317,6 +320,8 @@ pub struct Simulation {
     node_stats: Vec<NodeStats>,
     hot_tablets: Vec<HotTablet>,
     events: Vec<SimEvent>,
+    /// Which tablet and node served each key range when.
+    served: ServedLog,
     /// The scenario's materialized views and their queues.
     views: ViewQueues,
 }
@@ -447,6 +452,7 @@ impl Simulation {
             self.cluster
                 .rebalance(now, &self.bytes, &self.load, &key_at, &mut self.events);
             self.refresh_fine_node();
+            self.served.note(now, &self.cluster.tablets);
         }
         if self.tick.is_multiple_of(self.ticks_per_bucket) {
             self.close_bucket((self.tick / self.ticks_per_bucket - 1) as usize);
@@ -1074,6 +1080,16 @@ impl Simulation {
                 load: sum(&pl, t.lo, t.hi),
             })
             .collect()
+    }
+
+    /// Which tablet, on which node, served which fine key buckets, and
+    /// from when to when (seconds into the run): every tablet the run has
+    /// had, one span per stretch of time it kept its range and node. A
+    /// heatmap cell's keys and time bucket pick out the spans that served
+    /// it ([`ServedSpan::columns`]).
+    #[must_use]
+    pub fn served(&self) -> Vec<ServedSpan> {
+        self.served.spans()
     }
 
     /// The tablet serving `key` now.

@@ -6,10 +6,11 @@
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::keyviz_panel::{map_view, select_value};
-use crate::state::live::{LiveAction, LiveState, LiveSummary};
+use crate::state::live::{LiveAction, LiveState, LiveSummary, MAX_NODES};
 use crate::view_model::filter::shell_quote;
 use crate::view_model::format::format_count;
 use crate::view_model::schema::TableSummary;
@@ -63,6 +64,7 @@ pub fn live_body(props: &LiveBodyProps) -> Html {
         <>
             <div class="kv-live-bar">
                 { table_picker(&props.tables, props.selected.as_deref(), &props.on_select) }
+                { node_picker(live.nodes(), &props.on_live) }
                 if let Some(summary) = live.summary.as_ref().filter(|_| shown) {
                     <span class="kv-live-summary">{ summary_text(summary) }</span>
                 }
@@ -95,18 +97,47 @@ fn table_picker(tables: &[TableSummary], selected: Option<&str>, on: &Callback<S
     }
 }
 
-/// What was recorded, in one line: `4 rows in 1 tablet; 12 operations
+/// How many nodes the table's tablets are given to: a browser has no
+/// real nodes, so the simulator's balancer places the tablets on these.
+fn node_picker(nodes: u32, on_live: &Callback<LiveAction>) -> Html {
+    let onchange = {
+        let on_live = on_live.clone();
+        Callback::from(move |e: Event| {
+            let value = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .and_then(|i| i.value().trim().parse::<u32>().ok());
+            if let Some(n) = value {
+                on_live.emit(LiveAction::Nodes(n));
+            }
+        })
+    };
+    html! {
+        <label class="inline kv-nodes" title="There are no real nodes here: the simulator's balancer gives the table's tablets to this many nodes, by the load recorded, and each cell names its tablet and node">
+            <span>{ "Nodes" }</span>
+            <input type="number" min="1" max={MAX_NODES.to_string()} step="1" value={nodes.to_string()}
+                aria-label="Nodes" {onchange} />
+        </label>
+    }
+}
+
+/// What was recorded, in one line: `4 rows in 1 tablet on 1 node; 12 operations
 /// (3 scans): 9 rows read, 4 written, over 2 min`.
 pub fn summary_text(s: &LiveSummary) -> String {
     let t = &s.totals;
     let count = |v: f64| format_count(v.round().max(0.0) as u64);
     let tablets = s.tablets.len();
+    let mut nodes: Vec<u32> = s.tablets.iter().map(|t| t.node).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
     let stored = format!(
-        "{} row{} in {} tablet{}",
+        "{} row{} in {} tablet{} on {} node{}",
         count(s.rows),
         if s.rows.round() == 1.0 { "" } else { "s" },
         tablets,
-        if tablets == 1 { "" } else { "s" }
+        if tablets == 1 { "" } else { "s" },
+        nodes.len(),
+        if nodes.len() == 1 { "" } else { "s" }
     );
     if !s.has_traffic() {
         return stored;

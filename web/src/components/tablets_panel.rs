@@ -33,6 +33,10 @@ pub struct TabletsPanelProps {
     pub top_key: Option<Vec<u8>>,
     /// Tablets the console's last read of this table visited.
     pub read_tablets: Option<Vec<u64>>,
+    /// The node of each tablet (id, node), as the live Key Visualizer
+    /// placed them, when it has.
+    #[prop_or_default]
+    pub nodes: Option<Rc<Vec<(u64, u32)>>>,
     /// Scroll the rows to a key.
     pub on_go_to: Callback<Vec<u8>>,
     /// The switch to the simulation's tablets, when one is loaded.
@@ -105,13 +109,21 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                 let read: Vec<u64> = props.read_tablets.clone().unwrap_or_default();
                 let focused = focus.and_then(|i| view.tablets.get(i)).cloned();
                 let read_here = focused.as_ref().is_some_and(|t| read.contains(&t.id));
+                let node = focused.as_ref().and_then(|t| {
+                    props
+                        .nodes
+                        .as_ref()?
+                        .iter()
+                        .find(|(id, _)| *id == t.id)
+                        .map(|(_, n)| *n)
+                });
                 html! {
                     <div class="tablets-body">
                         <div class="bar-area">
                             <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} {on_choose} />
                             <ViewMark segment={in_view.and_then(|i| layout.get(i).cloned())} />
                             <SplitLabels view={Rc::clone(rc)} layout={Rc::clone(&layout)} />
-                            <TabletDetail tablet={focused} {read_here} />
+                            <TabletDetail {node} tablet={focused} {read_here} />
                             if !read.is_empty() {
                                 <p class="hint">{ format!("Coloured: the {} the console's last read visited.", count_noun(read.len() as u64, "tablet")) }</p>
                             }
@@ -271,6 +283,9 @@ fn split_labels(props: &SplitLabelsProps) -> Html {
 struct TabletDetailProps {
     tablet: Option<TabletLine>,
     read_here: bool,
+    /// Its node, when the live Key Visualizer placed the tablets.
+    #[prop_or_default]
+    node: Option<u32>,
 }
 
 /// One line about the chosen tablet (or the one on screen).
@@ -285,6 +300,9 @@ fn tablet_detail(props: &TabletDetailProps) -> Html {
             { " from " }<span class="mono key-inline">{ if t.start.text.is_empty() { html! { "the first key" } } else { key_html(&t.start) } }</span>
             { " to " }<span class="mono key-inline">{ match &t.end { Some(e) => key_html(e), None => html! { "the end" } } }</span>
             { format!(" · {} · {} in the memtable · {} in {}", human_bytes(t.bytes as f64), count_noun(t.memtable_cells, "cell"), count_noun(t.run_cells, "cell"), count_noun(t.runs as u64, "run")) }
+            if let Some(n) = props.node {
+                <span class="tablet-node" title="The node the balancer gives it to (see the Key Visualizer's Nodes)">{ format!(" · node {n}") }</span>
+            }
             if props.read_here { <span class="badge read-badge">{ "visited by the last read" }</span> }
         </p>
     }

@@ -577,11 +577,19 @@ fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
         .last_read()
         .filter(|r| Some(&r.table) == app.selected.as_ref())
         .map(|r| r.tablets.clone());
+    // The nodes the live Key Visualizer gave the table's tablets to.
+    let nodes = app
+        .live
+        .summary
+        .as_ref()
+        .filter(|_| app.live.table.is_some() && app.live.table == app.selected)
+        .map(|s| Rc::new(s.tablets.iter().map(|t| (t.id, t.node)).collect::<Vec<_>>()));
     html! {
         <TabletsPanel
             view={app.tablets.clone()}
             top_key={top_key}
             read_tablets={last_read}
+            {nodes}
             on_go_to={cb.go_to_key.clone()}
             switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
             maximize={grid.maximize(PanelId::Tablets, cb)}

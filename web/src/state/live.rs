@@ -157,6 +157,9 @@ pub struct LiveState {
     pub active: bool,
     /// The live map's settings (apart from the simulation's).
     pub keyviz: KeyVizSettings,
+    /// Nodes the table's tablets are given to (`None`: a scenario's
+    /// default cluster, [`LiveState::nodes`]).
+    pub nodes_set: Option<u32>,
     /// Whether the live findings are unfolded.
     pub findings_open: bool,
     /// The table the map shows.
@@ -228,6 +231,9 @@ pub struct LiveShared {
     pub active: bool,
     /// The live map's settings.
     pub keyviz: KeyVizSettings,
+    /// The node count picked for the table's tablets, if not the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
 }
 
 /// The settings both Key Visualizers share: what the toolbar, the legend,
@@ -257,7 +263,13 @@ pub enum LiveAction {
     Map(MapAction),
     /// Bring the map up to date now, however long it takes.
     Update,
+    /// Give the table's tablets to this many nodes (1 to [`MAX_NODES`]).
+    Nodes(u32),
 }
+
+/// Most nodes the live view offers (the simulator allows 1,000; a
+/// playground table has a handful of tablets).
+pub const MAX_NODES: u32 = 30;
 
 impl LiveState {
     /// The view the panel shows: the person's choice, else the live one
@@ -276,6 +288,21 @@ impl LiveState {
         self.rev
     }
 
+    /// Nodes the table's tablets are given to: the person's pick, else a
+    /// scenario's default cluster.
+    pub fn nodes(&self) -> u32 {
+        self.nodes_set
+            .unwrap_or_else(|| LiveOptions::default().nodes)
+    }
+
+    /// The options a live build uses.
+    fn options(&self) -> LiveOptions {
+        LiveOptions {
+            nodes: self.nodes(),
+            ..LiveOptions::default()
+        }
+    }
+
     /// Whether the map is behind the table and will be rebuilt in a
     /// coming frame (not when that waits for the person to ask).
     pub fn is_stale(&self) -> bool {
@@ -290,6 +317,11 @@ impl LiveState {
             LiveAction::Update => {
                 self.update_asked = true;
                 self.behind_ms = None;
+            }
+            LiveAction::Nodes(n) => {
+                let n = n.clamp(1, MAX_NODES);
+                self.nodes_set = (n != LiveOptions::default().nodes).then_some(n);
+                self.place_on_nodes();
             }
             LiveAction::Map(action) => {
                 match action {
@@ -472,7 +504,7 @@ impl LiveState {
         self.summary = None;
         self.diagnostics = Rc::default();
         if let Some(table) = sig.table.as_deref() {
-            match LiveKeyViz::build(db, table, &LiveOptions::default()) {
+            match LiveKeyViz::build(db, table, &self.options()) {
                 Ok(live) => {
                     let report = live.report(None);
                     self.engine = Some(Rc::new(live));
@@ -496,6 +528,18 @@ impl LiveState {
         self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
     }
 
+    /// Gives the tablets to the nodes picked again, without reading the
+    /// table: the map and its cells name the new nodes.
+    fn place_on_nodes(&mut self) {
+        let nodes = self.nodes();
+        if let Some(engine) = self.engine.as_mut() {
+            let live = Rc::make_mut(engine);
+            live.set_nodes(nodes);
+            let report = live.report(None);
+            self.show_report(report);
+        }
+    }
+
     /// Rebuilds the map from the traffic last read (the settings changed).
     fn rebuild_map(&mut self) {
         if let Some(engine) = &self.engine {
@@ -511,6 +555,7 @@ impl LiveState {
             view: self.choice,
             active: self.active,
             keyviz: self.keyviz,
+            nodes: self.nodes_set,
         }
     }
 
@@ -519,6 +564,7 @@ impl LiveState {
         self.choice = shared.view;
         self.active = shared.active;
         self.keyviz = shared.keyviz;
+        self.nodes_set = shared.nodes.map(|n| n.clamp(1, MAX_NODES));
         self.rev += 1;
     }
 }
@@ -644,7 +690,10 @@ mod tests {
         // Each cell names its tablet and the rows stored under it.
         let tablet = state.live.summary.as_ref().unwrap().tablets[0].id;
         let place = info.place.unwrap();
-        assert!(place.starts_with(&format!("tablet #{tablet}, ")), "{place}");
+        assert!(
+            place.starts_with(&format!("tablet #{tablet} on node 0, ")),
+            "{place}"
+        );
         assert_eq!(map.stored_rows.iter().sum::<f64>(), 4.0);
         let last = map.rows() - 1;
         let last_place = cell_info(map, last, 0).unwrap().place.unwrap();
@@ -781,12 +830,12 @@ mod tests {
                 .unwrap()
         };
         assert!(
-            place("a").starts_with(&format!("tablet #{},", ids[0])),
+            place("a").starts_with(&format!("tablet #{} on node 0,", ids[0])),
             "{}",
             place("a")
         );
         assert!(
-            place("n").starts_with(&format!("tablet #{},", ids[1])),
+            place("n").starts_with(&format!("tablet #{} on node 1,", ids[1])),
             "{}",
             place("n")
         );
@@ -798,11 +847,51 @@ mod tests {
         let label = &table.rows[0].0;
         assert!(
             label.ends_with(&format!(
-                "(2 tablets, #{} to #{}, 5 rows stored)",
+                "(2 tablets, #{} to #{}, on nodes 0 and 1, 5 rows stored)",
                 ids[0], ids[1]
             )),
             "{label}"
         );
+    }
+
+    #[test]
+    fn the_node_count_places_the_tablets_again_and_travels_in_links() {
+        let mut state = run(&test_app(), "createtable split families=cf splits=m");
+        for key in ["a1", "n1"] {
+            state = run(&state, &format!("set split {key} cf:q=v"));
+        }
+        let state = settle(run(
+            &state.apply(Action::SelectTable("split".into())),
+            "read split",
+        ));
+        assert_eq!(state.live.nodes(), 3, "a scenario's default cluster");
+        let nodes = |s: &AppState| -> Vec<u32> {
+            s.live
+                .summary
+                .as_ref()
+                .unwrap()
+                .tablets
+                .iter()
+                .map(|t| t.node)
+                .collect()
+        };
+        assert_eq!(nodes(&state), vec![0, 1]);
+        let builds = state.live.builds;
+        let one = state.apply(Action::Live(LiveAction::Nodes(1)));
+        assert_eq!(nodes(&one), vec![0, 0]);
+        assert_eq!(one.live.builds, builds, "the table is not read again");
+        let map = one.live.map.as_ref().unwrap();
+        let last = cell_info(map, map.rows() - 1, 0).unwrap().place.unwrap();
+        assert!(last.contains(" on node 0,"), "{last}");
+        // Out of range: kept within 1 to MAX_NODES.
+        let many = one.apply(Action::Live(LiveAction::Nodes(10_000)));
+        assert_eq!(many.live.nodes(), MAX_NODES);
+        // A link keeps a pick that is not the default.
+        assert_eq!(one.live.shared().nodes, Some(1));
+        assert_eq!(state.live.shared().nodes, None);
+        let mut back = LiveState::default();
+        back.take_shared(&one.live.shared());
+        assert_eq!(back.nodes(), 1);
     }
 
     #[test]

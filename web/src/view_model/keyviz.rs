@@ -107,19 +107,26 @@ pub struct MapData {
     /// epoch) for a real table's traffic; `None` for a simulation, whose
     /// times count from the start of the run.
     pub origin_micros: Option<i64>,
-    /// The real tablets on the fine key axis (a real table's map only).
+    /// The tablets on the fine key axis and the nodes serving them: a
+    /// real table's (for every column), or every tablet a simulation had,
+    /// for the columns it served in.
     pub tablets: Vec<TabletSpan>,
     /// Rows stored now in each key bucket shown (a real table's map only).
     pub stored_rows: Vec<f64>,
 }
 
-/// A real tablet's place on the fine key axis.
+/// A tablet's place on the fine key axis, its node, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TabletSpan {
     /// The tablet id.
     pub id: u64,
+    /// The node serving it.
+    pub node: u32,
     /// The fine buckets `[first, last)` it covers.
     pub fine: [u32; 2],
+    /// The columns `[first, last)` it served them in (a real table's:
+    /// all, `[0, u32::MAX)`).
+    pub columns: [u32; 2],
 }
 
 impl MapData {
@@ -183,11 +190,8 @@ pub trait MapSource {
     fn prefix_tree(&self, heatmap: &Heatmap, max_depth: usize) -> PrefixTree;
     /// The instance-clock time of the first column, for real traffic.
     fn origin_micros(&self) -> Option<i64>;
-    /// The real tablets on the fine axis (none for a simulation, whose
-    /// tablets move as it runs).
-    fn tablets(&self) -> Vec<TabletSpan> {
-        Vec::new()
-    }
+    /// The tablets on the fine axis, their nodes, and when they served.
+    fn tablets(&self) -> Vec<TabletSpan>;
     /// Rows stored now per fine bucket, when they are real rows.
     fn stored_rows(&self) -> Option<Vec<f64>> {
         None
@@ -212,6 +216,20 @@ impl MapSource for Simulation {
     }
     fn origin_micros(&self) -> Option<i64> {
         None
+    }
+    fn tablets(&self) -> Vec<TabletSpan> {
+        // Every tablet of the run so far: they split, merge and move, so
+        // each span says when it served.
+        let bucket_seconds = self.recorder().bucket_seconds();
+        self.served()
+            .iter()
+            .map(|s| TabletSpan {
+                id: s.tablet,
+                node: s.node,
+                fine: s.fine,
+                columns: s.columns(bucket_seconds),
+            })
+            .collect()
     }
 }
 
@@ -246,7 +264,9 @@ impl MapSource for LiveKeyViz {
             .iter()
             .map(|t| TabletSpan {
                 id: t.id,
+                node: t.node,
                 fine: t.fine,
+                columns: [0, u32::MAX],
             })
             .collect()
     }
@@ -364,36 +384,70 @@ pub fn build_map(source: &impl MapSource, settings: &KeyVizSettings) -> MapData 
     }
 }
 
-/// Where a key bucket of a real table's map lies: the tablets it falls
-/// in and the rows stored there (`tablet #2, 1,204 rows stored`), as the
-/// Tablets panel numbers them, or `None` for a
-/// simulation.
-pub fn bucket_place(map: &MapData, row: usize) -> Option<String> {
-    range_place(map, row, row + 1)
+/// Where a cell lies: the tablets that served its key bucket during its
+/// column and their nodes (`tablet #2 on node 1`), as the Tablets panel
+/// numbers them, and for a real table the rows stored there
+/// (`, 1,204 rows stored`).
+pub fn cell_place(map: &MapData, row: usize, column: usize) -> Option<String> {
+    range_place(map, row, row + 1, Some(column))
 }
 
-/// [`bucket_place`] of the key buckets `first..end` together.
-pub fn range_place(map: &MapData, first: usize, end: usize) -> Option<String> {
+/// Where the key buckets `first..end` lie, during `column` (`None`: any
+/// column): see [`cell_place`].
+pub fn range_place(
+    map: &MapData,
+    first: usize,
+    end: usize,
+    column: Option<usize>,
+) -> Option<String> {
     let lo = map.keys.get(first)?.fine[0];
     let hi = map.keys.get(end.checked_sub(1)?)?.fine[1];
-    let rows: f64 = map.stored_rows.get(first..end)?.iter().sum();
-    let ids: Vec<u64> = map
+    let during = |t: &TabletSpan| {
+        column.is_none_or(|c| (t.columns[0] as usize..t.columns[1] as usize).contains(&c))
+    };
+    let mut served: Vec<(u32, u64, u32)> = map
         .tablets
         .iter()
-        .filter(|t| t.fine[0] < hi && lo < t.fine[1].max(t.fine[0] + 1))
-        .map(|t| t.id)
+        .filter(|t| t.fine[0] < hi && lo < t.fine[1].max(t.fine[0] + 1) && during(t))
+        .map(|t| (t.fine[0], t.id, t.node))
         .collect();
+    served.sort_unstable();
+    let mut ids: Vec<u64> = Vec::new();
+    for &(_, id, _) in &served {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let mut nodes: Vec<u32> = served.iter().map(|s| s.2).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
     let tablets = match ids.as_slice() {
         [] => return None,
         [one] => format!("tablet #{one}"),
-        [first, .., last] => format!("{} tablets, #{first} to #{last}", ids.len()),
+        [first, .., last] => format!("{} tablets, #{first} to #{last},", ids.len()),
     };
-    let n = rows.round().max(0.0) as u64;
-    Some(format!(
-        "{tablets}, {} row{} stored",
-        format_count(n),
-        if n == 1 { "" } else { "s" }
-    ))
+    let mut place = format!("{tablets} on {}", nodes_text(&nodes));
+    if let Some(rows) = map.stored_rows.get(first..end).filter(|r| !r.is_empty()) {
+        let n = rows.iter().sum::<f64>().round().max(0.0) as u64;
+        place.push_str(&format!(
+            ", {} row{} stored",
+            format_count(n),
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    Some(place)
+}
+
+/// `node 2`, `nodes 0 and 2`, `nodes 0, 1 and 2`.
+fn nodes_text(nodes: &[u32]) -> String {
+    match nodes {
+        [] => "no node".into(),
+        [one] => format!("node {one}"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(u32::to_string).collect();
+            format!("nodes {} and {last}", init.join(", "))
+        }
+    }
 }
 
 /// A time of day on the instance clock, `14:02:10 UTC`.
@@ -526,7 +580,8 @@ pub struct CellInfo {
     /// The value with its unit, or a note that the time is not simulated
     /// yet.
     pub value: String,
-    /// A real table's tablets and rows under the cell ([`bucket_place`]).
+    /// The tablets and nodes that served the cell, and a real table's
+    /// rows under it ([`cell_place`]).
     pub place: Option<String>,
 }
 
@@ -549,7 +604,7 @@ pub fn cell_info(map: &MapData, row: usize, column: usize) -> Option<CellInfo> {
         key_end: key.end.clone(),
         time: time_span(map.origin_micros, from, to),
         value,
-        place: bucket_place(map, row),
+        place: cell_place(map, row, column),
     })
 }
 
@@ -889,8 +944,13 @@ pub fn data_table(map: &MapData, max_rows: usize, max_columns: usize) -> DataTab
                 },
                 end.unwrap_or_else(|| "end of table".into())
             );
-            // A real table's rows name their tablets and rows stored.
-            if let Some(place) = range_place(map, a, b) {
+            // A real table's rows name their tablets, nodes and rows
+            // stored (a simulation's tablets change over the run: its
+            // cells name them, one time bucket at a time).
+            if let Some(place) = (!map.stored_rows.is_empty())
+                .then(|| range_place(map, a, b, None))
+                .flatten()
+            {
                 label = format!("{label} ({place})");
             }
             let cells = ce
@@ -1130,8 +1190,55 @@ mod tests {
         assert!(info.time.contains("into the run"), "{}", info.time);
         assert!(info.value.starts_with("Operations: "), "{}", info.value);
         assert!(info.value.ends_with("ops/s"), "{}", info.value);
-        assert_eq!(info.place, None, "a simulation's tablets move as it runs");
+        // The cell names the tablet and node that served it (see the
+        // next test).
+        let place = info.place.unwrap();
+        assert!(place.starts_with("tablet #"), "{place}");
+        assert!(place.contains(" on node"), "{place}");
+        assert!(
+            !place.contains("stored"),
+            "a simulation stores no real rows"
+        );
         assert!(cell_info(&map, map.rows(), 0).is_none());
+    }
+
+    #[test]
+    fn a_simulation_cell_names_the_tablet_and_node_of_its_own_time_bucket() {
+        let s = ran("mobile_timestamp_first.toml");
+        let map = build_map(&s, &KeyVizSettings::default());
+        let bs = s.recorder().bucket_seconds();
+        // The last key bucket, where timestamp-first writes land: its
+        // tablet splits and moves as the run goes.
+        let served = s.served();
+        let row = map.rows() - 1;
+        let key = &map.keys[row];
+        let at = |c: u32| {
+            let mut v: Vec<(u64, u32)> = served
+                .iter()
+                .filter(|x| {
+                    let [c0, c1] = x.columns(bs);
+                    (c0..c1).contains(&c) && x.fine[0] < key.fine[1] && key.fine[0] < x.fine[1]
+                })
+                .map(|x| (x.tablet, x.node))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for c in [0u32, 150, 299] {
+            let place = cell_info(&map, row, c as usize).unwrap().place.unwrap();
+            let expect = at(c);
+            assert!(!expect.is_empty());
+            for (id, node) in &expect {
+                assert!(place.contains(&format!("#{id}")), "column {c}: {place}");
+                assert!(place.contains(&node.to_string()), "column {c}: {place}");
+            }
+        }
+        assert_ne!(at(0), at(299), "the last keys changed hands over the run");
+        // The data table does not name a simulation's tablets (they
+        // change over the run).
+        let table = data_table(&map, 2, 2);
+        assert!(!table.rows[0].0.contains(" on node"), "{}", table.rows[0].0);
     }
 
     #[test]

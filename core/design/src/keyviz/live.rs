@@ -26,6 +26,7 @@ use super::{
     MAX_KEY_BUCKETS, Metric, POOR_PRESSURE, PrefixShare, PrefixTree, Recorder, SLOWDOWN_AT_POOR,
     diagnose, google_messages, human_seconds, messages_text, prefixes_text, queue_latency_ms,
 };
+use crate::balance::{MoveRule, settle};
 use crate::scenario::ClusterSpec;
 use tabletop_sql::Instance;
 use tabletop_store::traffic::TableTraffic;
@@ -41,6 +42,16 @@ pub struct LiveOptions {
     pub fine_buckets: usize,
     /// Most time buckets; longer records merge neighbouring buckets.
     pub max_time_buckets: usize,
+    /// Nodes the table's tablets are given to, by the simulator's
+    /// balancer rule ([`crate::balance`]); a browser or a single process
+    /// has no real nodes.
+    #[serde(default = "default_nodes")]
+    pub nodes: u32,
+}
+
+/// A scenario's cluster size when it names none.
+fn default_nodes() -> u32 {
+    ClusterSpec::default().nodes
 }
 
 impl Default for LiveOptions {
@@ -48,9 +59,15 @@ impl Default for LiveOptions {
         LiveOptions {
             fine_buckets: 1024,
             max_time_buckets: 120,
+            nodes: default_nodes(),
         }
     }
 }
+
+/// A tablet under this share of a node counts as idle for the balancer.
+const IDLE_LOAD: f64 = 0.02;
+/// Most balancer rounds when the tablets are placed.
+const PLACE_ROUNDS: usize = 16;
 
 /// Keys kept while reading the table, at most (every k-th row beyond).
 const MAX_SAMPLED_KEYS: usize = 32_768;
@@ -68,6 +85,10 @@ pub struct LiveTablet {
     pub end_key: Option<String>,
     /// Fine buckets `[first, last)` it covers.
     pub fine: [u32; 2],
+    /// The node serving it, as the balancer would place it by the load
+    /// recorded ([`LiveOptions::nodes`]).
+    #[serde(default)]
+    pub node: u32,
 }
 
 /// What the recorded operations did in total.
@@ -388,6 +409,7 @@ impl LiveKeyViz {
                         .as_deref()
                         .map_or(fine as u32, |e| axis.bucket_of(e) as u32),
                 ],
+                node: 0,
             })
             .collect();
         Layout {
@@ -481,7 +503,44 @@ impl LiveKeyViz {
             points,
             span_buckets_n as f64 * TRAFFIC_BUCKET_MICROS as f64 / 1e6,
         );
+        live.place_tablets();
         live
+    }
+
+    /// Gives the tablets to `nodes` nodes again (the record and the table
+    /// are as they were): see [`LiveOptions::nodes`].
+    pub fn set_nodes(&mut self, nodes: u32) {
+        self.opts.nodes = nodes.max(1);
+        self.place_tablets();
+    }
+
+    /// Gives the tablets to the nodes as the simulator's balancer would:
+    /// in turn, then rounds of moves by each tablet's mean CPU over the
+    /// record (share of one node).
+    fn place_tablets(&mut self) {
+        let cpu: Vec<f64> = {
+            let read = self.rec.totals_by_key(Metric::ReadCpu);
+            let write = self.rec.totals_by_key(Metric::WriteCpu);
+            read.iter().zip(&write).map(|(r, w)| r + w).collect()
+        };
+        // The CPU matrices hold node-seconds per time bucket.
+        let seconds = self.rec.filled().max(1) as f64 * self.rec.bucket_seconds();
+        let load: Vec<f64> = self
+            .tablets
+            .iter()
+            .map(|t| {
+                let sum: f64 = cpu
+                    .get(t.fine[0] as usize..(t.fine[1] as usize).min(cpu.len()))
+                    .map_or(0.0, |c| c.iter().sum());
+                sum / seconds.max(1e-9)
+            })
+            .collect();
+        let nodes = self.opts.nodes.max(1) as usize;
+        let rule = MoveRule::for_nodes(nodes, IDLE_LOAD);
+        let placed = settle(&load, nodes, rule, PLACE_ROUNDS);
+        for (t, n) in self.tablets.iter_mut().zip(placed) {
+            t.node = n;
+        }
     }
 
     /// Lays one span over its fine buckets in time bucket `t`: counts in

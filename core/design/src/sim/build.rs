@@ -8,7 +8,7 @@
 //! it makes exactly the simulation [`Simulation::new`] makes.
 
 use super::{
-    Cluster, Costs, Driver, HeavyHitters, KeyDist, OpKind, Result, Scenario, Simulation,
+    Cluster, Costs, Driver, HeavyHitters, KeyDist, OpKind, Result, Scenario, ServedLog, Simulation,
     Thresholds, ViewQueues, new_row_fraction,
 };
 use crate::keydesign::{KeyInput, KeyRenderer, SegmentKind};
@@ -523,6 +523,7 @@ fn assemble(
         node_stats: vec![Default::default(); nodes],
         hot_tablets: Vec::new(),
         events: Vec::new(),
+        served: ServedLog::default(),
         views: ViewQueues::new(&scenario.views),
         rows,
         bytes,
@@ -530,5 +531,6 @@ fn assemble(
         scenario,
     };
     sim.refresh_fine_node();
+    sim.served.note(0.0, &sim.cluster.tablets);
     sim
 }

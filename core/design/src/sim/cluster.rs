@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::balance::{MoveRule, even_out, in_turn};
+
 /// Balancer thresholds, in bytes and in shares of one node's capacity.
 #[derive(Clone, Debug)]
 pub(crate) struct Thresholds {
@@ -160,14 +162,16 @@ impl Cluster {
             }
         }
         tablets.push((lo, fine as u32));
+        let placed = in_turn(tablets.len(), nodes);
         let tablets: Vec<Tablet> = tablets
             .into_iter()
+            .zip(placed)
             .enumerate()
-            .map(|(i, (lo, hi))| Tablet {
+            .map(|(i, ((lo, hi), node))| Tablet {
                 id: i as u64 + 1,
                 lo,
                 hi,
-                node: (i % nodes) as u32,
+                node,
                 born: f64::NEG_INFINITY,
             })
             .collect();
@@ -313,94 +317,20 @@ impl Cluster {
         }
         self.tablets = merged;
 
-        // 3. Moves from the busiest node to the idlest while that narrows
-        // the gap; then, when loads are even, tablet counts.
+        // 3. Moves between nodes, by the balancer's node rule.
         let tablet_load: Vec<f64> = self
             .tablets
             .iter()
             .map(|t| range_sum(&pl, t.lo, t.hi))
             .collect();
-        let mut node_load = vec![0.0; self.nodes];
-        let mut node_count = vec![0usize; self.nodes];
-        for (t, l) in self.tablets.iter().zip(&tablet_load) {
-            if let Some(n) = node_load.get_mut(t.node as usize) {
-                *n += l;
-            }
-            if let Some(n) = node_count.get_mut(t.node as usize) {
-                *n += 1;
-            }
-        }
-        let argmax = |v: &[f64]| {
-            (0..v.len())
-                .max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a)))
-                .unwrap_or(0)
+        let mut node_of: Vec<u32> = self.tablets.iter().map(|t| t.node).collect();
+        let rule = MoveRule {
+            move_gap: self.th.move_gap,
+            max_moves: self.th.max_moves,
+            idle_load: self.th.merge_load,
         };
-        let argmin = |v: &[f64]| {
-            (0..v.len())
-                .min_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)))
-                .unwrap_or(0)
-        };
-        for _ in 0..self.th.max_moves {
-            let h = argmax(&node_load);
-            let c = argmin(&node_load);
-            let gap =
-                node_load.get(h).copied().unwrap_or(0.0) - node_load.get(c).copied().unwrap_or(0.0);
-            if h == c || gap < self.th.move_gap {
-                break;
-            }
-            // The biggest tablet on h that still narrows the gap.
-            let pick = self
-                .tablets
-                .iter()
-                .enumerate()
-                .filter(|(i, t)| {
-                    let l = tablet_load.get(*i).copied().unwrap_or(0.0);
-                    t.node as usize == h && l > 0.0 && l < 0.9 * gap
-                })
-                .max_by(|(i, _), (j, _)| {
-                    tablet_load
-                        .get(*i)
-                        .copied()
-                        .unwrap_or(0.0)
-                        .total_cmp(&tablet_load.get(*j).copied().unwrap_or(0.0))
-                        .then(j.cmp(i))
-                })
-                .map(|(i, _)| i);
-            let Some(i) = pick else {
-                break;
-            };
-            let l = tablet_load.get(i).copied().unwrap_or(0.0);
-            self.move_tablet(i, c, now, events);
-            if let Some(x) = node_load.get_mut(h) {
-                *x -= l;
-            }
-            if let Some(x) = node_load.get_mut(c) {
-                *x += l;
-            }
-            if let Some(x) = node_count.get_mut(h) {
-                *x = x.saturating_sub(1);
-            }
-            if let Some(x) = node_count.get_mut(c) {
-                *x += 1;
-            }
-        }
-        // Even out tablet counts with one idle tablet per round.
-        let counts: Vec<f64> = node_count.iter().map(|&c| c as f64).collect();
-        let (h, c) = (argmax(&counts), argmin(&counts));
-        if counts.get(h).copied().unwrap_or(0.0) - counts.get(c).copied().unwrap_or(0.0) > 1.5 {
-            let pick = self
-                .tablets
-                .iter()
-                .enumerate()
-                .filter(|(i, t)| {
-                    t.node as usize == h
-                        && tablet_load.get(*i).copied().unwrap_or(0.0) < self.th.merge_load
-                })
-                .map(|(i, _)| i)
-                .next_back();
-            if let Some(i) = pick {
-                self.move_tablet(i, c, now, events);
-            }
+        for m in even_out(&mut node_of, &tablet_load, self.nodes, rule) {
+            self.move_tablet(m.index, m.to as usize, now, events);
         }
         self.reindex();
     }
