@@ -850,11 +850,13 @@ impl Table {
             let cells: usize = t.runs.iter().map(|r| r.cell_count()).sum();
             let dead: usize = t.runs.iter().map(|r| r.dead_count()).sum();
             let mostly_deleted = dead > 0 && dead * 3 >= cells;
+            // A tablet past the split size is compacted first, unless it
+            // already is (an earlier tick ran out of time between its
+            // compaction and its split): the split pass below cuts it as it
+            // is, rather than copying the whole run again at every tick.
+            let split_needs_compaction = t.wants_split(cfg.split_bytes) && !t.is_compacted();
             if has_data
-                && (t.runs.len() > cfg.max_runs
-                    || due
-                    || mostly_deleted
-                    || t.wants_split(cfg.split_bytes))
+                && (t.runs.len() > cfg.max_runs || due || mostly_deleted || split_needs_compaction)
             {
                 let log = self.changes.is_some().then_some(&mut collected);
                 let o = t.compact(&self.fams, Some(now), log);
