@@ -138,10 +138,10 @@ fn compactions(events: &[EngineEvent]) -> usize {
         .count()
 }
 
-/// A tick that runs out of time after compacting several tablets splits
-/// only the first: the next tick splits the others as they are, without
-/// compacting them again (a page loading data whose ticks keep running
-/// out of time used to copy the same tablets over and over).
+/// A tick that runs out of time after compacting several tablets still
+/// splits them all, and a compacted tablet past the split size is split
+/// as it is, never compacted again (a page loading data whose ticks kept
+/// running out of time copied the same tablets over and over).
 #[test]
 fn a_tablet_compacted_before_time_ran_out_is_not_compacted_again() {
     let later = T0 + 2_000_000;
@@ -158,6 +158,15 @@ fn a_tablet_compacted_before_time_ran_out_is_not_compacted_again() {
             looks >= 3
         });
         total += compactions(&events);
+        let splits = events
+            .iter()
+            .filter(|e| matches!(e, EngineEvent::Split { .. }))
+            .count();
+        assert_eq!(
+            splits,
+            compactions(&events),
+            "each tablet compacted is split at once"
+        );
         if finished {
             break;
         }

@@ -870,8 +870,8 @@ impl Table {
         self.note_collected(now, collected);
         // Tablets compacted above split now even when time ran out, so
         // their compaction is not done again at the next tick.
-        let split_all = self.split_big(cfg, events, out_of_time);
-        let finished = !stopped && split_all && self.merge_small(now, cfg, events, out_of_time);
+        self.split_big(cfg, events);
+        let finished = !stopped && self.merge_small(now, cfg, events, out_of_time);
         if let Some(log) = self.changes.as_deref_mut() {
             log.expire(now);
         }
@@ -887,23 +887,16 @@ impl Table {
         }
     }
 
-    /// Splits every tablet past the threshold; returns whether it got
-    /// through them all before `out_of_time`.
-    fn split_big(
-        &mut self,
-        cfg: &EngineConfig,
-        events: &mut Vec<EngineEvent>,
-        out_of_time: &mut dyn FnMut() -> bool,
-    ) -> bool {
+    /// Splits every compacted tablet past the threshold, whatever the
+    /// time: a split only cuts the tablet's run into slices, and one left
+    /// for the next tick would take writes meanwhile and need compacting
+    /// again (a page's load, whose ticks keep running out of time, then
+    /// compacted the same tablets over and over and never caught up).
+    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
         let mut i = 0;
         while i < self.tablets.len() {
-            let n = self.split_one(i, cfg, events);
-            i += n;
-            if n > 1 && i < self.tablets.len() && out_of_time() {
-                return false;
-            }
+            i += self.split_one(i, cfg, events);
         }
-        true
     }
 
     /// Splits tablet `i` if it is past the threshold (it must be compacted);
