@@ -8,9 +8,7 @@
 //! 24 ms slice often ended at 40 to 70 ms. Here a batch is sized from
 //! what rows have cost so far, so it plans to use only part of the time
 //! left, and a tick starts only while enough of the budget is left and
-//! enough rows have been written since the last one (a tick walks every
-//! tablet, and after every batch of a million-row load it mostly found
-//! nothing due).
+//! a batch has been written since the last one.
 
 /// Fewest rows in a batch (a smaller one costs more in overhead than it
 /// saves in time).
@@ -19,13 +17,10 @@ pub const MIN_BATCH_ROWS: u64 = 32;
 /// per row is an average, and a batch that lands in many tablets at once
 /// is slower than it.
 const PLAN_SHARE: f64 = 0.5;
-/// Rows written between two ticks of the engine (two full batches): a
-/// tick walks every tablet, over a thousand in a million-row load, and
-/// after every 500-row batch that walk found nothing due most of the time
-/// (natively, ticking every 2,000 rows instead cut the ticks' time by a
-/// quarter). Writes flush full memtables themselves, so a tick less often
-/// only delays compactions and splits by a few hundred rows per tablet.
-pub const TICK_EVERY_ROWS: u64 = 1_000;
+/// Rows written between two ticks of the engine: one full batch, as
+/// before pacing. (Ticking every 2,000 rows made each tick find more work
+/// than its time allowed; BENCHMARKS.md, bulk loads, fourth pass.)
+pub const TICK_EVERY_ROWS: u64 = 500;
 /// Least time left in the slice, in milliseconds, for a tick to start:
 /// its first piece of work (a tablet flushed and compacted, then split)
 /// always runs, so it must not start at the deadline. The next slice
