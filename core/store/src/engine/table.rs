@@ -823,8 +823,9 @@ impl Table {
     }
 
     /// [`Table::tick`] that stops between two pieces of work (a tablet
-    /// flushed or compacted, split, or merged) once `out_of_time` says so,
-    /// after at least one. Returns whether it finished; what it left is
+    /// flushed or compacted, or merged) once `out_of_time` says so, after
+    /// at least one; every compacted tablet past the split size is split
+    /// first, whatever the time. Returns whether it finished; what it left is
     /// still due, and the next tick does it (work is found, not queued).
     pub(crate) fn tick_within(
         &mut self,
