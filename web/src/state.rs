@@ -59,6 +59,7 @@ pub mod generator;
 pub mod layout;
 pub mod learn;
 pub mod live;
+pub mod load_pace;
 pub mod parity;
 pub mod rows;
 pub mod scenario_data;
@@ -1121,16 +1122,7 @@ impl AppState {
             self.job = Some(GeneratorJob::new(spec));
         }
         if let Some(mut job) = self.job.take() {
-            let wall = Rc::clone(&self.clock);
-            let result = job.work(&mut self.instance.borrow_mut(), &mut |db| {
-                // The engine's due work goes in the slice's budget too (at
-                // least a piece of it per tick, so it keeps up).
-                let start = wall.now_ms();
-                db.sync_wall_clock_within(wall.wall_micros(), &mut || wall.now_ms() >= deadline);
-                wall.measure(TICK_MEASURE, start);
-                out_of_time()
-            });
-            cx!(self).sync_clock_within(&|| self.clock.now_ms() >= deadline);
+            let result = self.load_slice(&mut job, deadline, budget_ms);
             match result {
                 Err(e) => {
                     self.notice = Some(Notice {
@@ -1152,6 +1144,51 @@ impl AppState {
             &mut out_of_time,
         );
         false
+    }
+
+    /// One slice of the data generator's load, until `deadline`: batches
+    /// sized to the time left, the engine's due work between them when
+    /// enough rows went in and enough time is left (see [`load_pace`]),
+    /// and once the last row is written, a tick in what is left. The
+    /// slice's start counts as having the whole budget (`budget_ms`), so
+    /// every slice ticks when due and writes rows however late it starts.
+    fn load_slice(
+        &mut self,
+        job: &mut GeneratorJob,
+        deadline: f64,
+        budget_ms: f64,
+    ) -> Result<(), String> {
+        let clock = Rc::clone(&self.clock);
+        let mut pace = job.pace.clone();
+        let mut since = clock.now_ms();
+        let result = job.work(&mut self.instance.borrow_mut(), &mut |db, written| {
+            let now = clock.now_ms();
+            pace.wrote(written, now - since);
+            // At the slice's start, the whole budget is its own.
+            let left = if written == 0 {
+                budget_ms
+            } else {
+                deadline - now
+            };
+            if pace.tick_due(left) {
+                db.sync_wall_clock_within(clock.wall_micros(), &mut || clock.now_ms() >= deadline);
+                clock.measure(TICK_MEASURE, now);
+                pace.ticked();
+            }
+            since = clock.now_ms();
+            let left = deadline - since;
+            let planned = if written == 0 {
+                left.max(budget_ms / 2.0)
+            } else {
+                left
+            };
+            pace.next_batch(planned, generator::BATCH_ROWS)
+        });
+        job.pace = pace;
+        if job.is_done() || result.is_err() {
+            cx!(self).sync_clock_within(&|| self.clock.now_ms() >= deadline);
+        }
+        result
     }
 
     fn finish_job(&mut self, job: GeneratorJob) {
@@ -1393,12 +1430,13 @@ mod tests {
 
     #[test]
     fn the_generator_loads_in_slices_then_indexes() {
-        // 5 ms per clock reading: two batches of 500 rows per 9 ms slice.
-        let slow = AppState::new(Rc::new(TestClock::new(NOW, 5.0)), false, Panels::default())
+        // 1 ms per clock reading: a 9 ms slice writes a batch or two,
+        // sized to the time left and the cost per row measured so far.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 1.0)), false, Panels::default())
             .apply(Action::Boot(Boot::Demo));
         let mut state = slow.apply(Action::SetGenerator(GeneratorSpec {
             table: "gen".into(),
-            rows: 3000,
+            rows: 10_000,
             seed: 5,
         }));
         state = state.apply(Action::StartGenerator);
@@ -1410,7 +1448,7 @@ mod tests {
             assert!(frames < 100, "the load ends");
         }
         assert!(frames > 1, "the load took several frames");
-        assert_eq!(state.rows.total_rows(), 3000);
+        assert_eq!(state.rows.total_rows(), 10_000);
         assert!(state.rows.index.exact);
         assert_eq!(state.loads.len(), 1);
         assert!(!keys(&state).is_empty());

@@ -383,8 +383,9 @@ impl Instance {
     }
 
     /// [`Instance::tick`] in a time budget: it stops between two pieces of
-    /// work (a tablet compacted, split or merged) once `out_of_time` says
-    /// so, after at least one per table with due work. Returns what it did
+    /// work (a tablet compacted or merged) once `out_of_time` says so,
+    /// after at least one per table with due work; the tablets it compacted
+    /// past the split size are split before it stops. Returns what it did
     /// and whether it finished; what is left stays due for the next tick.
     /// Hosts that must keep every task short (a page loading data) use it.
     pub fn tick_within(

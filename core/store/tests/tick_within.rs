@@ -96,3 +96,85 @@ fn ticks_out_of_time_end_where_one_whole_tick_ends() {
     // Nothing is left: another whole tick at the same time does nothing.
     assert!(bit_by_bit.tick(later).is_empty());
 }
+
+/// Tablets past the split size, none past four times it (which writes
+/// split at once): only ticks split them.
+fn many_to_split() -> Instance {
+    let mut db = Instance::new(InstanceConfig {
+        engine: EngineConfig {
+            memtable_flush_bytes: 1_000,
+            split_bytes: 4_000,
+            merge_bytes: 100,
+            gc_interval_micros: 1_000_000_000,
+            max_runs: 100,
+        },
+        ..InstanceConfig::default()
+    });
+    db.set_now(T0);
+    let mut schema = TableSchema::default();
+    schema.families.insert("cf".into(), ColumnFamily::default());
+    db.create_table(CreateTableRequest {
+        table_id: "t".into(),
+        schema,
+        initial_splits: (b'b'..=b'z').map(|c| vec![c]).collect(),
+    })
+    .expect("table");
+    for i in 0..2_600u32 {
+        let key = format!("{}{:05}", (b'a' + (i % 26) as u8) as char, i);
+        db.mutate_row(
+            "t",
+            key.as_bytes(),
+            &[Mutation::set_cell("cf", b"q", 1000, &[b'v'; 40])],
+        )
+        .expect("write");
+    }
+    db
+}
+
+fn compactions(events: &[EngineEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, EngineEvent::Compaction { .. }))
+        .count()
+}
+
+/// A tick that runs out of time after compacting several tablets still
+/// splits them all, and a compacted tablet past the split size is split
+/// as it is, never compacted again (a page loading data whose ticks kept
+/// running out of time copied the same tablets over and over).
+#[test]
+fn a_tablet_compacted_before_time_ran_out_is_not_compacted_again() {
+    let later = T0 + 2_000_000;
+    let mut whole = many_to_split();
+    let once = compactions(&whole.tick(later));
+    assert_eq!(layout(&whole).len(), 26 * 2, "every tablet split in two");
+    let mut bit_by_bit = many_to_split();
+    let mut total = 0;
+    for _ in 0..1_000 {
+        // Time runs out at the third look at the clock.
+        let mut looks = 0;
+        let (events, finished) = bit_by_bit.tick_within(later, &mut || {
+            looks += 1;
+            looks >= 3
+        });
+        total += compactions(&events);
+        let splits = events
+            .iter()
+            .filter(|e| matches!(e, EngineEvent::Split { .. }))
+            .count();
+        assert_eq!(
+            splits,
+            compactions(&events),
+            "each tablet compacted is split at once"
+        );
+        if finished {
+            break;
+        }
+    }
+    assert_eq!(layout(&bit_by_bit), layout(&whole));
+    assert_eq!(rows(&bit_by_bit), rows(&whole));
+    assert_eq!(
+        total, once,
+        "every tablet compacted once, as in one whole tick"
+    );
+}

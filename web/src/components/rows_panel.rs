@@ -16,7 +16,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::key_view::key_html;
-use crate::state::generator::{GeneratorJob, GeneratorSpec, SIZES};
+use crate::state::AppContext;
+use crate::state::generator::{GeneratorSpec, SIZES};
 use crate::state::rows::{RowsState, RowsWindow, Viewport};
 use crate::view_model::keys::parse_key_text;
 use crate::view_model::rows::{CELLS_SHOWN, RowLine};
@@ -37,8 +38,11 @@ pub struct RowsPanelProps {
     pub rows: Rc<RowsState>,
     /// The selected table.
     pub table: Option<TableSummary>,
-    /// The data load in progress.
-    pub job: Option<GeneratorJob>,
+    /// Whether a data load is in progress. Its progress, which moves on
+    /// every slice of the load, is read from the app's context by
+    /// [`Progress`] alone, so a slice redraws the progress bar and not the
+    /// whole panel.
+    pub loading: bool,
     /// The generator form.
     pub generator: GeneratorSpec,
     /// The visible area changed size.
@@ -158,7 +162,7 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
                 </h2>
                 <Toolbar
                     has_table={table_name.is_some()}
-                    job={props.job.clone()}
+                    loading={props.loading}
                     generator={props.generator.clone()}
                     on_go_to={props.on_go_to.clone()}
                     on_compact={props.on_compact.clone()}
@@ -168,8 +172,8 @@ pub fn rows_panel(props: &RowsPanelProps) -> Html {
                 />
                 { props.maximize.clone() }
             </header>
-            if let Some(job) = &props.job {
-                <Progress job={job.clone()} on_cancel={props.on_cancel.clone()} />
+            if props.loading {
+                <Progress on_cancel={props.on_cancel.clone()} />
             }
             <div class={classes!("rows-viewport", rows.stacked.then_some("stacked"))} ref={viewport} {onscroll} tabindex="0"
                 aria-label="Rows in key order: scroll, or use the arrow, Page Up, Page Down, Home and End keys">
@@ -425,7 +429,7 @@ fn read_text(window: &RowsWindow) -> String {
 #[derive(Properties, PartialEq)]
 struct ToolbarProps {
     has_table: bool,
-    job: Option<GeneratorJob>,
+    loading: bool,
     generator: GeneratorSpec,
     on_go_to: Callback<Vec<u8>>,
     on_compact: Callback<()>,
@@ -447,7 +451,7 @@ fn toolbar(props: &ToolbarProps) -> Html {
     html! {
         <div class="toolbar">
             { go_to_key(props.has_table, &props.on_go_to, &key_text, &key_error) }
-            <button type="button" class="button small" onclick={on_compact} disabled={!props.has_table || props.job.is_some()}
+            <button type="button" class="button small" onclick={on_compact} disabled={!props.has_table || props.loading}
                 title="Flush and compact every tablet of the table now: versions the GC rules allow deleting are collected">
                 { "Compact now" }
             </button>
@@ -570,7 +574,7 @@ fn sample_data(props: &ToolbarProps, details: &NodeRef) -> Html {
                     <span>{ "Seed" }</span>
                     <input class="num" type="number" min="0" value={spec.seed.to_string()} oninput={on_seed} aria-label="Seed" />
                 </label>
-                <button type="submit" class="button primary small" disabled={props.job.is_some() || table_ok.is_err()}>{ "Generate" }</button>
+                <button type="submit" class="button primary small" disabled={props.loading || table_ok.is_err()}>{ "Generate" }</button>
             </form>
         </details>
     }
@@ -579,16 +583,20 @@ fn sample_data(props: &ToolbarProps, details: &NodeRef) -> Html {
 /// Props of [`Progress`].
 #[derive(Properties, PartialEq)]
 struct ProgressProps {
-    job: GeneratorJob,
     on_cancel: Callback<()>,
 }
 
-/// The data generator's progress bar.
+/// The data generator's progress bar. The job comes from the app's
+/// context: this small component is all a slice of the load redraws.
 #[component(Progress)]
 fn progress(props: &ProgressProps) -> Html {
+    let app = use_context::<AppContext>();
+    let Some(job) = app.as_ref().and_then(|app| app.job.as_ref()) else {
+        return html! {};
+    };
     // Display arithmetic.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let percent = (props.job.fraction() * 100.0).round() as u32;
+    let percent = (job.fraction() * 100.0).round() as u32;
     let on_cancel = {
         let cb = props.on_cancel.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
@@ -599,7 +607,7 @@ fn progress(props: &ProgressProps) -> Html {
                 <div class="progress-fill" style={format!("width: {percent}%")}></div>
             </div>
             <span class="progress-text">
-                { format!("Loading {} of {} rows into {}", format_count(props.job.done), format_count(props.job.spec.rows), props.job.spec.table) }
+                { format!("Loading {} of {} rows into {}", format_count(job.done), format_count(job.spec.rows), job.spec.table) }
             </span>
             <button type="button" class="button small" onclick={on_cancel}>{ "Cancel" }</button>
         </div>

@@ -19,8 +19,8 @@ use yew::prelude::*;
 
 use super::key_view::key_html;
 use crate::view_model::tablets::{
-    BarSegment, SplitNote, TabletLine, TabletsView, bar_layout, labelled_splits, split_note,
-    tablet_of_key,
+    BarSegment, SplitNote, TabletLine, TabletsView, bar_blocks, bar_layout, labelled_splits,
+    split_note, tablet_of_key,
 };
 use crate::view_model::{count_noun, format_count};
 
@@ -65,6 +65,13 @@ pub fn split_line(props: &SplitLineProps) -> Html {
 
 /// Smallest distance between two split labels, in percent of the bar.
 const LABEL_GAP: f64 = 16.0;
+/// Most tablets drawn one element each. Past this (a million rows make
+/// over a thousand tablets, each under a pixel wide) adjacent tablets are
+/// drawn as blocks: a refresh during a load then redraws a few hundred
+/// elements, not thousands.
+const DRAW_EACH_UP_TO: usize = 200;
+/// Narrowest block of grouped tablets, in percent of the bar.
+const BLOCK_MIN_WIDTH: f64 = 0.5;
 
 /// The panel.
 #[component(TabletsPanel)]
@@ -120,7 +127,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                 html! {
                     <div class="tablets-body">
                         <div class="bar-area">
-                            <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} {on_choose} />
+                            <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} on_choose={on_choose.clone()} />
                             <ViewMark segment={in_view.and_then(|i| layout.get(i).cloned())} />
                             <SplitLabels view={Rc::clone(rc)} layout={Rc::clone(&layout)} />
                             <TabletDetail {node} tablet={focused} {read_here} />
@@ -128,6 +135,9 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                                 <p class="hint">{ format!("Coloured: the {} the console's last read visited.", count_noun(read.len() as u64, "tablet")) }</p>
                             }
                             <SplitLine note={split_note(view.split_bytes)} />
+                            if view.tablets.len() > DRAW_EACH_UP_TO {
+                                <TabletList view={Rc::clone(rc)} on_choose={on_choose.clone()} />
+                            }
                         </div>
                         <Samples view={Rc::clone(rc)} />
                     </div>
@@ -208,6 +218,21 @@ fn tablet_bar(props: &TabletBarProps) -> Html {
             on_choose.emit(next);
         })
     };
+    let segments = if n <= DRAW_EACH_UP_TO {
+        each_tablet(view, props)
+    } else {
+        grouped_tablets(view, props)
+    };
+    html! {
+        <div class="tablet-bar" role="group" tabindex="0" {onclick} {onkeydown}
+            aria-label={format!("{} in key order; arrow keys choose one and show its rows", count_noun(n as u64, "tablet"))}>
+            { segments }
+        </div>
+    }
+}
+
+/// The bar's blocks, one per tablet.
+fn each_tablet(view: &TabletsView, props: &TabletBarProps) -> Html {
     let segments = view
         .tablets
         .iter()
@@ -225,11 +250,93 @@ fn tablet_bar(props: &TabletBarProps) -> Html {
                     title={format!("Tablet #{} · {}", tablet.id, human_bytes(tablet.bytes as f64))}></div>
             }
         });
+    html! { <>{ for segments }</> }
+}
+
+/// The bar's blocks for many tablets: adjacent ones drawn together (see
+/// [`bar_blocks`]), a block coloured when the last read visited any of
+/// its tablets, and the chosen tablet outlined on top, where it lies.
+/// Clicks and keys still choose single tablets.
+fn grouped_tablets(view: &TabletsView, props: &TabletBarProps) -> Html {
+    let blocks = bar_blocks(&props.layout, BLOCK_MIN_WIDTH);
+    let drawn = blocks.iter().map(|block| {
+        let tablets = view.tablets.get(block.first..block.end).unwrap_or_default();
+        let bytes: u64 = tablets.iter().map(|t| t.bytes).sum();
+        let classes = classes!(
+            "tablet",
+            tablets
+                .iter()
+                .any(|t| props.read.contains(&t.id))
+                .then_some("read"),
+            (bytes == 0).then_some("empty"),
+        );
+        let title = match tablets {
+            [one] => format!("Tablet #{} · {}", one.id, human_bytes(bytes as f64)),
+            _ => format!(
+                "{} · {} (click to choose one)",
+                count_noun(tablets.len() as u64, "tablet"),
+                human_bytes(bytes as f64)
+            ),
+        };
+        let seg = &block.segment;
+        html! {
+            <div class={classes} style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)} {title}></div>
+        }
+    });
+    let chosen = props.chosen.and_then(|i| props.layout.get(i)).map(|seg| {
+        html! {
+            <div class="tablet-chosen-mark" style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)}></div>
+        }
+    });
+    html! { <>{ for drawn }{ for chosen }</> }
+}
+
+/// Props of [`TabletList`].
+#[derive(Properties, PartialEq)]
+struct TabletListProps {
+    view: Rc<Result<TabletsView, String>>,
+    on_choose: Callback<usize>,
+}
+
+/// Under a bar that groups its tablets: what the grouping means, and
+/// every tablet as a list on demand (drawn only while open), each a
+/// button that shows its rows.
+#[component(TabletList)]
+fn tablet_list(props: &TabletListProps) -> Html {
+    let open = use_state(|| false);
+    let Ok(view) = props.view.as_ref() else {
+        return html! {};
+    };
+    let ontoggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            let details: web_sys::Element = e.target_unchecked_into();
+            open.set(details.has_attribute("open"));
+        })
+    };
+    let n = count_noun(view.tablets.len() as u64, "tablet");
+    let items = open.then(|| {
+        let items = view.tablets.iter().enumerate().map(|(i, t)| {
+            let on_choose = props.on_choose.clone();
+            let onclick = Callback::from(move |_: MouseEvent| on_choose.emit(i));
+            html! {
+                <li>
+                    <button type="button" class="link-button" {onclick}>
+                        <span class="mono">{ format!("#{}", t.id) }</span>
+                        { " from " }
+                        <span class="mono">{ if t.start.text.is_empty() { "the first key".to_string() } else { t.start.text.clone() } }</span>
+                        { format!(" · {}", human_bytes(t.bytes as f64)) }
+                    </button>
+                </li>
+            }
+        });
+        html! { <ol class="tablet-list">{ for items }</ol> }
+    });
     html! {
-        <div class="tablet-bar" role="group" tabindex="0" {onclick} {onkeydown}
-            aria-label={format!("{} in key order; arrow keys choose one and show its rows", count_noun(n as u64, "tablet"))}>
-            { for segments }
-        </div>
+        <details class="tablet-list-box" {ontoggle}>
+            <summary class="hint">{ format!("{n}: neighbours are drawn together; list them all") }</summary>
+            { for items }
+        </details>
     }
 }
 

@@ -607,7 +607,7 @@ fn rows_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
         <RowsPanel
             rows={Rc::clone(&app.rows)}
             table={selected_summary}
-            job={app.job.clone()}
+            loading={app.job.is_some()}
             generator={app.generator.clone()}
             on_viewport={cb.viewport.clone()}
             on_scroll={cb.scroll.clone()}

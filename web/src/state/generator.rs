@@ -1,5 +1,6 @@
 //! The data generator: sample data written into the core a slice at a time
-//! (one slice per animation frame), so the page stays responsive while a
+//! (slices back to back, each in a time budget paced by
+//! [`load_pace`](super::load_pace)), so the page stays responsive while a
 //! million rows go in.
 //!
 //! The data is the phone and tablet time series of Bigtable's schema
@@ -18,6 +19,7 @@ use tabletop_core::{
     TableSchema,
 };
 
+use super::load_pace::LoadPace;
 use crate::view_model::format::civil_from_days;
 
 /// The sizes offered in the panel.
@@ -74,6 +76,9 @@ pub struct GeneratorJob {
     pub spec: GeneratorSpec,
     /// Rows written so far.
     pub done: u64,
+    /// How its slices size their batches and when they tick (what it
+    /// has learned of the cost per row).
+    pub pace: LoadPace,
     /// The reused batch and value buffers (over 100 KB once a batch is
     /// written). Shared, not copied, by the state's revisions: every
     /// action clones the state, and a buffer only holds the batch being
@@ -357,6 +362,7 @@ impl GeneratorJob {
         GeneratorJob {
             spec,
             done: 0,
+            pace: LoadPace::default(),
             buffers: Rc::default(),
         }
     }
@@ -383,22 +389,27 @@ impl GeneratorJob {
         f.min(1.0)
     }
 
-    /// Writes batches until done or `between_batches` says stop. It is
-    /// called after every batch with the instance, so the caller can
-    /// run the engine's due work as the data grows (a tick after a whole
-    /// slice of writes would be one long task).
+    /// Writes batches until done or `pace` says stop. `pace` is called
+    /// before every batch with the instance and the rows the previous
+    /// batch wrote (none before the first), and answers how many rows the
+    /// next batch may hold (none: the slice ends here; at most
+    /// [`BATCH_ROWS`] are written at once). Between two batches the caller
+    /// can run the engine's due work as the data grows (a tick after a
+    /// whole slice of writes would be one long task) and size the next
+    /// batch to the time left.
     pub fn work(
         &mut self,
         instance: &mut Instance,
-        between_batches: &mut dyn FnMut(&mut Instance) -> bool,
+        pace: &mut dyn FnMut(&mut Instance, u64) -> u64,
     ) -> Result<(), String> {
         if self.done == 0 {
             prepare(instance, &self.spec.table)?;
         }
         let mut buffers = self.buffers.borrow_mut();
         let Buffers { batch, scratch } = &mut *buffers;
-        while !self.is_done() {
-            let end = (self.done + BATCH_ROWS).min(self.spec.rows);
+        let mut rows = pace(instance, 0);
+        while !self.is_done() && rows > 0 {
+            let end = (self.done + rows.min(BATCH_ROWS)).min(self.spec.rows);
             batch.clear();
             for i in self.done..end {
                 push_row(&self.spec, i, batch, scratch);
@@ -407,10 +418,12 @@ impl GeneratorJob {
             instance
                 .bulk_write(&self.spec.table, &entries)
                 .map_err(|e| e.to_string())?;
+            let written = end - self.done;
             self.done = end;
-            if between_batches(instance) {
+            if self.is_done() {
                 break;
             }
+            rows = pace(instance, written);
         }
         Ok(())
     }
@@ -513,11 +526,24 @@ mod tests {
         };
         let mut job = GeneratorJob::new(spec);
         let mut slices = 0;
+        let mut asked = Vec::new();
         while !job.is_done() {
-            job.work(&mut db, &mut |_| true).unwrap();
+            // Two batches per slice: 300 rows, then 1,000 (capped at 500).
+            let mut calls = 0;
+            job.work(&mut db, &mut |_, written| {
+                asked.push(written);
+                calls += 1;
+                match calls {
+                    1 => 300,
+                    2 => 1_000,
+                    _ => 0,
+                }
+            })
+            .unwrap();
             slices += 1;
         }
-        assert_eq!(slices, 3, "one batch of 500 per slice");
+        assert_eq!(slices, 2, "300 + 500, then 300 + 134");
+        assert_eq!(asked, [0, 300, 500, 0, 300], "told what each batch wrote");
         assert!((job.fraction() - 1.0).abs() < f64::EPSILON);
         let mut count = CountRows::default();
         db.read_rows("gen", &ReadRowsRequest::default(), &mut count)
@@ -552,6 +578,6 @@ mod tests {
             rows: 10,
             seed: 1,
         });
-        assert!(job.work(&mut db, &mut |_| false).is_err());
+        assert!(job.work(&mut db, &mut |_, _| BATCH_ROWS).is_err());
     }
 }

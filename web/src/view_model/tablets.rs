@@ -151,6 +151,43 @@ pub fn bar_layout(tablets: &[TabletLine]) -> Vec<BarSegment> {
         .collect()
 }
 
+/// Adjacent tablets drawn as one block of a bar that has too many to draw
+/// one by one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarBlock {
+    /// The first tablet in it (an index into the tablets).
+    pub first: usize,
+    /// One past its last tablet.
+    pub end: usize,
+    /// Where it lies on the bar.
+    pub segment: BarSegment,
+}
+
+/// Groups adjacent tablets of `layout` into blocks at least `min_width`
+/// percent of the bar wide, so a bar of thousands of tablets, each under
+/// a pixel wide, is drawn with at most about `2 * 100 / min_width`
+/// elements. A tablet as wide as `min_width` is a block of its own (the
+/// block before it, and the last, may be narrower).
+pub fn bar_blocks(layout: &[BarSegment], min_width: f64) -> Vec<BarBlock> {
+    let mut blocks: Vec<BarBlock> = Vec::new();
+    let mut open = false;
+    for (i, seg) in layout.iter().enumerate() {
+        match blocks.last_mut() {
+            Some(block) if open && seg.width < min_width => {
+                block.end = i + 1;
+                block.segment.width = seg.left + seg.width - block.segment.left;
+            }
+            _ => blocks.push(BarBlock {
+                first: i,
+                end: i + 1,
+                segment: seg.clone(),
+            }),
+        }
+        open = blocks.last().is_some_and(|b| b.segment.width < min_width);
+    }
+    blocks
+}
+
 /// Which split points (start keys of tablets after the first) get a label:
 /// greedily from the left, at least `min_gap` percent apart and not closer
 /// than half that to the bar's ends.
@@ -184,6 +221,54 @@ mod tests {
     use tabletop_core::{ColumnFamily, CreateTableRequest, Mutation, TableSchema};
 
     use super::*;
+
+    #[test]
+    fn blocks_cover_the_tablets_in_order_and_bound_the_elements() {
+        let tablet = |bytes: u64| TabletLine {
+            id: bytes,
+            start: DisplayKey::new(b""),
+            start_bytes: Vec::new(),
+            end: None,
+            bytes,
+            memtable_cells: 0,
+            runs: 0,
+            run_cells: 0,
+        };
+        // 2,000 tablets of uneven sizes, one of them a tenth of the bytes.
+        let mut tablets: Vec<TabletLine> = (0..2_000).map(|i| tablet(100 + i % 7 * 50)).collect();
+        tablets[700].bytes = 30_000;
+        let layout = bar_layout(&tablets);
+        let blocks = bar_blocks(&layout, 0.5);
+        assert!(blocks.len() <= 210, "{} blocks", blocks.len());
+        assert!(blocks.len() > 100, "{} blocks", blocks.len());
+        let mut next = 0;
+        for (k, b) in blocks.iter().enumerate() {
+            assert_eq!(b.first, next, "no tablet skipped or drawn twice");
+            assert!(b.end > b.first);
+            next = b.end;
+            assert!((b.segment.left - layout[b.first].left).abs() < 1e-9);
+            let right = layout[b.end - 1].left + layout[b.end - 1].width;
+            assert!((b.segment.left + b.segment.width - right).abs() < 1e-9);
+            let before_wide = blocks.get(k + 1).is_some_and(|n| n.end - n.first == 1);
+            if k + 1 < blocks.len() && !before_wide {
+                assert!(b.segment.width >= 0.5, "block {k} is {}", b.segment.width);
+            }
+        }
+        assert_eq!(next, tablets.len());
+        let big = blocks
+            .iter()
+            .find(|b| (b.first..b.end).contains(&700))
+            .unwrap();
+        assert_eq!(
+            (big.first, big.end),
+            (700, 701),
+            "the big tablet is a block of its own"
+        );
+        // Wide tablets stay one block each.
+        let few = bar_layout(&tablets[..5]);
+        assert_eq!(bar_blocks(&few, 0.5).len(), 5);
+        assert!(bar_blocks(&[], 0.5).is_empty());
+    }
 
     fn instance() -> Instance {
         let mut db = Instance::default();

@@ -824,8 +824,9 @@ impl Table {
     }
 
     /// [`Table::tick`] that stops between two pieces of work (a tablet
-    /// flushed or compacted, split, or merged) once `out_of_time` says so,
-    /// after at least one. Returns whether it finished; what it left is
+    /// flushed or compacted, or merged) once `out_of_time` says so, after
+    /// at least one; every compacted tablet past the split size is split
+    /// first, whatever the time. Returns whether it finished; what it left is
     /// still due, and the next tick does it (work is found, not queued).
     pub(crate) fn tick_within(
         &mut self,
@@ -851,11 +852,13 @@ impl Table {
             let cells: usize = t.runs.iter().map(|r| r.cell_count()).sum();
             let dead: usize = t.runs.iter().map(|r| r.dead_count()).sum();
             let mostly_deleted = dead > 0 && dead * 3 >= cells;
+            // A tablet past the split size is compacted first, unless it
+            // already is (an earlier tick ran out of time between its
+            // compaction and its split): the split pass below cuts it as it
+            // is, rather than copying the whole run again at every tick.
+            let split_needs_compaction = t.wants_split(cfg.split_bytes) && !t.is_compacted();
             if has_data
-                && (t.runs.len() > cfg.max_runs
-                    || due
-                    || mostly_deleted
-                    || t.wants_split(cfg.split_bytes))
+                && (t.runs.len() > cfg.max_runs || due || mostly_deleted || split_needs_compaction)
             {
                 let log = self.changes.is_some().then_some(&mut collected);
                 let o = t.compact(&self.fams, Some(now), log);
@@ -869,8 +872,8 @@ impl Table {
         self.note_collected(now, collected);
         // Tablets compacted above split now even when time ran out, so
         // their compaction is not done again at the next tick.
-        let split_all = self.split_big(cfg, events, out_of_time);
-        let finished = !stopped && split_all && self.merge_small(now, cfg, events, out_of_time);
+        self.split_big(cfg, events);
+        let finished = !stopped && self.merge_small(now, cfg, events, out_of_time);
         if let Some(log) = self.changes.as_deref_mut() {
             log.expire(now);
         }
@@ -886,23 +889,16 @@ impl Table {
         }
     }
 
-    /// Splits every tablet past the threshold; returns whether it got
-    /// through them all before `out_of_time`.
-    fn split_big(
-        &mut self,
-        cfg: &EngineConfig,
-        events: &mut Vec<EngineEvent>,
-        out_of_time: &mut dyn FnMut() -> bool,
-    ) -> bool {
+    /// Splits every compacted tablet past the threshold, whatever the
+    /// time: a split only cuts the tablet's run into slices, and one left
+    /// for the next tick would take writes meanwhile and need compacting
+    /// again (a page's load, whose ticks keep running out of time, then
+    /// compacted the same tablets over and over and never caught up).
+    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
         let mut i = 0;
         while i < self.tablets.len() {
-            let n = self.split_one(i, cfg, events);
-            i += n;
-            if n > 1 && i < self.tablets.len() && out_of_time() {
-                return false;
-            }
+            i += self.split_one(i, cfg, events);
         }
-        true
     }
 
     /// Splits tablet `i` if it is past the threshold (it must be compacted);

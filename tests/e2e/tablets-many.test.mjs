@@ -1,0 +1,62 @@
+// End-to-end test of the Tablets panel with over a thousand tablets (a
+// million sample rows), on the release build: the bar draws adjacent
+// tablets as blocks (a few hundred elements, not one per tablet), a click
+// on it still chooses one tablet and shows its rows, the list under it
+// names every tablet on demand and each entry shows its rows too, and axe
+// finds nothing. Screenshots: tests/e2e/screenshots/panel-tablets-1m*.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { SCREENSHOTS, audit, openApp as open, region, useApp, waitForLoad } from './harness.mjs';
+
+const env = useApp();
+
+/** The key of the first row on screen. */
+const firstKey = (page) => page.locator('#rows .row .key').first().textContent();
+
+test('a million rows: the tablet bar groups neighbours, and clicks and the list still choose one tablet', async () => {
+  const { page, problems, context } = await open(env);
+  const rows = region(page, 'Rows');
+  await rows.getByText('Load sample data').click();
+  await rows.getByRole('textbox', { name: 'Table to load into' }).fill('many');
+  await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption('1000000');
+  await rows.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForSelector('[aria-label="Loading sample data"]');
+  await waitForLoad(page);
+
+  const tablets = region(page, 'Tablets');
+  const meta = await tablets.locator('.panel-meta').textContent();
+  const count = Number(meta.match(/^([\d,]+) tablets/)[1].replace(/,/g, ''));
+  assert.ok(count > 200, meta);
+  const drawn = await tablets.locator('.tablet-bar .tablet').count();
+  assert.ok(drawn > 50 && drawn < 450, `${drawn} blocks for ${count} tablets`);
+
+  // A click in the bar chooses the tablet under it and shows its rows.
+  const bar = tablets.locator('.tablet-bar');
+  const box = await bar.boundingBox();
+  await bar.click({ position: { x: box.width * 0.37, y: box.height / 2 } });
+  await tablets.locator('.tablet-chosen-mark').waitFor();
+  const detail = tablets.locator('.tablet-detail');
+  const start = await detail.locator('.key-inline').first().textContent();
+  await page.waitForFunction((key) => (document.querySelector('#rows .row .key')?.textContent ?? '') >= key, start);
+  const mark = await tablets.locator('.tablet-chosen-mark').boundingBox();
+  assert.ok(Math.abs(mark.x - (box.x + box.width * 0.37)) < 6, 'the outline is where the click was');
+  await tablets.screenshot({ path: path.join(SCREENSHOTS, 'panel-tablets-1m.png') });
+
+  // The list names every tablet; choosing one shows its rows.
+  await tablets.getByText(/neighbours are drawn together; list them all/).click();
+  const items = tablets.locator('.tablet-list li');
+  await items.first().waitFor();
+  assert.equal(await items.count(), count);
+  const pick = items.nth(Math.floor(count / 2)).getByRole('button');
+  const [, id, key] = (await pick.textContent()).match(/^#(\d+) from (.+) · /);
+  await pick.click();
+  await page.waitForFunction((k) => (document.querySelector('#rows .row .key')?.textContent ?? '') >= k, key);
+  assert.equal(await detail.locator('.mono').first().textContent(), `#${id}`);
+  assert.ok((await firstKey(page)) >= key);
+  await tablets.screenshot({ path: path.join(SCREENSHOTS, 'panel-tablets-1m-list.png') });
+
+  assert.deepEqual(await audit(page), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
