@@ -56,25 +56,6 @@ pub struct Commit<'a> {
 /// was applied in memory but not kept).
 pub type Journal = Arc<dyn Fn(&mut Instances, &Commit<'_>) -> Result<(), String> + Send + Sync>;
 
-/// The methods that change an instance, whose commits go to the journal.
-const CHANGES: &[&str] = &[
-    "mutateRow",
-    "mutateRows",
-    "checkAndMutateRow",
-    "readModifyWriteRow",
-    "dropRowRange",
-    "createTable",
-    "deleteTable",
-    "modifyColumnFamilies",
-    "updateTable",
-    "createAuthorizedView",
-    "updateAuthorizedView",
-    "deleteAuthorizedView",
-    "createLogicalView",
-    "updateLogicalView",
-    "deleteLogicalView",
-];
-
 /// A change to hand to the journal: its method and, made only when there
 /// is a journal, its JSON protocol body.
 type Change<'a> = (&'a str, &'a dyn Fn() -> Result<Value, Status>);
@@ -152,7 +133,7 @@ impl Shared {
         then: impl FnOnce(&mut Instance, Value) -> Result<T, Status>,
     ) -> Result<T, Status> {
         let body = || Ok(request.clone());
-        let change: Option<Change<'_>> = CHANGES.contains(&method).then_some((method, &body));
+        let change: Option<Change<'_>> = api::is_bigtable_write(method).then_some((method, &body));
         let mut out = None;
         self.run(instance_named(request), change, |db| {
             let answer = api::handle_value(db, method, request)

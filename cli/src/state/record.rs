@@ -71,30 +71,6 @@ const CBT_SCHEMA: &[&[u8]] = &[
     b"deletetable",
 ];
 
-/// The JSON data writes the log holds.
-const JSON_WRITES: &[&str] = &[
-    "mutateRow",
-    "mutateRows",
-    "checkAndMutateRow",
-    "readModifyWriteRow",
-    "dropRowRange",
-];
-
-/// The JSON schema changes the log holds; like the `cbt` ones, they run
-/// on the whole instance and replay on the shell.
-const JSON_SCHEMA: &[&str] = &[
-    "createTable",
-    "deleteTable",
-    "modifyColumnFamilies",
-    "updateTable",
-    "createAuthorizedView",
-    "updateAuthorizedView",
-    "deleteAuthorizedView",
-    "createLogicalView",
-    "updateLogicalView",
-    "deleteLogicalView",
-];
-
 /// The JSON methods whose outcome the shell decides (`state::shell`):
 /// what they do depends on the tables, families and clock, not on rows.
 const JSON_SHELL: &[&str] = &["mutateRow", "mutateRows", "dropRowRange"];
@@ -129,7 +105,7 @@ pub fn replays_on_shell(command: &Command) -> bool {
     match command {
         Command::Cbt(_) => true,
         Command::Json(line) => {
-            method_of(line).is_some_and(|m| json_on_shell(&m) || JSON_SCHEMA.contains(&m.as_str()))
+            method_of(line).is_some_and(|m| json_on_shell(&m) || json_schema_change(&m))
         }
     }
 }
@@ -141,7 +117,13 @@ pub fn cbt_logged(word: &[u8]) -> bool {
 
 /// Whether the log can hold a request of this JSON method.
 pub fn json_logged(method: &str) -> bool {
-    JSON_WRITES.contains(&method) || JSON_SCHEMA.contains(&method)
+    api::is_bigtable_write(method)
+}
+
+/// Whether a JSON method is a schema change: like the `cbt` ones, it runs
+/// on the whole instance and replays on the shell.
+fn json_schema_change(method: &str) -> bool {
+    api::is_bigtable_write(method) && !api::writes_rows_only(method)
 }
 
 /// The JSON schema changes whose table a host may annotate

@@ -309,6 +309,21 @@ pub fn may_write(name: &str) -> bool {
     method(name).is_some_and(|m| m.access == Access::Write)
 }
 
+/// Whether `name` is a method of Bigtable's own APIs (not one of the
+/// playground's) that may change the instance: what a state log or a
+/// journal must keep.
+pub fn is_bigtable_write(name: &str) -> bool {
+    method(name).is_some_and(|m| m.access == Access::Write && m.service != Service::Playground)
+}
+
+/// Whether `name` is a Bigtable write that changes only rows: the data
+/// API's writes and DropRowRange. Every other Bigtable write changes the
+/// schema (tables, families, views, table settings).
+pub fn writes_rows_only(name: &str) -> bool {
+    is_bigtable_write(name)
+        && method(name).is_some_and(|m| m.service == Service::Data || m.name == "dropRowRange")
+}
+
 /// Methods of Bigtable's data and table admin APIs that the playground
 /// does not offer; they answer `UNIMPLEMENTED` rather than "no such method".
 const NOT_OFFERED: &[&str] = &[
@@ -878,6 +893,46 @@ mod tests {
         );
         assert!(!missing.ok, "{missing:?}");
         assert!(!ask("not json".into()).ok);
+    }
+
+    #[test]
+    fn bigtable_writes_split_into_row_writes_and_schema_changes() {
+        let rows: Vec<&str> = METHODS
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| writes_rows_only(n))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                "dropRowRange",
+                "mutateRow",
+                "mutateRows",
+                "checkAndMutateRow",
+                "readModifyWriteRow"
+            ]
+        );
+        for schema in [
+            "createTable",
+            "updateTable",
+            "deleteAuthorizedView",
+            "createLogicalView",
+        ] {
+            assert!(
+                is_bigtable_write(schema) && !writes_rows_only(schema),
+                "{schema}"
+            );
+        }
+        for not_kept in [
+            "readRows",
+            "getTable",
+            "compact",
+            "advanceClock",
+            "sql",
+            "nope",
+        ] {
+            assert!(!is_bigtable_write(not_kept), "{not_kept}");
+        }
     }
 
     #[test]
