@@ -447,6 +447,31 @@ fn what_only_the_emulator_takes_survives_its_snapshot() {
     );
 }
 
+/// Adds the HyperLogLog family `visitors` to table `t`.
+fn add_hll_family(db: &mut Instance) {
+    db.modify_column_families(
+        "t",
+        &[FamilyChange::Create(
+            "visitors".into(),
+            ColumnFamily {
+                gc_rule: None,
+                value_type: ValueType::Aggregate(Aggregator::HllppUniqueCount),
+            },
+        )],
+    )
+    .expect("add the family");
+}
+
+/// An AddToCell of `n` to `visitors:unique` at `ts`.
+fn hll_add(n: i64, ts: i64) -> Mutation<'static> {
+    Mutation::AddToCell {
+        family_name: Cow::Borrowed("visitors"),
+        column_qualifier: Cow::Borrowed(b"unique"),
+        timestamp_micros: ts,
+        input: AggregateInput::Int(n),
+    }
+}
+
 /// A HyperLogLog family: production keeps a sketch of the inputs; the
 /// emulator does not aggregate and keeps the last input's raw bytes (the
 /// differential suite's "addtocell: inthll").
@@ -454,23 +479,8 @@ fn what_only_the_emulator_takes_survives_its_snapshot() {
 fn hll_families_keep_the_raw_last_input_on_the_emulator() {
     let value = |fidelity: Fidelity| {
         let mut db = instance(fidelity);
-        db.modify_column_families(
-            "t",
-            &[FamilyChange::Create(
-                "visitors".into(),
-                ColumnFamily {
-                    gc_rule: None,
-                    value_type: ValueType::Aggregate(Aggregator::HllppUniqueCount),
-                },
-            )],
-        )
-        .expect("add the family");
-        let add = |n: i64| Mutation::AddToCell {
-            family_name: Cow::Borrowed("visitors"),
-            column_qualifier: Cow::Borrowed(b"unique"),
-            timestamp_micros: 1000,
-            input: AggregateInput::Int(n),
-        };
+        add_hll_family(&mut db);
+        let add = |n: i64| hll_add(n, 1000);
         db.mutate_row("t", b"page#home", &[add(5), add(7), add(5)])
             .expect("write");
         let mut cells = cells(&mut db);
@@ -490,23 +500,8 @@ fn hll_families_keep_the_raw_last_input_on_the_emulator() {
 #[test]
 fn leaving_the_emulator_turns_raw_hll_inputs_into_sketches() {
     let mut db = instance(Fidelity::Emulator);
-    db.modify_column_families(
-        "t",
-        &[FamilyChange::Create(
-            "visitors".into(),
-            ColumnFamily {
-                gc_rule: None,
-                value_type: ValueType::Aggregate(Aggregator::HllppUniqueCount),
-            },
-        )],
-    )
-    .expect("add the family");
-    let add = |n: i64, ts: i64| Mutation::AddToCell {
-        family_name: Cow::Borrowed("visitors"),
-        column_qualifier: Cow::Borrowed(b"unique"),
-        timestamp_micros: ts,
-        input: AggregateInput::Int(n),
-    };
+    add_hll_family(&mut db);
+    let add = hll_add;
     db.mutate_row(
         "t",
         b"page#home",
