@@ -14,37 +14,18 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
+# shellcheck source=lib/state-bench.sh
+source "$ROOT/scripts/lib/state-bench.sh"
 rows="${1:-1000000}"
 sets="${2:-1000}"
 shift $(( $# < 2 ? $# : 2 ))
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-    cargo build --quiet --release -p tabletop-cli
-    bins=("$ROOT/target/release/tabletop")
-fi
-for i in "${!bins[@]}"; do bins[$i]="$(realpath "${bins[$i]}")"; done
-work="$ROOT/target/bench-state"
-mkdir -p "$work"
-cd "$work"
+bench_binaries "$@"
+bench_workdir bench-state
 trap 'rm -f "$work"/mobile.csv "$work"/base.state* "$work"/.base.state* "$work"/big.state* "$work"/.big.state*' EXIT
 
-ms() { echo $(( ($2 - $1) / 1000000 )); }
-now() { date +%s%N; }
+mobile_csv "$rows" > mobile.csv
 
-# Rows phone#NNNNN#2020MMDD: 10,000 phones, ROWS/10,000 days each.
-awk -v rows="$rows" 'BEGIN {
-    print ",stats_summary,stats_summary,stats_summary,stats_detail,stats_detail";
-    print ",os_build,connected_cell,connected_wifi,memory,cpu";
-    days = int(rows / 10000); if (days < 1) days = 1;
-    srand(1);
-    for (p = 0; p < rows / days; p++)
-        for (d = 0; d < days; d++)
-            printf "phone#%05d#2020%02d%02d,PQ2A.190405.%03d,1,%d,%d,%d\n",
-                p, int(d / 28) + 1, d % 28 + 1, p % 1000, d % 2,
-                1000 + int(rand() * 9000), 1 + int(rand() * 99);
-}' > mobile.csv
-
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 for bin in "${bins[@]}"; do
     echo
     echo "== $bin ($rows rows, $sets sets)"
