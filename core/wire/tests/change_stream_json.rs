@@ -8,6 +8,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // (ReadChangeStreamResponse) and google/bigtable/admin/v2/table.proto
 // (ChangeStreamConfig) in proto3 JSON.
 
+mod common;
+
+use common::{err, ok};
 use serde_json::{Value, json};
 use tabletop_sql::Instance;
 use tabletop_wire::api;
@@ -16,29 +19,6 @@ const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
 /// 2023-11-14T22:13:20Z
 const T0: i64 = 1_700_000_000_000_000;
-
-fn call(db: &mut Instance, method: &str, request: Value) -> Value {
-    let line = json!({"method": method, "request": request}).to_string();
-    serde_json::from_str(&api::handle(db, &line)).expect("answers are JSON")
-}
-
-fn ok(db: &mut Instance, method: &str, request: Value) -> Value {
-    let out = call(db, method, request.clone());
-    out.get("response")
-        .cloned()
-        .unwrap_or_else(|| panic!("{method} {request} failed: {out}"))
-}
-
-fn err(db: &mut Instance, method: &str, request: Value) -> (String, String) {
-    let out = call(db, method, request.clone());
-    let e = out
-        .get("error")
-        .unwrap_or_else(|| panic!("{method} {request} succeeded: {out}"));
-    (
-        e["status"].as_str().unwrap_or_default().to_string(),
-        e["message"].as_str().unwrap_or_default().to_string(),
-    )
-}
 
 fn instance(change_stream: Option<&str>) -> Instance {
     let mut db = Instance::default();

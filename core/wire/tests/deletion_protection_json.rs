@@ -6,36 +6,15 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // what it refuses (deleteTable, dropping a family) and what it does not
 // (writes, dropRowRange, new families).
 
+mod common;
+
+use common::{err, ok};
 use serde_json::{Value, json};
 use tabletop_sql::Instance;
 use tabletop_store::{Fidelity, InstanceConfig};
-use tabletop_wire::api;
 
 const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
-
-fn call(db: &mut Instance, method: &str, request: Value) -> Value {
-    let line = json!({"method": method, "request": request}).to_string();
-    serde_json::from_str(&api::handle(db, &line)).expect("answers are JSON")
-}
-
-fn ok(db: &mut Instance, method: &str, request: Value) -> Value {
-    let out = call(db, method, request.clone());
-    out.get("response")
-        .cloned()
-        .unwrap_or_else(|| panic!("{method} {request} failed: {out}"))
-}
-
-fn err(db: &mut Instance, method: &str, request: Value) -> (String, String) {
-    let out = call(db, method, request.clone());
-    let e = out
-        .get("error")
-        .unwrap_or_else(|| panic!("{method} {request} succeeded: {out}"));
-    (
-        e["status"].as_str().unwrap_or_default().to_string(),
-        e["message"].as_str().unwrap_or_default().to_string(),
-    )
-}
 
 fn protect(db: &mut Instance, on: bool) -> Value {
     let op = ok(

@@ -14,6 +14,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // and the Python client's system test (a SetCell outside the view's
 // families is PERMISSION_DENIED, "outside the Authorized View").
 
+mod common;
+
+use common::{call, ok};
 use serde_json::{Value, json};
 use tabletop_sql::{Instance, Instances};
 use tabletop_store::Traces;
@@ -31,18 +34,6 @@ fn b64(s: &str) -> String {
 fn call_in(all: &mut Instances, method: &str, request: Value) -> Value {
     let line = json!({"method": method, "request": request}).to_string();
     serde_json::from_str(&api::handle_in(all, &line)).unwrap()
-}
-
-fn call(db: &mut Instance, method: &str, request: Value) -> Value {
-    let line = json!({"method": method, "request": request}).to_string();
-    serde_json::from_str(&api::handle(db, &line)).unwrap()
-}
-
-fn ok(db: &mut Instance, method: &str, request: Value) -> Value {
-    let out = call(db, method, request.clone());
-    out.get("response")
-        .unwrap_or_else(|| panic!("{method} {request}: {out}"))
-        .clone()
 }
 
 fn status(out: &Value) -> &str {
