@@ -52,6 +52,8 @@
 
 mod build;
 pub(crate) mod cluster;
+#[cfg(test)]
+mod fixtures;
 mod heavy;
 mod materialize;
 mod replay;

@@ -97,35 +97,13 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use crate::sim::fixtures::MOBILE_WRITES;
     use tabletop_store::CountRows;
     use tabletop_store::ReadRowsRequest;
 
     #[test]
     fn writes_a_bounded_sample() {
-        let mut sim = Simulation::from_toml(
-            r##"
-name = "m"
-duration = "5m"
-[table]
-id = "mobile"
-rows = 100000
-entities = 500
-families = { stats = { max_versions = 1 }, detail = {} }
-[key]
-segments = [
-  { name = "type", kind = "enum", values = ["phone", "tablet"] },
-  { name = "id", kind = "hex", width = 8 },
-  { name = "day", kind = "date" },
-]
-[[workload]]
-op = "write"
-rate = 100
-[keyviz]
-time_buckets = 10
-fine_buckets = 32
-"##,
-        )
-        .unwrap();
+        let mut sim = Simulation::from_toml(MOBILE_WRITES).unwrap();
         sim.run_to_end();
         let mut db = Instance::default();
         let m = sim.materialize(&mut db, 300).unwrap();

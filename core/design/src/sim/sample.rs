@@ -421,27 +421,7 @@ mod tests {
     use crate::keydesign::SegmentKind;
     use tabletop_store::{CountRows, ReadRowsRequest};
 
-    const SCENARIO: &str = r##"
-name = "s"
-duration = "10m"
-[table]
-id = "mobile"
-rows = 100000
-entities = 2000
-families = { stats = { max_versions = 1 }, detail = {} }
-[key]
-segments = [
-  { name = "type", kind = "enum", values = ["phone", "tablet"] },
-  { name = "id", kind = "hex", width = 8 },
-  { name = "day", kind = "date" },
-]
-[[workload]]
-op = "write"
-rate = 100
-[keyviz]
-time_buckets = 10
-fine_buckets = 32
-"##;
+    use crate::sim::fixtures::MOBILE_WRITES as SCENARIO;
 
     fn sim() -> Simulation {
         Simulation::from_toml(SCENARIO).unwrap()
