@@ -11,6 +11,7 @@ use tabletop_core::Instance;
 use tabletop_core::keyviz::{
     BucketMode, Heatmap, LiveKeyViz, LiveOptions, LiveReport, MAX_KEY_BUCKETS, Metric,
 };
+use tabletop_core::sim::ClusterSpec;
 
 use crate::args::{Options, Shared, parse_words};
 use crate::export_cmd::Parsed;
@@ -27,7 +28,7 @@ pub fn help_text() -> String {
 Print the live Key Visualizer of the traffic the state file recorded.
 
 Usage: tabletop keyviz [OPTIONS] [--table TABLE] [--metric METRIC] [--json]
-                       [--out FILE.html|FILE.png]
+                       [--nodes N] [--out FILE.html|FILE.png]
 
 Every operation on a table (cbt, json, sql, imports) is counted on the
 instance clock, in 10-second buckets of time by ranges of keys. This
@@ -46,6 +47,11 @@ Options:
                          write_pressure
       --json             The report as JSON (with --table one object, else
                          {\"tables\": [...]})
+      --nodes N          Nodes the tablets are given to, as the simulator's
+                         balancer gives them by the CPU recorded: 1 to 1000
+                         (default 3, a scenario's default cluster); each
+                         tablet's node is in the JSON, the count per node
+                         in the text and the HTML page
       --out FILE         Write a heatmap of up to 1000 key buckets:
                          FILE.html (a self-contained page, the key axis
                          labelled by prefix, with the findings) or
@@ -62,8 +68,18 @@ Examples:
   tabletop cbt read mobile prefix=phone#4c41 && tabletop keyviz --table mobile
   tabletop keyviz --table mobile --json | jq '.diagnostics[].pattern'
   tabletop keyviz --table mobile --metric read_rows --out keyviz.html
+  tabletop keyviz --table mobile --nodes 5
 "
     .to_string()
+}
+
+/// `--nodes N`: 1 to [`ClusterSpec::MAX_NODES`].
+fn nodes(v: &str) -> Result<u32, String> {
+    let max = ClusterSpec::MAX_NODES;
+    v.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("--nodes {v}: want a whole number from 1 to {max}"))
 }
 
 fn metric(v: &str) -> Result<Metric, String> {
@@ -79,6 +95,7 @@ pub struct KeyvizArgs {
     table: Option<String>,
     metric: Option<Metric>,
     json: bool,
+    nodes: Option<u32>,
     out: Option<PathBuf>,
 }
 
@@ -93,6 +110,8 @@ pub struct KeyvizCli {
     metric: Option<Metric>,
     #[arg(long)]
     json: bool,
+    #[arg(long, value_name = "N", value_parser = nodes)]
+    nodes: Option<u32>,
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     #[arg(short = 'h', long = "help")]
@@ -131,6 +150,7 @@ pub fn parse(
             table: a.table,
             metric: a.metric,
             json: a.json,
+            nodes: a.nodes,
             out: a.out,
         }),
     ))
@@ -190,9 +210,13 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
             return FAILED;
         }
     };
+    let live_options = LiveOptions {
+        nodes: args.nodes.unwrap_or(LiveOptions::default().nodes),
+        ..LiveOptions::default()
+    };
     let mut lives = Vec::with_capacity(tables.len());
     for t in &tables {
-        match LiveKeyViz::build(db, t, &LiveOptions::default()) {
+        match LiveKeyViz::build(db, t, &live_options) {
             Ok(l) => lives.push(l),
             Err(e) => {
                 eprintln!("tabletop: {t}: {}", e.message());

@@ -119,3 +119,77 @@ fn keyviz_says_what_is_wrong() {
     let out = expect(0, run_in(&dir, &["help", "keyviz"], b""));
     assert!(stdout(&out).contains("Usage: tabletop keyviz"));
 }
+
+/// The same traffic on a table pre-split into three tablets.
+fn split_script() -> Vec<u8> {
+    let mut s = script();
+    let split = b"createtable t families=cf splits=2020-05-01T00:04,2020-05-01T00:08\n";
+    s.splice(
+        0..s.iter().position(|&b| b == b'\n').unwrap_or(0) + 1,
+        split.iter().copied(),
+    );
+    s
+}
+
+#[test]
+fn keyviz_gives_the_tablets_to_the_nodes_asked_for() {
+    let dir = common::scratch("keyviz-tests", "nodes");
+    expect(0, run_in(&dir, &["cbt"], &split_script()));
+
+    let nodes_of = |args: &[&str]| -> Vec<u64> {
+        let json = stdout(&expect(0, run_in(&dir, args, b"")));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v["tablets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["node"].as_u64().unwrap())
+            .collect()
+    };
+    let one = nodes_of(&["keyviz", "--table", "t", "--json", "--nodes", "1"]);
+    assert_eq!(one, vec![0, 0, 0], "three tablets, all on the one node");
+    let three = nodes_of(&["keyviz", "--table", "t", "--json", "--nodes", "3"]);
+    assert_eq!(three.len(), 3);
+    assert!(three.iter().all(|&n| n < 3), "{three:?}");
+    let mut used = three.clone();
+    used.sort_unstable();
+    used.dedup();
+    assert!(
+        used.len() > 1,
+        "three busy tablets share three nodes: {three:?}"
+    );
+    let json = stdout(&expect(
+        0,
+        run_in(
+            &dir,
+            &["keyviz", "--table", "t", "--json", "--nodes", "3"],
+            b"",
+        ),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["nodes"], 3, "{v}");
+
+    let text = stdout(&expect(
+        0,
+        run_in(&dir, &["keyviz", "--table", "t", "--nodes", "3"], b""),
+    ));
+    assert!(text.contains("3 tablets on 3 nodes"), "{text}");
+    assert!(text.contains("Tablets by node: node 0:"), "{text}");
+
+    expect(
+        0,
+        run_in(
+            &dir,
+            &["keyviz", "--table", "t", "--nodes", "2", "--out", "n.html"],
+            b"",
+        ),
+    );
+    let html = fs::read_to_string(dir.join("n.html")).unwrap();
+    assert!(html.contains("3 tablets on 2 nodes"), "{html}");
+
+    for bad in ["0", "1001", "two"] {
+        let out = expect(2, run_in(&dir, &["keyviz", "--nodes", bad], b""));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--nodes"), "{bad}: {err}");
+    }
+}

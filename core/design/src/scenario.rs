@@ -419,6 +419,12 @@ fn default_latency() -> f64 {
     5.0
 }
 
+impl ClusterSpec {
+    /// Most nodes a cluster may have, in a scenario or the live Key
+    /// Visualizer.
+    pub const MAX_NODES: u32 = 1000;
+}
+
 impl Default for ClusterSpec {
     fn default() -> Self {
         ClusterSpec {
@@ -859,8 +865,11 @@ impl Scenario {
             return Err(table("history must be from 0 to 10 years".into()));
         }
         let c = &self.cluster;
-        if !(1..=1000).contains(&c.nodes) {
-            return Err(cluster("nodes must be from 1 to 1000".into()));
+        if !(1..=ClusterSpec::MAX_NODES).contains(&c.nodes) {
+            return Err(cluster(format!(
+                "nodes must be from 1 to {}",
+                ClusterSpec::MAX_NODES
+            )));
         }
         for (name, v) in [
             ("reads_per_node", c.reads_per_node),

@@ -142,6 +142,9 @@ pub struct LiveReport {
     pub bytes: f64,
     /// The table's tablets.
     pub tablets: Vec<LiveTablet>,
+    /// Nodes the tablets were given to ([`LiveOptions::nodes`]).
+    #[serde(default = "default_nodes")]
+    pub nodes: u32,
     /// What the recorded operations did.
     pub totals: LiveTotals,
     /// The findings, most severe first.
@@ -777,6 +780,7 @@ impl LiveKeyViz {
             rows: self.rows.iter().sum(),
             bytes: self.bytes.iter().sum(),
             tablets: self.tablets.clone(),
+            nodes: self.opts.nodes.max(1),
             totals: self.totals,
             diagnostics: self.diagnostics(),
             messages: self.messages(),
@@ -794,6 +798,35 @@ impl LiveKeyViz {
 }
 
 impl LiveReport {
+    /// How many tablets the balancer gave each node that has any, by
+    /// recorded CPU: `Tablets by node: node 0: 2, node 2: 1 (1 node holds
+    /// none)`.
+    fn tablets_by_node(&self) -> String {
+        let mut counts = vec![0usize; self.nodes.max(1) as usize];
+        for t in &self.tablets {
+            if let Some(c) = counts.get_mut(t.node as usize) {
+                *c += 1;
+            }
+        }
+        let list: Vec<String> = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(n, c)| format!("node {n}: {c}"))
+            .collect();
+        let idle = counts.len() - list.len();
+        let mut line = format!("Tablets by node: {}", list.join(", "));
+        if idle > 0 {
+            let verb = if idle == 1 {
+                "node holds"
+            } else {
+                "nodes hold"
+            };
+            line.push_str(&format!(" ({idle} {verb} none)"));
+        }
+        line
+    }
+
     /// The report as pretty JSON.
     #[must_use]
     pub fn to_json(&self) -> String {
@@ -809,12 +842,14 @@ impl LiveReport {
         let span = self.bucket_seconds * self.time_buckets as f64;
         let _ = writeln!(
             out,
-            "Live Key Visualizer: table {} ({} rows, {}, {} tablet{})",
+            "Live Key Visualizer: table {} ({} rows, {}, {} tablet{} on {} node{})",
             self.table,
             self.rows,
             human_bytes(self.bytes),
             self.tablets.len(),
-            if self.tablets.len() == 1 { "" } else { "s" }
+            if self.tablets.len() == 1 { "" } else { "s" },
+            self.nodes,
+            if self.nodes == 1 { "" } else { "s" }
         );
         if t.point_ops + t.scans <= 0.0 {
             let _ = writeln!(out, "No traffic recorded yet.");
@@ -842,6 +877,9 @@ impl LiveReport {
         if !self.prefixes.is_empty() {
             let _ = writeln!(out, "\nKey space by prefix (busiest first levels)");
             out.push_str(&prefixes_text(&self.prefixes, "  "));
+        }
+        if self.nodes > 1 {
+            let _ = writeln!(out, "\n{}", self.tablets_by_node());
         }
         if self.diagnostics.is_empty() {
             let _ = writeln!(out, "\nFindings: none.");
