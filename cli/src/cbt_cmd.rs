@@ -42,7 +42,10 @@ fn load(options: &Options) -> Result<(StateFile, Instances), u8> {
             FAILED
         })?;
     if options.emulator_parity {
-        all.set_fidelity(Fidelity::Emulator);
+        all.switch_fidelity(Fidelity::Emulator).map_err(|e| {
+            eprintln!("tabletop: {}", e.message());
+            FAILED
+        })?;
     }
     Ok((file, all))
 }

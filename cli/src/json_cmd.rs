@@ -101,7 +101,8 @@ impl<'a> Session<'a> {
             }
         };
         if parity {
-            db.set_fidelity(Fidelity::Emulator);
+            db.switch_fidelity(Fidelity::Emulator)
+                .map_err(|e| e.message().to_string())?;
         }
         Ok(Session {
             names,

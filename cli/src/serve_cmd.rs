@@ -146,8 +146,11 @@ pub fn run(args: &[OsString]) -> u8 {
         on_report,
         journal,
     };
-    if cli.emulator_parity {
-        all.set_fidelity(Fidelity::Emulator);
+    if cli.emulator_parity
+        && let Err(e) = all.switch_fidelity(Fidelity::Emulator)
+    {
+        eprintln!("tabletop: {}", e.message());
+        return FAILED;
     }
     match tabletop_serve::run(&options, all, &mut io::stdout()) {
         Ok(mut all) => {

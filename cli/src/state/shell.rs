@@ -19,7 +19,9 @@ use tabletop_core::{CreateTableRequest, Instance, MAX_ROW_BYTES};
 /// The shell of `db` as snapshot bytes, and a bound on its rows' bytes.
 pub fn of(db: &Instance) -> io::Result<(Vec<u8>, u64)> {
     let mut shell = Instance::new(db.config().clone());
-    shell.set_fidelity(db.fidelity());
+    shell
+        .switch_fidelity(db.fidelity())
+        .map_err(io::Error::other)?;
     let mut row_bound = 0;
     for table in db.list_tables() {
         for tablet in db.tablets(&table.id).map_err(io::Error::other)? {

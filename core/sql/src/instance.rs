@@ -98,20 +98,24 @@ impl Instance {
 
     /// Chooses production Bigtable's answers or Google's emulator's where
     /// they differ (see [`tabletop_store::Fidelity`]); returns how many
-    /// HyperLogLog cells holding the emulator's raw input became sketches
-    /// (see [`tabletop_store::Instance::set_fidelity`]).
-    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) -> usize {
-        self.store.set_fidelity(fidelity)
-    }
-
-    /// [`Instance::set_fidelity`] for an instance that may hold data:
-    /// refuses to leave the emulator's answers while it holds what
-    /// production refuses (see [`tabletop_store::Instance::switch_fidelity`]).
+    /// HyperLogLog cells holding the emulator's raw input became sketches.
+    /// Leaving the emulator's answers is refused (`FAILED_PRECONDITION`,
+    /// nothing changes) while the instance holds what production refuses
+    /// (see [`tabletop_store::Instance::switch_fidelity`]); entering them
+    /// never is. The only way to change an instance's fidelity.
     pub fn switch_fidelity(
         &mut self,
         fidelity: tabletop_store::Fidelity,
     ) -> tabletop_store::Result<usize> {
         self.store.switch_fidelity(fidelity)
+    }
+
+    /// What [`Instance::switch_fidelity`] would refuse, without switching.
+    pub(crate) fn check_fidelity_switch(
+        &mut self,
+        fidelity: tabletop_store::Fidelity,
+    ) -> tabletop_store::Result<()> {
+        self.store.check_fidelity_switch(fidelity)
     }
 
     // ------------------------------------------------------------ clock

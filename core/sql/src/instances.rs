@@ -114,7 +114,8 @@ impl Instances {
         let fidelity = primary.fidelity();
         let mut db = Instance::new(config);
         db.set_now(now);
-        db.set_fidelity(fidelity);
+        // An empty instance: no switch is refused.
+        db.switch_fidelity(fidelity)?;
         self.list.push(db);
         let last = self.list.len() - 1;
         Ok(&mut self.list[last])
@@ -138,15 +139,22 @@ impl Instances {
         });
     }
 
-    /// Sets every instance's fidelity (production's answers or the
+    /// Switches every instance's fidelity (production's answers or the
     /// emulator's), and so that of the instances named later; returns how
     /// many HyperLogLog cells holding the emulator's raw input became
-    /// sketches.
-    pub fn set_fidelity(&mut self, fidelity: tabletop_store::Fidelity) -> usize {
-        self.list
-            .iter_mut()
-            .map(|db| db.set_fidelity(fidelity))
-            .sum()
+    /// sketches. Every instance is checked first, so while one holds what
+    /// production refuses, leaving the emulator's answers is refused
+    /// (`FAILED_PRECONDITION`, naming it) and none changes
+    /// (see [`Instance::switch_fidelity`]).
+    pub fn switch_fidelity(&mut self, fidelity: tabletop_store::Fidelity) -> Result<usize> {
+        for db in &mut self.list {
+            db.check_fidelity_switch(fidelity)?;
+        }
+        let mut sketched = 0;
+        for db in &mut self.list {
+            sketched += db.switch_fidelity(fidelity)?;
+        }
+        Ok(sketched)
     }
 
     /// Brings every instance's clock to the latest of them, doing their

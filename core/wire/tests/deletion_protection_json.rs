@@ -205,7 +205,7 @@ fn the_protection_survives_a_snapshot_and_old_snapshots_load() {
 #[test]
 fn the_emulator_names_the_table_in_full() {
     let mut db = table_with_a_row();
-    db.set_fidelity(Fidelity::Emulator);
+    db.switch_fidelity(Fidelity::Emulator).unwrap();
     protect(&mut db, true);
     let (status, message) = err(&mut db, "deleteTable", json!({"name": TABLE}));
     assert_eq!(status, "FAILED_PRECONDITION");

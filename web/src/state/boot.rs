@@ -269,10 +269,12 @@ impl AppState {
             }
         }
         // A snapshot carries the setting; the field keeps it without one.
+        // Entering parity is never refused (only leaving it is checked).
         if parity {
-            self.instance
+            let _entered = self
+                .instance
                 .borrow_mut()
-                .set_fidelity(super::parity::fidelity(true));
+                .switch_fidelity(super::parity::fidelity(true));
         }
     }
 }

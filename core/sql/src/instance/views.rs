@@ -275,7 +275,7 @@ pub(crate) fn restore_catalog(db: &mut Instance, bytes: &[u8]) -> Result<()> {
     let doc: SavedCatalog = serde_json::from_slice(bytes)
         .map_err(|e| Error::invalid(format!("the snapshot's SQL catalog is unreadable: {e}")))?;
     if doc.emulator_parity {
-        db.set_fidelity(tabletop_store::Fidelity::Emulator);
+        db.switch_fidelity(tabletop_store::Fidelity::Emulator)?;
     }
     for (table, schema) in doc.row_key_schemas {
         db.get_table(&table).map_err(|_| {

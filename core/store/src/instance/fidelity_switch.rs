@@ -30,6 +30,16 @@ impl Instance {
     /// key over 4 KiB, a GC rule that keeps nothing), and nothing changes.
     /// Returns how many HyperLogLog cells became sketches.
     pub fn switch_fidelity(&mut self, fidelity: Fidelity) -> Result<usize> {
+        self.check_fidelity_switch(fidelity)?;
+        Ok(self.set_fidelity(fidelity))
+    }
+
+    /// What [`Instance::switch_fidelity`] would refuse, without switching:
+    /// `FAILED_PRECONDITION` naming what is in the way when leaving the
+    /// emulator's answers while the instance holds what production
+    /// refuses. Lets a caller switching several instances check them all
+    /// before it changes any.
+    pub fn check_fidelity_switch(&mut self, fidelity: Fidelity) -> Result<()> {
         if self.fidelity.is_emulator()
             && !fidelity.is_emulator()
             && let Some(what) = self.held_against_production()
@@ -42,7 +52,7 @@ impl Instance {
                 ),
             ));
         }
-        Ok(self.set_fidelity(fidelity))
+        Ok(())
     }
 
     /// The first thing the instance holds that production refuses, if any.
