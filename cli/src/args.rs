@@ -56,6 +56,21 @@ pub struct Options {
     pub emulator_parity: bool,
 }
 
+impl Options {
+    /// The state file this run uses (see [`crate::state::path`]).
+    pub fn state_path(&self) -> PathBuf {
+        crate::state::path(self.state.as_deref())
+    }
+
+    /// The instance names `-project` / `-instance` give.
+    pub fn names(&self) -> crate::state::Names<'_> {
+        crate::state::Names {
+            project: self.project.as_deref(),
+            instance: self.instance.as_deref(),
+        }
+    }
+}
+
 /// Subjects of `tabletop help <topic>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Topic {
@@ -732,6 +747,18 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, String> {
     })
 }
 
+/// Refuses the first word a subcommand that takes options only was given
+/// besides them: `unexpected argument 'WORD'` and `why`.
+pub(crate) fn no_extra_words(unexpected: &[OsString], why: &str) -> Result<(), String> {
+    match unexpected.first() {
+        Some(w) => Err(format!(
+            "unexpected argument '{}'{why}",
+            w.to_string_lossy()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Parses a subcommand's words with its clap parser (Go-style options
 /// allowed), or says what is wrong in Tabletop's words.
 pub(crate) fn parse_words<T: Parser>(
@@ -771,20 +798,12 @@ fn parse_help(rest: &[OsString]) -> Result<Invocation, String> {
 }
 
 fn parse_json(rest: &[OsString], mut options: Options) -> Result<Invocation, String> {
-    let a: JsonArgs = parse_words(
-        "json",
-        rest,
-        ": tabletop json reads its requests from stdin",
-    )?;
+    let reads_stdin = ": tabletop json reads its requests from stdin";
+    let a: JsonArgs = parse_words("json", rest, reads_stdin)?;
     if a.help {
         return Ok(Invocation::Help(Some(Topic::Json)));
     }
-    if let Some(w) = a.unexpected.first() {
-        return Err(format!(
-            "unexpected argument '{}': tabletop json reads its requests from stdin",
-            w.to_string_lossy()
-        ));
-    }
+    no_extra_words(&a.unexpected, reads_stdin)?;
     a.shared.apply(&mut options);
     Ok(Invocation::Json { options })
 }

@@ -27,11 +27,8 @@ fn progress_every(options: &Options) -> Option<usize> {
 }
 
 fn load(options: &Options) -> Result<(StateFile, Instances), u8> {
-    let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
+    let path = options.state_path();
+    let names = options.names();
     let (file, mut all) = state::open(&path, names)
         .and_then(|(file, all)| {
             file.check_fidelity(all.primary().fidelity(), options.emulator_parity)?;
@@ -182,7 +179,7 @@ fn emit(w: &mut dyn Write, bytes: &[u8]) {
 /// `state::shell`), without loading the snapshot, and appends its record.
 /// `None`: the write must run on the whole instance instead.
 fn run_on_shell(options: &Options, args: &[Vec<u8>]) -> Option<u8> {
-    let path = state::path(options.state.as_deref());
+    let path = options.state_path();
     let ids = instance_ids(options, args);
     let (mut file, mut shell, row_bound) = match state::open_shell(&path, names_of(&ids)) {
         // A file written with --emulator-parity, in a run without it.

@@ -12,7 +12,7 @@ use tabletop_core::translate::{
 
 use clap::{Args, Parser};
 
-use crate::args::{Options, Shared, parse_words};
+use crate::args::{Options, Shared, no_extra_words, parse_words};
 use crate::state;
 
 /// Exit status for a command line that could not be understood.
@@ -176,12 +176,7 @@ pub fn parse(
     if a.help {
         return Ok((options, Parsed::Help));
     }
-    if let Some(w) = a.unexpected.first() {
-        return Err(format!(
-            "unexpected argument '{}'{takes_options}",
-            w.to_string_lossy()
-        ));
-    }
+    no_extra_words(&a.unexpected, takes_options)?;
     a.shared.apply(&mut options);
     Ok((options, Parsed::Run(a.flags.into_args(a.format))))
 }
@@ -253,11 +248,8 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         }
         Parsed::Run(p) => p,
     };
-    let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
+    let path = options.state_path();
+    let names = options.names();
     let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {

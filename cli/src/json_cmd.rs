@@ -199,11 +199,8 @@ impl<'a> Session<'a> {
 /// the state file could not be read or saved, or stdin or stdout failed
 /// (error answers are data, not failures).
 pub fn run(options: &Options) -> u8 {
-    let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
+    let path = options.state_path();
+    let names = options.names();
     let mut session = match Session::open(&path, names, options.emulator_parity) {
         Ok(x) => x,
         Err(message) => {

@@ -13,7 +13,7 @@ use tabletop_core::keyviz::{
 };
 use tabletop_core::sim::ClusterSpec;
 
-use crate::args::{Options, Shared, parse_words};
+use crate::args::{Options, Shared, no_extra_words, parse_words};
 use crate::export_cmd::Parsed;
 use crate::heatmap_html::{LABEL_DEPTH, STYLE, esc, heatmap_img, heatmap_png, prefix_axis};
 use crate::state;
@@ -129,12 +129,7 @@ pub fn parse(
     if a.help {
         return Ok((options, Parsed::Help));
     }
-    if let Some(w) = a.unexpected.first() {
-        return Err(format!(
-            "unexpected argument '{}'{takes_options}",
-            w.to_string_lossy()
-        ));
-    }
+    no_extra_words(&a.unexpected, takes_options)?;
     if let Some(out) = &a.out
         && out_kind(out).is_none()
     {
@@ -184,11 +179,8 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         Parsed::Help => return print(&help_text()),
         Parsed::Run(a) => a,
     };
-    let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
+    let path = options.state_path();
+    let names = options.names();
     let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {

@@ -232,11 +232,8 @@ pub fn run(mut options: Options, args: &[OsString]) -> u8 {
             return USAGE_ERROR;
         }
     };
-    let path = state::path(options.state.as_deref());
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
+    let path = options.state_path();
+    let names = options.names();
     let mut all = match state::load(&path, names) {
         Ok(db) => db,
         Err(message) => {

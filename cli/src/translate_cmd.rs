@@ -286,11 +286,8 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
         },
         None => String::new(),
     };
-    let names = state::Names {
-        project: options.project.as_deref(),
-        instance: options.instance.as_deref(),
-    };
-    let state_path = state::path(options.state.as_deref());
+    let names = options.names();
+    let state_path = options.state_path();
     let mut state_db: Option<Instances> = None;
     if a.apply {
         match state::load(&state_path, names) {
