@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::run_in;
+use common::{expect, run_in};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/translate_fixtures")
@@ -22,19 +22,22 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn expect(code: i32, out: Output) -> Output {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    out
-}
-
 fn fixture(name: &str) -> String {
     fixtures().join(name).to_string_lossy().into_owned()
+}
+
+/// Runs `tabletop translate --from FROM DESIGN ARGS` in `dir`, the design
+/// one of the fixtures, and expects exit status `code`.
+fn translate(dir: &Path, from: &str, design: &str, args: &[&str], code: i32) -> Output {
+    let design = fixture(design);
+    let mut words = vec!["translate", "--from", from, design.as_str()];
+    words.extend_from_slice(args);
+    expect(code, run_in(dir, &words, b""))
+}
+
+/// `translate` of the Oracle shop's DDL.
+fn translate_shop(dir: &Path, args: &[&str], code: i32) -> Output {
+    translate(dir, "oracle", "oracle_shop.ddl", args, code)
 }
 
 #[test]
@@ -61,20 +64,12 @@ fn help_is_there() {
 #[test]
 fn a_dynamodb_model_is_reported() {
     let dir = scratch("report");
-    let out = expect(
+    let out = translate(
+        &dir,
+        "dynamodb",
+        "video_single_table.json",
+        &["--time", "2023-09-11T00:00:00Z"],
         0,
-        run_in(
-            &dir,
-            &[
-                "translate",
-                "--from",
-                "dynamodb",
-                &fixture("video_single_table.json"),
-                "--time",
-                "2023-09-11T00:00:00Z",
-            ],
-            b"",
-        ),
     );
     let report = text(&out.stdout);
     assert!(
@@ -133,42 +128,15 @@ fn describe_table_output_is_read_from_stdin() {
 #[test]
 fn translate_apply_then_export_and_replay() {
     let dir = scratch("apply");
-    let out = expect(
+    let rows = fixture("oracle_shop_rows.json");
+    let out = translate_shop(
+        &dir,
+        &["--rows", &rows, "--apply", "--state", "shop.state"],
         0,
-        run_in(
-            &dir,
-            &[
-                "translate",
-                "--from",
-                "oracle",
-                &fixture("oracle_shop.ddl"),
-                "--rows",
-                &fixture("oracle_shop_rows.json"),
-                "--apply",
-                "--state",
-                "shop.state",
-            ],
-            b"",
-        ),
     );
     assert!(text(&out.stderr).contains("created orders, users in shop.state"));
     // Applying again is refused and leaves the state alone.
-    let again = expect(
-        1,
-        run_in(
-            &dir,
-            &[
-                "translate",
-                "--from",
-                "oracle",
-                &fixture("oracle_shop.ddl"),
-                "--apply",
-                "--state",
-                "shop.state",
-            ],
-            b"",
-        ),
-    );
+    let again = translate_shop(&dir, &["--apply", "--state", "shop.state"], 1);
     assert!(text(&again.stderr).contains("already has a table named orders, users"));
 
     // The cbt export on stdout, naming the instance it was asked for.
@@ -289,24 +257,19 @@ fn translate_apply_then_export_and_replay() {
 #[test]
 fn translate_can_export_directly() {
     let dir = scratch("direct");
-    let out = expect(
+    let out = translate(
+        &dir,
+        "dynamodb",
+        "product_catalog.json",
+        &[
+            "--format",
+            "cbt",
+            "--time",
+            "1694390400000000",
+            "-instance",
+            "shop",
+        ],
         0,
-        run_in(
-            &dir,
-            &[
-                "translate",
-                "--from",
-                "dynamodb",
-                &fixture("product_catalog.json"),
-                "--format",
-                "cbt",
-                "--time",
-                "1694390400000000",
-                "-instance",
-                "shop",
-            ],
-            b"",
-        ),
     );
     let script = text(&out.stdout);
     assert!(script.contains("cbt -project tabletop -instance shop createtable ProductCatalog families=sku:maxversions=1"), "{script}");
@@ -454,25 +417,19 @@ fn the_offered_view_runs_in_tabletop_sql() {
     // statement in the JSON report creates it in the applied state, and
     // a lookup by email reads it with a prefix scan.
     let dir = scratch("index-view");
-    let out = expect(
+    let rows = fixture("oracle_shop_rows.json");
+    let out = translate_shop(
+        &dir,
+        &[
+            "--rows",
+            &rows,
+            "--format",
+            "json",
+            "--apply",
+            "--state",
+            "shop.state",
+        ],
         0,
-        run_in(
-            &dir,
-            &[
-                "translate",
-                "--from",
-                "oracle",
-                &fixture("oracle_shop.ddl"),
-                "--rows",
-                &fixture("oracle_shop_rows.json"),
-                "--format",
-                "json",
-                "--apply",
-                "--state",
-                "shop.state",
-            ],
-            b"",
-        ),
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ix = &v["tables"][1]["indexes"][0];
