@@ -287,16 +287,8 @@ fn a_one_shot_write_runs_on_the_shell_without_reading_the_snapshot() {
     // Damage the middle of the snapshot but keep its length, last bytes
     // and modification time: only reading it whole would notice.
     let modified = fs::metadata(&state).unwrap().modified().unwrap();
-    let mut damaged = snapshot.clone();
-    let mid = damaged.len() / 2;
-    damaged[mid] ^= 0x55;
-    fs::write(&state, &damaged).unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&state)
-        .unwrap()
-        .set_modified(modified)
-        .unwrap();
+    let damaged = damaged(&snapshot);
+    write_keeping_time(&state, &damaged, modified);
     // The write is checked against the shell (tables, families, clock)...
     let out = expect(1, run_in(&dir, &["cbt", "set", "t", "r", "nope:q=v"], b""));
     assert!(
@@ -315,13 +307,7 @@ fn a_one_shot_write_runs_on_the_shell_without_reading_the_snapshot() {
     );
     assert_eq!(fs::read(&state).unwrap(), damaged);
     // With the snapshot repaired, the write is there.
-    fs::write(&state, &snapshot).unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&state)
-        .unwrap()
-        .set_modified(modified)
-        .unwrap();
+    write_keeping_time(&state, &snapshot, modified);
     assert_eq!(count(&dir), 501);
     // A snapshot changed since it was written (a new modification time)
     // is read whole by the next write, which then refuses it.
@@ -439,14 +425,6 @@ fn a_json_run_of_writes_uses_the_shell_and_loads_the_instance_when_it_must() {
     let state = dir.join("tabletop.state");
     let snapshot = fs::read(&state).unwrap();
     let modified = fs::metadata(&state).unwrap().modified().unwrap();
-    let keep_time = |path: &Path| {
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(modified)
-            .unwrap();
-    };
     let table = "projects/tabletop/instances/playground/tables/t";
     let write = |key: &str, family: &str| {
         format!(
@@ -455,18 +433,14 @@ fn a_json_run_of_writes_uses_the_shell_and_loads_the_instance_when_it_must() {
     };
     // With the snapshot damaged (time kept), a run of writes still
     // succeeds: it never reads the snapshot. A bad family is refused.
-    let mut damaged = snapshot.clone();
-    let mid = damaged.len() / 2;
-    damaged[mid] ^= 0x55;
-    fs::write(&state, &damaged).unwrap();
-    keep_time(&state);
+    let damaged = damaged(&snapshot);
+    write_keeping_time(&state, &damaged, modified);
     let run = format!("{}\n{}\n", write("azE=", "cf"), write("azI=", "nope"));
     let answers = stdout(&expect(0, run_in(&dir, &["json"], run.as_bytes())));
     let lines: Vec<&str> = answers.lines().collect();
     assert_eq!(lines[0], r#"{"response":{}}"#);
     assert!(lines[1].contains("NOT_FOUND"), "{}", lines[1]);
-    fs::write(&state, &snapshot).unwrap();
-    keep_time(&state);
+    write_keeping_time(&state, &snapshot, modified);
     assert_eq!(count(&dir), 301);
     // A run that writes and then reads loads the whole instance at the
     // read, with its own earlier write applied.
@@ -540,6 +514,22 @@ fn set_modified(path: &Path, time: std::time::SystemTime) {
         .unwrap();
 }
 
+/// `snapshot` with one byte in its middle flipped: its length, last bytes
+/// and (written with [`write_keeping_time`]) modification time are kept,
+/// so only reading it whole notices.
+fn damaged(snapshot: &[u8]) -> Vec<u8> {
+    let mut damaged = snapshot.to_vec();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x55;
+    damaged
+}
+
+/// Writes `bytes` to `path` and gives it the modification time `time`.
+fn write_keeping_time(path: &Path, bytes: &[u8], time: std::time::SystemTime) {
+    fs::write(path, bytes).unwrap();
+    set_modified(path, time);
+}
+
 #[test]
 fn a_schema_change_appends_its_record_and_the_shell_replays_it() {
     let dir = scratch("schema-append");
@@ -584,14 +574,9 @@ fn a_schema_change_appends_its_record_and_the_shell_replays_it() {
     // on it: the snapshot's middle damaged (length, tail and modification
     // time kept) is never read, and the new family is there.
     let modified = fs::metadata(&state).unwrap().modified().unwrap();
-    let mut damaged = snapshot.clone();
-    let mid = damaged.len() / 2;
-    damaged[mid] ^= 0x55;
-    fs::write(&state, &damaged).unwrap();
-    set_modified(&state, modified);
+    write_keeping_time(&state, &damaged(&snapshot), modified);
     cbt(&dir, &["set", "t", "row000001", "cf2:q=on-the-shell"]);
-    fs::write(&state, &snapshot).unwrap();
-    set_modified(&state, modified);
+    write_keeping_time(&state, &snapshot, modified);
 
     // Every later command sees every change.
     let families = cbt(&dir, &["ls", "t"]);
@@ -679,14 +664,9 @@ fn a_log_started_by_a_schema_change_has_the_snapshot_s_shell() {
     let modified = fs::metadata(&state).unwrap().modified().unwrap();
     cbt(&dir, &["createfamily", "t", "cf2"]);
     assert_eq!(fs::read(&state).unwrap(), snapshot, "appended, not written");
-    let mut damaged = snapshot.clone();
-    let mid = damaged.len() / 2;
-    damaged[mid] ^= 0x55;
-    fs::write(&state, &damaged).unwrap();
-    set_modified(&state, modified);
+    write_keeping_time(&state, &damaged(&snapshot), modified);
     cbt(&dir, &["set", "t", "r", "cf2:q=on-the-shell"]);
-    fs::write(&state, &snapshot).unwrap();
-    set_modified(&state, modified);
+    write_keeping_time(&state, &snapshot, modified);
     assert!(cbt(&dir, &["lookup", "t", "r"]).contains("on-the-shell"));
     assert_eq!(count(&dir), 501);
 }
