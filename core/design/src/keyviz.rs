@@ -44,6 +44,7 @@ pub use diagnose::{Context, Diagnostic, HotKey, Pattern, Severity, diagnose, hum
 pub use heatmap::{
     BucketMode, ColorScale, Heatmap, KeyBucket, KeyGrouping, MAX_KEY_BUCKETS, viridis,
 };
+pub(crate) use labels::grouped_prefix_shares;
 pub use labels::{PrefixNode, PrefixShare, PrefixTree, prefixes_text};
 pub use live::{LiveKeyViz, LiveOptions, LiveReport, LiveTablet, LiveTotals};
 pub use messages::{GoogleMessage, MessageIcon, MessageKind, google_messages, messages_text};

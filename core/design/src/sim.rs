@@ -1209,29 +1209,26 @@ impl Simulation {
     /// The findings so far.
     #[must_use]
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let hot = self.hot_keys();
-        keyviz::diagnose(&keyviz::Context {
-            recorder: &self.rec,
-            axis: &self.axis,
-            node_cpu: &self.node_cpu,
-            nodes: self.cluster.nodes,
-            hot_keys: &hot,
-            point_ops: self.point_ops,
-        })
+        keyviz::diagnose(&self.context(&self.hot_keys()))
     }
 
     /// Google's Key Visualizer messages so far.
     #[must_use]
     pub fn messages(&self) -> Vec<GoogleMessage> {
-        let hot = self.hot_keys();
-        keyviz::google_messages(&keyviz::Context {
+        keyviz::google_messages(&self.context(&self.hot_keys()))
+    }
+
+    /// What the findings and messages are drawn from, with the hot keys
+    /// so far.
+    fn context<'a>(&'a self, hot_keys: &'a [HotKey]) -> keyviz::Context<'a> {
+        keyviz::Context {
             recorder: &self.rec,
             axis: &self.axis,
             node_cpu: &self.node_cpu,
             nodes: self.cluster.nodes,
-            hot_keys: &hot,
+            hot_keys,
             point_ops: self.point_ops,
-        })
+        }
     }
 
     /// The key space as a hierarchy of prefixes (1000 equal-row buckets,
@@ -1240,30 +1237,10 @@ impl Simulation {
     #[must_use]
     pub fn prefix_shares(&self) -> Vec<PrefixShare> {
         let grouping = self.grouping(BucketMode::EqualKeys, MAX_KEY_BUCKETS);
-        let starts: Vec<&[u8]> = grouping
-            .bounds
-            .iter()
-            .take(grouping.len())
-            .map(|&b| self.axis.start(b as usize))
-            .collect();
         let template = &self.scenario.key;
-        let tree = PrefixTree::build(
-            &starts,
-            |k| template.split_key(k).into_iter().map(|p| p.range).collect(),
-            3,
-        );
+        let split = |k: &[u8]| template.split_key(k).into_iter().map(|p| p.range).collect();
         let ops = self.rec.totals_by_key(Metric::Ops);
-        let per_group = |v: &[f64]| -> Vec<f64> {
-            grouping
-                .bounds
-                .windows(2)
-                .map(|w| {
-                    v.get(w[0] as usize..w[1] as usize)
-                        .map_or(0.0, |s| s.iter().sum())
-                })
-                .collect()
-        };
-        tree.shares(&per_group(&self.rows), &per_group(&ops), &[10, 5, 3])
+        keyviz::grouped_prefix_shares(&self.axis, &grouping, split, &self.rows, &ops)
     }
 
     /// The report so far (without heatmaps).

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use tabletop_store::escape_bytes;
 
+use super::{KeyAxis, KeyGrouping};
+
 /// One label of the prefix tree: the buckets `first..=last` all start with
 /// `prefix`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +218,38 @@ pub fn prefixes_text(prefixes: &[PrefixShare], indent: &str) -> String {
         );
     }
     s
+}
+
+/// The key space as a hierarchy of prefixes, three levels deep: the
+/// first key of each group of `grouping` on `axis`, cut into segments by
+/// `split`, with the shares of `rows` and `ops` (per fine bucket) under
+/// each prefix; the busiest ten prefixes, five under each, three under
+/// those.
+pub(crate) fn grouped_prefix_shares(
+    axis: &KeyAxis,
+    grouping: &KeyGrouping,
+    split: impl Fn(&[u8]) -> Vec<Range<usize>>,
+    rows: &[f64],
+    ops: &[f64],
+) -> Vec<PrefixShare> {
+    let starts: Vec<&[u8]> = grouping
+        .bounds
+        .iter()
+        .take(grouping.len())
+        .map(|&b| axis.start(b as usize))
+        .collect();
+    let tree = PrefixTree::build(&starts, split, 3);
+    let per_group = |v: &[f64]| -> Vec<f64> {
+        grouping
+            .bounds
+            .windows(2)
+            .map(|w| {
+                v.get(w[0] as usize..w[1] as usize)
+                    .map_or(0.0, |s| s.iter().sum())
+            })
+            .collect()
+    };
+    tree.shares(&per_group(rows), &per_group(ops), &[10, 5, 3])
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     BucketMode, Context, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
     MAX_KEY_BUCKETS, Metric, POOR_PRESSURE, PrefixShare, PrefixTree, Recorder, SLOWDOWN_AT_POOR,
-    diagnose, google_messages, human_seconds, messages_text, prefixes_text, queue_latency_ms,
+    diagnose, google_messages, grouped_prefix_shares, human_seconds, messages_text, prefixes_text,
+    queue_latency_ms,
 };
 use crate::balance::{MoveRule, settle};
 use crate::scenario::ClusterSpec;
@@ -745,25 +746,8 @@ impl LiveKeyViz {
     #[must_use]
     pub fn prefix_shares(&self) -> Vec<PrefixShare> {
         let grouping = self.grouping(BucketMode::EqualKeys, MAX_KEY_BUCKETS);
-        let starts: Vec<&[u8]> = grouping
-            .bounds
-            .iter()
-            .take(grouping.len())
-            .map(|&b| self.axis.start(b as usize))
-            .collect();
-        let tree = PrefixTree::build(&starts, split_segments, 3);
         let ops = self.rec.totals_by_key(Metric::Ops);
-        let per_group = |v: &[f64]| -> Vec<f64> {
-            grouping
-                .bounds
-                .windows(2)
-                .map(|w| {
-                    v.get(w[0] as usize..w[1] as usize)
-                        .map_or(0.0, |s| s.iter().sum())
-                })
-                .collect()
-        };
-        tree.shares(&per_group(&self.rows), &per_group(&ops), &[10, 5, 3])
+        grouped_prefix_shares(&self.axis, &grouping, split_segments, &self.rows, &ops)
     }
 
     /// The report, with heatmaps of `metrics` when given (all of them if
