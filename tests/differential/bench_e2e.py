@@ -176,17 +176,6 @@ def read_lines(path):
         return [line.rstrip("\n") for line in f if line.strip()]
 
 
-def peak_rss(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 # ------------------------------------------------------------ emulator side
 
 
@@ -246,6 +235,8 @@ def count_rows(answer_line):
 
 def run_tabletop_interactive(tabletop, files, workdir):
     """One `tabletop json` process; one request at a time, as the emulator."""
+    from emulator import status_bytes
+
     state = os.path.join(workdir, "interactive.state")
     proc = subprocess.Popen([tabletop, "json", "--state", state], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, bufsize=0)
@@ -283,7 +274,7 @@ def run_tabletop_interactive(tabletop, files, workdir):
             for a in answers:
                 rows += count_rows(a)
             results[name] = (elapsed, rows)
-        results["peak_rss"] = peak_rss(proc.pid)
+        results["peak_rss"] = status_bytes(proc.pid, "VmHWM")
         t0 = time.perf_counter()
         proc.stdin.close()
         proc.wait(timeout=600)

@@ -15,6 +15,19 @@ EMULATOR = os.environ.get(
 )
 
 
+def status_bytes(pid, field):
+    """A memory figure of process `pid` from /proc/PID/status (`VmRSS`,
+    `VmHWM`, ...) in bytes; 0 when the process or the field is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 class Emulator:
     """Google's emulator, or with `command` another server that takes the
     emulator's command line and prints its first line (`tabletop serve`)."""
@@ -50,25 +63,11 @@ class Emulator:
 
     def rss_bytes(self):
         """The emulator's resident memory now (from /proc)."""
-        try:
-            with open("/proc/%d/status" % self.pid) as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return 0
+        return status_bytes(self.pid, "VmRSS")
 
     def peak_rss_bytes(self):
         """The emulator's peak resident memory so far (VmHWM in /proc)."""
-        try:
-            with open("/proc/%d/status" % self.pid) as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return 0
+        return status_bytes(self.pid, "VmHWM")
 
     def stop(self):
         if self.proc.poll() is None:
