@@ -229,6 +229,16 @@ pub(crate) enum Expr {
 }
 
 impl Expr {
+    /// `left op right`, at the operator's position.
+    fn binary(op: BinOp, left: Expr, right: Expr, pos: Pos) -> Expr {
+        Expr::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+            pos,
+        }
+    }
+
     pub(crate) fn pos(&self) -> Pos {
         match self {
             Expr::Null(p)
@@ -918,12 +928,7 @@ impl Parser<'_> {
         while self.is_kw("OR") {
             let pos = self.advance().pos;
             let right = self.and_expr()?;
-            left = Expr::Binary {
-                op: BinOp::Or,
-                left: Box::new(left),
-                right: Box::new(right),
-                pos,
-            };
+            left = Expr::binary(BinOp::Or, left, right, pos);
         }
         Ok(left)
     }
@@ -933,12 +938,7 @@ impl Parser<'_> {
         while self.is_kw("AND") {
             let pos = self.advance().pos;
             let right = self.not_expr()?;
-            left = Expr::Binary {
-                op: BinOp::And,
-                left: Box::new(left),
-                right: Box::new(right),
-                pos,
-            };
+            left = Expr::binary(BinOp::And, left, right, pos);
         }
         Ok(left)
     }
@@ -975,12 +975,7 @@ impl Parser<'_> {
         if let Some(op) = op {
             self.advance();
             let right = self.additive()?;
-            return Ok(Expr::Binary {
-                op,
-                left: Box::new(left),
-                right: Box::new(right),
-                pos,
-            });
+            return Ok(Expr::binary(op, left, right, pos));
         }
         if self.is_kw("IS") {
             self.advance();
@@ -1077,12 +1072,7 @@ impl Parser<'_> {
             };
             let pos = self.advance().pos;
             let right = self.multiplicative()?;
-            left = Expr::Binary {
-                op,
-                left: Box::new(left),
-                right: Box::new(right),
-                pos,
-            };
+            left = Expr::binary(op, left, right, pos);
         }
     }
 
@@ -1103,12 +1093,7 @@ impl Parser<'_> {
             };
             let pos = self.advance().pos;
             let right = self.unary()?;
-            left = Expr::Binary {
-                op,
-                left: Box::new(left),
-                right: Box::new(right),
-                pos,
-            };
+            left = Expr::binary(op, left, right, pos);
         }
     }
 
