@@ -212,53 +212,11 @@ impl TExpr {
         found
     }
 
-    /// Visits every node.
+    /// Visits every node, each before its children.
     pub(crate) fn walk(&self, visit: &mut dyn FnMut(&TExpr)) {
         visit(self);
-        match &self.kind {
-            TKind::Index { base, index, .. } => {
-                base.walk(visit);
-                index.walk(visit);
-            }
-            TKind::Field { base, .. } => base.walk(visit),
-            TKind::Neg(e) | TKind::Not(e) | TKind::IsNull(e, _) | TKind::IsBool(e, ..) => {
-                e.walk(visit);
-            }
-            TKind::Like(e, ..) | TKind::Cast(e, ..) => e.walk(visit),
-            TKind::And(a, b) | TKind::Or(a, b) | TKind::Cmp(_, a, b) | TKind::Arith(_, a, b) => {
-                a.walk(visit);
-                b.walk(visit);
-            }
-            TKind::In(e, l, _) => {
-                e.walk(visit);
-                for x in l {
-                    x.walk(visit);
-                }
-            }
-            TKind::Between(a, b, c, _) => {
-                a.walk(visit);
-                b.walk(visit);
-                c.walk(visit);
-            }
-            TKind::Call(_, args) => {
-                for a in args {
-                    a.walk(visit);
-                }
-            }
-            TKind::Case(op, whens, el) => {
-                if let Some(o) = op {
-                    o.walk(visit);
-                }
-                for (a, b) in whens {
-                    a.walk(visit);
-                    b.walk(visit);
-                }
-                if let Some(e) = el {
-                    e.walk(visit);
-                }
-            }
-            TKind::Agg(_, Some(a)) => a.walk(visit),
-            _ => {}
+        for child in direct_children(self) {
+            child.walk(visit);
         }
     }
 }
@@ -2550,6 +2508,7 @@ fn collect_families(
     }
 }
 
+/// The operands of `e`, in the order they are written.
 fn direct_children(e: &TExpr) -> Vec<&TExpr> {
     match &e.kind {
         TKind::Index { base, index, .. } => vec![base, index],
