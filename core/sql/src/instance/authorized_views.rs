@@ -72,6 +72,26 @@ impl Instance {
             .ok_or_else(|| view_not_found(table, id))
     }
 
+    /// The view, when `etag` (if given) is its current one; else ABORTED,
+    /// as Bigtable answers a change made against an older read.
+    fn authorized_view_at(
+        &self,
+        table: &str,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<&AuthorizedView> {
+        let current = self.authorized_view(table, id)?;
+        if let Some(tag) = etag
+            && tag != current.etag()
+        {
+            return Err(Error::aborted(format!(
+                "the etag {tag} does not match authorized view \"{id}\" (now {})",
+                current.etag()
+            )));
+        }
+        Ok(current)
+    }
+
     /// ListAuthorizedViews: the table's views by id.
     pub fn authorized_views(&self, table: &str) -> Result<Vec<(&str, &AuthorizedView)>> {
         self.store.get_table(table)?;
@@ -93,15 +113,7 @@ impl Instance {
         mut view: AuthorizedView,
         etag: Option<&str>,
     ) -> Result<AuthorizedView> {
-        let current = self.authorized_view(table, id)?;
-        if let Some(tag) = etag
-            && tag != current.etag()
-        {
-            return Err(Error::aborted(format!(
-                "the etag {tag} does not match authorized view \"{id}\" (now {})",
-                current.etag()
-            )));
-        }
+        let current = self.authorized_view_at(table, id, etag)?;
         view.generation = current.generation + 1;
         view.validate(self.family_check(table)?)?;
         if let Some(views) = self.catalog.authorized_views.get_mut(table) {
@@ -117,15 +129,7 @@ impl Instance {
         id: &str,
         etag: Option<&str>,
     ) -> Result<()> {
-        let current = self.authorized_view(table, id)?;
-        if let Some(tag) = etag
-            && tag != current.etag()
-        {
-            return Err(Error::aborted(format!(
-                "the etag {tag} does not match authorized view \"{id}\" (now {})",
-                current.etag()
-            )));
-        }
+        let current = self.authorized_view_at(table, id, etag)?;
         if current.deletion_protection {
             return Err(Error::failed_precondition(format!(
                 "authorized view \"{id}\" is protected from deletion; turn deletion protection off first"
