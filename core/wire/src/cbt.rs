@@ -113,6 +113,20 @@ impl Outcome {
     pub fn stderr_lossy(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
+
+    /// A command that failed before it ran: nothing on stdout, the
+    /// error's message on stderr.
+    fn failed(e: Error) -> Outcome {
+        let mut stderr = e.message().as_bytes().to_vec();
+        stderr.push(b'\n');
+        Outcome {
+            stdout: Vec::new(),
+            stderr,
+            status: Err(e),
+            rows_not_printed: 0,
+            flag_error: false,
+        }
+    }
 }
 
 /// What the surroundings provide to commands that reach outside the
@@ -255,17 +269,7 @@ pub fn exec_line_traced(
             flag_error: false,
         },
         Ok(args) => exec_args_traced(instance, &args, host, traces),
-        Err(e) => {
-            let mut stderr = e.message().as_bytes().to_vec();
-            stderr.push(b'\n');
-            Outcome {
-                stdout: Vec::new(),
-                stderr,
-                status: Err(e),
-                rows_not_printed: 0,
-                flag_error: false,
-            }
-        }
+        Err(e) => Outcome::failed(e),
     }
 }
 
@@ -337,17 +341,7 @@ pub fn exec_args_in<A: AsRef<[u8]>>(
         .unwrap_or_else(|| primary.instance.clone());
     let outcome = match instances.select(&project, &instance) {
         Ok(db) => exec::run(db, host, &words, traces),
-        Err(e) => {
-            let mut stderr = e.message().as_bytes().to_vec();
-            stderr.push(b'\n');
-            Outcome {
-                stdout: Vec::new(),
-                stderr,
-                status: Err(e),
-                rows_not_printed: 0,
-                flag_error: false,
-            }
-        }
+        Err(e) => Outcome::failed(e),
     };
     instances.prune();
     instances.sync_clocks();
