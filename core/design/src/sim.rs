@@ -968,17 +968,7 @@ impl Simulation {
     /// The key-bucket grouping heatmaps use for `mode`.
     #[must_use]
     pub fn grouping(&self, mode: BucketMode, max_key_buckets: usize) -> KeyGrouping {
-        let max = max_key_buckets.clamp(1, MAX_KEY_BUCKETS);
-        let traffic = match mode {
-            BucketMode::EqualKeys => Vec::new(),
-            BucketMode::TrafficWeighted => self.rec.totals_by_key(Metric::Ops),
-        };
-        let traffic = if traffic.is_empty() {
-            vec![0.0; self.rows.len()]
-        } else {
-            traffic
-        };
-        KeyGrouping::for_mode(mode, &self.rows, &traffic, max)
+        KeyGrouping::for_recorded(mode, &self.rows, &self.rec, max_key_buckets)
     }
 
     /// The grouping of a zoom: fine buckets `range[0]..range[1]` cut into

@@ -122,6 +122,29 @@ impl KeyGrouping {
         }
     }
 
+    /// The groups heatmaps use for `mode` over `rows` stored per fine
+    /// bucket and the operations `rec` recorded, at most `max_key_buckets`
+    /// (1 to [`MAX_KEY_BUCKETS`]).
+    #[must_use]
+    pub fn for_recorded(
+        mode: BucketMode,
+        rows: &[f64],
+        rec: &Recorder,
+        max_key_buckets: usize,
+    ) -> KeyGrouping {
+        let max = max_key_buckets.clamp(1, MAX_KEY_BUCKETS);
+        let traffic = match mode {
+            BucketMode::EqualKeys => Vec::new(),
+            BucketMode::TrafficWeighted => rec.totals_by_key(Metric::Ops),
+        };
+        let traffic = if traffic.is_empty() {
+            vec![0.0; rows.len()]
+        } else {
+            traffic
+        };
+        KeyGrouping::for_mode(mode, rows, &traffic, max)
+    }
+
     /// Number of groups.
     #[must_use]
     pub fn len(&self) -> usize {

@@ -661,12 +661,7 @@ impl LiveKeyViz {
     /// The key-bucket grouping heatmaps use for `mode`.
     #[must_use]
     pub fn grouping(&self, mode: BucketMode, max_key_buckets: usize) -> KeyGrouping {
-        let max = max_key_buckets.clamp(1, MAX_KEY_BUCKETS);
-        let traffic = match mode {
-            BucketMode::EqualKeys => vec![0.0; self.rows.len()],
-            BucketMode::TrafficWeighted => self.rec.totals_by_key(Metric::Ops),
-        };
-        KeyGrouping::for_mode(mode, &self.rows, &traffic, max)
+        KeyGrouping::for_recorded(mode, &self.rows, &self.rec, max_key_buckets)
     }
 
     /// A heatmap of `metric` with at most `max_key_buckets` key buckets.
