@@ -577,13 +577,22 @@ fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
         .last_read()
         .filter(|r| Some(&r.table) == app.selected.as_ref())
         .map(|r| r.tablets.clone());
-    // The nodes the live Key Visualizer gave the table's tablets to.
+    // The nodes of the table's tablets: as the live map on screen placed
+    // them (even when it is behind the table, its cells and this panel
+    // then agree), else as the same rule places them without the map.
     let nodes = app
         .live
         .summary
         .as_ref()
-        .filter(|_| app.live.table.is_some() && app.live.table == app.selected)
-        .map(|s| Rc::new(s.tablets.iter().map(|t| (t.id, t.node)).collect::<Vec<_>>()));
+        .filter(|_| app.live_shown() && app.live.table.is_some() && app.live.table == app.selected)
+        .map(|s| Rc::new(s.tablets.iter().map(|t| (t.id, t.node)).collect::<Vec<_>>()))
+        .or_else(|| {
+            app.live
+                .placement
+                .as_ref()
+                .filter(|p| Some(&p.inputs.table) == app.selected.as_ref())
+                .map(|p| Rc::clone(&p.nodes))
+        });
     html! {
         <TabletsPanel
             view={app.tablets.clone()}
