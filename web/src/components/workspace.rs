@@ -567,8 +567,24 @@ fn middle_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
 /// chosen, else the live table's.
 fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
     if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
+        // The table made from the design, whose tablets have rows.
+        let names: Vec<String> = app.tables.iter().map(|t| t.name.clone()).collect();
+        let real_table = app
+            .scenario_data
+            .replay_table(app.design.rev, &names)
+            .map(|t| AttrValue::from(t.to_string()));
+        let on_show_table = {
+            let (on_sim, select) = (cb.sim.clone(), cb.select_table.clone());
+            Callback::from(move |table: AttrValue| {
+                select.emit(table.to_string());
+                on_sim.emit(crate::state::sim::SimAction::TabletsView(
+                    crate::state::sim::TabletsView::Table,
+                ));
+            })
+        };
         return html! {
-            <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!grid.panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::Tablets, cb)} />
+            <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!grid.panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::Tablets, cb)}
+                {real_table} {on_show_table} />
         };
     }
     let top_key = app.rows.window.lines.first().map(|l| l.key_bytes.clone());
