@@ -1113,9 +1113,11 @@ impl AppState {
 
     /// Places the selected table's tablets on the live view's nodes for
     /// the Tablets panel when what that depends on changed (run after
-    /// every action; not during a data load).
+    /// every action; not while data loads or a workload is replayed, whose
+    /// every slice changes the table: their end brings it up to date).
     fn follow_placement(&mut self) {
-        if self.loading() && self.live.placement.is_some() {
+        let busy = self.loading() || self.scenario_data.replaying() == Some(true);
+        if busy && self.live.placement.is_some() {
             return;
         }
         let placed = self.selected.clone().and_then(|table| {
