@@ -61,6 +61,7 @@ pub mod learn;
 pub mod live;
 pub mod load_pace;
 pub mod parity;
+pub mod placement;
 pub mod rows;
 pub mod scenario_data;
 pub mod sim;
@@ -631,6 +632,7 @@ impl AppState {
         next.follow_design();
         next.follow_advisor();
         next.follow_live();
+        next.follow_placement();
         next
     }
 
@@ -1106,6 +1108,30 @@ impl AppState {
         if shown && state.observe(sig) && state.due(now, loading) {
             let clock = Rc::clone(&self.clock);
             state.rebuild(&mut self.instance.borrow_mut(), &move || clock.now_ms());
+        }
+    }
+
+    /// Places the selected table's tablets on the live view's nodes for
+    /// the Tablets panel when what that depends on changed (run after
+    /// every action; not while data loads or a workload is replayed, whose
+    /// every slice changes the table: their end brings it up to date).
+    fn follow_placement(&mut self) {
+        let busy = self.loading() || self.scenario_data.replaying() == Some(true);
+        if busy && self.live.placement.is_some() {
+            return;
+        }
+        let placed = self.selected.clone().and_then(|table| {
+            let db = self.instance.borrow();
+            let inputs = placement::PlacementInputs {
+                traffic: live::traffic_print(&db, &table),
+                table,
+                data_rev: self.data_rev,
+                nodes: self.live.nodes(),
+            };
+            placement::Placement::follow(self.live.placement.as_ref(), &db, inputs)
+        });
+        if placed != self.live.placement {
+            Rc::make_mut(&mut self.live).placement = placed;
         }
     }
 

@@ -34,6 +34,7 @@ mod heatmap;
 mod labels;
 mod live;
 mod messages;
+mod placement;
 mod pressure;
 mod recorder;
 
@@ -48,6 +49,7 @@ pub(crate) use labels::grouped_prefix_shares;
 pub use labels::{PrefixNode, PrefixShare, PrefixTree, prefixes_text};
 pub use live::{LiveKeyViz, LiveOptions, LiveReport, LiveTablet, LiveTotals};
 pub use messages::{GoogleMessage, MessageIcon, MessageKind, google_messages, messages_text};
+pub use placement::tablet_nodes;
 pub use pressure::{
     CPU_AT_POOR, POOR_PRESSURE, SLOWDOWN_AT_POOR, pressure_index, queue_latency_ms,
 };

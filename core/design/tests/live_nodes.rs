@@ -5,9 +5,12 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use tabletop_design::keyviz::{LiveKeyViz, LiveOptions};
+use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, tablet_nodes};
 use tabletop_sql::Instance;
-use tabletop_store::{ColumnFamily, CreateTableRequest, InstanceConfig, Mutation};
+use tabletop_store::{
+    ColumnFamily, CountRows, CreateTableRequest, InstanceConfig, Mutation, ReadRowsRequest,
+    RowRange, RowSet,
+};
 
 /// A table split into six tablets (at b, c, d, e, f), a row in each.
 fn six_tablets() -> Instance {
@@ -38,7 +41,11 @@ fn nodes_of(db: &mut Instance, nodes: u32) -> Vec<u32> {
         ..LiveOptions::default()
     };
     let live = LiveKeyViz::build(db, "t", &opts).unwrap();
-    live.tablets().iter().map(|t| t.node).collect()
+    let placed: Vec<(u64, u32)> = live.tablets().iter().map(|t| (t.id, t.node)).collect();
+    // Placing the tablets without the map (as the Tablets panel does)
+    // names the same nodes.
+    assert_eq!(tablet_nodes(db, "t", nodes).unwrap(), placed);
+    placed.into_iter().map(|(_, n)| n).collect()
 }
 
 #[test]
@@ -79,5 +86,25 @@ fn two_busy_tablets_that_start_on_one_node_end_on_two() {
     assert_eq!(
         report.tablets.iter().map(|t| t.node).collect::<Vec<_>>(),
         nodes
+    );
+}
+
+#[test]
+fn a_range_read_loads_every_tablet_it_covers_and_the_map_agrees() {
+    let mut db = six_tablets();
+    // Scans over b to e: their work is shared by the four tablets they
+    // cover, which then count as busy; the map's nodes and the placement
+    // without it stay one.
+    for _ in 0..4_000 {
+        let req = ReadRowsRequest::rows(RowSet::range(RowRange::closed_open("b", "e1")));
+        db.read_rows("t", &req, &mut CountRows::default()).unwrap();
+    }
+    for nodes in 1..=4 {
+        let placed = nodes_of(&mut db, nodes);
+        assert!(placed.iter().all(|&n| n < nodes), "{placed:?}");
+    }
+    assert!(
+        tablet_nodes(&db, "nope", 3).is_err(),
+        "an unknown table is an error"
     );
 }

@@ -37,7 +37,9 @@ pub fn ab_body(props: &AbBodyProps) -> Html {
         let comparison = ab.comparison.clone();
         move |_| comparison.as_deref().map(ab_view)
     });
-    let on_map = props.on_ab.reform(AbAction::Map);
+    // One callback for the run's life: a new one every frame would draw
+    // both heatmaps again every frame (their props compare it).
+    let on_map = use_memo(props.on_ab.clone(), |on_ab| on_ab.reform(AbAction::Map));
     html! {
         <div class="ab-view" data-maps-ms={format!("{:.2}", ab.maps_ms)} data-finish-ms={format!("{:.2}", ab.finish_ms)}>
             { controls(ab, &props.on_ab, props.current.as_deref()) }
@@ -172,6 +174,9 @@ fn pair(maps: &AbMaps, ab: &AbState, view: Option<&AbView>, on_map: &Callback<Ma
     let names = ab.ran.clone().unwrap_or_default();
     let side = |i: usize, map: &Rc<MapData>| {
         let letter = if i == 0 { "A" } else { "B" };
+        if i == 1 && ab.b_waits {
+            return waiting_side(letter, &names[i]);
+        }
         let card = view.and_then(|v| v.designs.get(i));
         html! {
             <figure class="ab-design" aria-label={format!("Design {letter}")}>
@@ -200,6 +205,21 @@ fn pair(maps: &AbMaps, ab: &AbState, view: Option<&AbView>, on_map: &Callback<Ma
             { side(0, &maps.a) }
             { side(1, &maps.b) }
         </div>
+    }
+}
+
+/// A design whose first map is drawn in the next frame (see
+/// [`AbState::b_waits`]): its caption and an empty map of the same size,
+/// so nothing moves when the map comes.
+fn waiting_side(letter: &str, name: &str) -> Html {
+    html! {
+        <figure class="ab-design" aria-label={format!("Design {letter}")}>
+            <figcaption>
+                <span class="ab-side">{ letter }</span>
+                <span class="ab-name">{ name.to_string() }</span>
+            </figcaption>
+            <div class="kv-map ab-map-waiting" aria-hidden="true"><div class="kv-frame"></div></div>
+        </figure>
     }
 }
 

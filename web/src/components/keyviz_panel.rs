@@ -65,8 +65,10 @@ pub struct KeyVizPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
-    /// The design as real data (its table, rows and replay), above
-    /// either view.
+    /// The design as real data (its table, rows and replay), above the
+    /// simulation and the live view (the views of the current design and
+    /// of its table); the A/B view compares two designs and has no
+    /// place for it.
     #[prop_or_default]
     pub data_bar: Html,
 }
@@ -111,7 +113,9 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
                 { props.maximize.clone() }
             </header>
             <div class="panel-body kv-body">
-                { props.data_bar.clone() }
+                if view != KvView::Ab {
+                    { props.data_bar.clone() }
+                }
                 { body }
             </div>
         </section>

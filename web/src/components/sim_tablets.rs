@@ -8,9 +8,15 @@
 //!
 //! A switch in the header goes back to the real instance's tablets (the
 //! first half's panel), which shows the same switch.
+//!
+//! Simulated tablets have no rows behind them, so choosing one (a click,
+//! or the arrow keys on the bar) shows its key range, node and load, not
+//! rows; a line under the bar says so, and offers the design's real table
+//! when *Create table with rows* made one (its tablets do show rows).
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::key_view::key_html;
@@ -18,7 +24,8 @@ use super::sim_controls::SimControls;
 use super::tablets_panel::SplitLine;
 use crate::state::sim::{SimAction, SimState, TabletsView};
 use crate::view_model::keys::{DisplayKey, key_parts};
-use crate::view_model::sim::{SimSnapshot, event_lines, node_bars, node_class, sim_bar};
+use crate::view_model::keyviz::short_number;
+use crate::view_model::sim::{SimSnapshot, SimTablet, event_lines, node_bars, node_class, sim_bar};
 use crate::view_model::tablets::labelled_splits;
 use crate::view_model::{count_noun, format_count};
 
@@ -69,6 +76,13 @@ pub struct SimTabletsPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+    /// The real table *Create table with rows* made from the current
+    /// design, if it is still there.
+    #[prop_or_default]
+    pub real_table: Option<AttrValue>,
+    /// Shows that table's tablets (and selects it).
+    #[prop_or_default]
+    pub on_show_table: Callback<AttrValue>,
 }
 
 /// The panel.
@@ -91,7 +105,8 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
         },
         Some(snapshot) => html! {
             <div class="sim-tablets-body" tabindex="0" role="group" aria-label="Simulated tablets and nodes">
-                { bar_area(snapshot) }
+                <SimBar snapshot={Rc::clone(snapshot)} real_table={props.real_table.clone()}
+                    on_show_table={props.on_show_table.clone()} />
                 <div class="sim-side">
                     { views_list(snapshot) }
                     { balancer_events(snapshot) }
@@ -118,22 +133,81 @@ pub fn sim_tablets_panel(props: &SimTabletsPanelProps) -> Html {
     }
 }
 
+/// Props of [`SimBar`].
+#[derive(Properties, PartialEq)]
+struct SimBarProps {
+    snapshot: Rc<SimSnapshot>,
+    real_table: Option<AttrValue>,
+    on_show_table: Callback<AttrValue>,
+}
+
 /// The simulated key space as a bar of tablets coloured by node, its
-/// split points labelled, and a CPU bar per node.
-fn bar_area(snapshot: &SimSnapshot) -> Html {
+/// split points labelled, the chosen tablet's line, what simulated
+/// tablets are, and a CPU bar per node. A tablet is chosen by id, so it
+/// stays chosen while the simulation plays (until a split or merge ends
+/// it).
+#[component(SimBar)]
+fn sim_bar_area(props: &SimBarProps) -> Html {
+    let chosen_id = use_state(|| None::<u64>);
+    let snapshot = &props.snapshot;
     let bar = sim_bar(snapshot);
     let layout: Vec<_> = bar.iter().map(|t| t.segment.clone()).collect();
     let labels = labelled_splits(&layout, LABEL_GAP);
     let nodes = node_bars(&snapshot.nodes);
+    let chosen = chosen_id.and_then(|id| bar.iter().position(|t| t.id == id));
+    let n = bar.len();
+    let ids: Rc<Vec<u64>> = Rc::new(bar.iter().map(|t| t.id).collect());
+    let choose = {
+        let chosen_id = chosen_id.clone();
+        let ids = Rc::clone(&ids);
+        move |i: usize| chosen_id.set(ids.get(i).copied())
+    };
+    let onkeydown = {
+        let choose = choose.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let next = match (e.key().as_str(), chosen) {
+                ("ArrowRight" | "ArrowDown", Some(at)) => (at + 1).min(n.saturating_sub(1)),
+                ("ArrowLeft" | "ArrowUp", Some(at)) => at.saturating_sub(1),
+                ("ArrowRight" | "ArrowDown" | "ArrowLeft" | "ArrowUp" | "Home", None) => 0,
+                ("Home", _) => 0,
+                ("End", _) => n.saturating_sub(1),
+                _ => return,
+            };
+            e.prevent_default();
+            choose(next);
+        })
+    };
+    let onclick = {
+        let layout = layout.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(bar) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest(".sim-bar").ok().flatten())
+            else {
+                return;
+            };
+            let rect = bar.get_bounding_client_rect();
+            if rect.width() <= 0.0 {
+                return;
+            }
+            let percent = (f64::from(e.client_x()) - rect.left()) / rect.width() * 100.0;
+            choose(
+                layout
+                    .partition_point(|s| s.left <= percent)
+                    .saturating_sub(1),
+            );
+        })
+    };
     html! {
         <div class="bar-area">
-            <div class="tablet-bar sim-bar" role="img"
-                aria-label={format!("Simulated key space: {} coloured by node", count_noun(bar.len() as u64, "tablet"))}>
-                { for bar.iter().map(|t| html! {
+            <div class="tablet-bar sim-bar" role="group" tabindex="0" {onkeydown} {onclick}
+                aria-label={format!("Simulated key space: {} coloured by node; arrow keys choose one and show its key range and node", count_noun(n as u64, "tablet"))}>
+                { for bar.iter().enumerate().map(|(i, t)| html! {
                     // Keyed by the tablet: a split or merge
                     // adds or drops blocks, the rest stay.
                     <div key={t.id}
-                        class={classes!("tablet", node_class(t.node), t.change.map(|c| c.class()))}
+                        class={classes!("tablet", node_class(t.node), t.change.map(|c| c.class()), (Some(i) == chosen).then_some("chosen"))}
                         style={format!("left: {:.4}%; width: {:.4}%", t.segment.left, t.segment.width)}
                         title={t.title.clone()} data-node={t.node.to_string()}></div>
                 }) }
@@ -148,6 +222,8 @@ fn bar_area(snapshot: &SimSnapshot) -> Html {
                     }
                 }) }
             </div>
+            { chosen_line(chosen.and_then(|i| Some((bar.get(i)?, snapshot.tablets.get(i)?)))) }
+            { simulated_hint(props.real_table.as_ref(), &props.on_show_table) }
             <div class="node-bars" role="list" aria-label="Node CPU">
                 { for nodes.iter().map(|n| html! {
                     <div class={classes!("node-bar", n.throttled.then_some("throttled"))} role="listitem"
@@ -164,6 +240,57 @@ fn bar_area(snapshot: &SimSnapshot) -> Html {
                 }) }
             </div>
         </div>
+    }
+}
+
+/// The chosen simulated tablet in one line: key range, node, size and
+/// load (a live region, present while nothing is chosen, so choosing is
+/// read out).
+fn chosen_line(chosen: Option<(&SimTablet, &tabletop_core::sim::TabletView)>) -> Html {
+    let key = |text: &str| {
+        let key = DisplayKey {
+            text: text.to_string(),
+            parts: key_parts(text),
+        };
+        html! { <span class="mono key-inline">{ key_html(&key) }</span> }
+    };
+    html! {
+        <p class="tablet-detail sim-tablet-detail" aria-live="polite">
+            if let Some((t, v)) = chosen {
+                <span class="mono">{ format!("#{}", t.id) }</span>
+                { " from " }
+                if v.start_key.is_empty() { { "the first key" } } else { { key(&v.start_key) } }
+                { " to " }
+                { match &v.end_key { Some(e) => key(e), None => html! { "the end" } } }
+                <span class="tablet-node">{ format!(" · node {}", t.node) }</span>
+                { format!(" · {} · {} rows · {:.0}% of a node", tabletop_core::human_bytes(v.bytes.max(0.0)), short_number(v.rows), v.load * 100.0) }
+            }
+        </p>
+    }
+}
+
+/// What simulated tablets are, in one line, with the way to real ones:
+/// the design's table when it exists, else the button that makes it.
+fn simulated_hint(real_table: Option<&AttrValue>, on_show_table: &Callback<AttrValue>) -> Html {
+    match real_table {
+        Some(table) => {
+            let onclick = {
+                let (on, table) = (on_show_table.clone(), table.clone());
+                Callback::from(move |_: MouseEvent| on.emit(table.clone()))
+            };
+            html! {
+                <p class="hint sim-tablets-hint">
+                    { "Simulated tablets: no rows behind them. " }
+                    <button type="button" class="link-button" {onclick}>{ format!("Show the tablets of {table}") }</button>
+                    { ", the table made from this design, to see their rows." }
+                </p>
+            }
+        }
+        None => html! {
+            <p class="hint sim-tablets-hint">
+                { "Simulated tablets: no rows behind them. Create table with rows (in the Key Visualizer) to see their rows." }
+            </p>
+        },
     }
 }
 

@@ -33,8 +33,8 @@ pub struct TabletsPanelProps {
     pub top_key: Option<Vec<u8>>,
     /// Tablets the console's last read of this table visited.
     pub read_tablets: Option<Vec<u64>>,
-    /// The node of each tablet (id, node), as the live Key Visualizer
-    /// placed them, when it has.
+    /// The node of each tablet (id, node): as the live Key Visualizer's
+    /// balancer rule places them on its Nodes field's count.
     #[prop_or_default]
     pub nodes: Option<Rc<Vec<(u64, u32)>>>,
     /// Scroll the rows to a key.
@@ -127,7 +127,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                 html! {
                     <div class="tablets-body">
                         <div class="bar-area">
-                            <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} on_choose={on_choose.clone()} />
+                            <TabletBar view={Rc::clone(rc)} layout={Rc::clone(&layout)} read={read.clone()} {chosen} on_choose={on_choose.clone()} nodes={props.nodes.clone()} />
                             <ViewMark segment={in_view.and_then(|i| layout.get(i).cloned())} />
                             <SplitLabels view={Rc::clone(rc)} layout={Rc::clone(&layout)} />
                             <TabletDetail {node} tablet={focused} {read_here} />
@@ -168,6 +168,7 @@ struct TabletBarProps {
     read: Vec<u64>,
     chosen: Option<usize>,
     on_choose: Callback<usize>,
+    nodes: Option<Rc<Vec<(u64, u32)>>>,
 }
 
 /// The bar: one block per tablet, one click handler for all of them.
@@ -245,9 +246,15 @@ fn each_tablet(view: &TabletsView, props: &TabletBarProps) -> Html {
                 props.read.contains(&tablet.id).then_some("read"),
                 (tablet.bytes == 0).then_some("empty"),
             );
+            let node = props
+                .nodes
+                .as_ref()
+                .and_then(|nodes| nodes.iter().find(|(id, _)| *id == tablet.id))
+                .map(|(_, n)| format!(" · node {n}"))
+                .unwrap_or_default();
             html! {
                 <div class={classes} style={format!("left: {:.4}%; width: {:.4}%", seg.left, seg.width)}
-                    title={format!("Tablet #{} · {}", tablet.id, human_bytes(tablet.bytes as f64))}></div>
+                    title={format!("Tablet #{} · {}{node}", tablet.id, human_bytes(tablet.bytes as f64))}></div>
             }
         });
     html! { <>{ for segments }</> }
@@ -390,7 +397,7 @@ fn split_labels(props: &SplitLabelsProps) -> Html {
 struct TabletDetailProps {
     tablet: Option<TabletLine>,
     read_here: bool,
-    /// Its node, when the live Key Visualizer placed the tablets.
+    /// Its node, as the balancer rule places the tablets.
     #[prop_or_default]
     node: Option<u32>,
 }

@@ -567,8 +567,24 @@ fn middle_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
 /// chosen, else the live table's.
 fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
     if app.sim.loaded() && app.sim.tablets_view == crate::state::sim::TabletsView::Simulation {
+        // The table made from the design, whose tablets have rows.
+        let names: Vec<String> = app.tables.iter().map(|t| t.name.clone()).collect();
+        let real_table = app
+            .scenario_data
+            .replay_table(app.design.rev, &names)
+            .map(|t| AttrValue::from(t.to_string()));
+        let on_show_table = {
+            let (on_sim, select) = (cb.sim.clone(), cb.select_table.clone());
+            Callback::from(move |table: AttrValue| {
+                select.emit(table.to_string());
+                on_sim.emit(crate::state::sim::SimAction::TabletsView(
+                    crate::state::sim::TabletsView::Table,
+                ));
+            })
+        };
         return html! {
-            <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!grid.panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::Tablets, cb)} />
+            <SimTabletsPanel sim={Rc::clone(&app.sim)} with_controls={!grid.panels.has(PanelId::KeyVisualizer)} on_sim={cb.sim.clone()} maximize={grid.maximize(PanelId::Tablets, cb)}
+                {real_table} {on_show_table} />
         };
     }
     let top_key = app.rows.window.lines.first().map(|l| l.key_bytes.clone());
@@ -577,13 +593,22 @@ fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
         .last_read()
         .filter(|r| Some(&r.table) == app.selected.as_ref())
         .map(|r| r.tablets.clone());
-    // The nodes the live Key Visualizer gave the table's tablets to.
+    // The nodes of the table's tablets: as the live map on screen placed
+    // them (even when it is behind the table, its cells and this panel
+    // then agree), else as the same rule places them without the map.
     let nodes = app
         .live
         .summary
         .as_ref()
-        .filter(|_| app.live.table.is_some() && app.live.table == app.selected)
-        .map(|s| Rc::new(s.tablets.iter().map(|t| (t.id, t.node)).collect::<Vec<_>>()));
+        .filter(|_| app.live_shown() && app.live.table.is_some() && app.live.table == app.selected)
+        .map(|s| Rc::new(s.tablets.iter().map(|t| (t.id, t.node)).collect::<Vec<_>>()))
+        .or_else(|| {
+            app.live
+                .placement
+                .as_ref()
+                .filter(|p| Some(&p.inputs.table) == app.selected.as_ref())
+                .map(|p| Rc::clone(&p.nodes))
+        });
     html! {
         <TabletsPanel
             view={app.tablets.clone()}

@@ -81,6 +81,9 @@ pub struct AbState {
     /// The first maps of a run are due: the next frame draws them and
     /// does nothing else.
     first_draw_due: bool,
+    /// Design B's map waits for a frame of its own: the first drawing of
+    /// a run's maps lays out and paints one map per frame (A, then B).
+    pub b_waits: bool,
     rev: u64,
 }
 
@@ -104,6 +107,7 @@ impl Default for AbState {
             columns: 0,
             frames: 0,
             first_draw_due: false,
+            b_waits: false,
             rev: 0,
         }
     }
@@ -242,6 +246,7 @@ impl AbState {
             AbAction::Stop => {
                 if self.running {
                     self.running = false;
+                    self.b_waits = false;
                     self.stopped = true;
                     self.rebuild_maps();
                     self.engine = None;
@@ -276,6 +281,7 @@ impl AbState {
         self.columns = 0;
         self.frames = 0;
         self.first_draw_due = false;
+        self.b_waits = false;
         self.ran = None;
         self.error = None;
         let designs = self
@@ -337,12 +343,19 @@ impl AbState {
             return;
         }
         if self.first_draw_due {
-            // The first maps of a run get a frame of their own: drawing
+            // The first maps of a run get frames of their own: drawing
             // them for the first time also lays out their part of the page
-            // (labels, axes, captions), a cost their own timing does not
-            // see, so that frame runs no slice of the simulations.
+            // (labels, axes, captions) and paints their canvases, a cost
+            // their own timing does not see, so those frames run no slice
+            // of the simulations. Map A is drawn in this frame, map B
+            // (built with it, on the same scale) in the next.
             self.first_draw_due = false;
             self.rebuild_maps_timed(now_ms);
+            self.b_waits = true;
+            return;
+        }
+        if self.b_waits {
+            self.b_waits = false;
             return;
         }
         let show = self.frames.is_multiple_of(MAPS_EVERY_FRAMES);
@@ -397,6 +410,7 @@ impl AbState {
     /// stay, without a verdict, and the message says what went wrong.
     fn fail(&mut self, message: String) {
         self.running = false;
+        self.b_waits = false;
         self.stopped = true;
         self.error = Some(format!("The run stopped: {message}"));
         self.rebuild_maps();
@@ -416,6 +430,7 @@ impl AbState {
             }
         }
         self.running = false;
+        self.b_waits = false;
         self.progress = 1.0;
         self.seconds[0] = self.seconds[1];
         self.rebuild_maps();
@@ -599,11 +614,12 @@ mod tests {
     }
 
     #[test]
-    fn the_first_maps_of_a_run_get_a_frame_of_their_own() {
+    fn the_first_maps_of_a_run_get_a_frame_each() {
         let mut state = act(&app(), AbAction::Run);
         let mut before = 0.0;
         while state.has_work() && state.ab.maps.is_none() {
             before = state.ab.seconds[0];
+            assert!(!state.ab.b_waits);
             state = state.apply(Action::Work);
         }
         assert!(state.ab.maps.is_some(), "the maps came");
@@ -612,9 +628,22 @@ mod tests {
             state.ab.seconds[0], before,
             "the frame that drew them first ran no slice"
         );
+        // That frame draws map A; map B waits for the next one, which
+        // draws it and runs no slice either.
+        assert!(state.ab.b_waits, "map B waits for a frame of its own");
+        let maps = state.ab.maps.clone();
+        let b_frame = state.apply(Action::Work);
+        assert!(!b_frame.ab.b_waits, "map B is drawn");
+        assert_eq!(b_frame.ab.seconds[0], before, "and no slice ran");
+        assert!(b_frame.ab.rev() > state.ab.rev(), "the view is drawn again");
+        assert_eq!(b_frame.ab.maps, maps, "from the maps built with A's");
         // Later frames step the runs and redraw the maps with them.
-        let next = state.apply(Action::Work);
+        let next = b_frame.apply(Action::Work);
         assert!(next.ab.seconds[0] > before);
+        assert!(!next.ab.b_waits);
+        // Stopping while B waits draws it at once.
+        let stopped = act(&state, AbAction::Stop);
+        assert!(!stopped.ab.b_waits && stopped.ab.maps.is_some());
     }
 
     #[test]

@@ -170,6 +170,9 @@ pub struct LiveState {
     pub diagnostics: Rc<Vec<Diagnostic>>,
     /// Rows, tablets and totals of the last build.
     pub summary: Option<LiveSummary>,
+    /// The selected table's tablets on the nodes picked, for the Tablets
+    /// panel, whether or not the map was built ([`super::placement`]).
+    pub placement: Option<super::placement::Placement>,
     /// Why the table's traffic could not be read.
     pub error: Option<String>,
     /// What the last build or refresh cost (ms), shown to the

@@ -21,17 +21,19 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::placement::{node_seconds, place, tablet_loads};
 use super::{
     BucketMode, Context, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
     MAX_KEY_BUCKETS, Metric, POOR_PRESSURE, PrefixShare, PrefixTree, Recorder, SLOWDOWN_AT_POOR,
     diagnose, google_messages, grouped_prefix_shares, human_seconds, messages_text, prefixes_text,
     queue_latency_ms,
 };
-use crate::balance::{MoveRule, settle};
 use crate::scenario::ClusterSpec;
 use tabletop_sql::Instance;
 use tabletop_store::traffic::TableTraffic;
-use tabletop_store::traffic::{TRAFFIC_BUCKET_MICROS, TrafficCounts, TrafficSpan, prefix16_bytes};
+use tabletop_store::traffic::{
+    TRAFFIC_BUCKET_MICROS, TrafficCounts, TrafficSpan, key_prefix16, prefix16_bytes,
+};
 use tabletop_store::{
     ReadRowsRequest, Result, RowView, TabletInfo, cell_bytes, escape_bytes, human_bytes,
 };
@@ -64,11 +66,6 @@ impl Default for LiveOptions {
         }
     }
 }
-
-/// A tablet under this share of a node counts as idle for the balancer.
-const IDLE_LOAD: f64 = 0.02;
-/// Most balancer rounds when the tablets are placed.
-const PLACE_ROUNDS: usize = 16;
 
 /// Keys kept while reading the table, at most (every k-th row beyond).
 const MAX_SAMPLED_KEYS: usize = 32_768;
@@ -174,6 +171,10 @@ pub struct LiveKeyViz {
     rows: Vec<f64>,
     bytes: Vec<f64>,
     tablets: Vec<LiveTablet>,
+    /// The tablets' first keys' 16-byte prefixes and their loads (share
+    /// of a node), which place them on nodes ([`super::placement`]).
+    starts: Vec<u128>,
+    load: Vec<f64>,
     start_micros: i64,
     totals: LiveTotals,
     hot_keys: Vec<HotKey>,
@@ -194,6 +195,7 @@ struct Layout {
     rows: Vec<f64>,
     bytes: Vec<f64>,
     tablets: Vec<LiveTablet>,
+    starts: Vec<u128>,
 }
 
 /// The table's keys as read once: every k-th key with the rows and bytes
@@ -343,6 +345,7 @@ impl LiveKeyViz {
                 rows: std::mem::take(&mut self.rows),
                 bytes: std::mem::take(&mut self.bytes),
                 tablets: std::mem::take(&mut self.tablets),
+                starts: std::mem::take(&mut self.starts),
             },
         };
         let source = self.source.take();
@@ -401,6 +404,7 @@ impl LiveKeyViz {
                 *by += b;
             }
         }
+        let starts = tablets.iter().map(|t| key_prefix16(&t.start_key)).collect();
         let tablets = tablets
             .iter()
             .map(|t| LiveTablet {
@@ -421,6 +425,7 @@ impl LiveKeyViz {
             rows,
             bytes,
             tablets,
+            starts,
         }
     }
 
@@ -438,6 +443,7 @@ impl LiveKeyViz {
             rows,
             bytes,
             tablets: live_tablets,
+            starts,
         } = layout;
         let fine = axis.len();
         let buckets: Vec<_> = traffic.buckets().collect();
@@ -454,6 +460,8 @@ impl LiveKeyViz {
             rows,
             bytes,
             tablets: live_tablets,
+            load: Vec::new(),
+            starts,
             start_micros: first,
             totals: LiveTotals::default(),
             hot_keys: Vec::new(),
@@ -507,6 +515,7 @@ impl LiveKeyViz {
             points,
             span_buckets_n as f64 * TRAFFIC_BUCKET_MICROS as f64 / 1e6,
         );
+        live.load = tablet_loads(traffic, &live.starts, &live.cluster);
         live.place_tablets();
         live
     }
@@ -520,29 +529,14 @@ impl LiveKeyViz {
 
     /// Gives the tablets to the nodes as the simulator's balancer would:
     /// in turn, then rounds of moves by each tablet's mean CPU over the
-    /// record (share of one node).
+    /// record ([`super::placement`], which a Tablets panel uses without
+    /// the map).
     fn place_tablets(&mut self) {
-        let cpu: Vec<f64> = {
-            let read = self.rec.totals_by_key(Metric::ReadCpu);
-            let write = self.rec.totals_by_key(Metric::WriteCpu);
-            read.iter().zip(&write).map(|(r, w)| r + w).collect()
-        };
-        // The CPU matrices hold node-seconds per time bucket.
-        let seconds = self.rec.filled().max(1) as f64 * self.rec.bucket_seconds();
-        let load: Vec<f64> = self
+        for (t, n) in self
             .tablets
-            .iter()
-            .map(|t| {
-                let sum: f64 = cpu
-                    .get(t.fine[0] as usize..(t.fine[1] as usize).min(cpu.len()))
-                    .map_or(0.0, |c| c.iter().sum());
-                sum / seconds.max(1e-9)
-            })
-            .collect();
-        let nodes = self.opts.nodes.max(1) as usize;
-        let rule = MoveRule::for_nodes(nodes, IDLE_LOAD);
-        let placed = settle(&load, nodes, rule, PLACE_ROUNDS);
-        for (t, n) in self.tablets.iter_mut().zip(placed) {
+            .iter_mut()
+            .zip(place(&self.load, self.opts.nodes))
+        {
             t.node = n;
         }
     }
@@ -586,13 +580,7 @@ impl LiveKeyViz {
     /// Node-seconds of reading and of writing the counts need from one
     /// node at the published capacity.
     fn work(&self, c: &TrafficCounts) -> (f64, f64) {
-        let c64 = |v: f32| f64::from(v).max(0.0);
-        let point_reads = (c64(c.point_ops) - c64(c.write_rows)).max(0.0);
-        let read = point_reads / self.cluster.reads_per_second()
-            + c64(c.scans) / self.cluster.reads_per_second()
-            + c64(c.read_bytes) / self.cluster.scan_bytes_per_second();
-        let write = c64(c.write_rows) / self.cluster.writes_per_second();
-        (read, write)
+        node_seconds(&self.cluster, c)
     }
 
     /// The busiest single keys, busiest first.
