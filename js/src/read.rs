@@ -65,8 +65,11 @@ pub(crate) struct Packed {
     /// The dictionary entries of the timestamps written, by value (so a
     /// repeated timestamp is neither formatted nor hashed as text again).
     ts_ids: HashMap<i64, u32>,
-    /// The dictionary entry of the last family written, and of "".
-    last_family: Option<u32>,
+    /// The dictionary entries of the last few families written (rows
+    /// mostly go through the same families in turn), the next slot to
+    /// replace, and the entry of "".
+    families: [Option<u32>; FAMILY_SLOTS],
+    next_family: usize,
     /// The dictionary entries of the qualifiers of the last row written,
     /// column by column, and of the row being written: the rows of a table
     /// mostly have the same columns in the same order, so a qualifier is
@@ -94,7 +97,8 @@ impl Packed {
             rows_at: 0,
             dict: Dictionary::default(),
             ts_ids: HashMap::default(),
-            last_family: None,
+            families: [None; FAMILY_SLOTS],
+            next_family: 0,
             prev_columns: Vec::new(),
             columns: Vec::new(),
             empty_id: None,
@@ -147,7 +151,9 @@ impl Packed {
         } else {
             self.ts_ids.retain(|_, id| *id < limit);
         }
-        self.last_family = self.last_family.filter(|id| *id < limit);
+        for slot in &mut self.families {
+            *slot = slot.filter(|id| *id < limit);
+        }
         self.prev_columns.clear();
         self.empty_id = self.empty_id.filter(|id| *id < limit);
     }
@@ -208,13 +214,14 @@ impl Packed {
 
     /// A family name; a row's families repeat from row to row.
     fn family(&mut self, name: &str) {
-        if let Some(id) = self.last_family
-            && self.dict.key(id) == (Kind::Text, name.as_bytes())
-        {
-            self.shared_ref(id);
-            return;
+        for id in self.families.into_iter().flatten() {
+            if self.dict.key(id) == (Kind::Text, name.as_bytes()) {
+                self.shared_ref(id);
+                return;
+            }
         }
-        self.last_family = self.str_id(name.as_bytes());
+        self.families[self.next_family] = self.str_id(name.as_bytes());
+        self.next_family = (self.next_family + 1) % FAMILY_SLOTS;
     }
 
     /// A qualifier, the next column of the row being written.
@@ -276,6 +283,8 @@ impl Packed {
 /// chunk).
 const MAX_SHARED_LEN: usize = 32;
 const MAX_SHARED: usize = 1 << 16;
+/// How many recent families [`Packed`] remembers.
+const FAMILY_SLOTS: usize = 4;
 /// Values up to this many bytes are sent inline, never through the
 /// dictionary (see BENCHMARKS.md, "tabletop-js against sql.js").
 const INLINE_VALUE_LEN: usize = 6;
