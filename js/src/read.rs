@@ -26,7 +26,11 @@
 //! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
 //! starts a new family, flag 2 a new column, flag 4 says the cell has a
 //! label (most have none: their label is not sent); cells come in the order
-//! the engine returns them (family, qualifier, newest first).
+//! the engine returns them (family, qualifier, newest first). Which strings
+//! go through the dictionary is the packer's choice (the reader takes
+//! either form anywhere): row keys never, values only past
+//! `INLINE_VALUE_LEN` bytes, anything only up to `MAX_SHARED_LEN`
+//! characters.
 
 use std::io::Write as _;
 
@@ -66,8 +70,8 @@ pub(crate) struct Packed {
     /// repeated timestamp is neither formatted nor hashed as text again).
     ts_ids: HashMap<i64, u32>,
     /// The dictionary entries of the last few families written (rows
-    /// mostly go through the same families in turn), the next slot to
-    /// replace, and the entry of "".
+    /// mostly go through the same families in turn), and the next slot to
+    /// replace.
     families: [Option<u32>; FAMILY_SLOTS],
     next_family: usize,
     /// The dictionary entries of the qualifiers of the last row written,
@@ -77,6 +81,7 @@ pub(crate) struct Packed {
     /// hash).
     prev_columns: Vec<u32>,
     columns: Vec<u32>,
+    /// The dictionary entry of "".
     empty_id: Option<u32>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
