@@ -376,20 +376,37 @@ function packRead(request) {
 const latin1 = new TextDecoder('latin1');
 
 /**
- * ASCII bytes `u8[s .. s + n]` as a string. Short strings are made by a
- * loop in JavaScript: one native call (Buffer's latin1Slice, TextDecoder)
- * costs more than the loop up to about 12 bytes in Node (measured); longer
- * ones take the native call (in browsers, where only TextDecoder is at
- * hand, the loop up to 32 bytes).
+ * ASCII bytes `u8[s .. s + n]` as a string. Up to 12 bytes, one
+ * `String.fromCharCode` call with one argument a byte makes the string at
+ * once (measured in Node: 8 bytes about 60 ns, where adding the bytes one
+ * by one took 230 ns and Buffer's latin1Slice 130 ns); longer strings (row
+ * keys) take the native call in Node, Buffer's latin1Slice, and in
+ * browsers, where only TextDecoder is at hand, a loop up to 32 bytes.
  */
 function ascii(u8, node, s, n) {
-  if (n <= 12 || (node === null && n <= 32)) {
-    let text = '';
-    for (let i = s; i < s + n; i++) text += String.fromCharCode(u8[i]);
-    return text;
+  switch (n) {
+    case 0: return '';
+    case 1: return String.fromCharCode(u8[s]);
+    case 2: return String.fromCharCode(u8[s], u8[s + 1]);
+    case 3: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2]);
+    case 4: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3]);
+    case 5: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4]);
+    case 6: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5]);
+    case 7: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6]);
+    case 8: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6], u8[s + 7]);
+    case 9: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6], u8[s + 7], u8[s + 8]);
+    case 10: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6], u8[s + 7], u8[s + 8], u8[s + 9]);
+    case 11: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6], u8[s + 7], u8[s + 8], u8[s + 9], u8[s + 10]);
+    case 12: return String.fromCharCode(u8[s], u8[s + 1], u8[s + 2], u8[s + 3], u8[s + 4], u8[s + 5], u8[s + 6], u8[s + 7], u8[s + 8], u8[s + 9], u8[s + 10], u8[s + 11]);
+    default:
+      if (node !== null) return node.latin1Slice(s, s + n);
+      if (n <= 32) {
+        let text = '';
+        for (let i = s; i < s + n; i++) text += String.fromCharCode(u8[i]);
+        return text;
+      }
+      return latin1.decode(u8.subarray(s, s + n));
   }
-  if (node !== null) return node.latin1Slice(s, s + n);
-  return latin1.decode(u8.subarray(s, s + n));
 }
 
 /**
@@ -439,7 +456,7 @@ class Unpacker {
     const n = word & 0x3fffffff;
     const s = this.at;
     this.at += n;
-    const text = n === 0 ? '' : ascii(this.u8, this.node, s, n);
+    const text = ascii(this.u8, this.node, s, n);
     if (word >= 0x40000000) this.shared.push(text);
     return text;
   }

@@ -26,13 +26,15 @@
 //! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
 //! starts a new family, flag 2 a new column, flag 4 says the cell has a
 //! label (most have none: their label is not sent); cells come in the order
-//! the engine returns them (family, qualifier, newest first).
+//! the engine returns them (family, qualifier, newest first). Which strings
+//! go through the dictionary is the packer's choice (the reader takes
+//! either form anywhere): row keys never, values only past
+//! `INLINE_VALUE_LEN` bytes, anything only up to `MAX_SHARED_LEN`
+//! characters.
 
-use std::hash::Hasher as _;
 use std::io::Write as _;
 
-use hashbrown::HashTable;
-use rustc_hash::{FxHashMap as HashMap, FxHasher};
+use rustc_hash::FxHashMap as HashMap;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -40,6 +42,8 @@ use tabletop_core::{
     Code, Error, Instance, KeyBound, ReadRowsRequest, ReadStats, RowRange, RowSet, RowSink,
     RowView, successor,
 };
+
+use crate::dictionary::{Dictionary, Kind};
 
 /// The largest readRows answer, packed, that one call builds (256 MiB);
 /// past it the call fails with RESOURCE_EXHAUSTED and the cursor
@@ -65,8 +69,19 @@ pub(crate) struct Packed {
     /// The dictionary entries of the timestamps written, by value (so a
     /// repeated timestamp is neither formatted nor hashed as text again).
     ts_ids: HashMap<i64, u32>,
-    /// The dictionary entry of the last family written, and of "".
-    last_family: Option<u32>,
+    /// The dictionary entries of the last few families written (rows
+    /// mostly go through the same families in turn), and the next slot to
+    /// replace.
+    families: [Option<u32>; FAMILY_SLOTS],
+    next_family: usize,
+    /// The dictionary entries of the qualifiers of the last row written,
+    /// column by column, and of the row being written: the rows of a table
+    /// mostly have the same columns in the same order, so a qualifier is
+    /// first compared with the one at its place in the row before (no
+    /// hash).
+    prev_columns: Vec<u32>,
+    columns: Vec<u32>,
+    /// The dictionary entry of "".
     empty_id: Option<u32>,
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
@@ -80,102 +95,6 @@ pub(crate) struct Packed {
     raw_values: bool,
 }
 
-/// The dictionary of short strings, keyed by what they stand for: plain
-/// text (families, timestamps, labels) or bytes sent as base64 (qualifiers,
-/// values), so a repeated value is found by its own bytes and never encoded
-/// again. Keys live in one arena and the table holds entry ids, so adding
-/// an entry allocates nothing (the arena and the table grow, and keep their
-/// memory across answers).
-///
-/// Entry `id` is the `id`-th string sent with the "new entry" flag since
-/// the dictionary was last emptied; the JavaScript side keeps the decoded
-/// strings in an array in the same order. Whole answers keep the
-/// dictionary from call to call; the JavaScript side says how many entries
-/// it holds with each call, and the dictionary drops any entry past that
-/// ([`Dictionary::truncate`]): entries of an answer that failed, or that
-/// JavaScript never read, are never referred to. It holds at most
-/// [`MAX_SHARED`] entries; a full dictionary is emptied before the next
-/// answer.
-#[derive(Debug, Default)]
-struct Dictionary {
-    /// Entry ids, found by the hash of their key.
-    table: HashTable<u32>,
-    /// Each entry's key: its kind and its `(offset, len)` in `keys`.
-    spans: Vec<(Kind, u32, u32)>,
-    keys: Vec<u8>,
-}
-
-/// What a dictionary key stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// The string itself.
-    Text,
-    /// Bytes, written as their base64 text.
-    Base64,
-}
-
-fn key_hash(kind: Kind, s: &[u8]) -> u64 {
-    let mut h = FxHasher::default();
-    h.write_u8(kind as u8);
-    h.write(s);
-    h.finish()
-}
-
-impl Dictionary {
-    fn clear(&mut self) {
-        self.table.clear();
-        self.spans.clear();
-        self.keys.clear();
-    }
-
-    /// Keeps the first `n` entries, dropping the rest.
-    fn truncate(&mut self, n: usize) {
-        if n >= self.spans.len() {
-            return;
-        }
-        if n == 0 {
-            self.clear();
-            return;
-        }
-        let limit = len32(n);
-        self.table.retain(|id| *id < limit);
-        self.keys.truncate(self.spans[n].1 as usize);
-        self.spans.truncate(n);
-    }
-
-    fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    fn key(&self, id: u32) -> (Kind, &[u8]) {
-        let (kind, at, n) = self.spans[id as usize];
-        (kind, &self.keys[at as usize..(at + n) as usize])
-    }
-
-    /// The entry for `s` of `kind`, if any.
-    fn find(&self, kind: Kind, s: &[u8]) -> Option<u32> {
-        self.table
-            .find(key_hash(kind, s), |&id| self.key(id) == (kind, s))
-            .copied()
-    }
-
-    /// Adds `s` of `kind` as the next entry.
-    fn add(&mut self, kind: Kind, s: &[u8]) -> u32 {
-        let id = len32(self.spans.len());
-        let at = len32(self.keys.len());
-        self.keys.extend_from_slice(s);
-        self.spans.push((kind, at, len32(s.len())));
-        let Dictionary {
-            table, spans, keys, ..
-        } = self;
-        table.insert_unique(key_hash(kind, s), id, |&other| {
-            let (kind, at, n) = spans[other as usize];
-            key_hash(kind, &keys[at as usize..(at + n) as usize])
-        });
-        id
-    }
-}
-
 impl Packed {
     pub(crate) fn new(max_bytes: usize, max_rows: u64, raw_values: bool) -> Packed {
         let mut p = Packed {
@@ -183,7 +102,10 @@ impl Packed {
             rows_at: 0,
             dict: Dictionary::default(),
             ts_ids: HashMap::default(),
-            last_family: None,
+            families: [None; FAMILY_SLOTS],
+            next_family: 0,
+            prev_columns: Vec::new(),
+            columns: Vec::new(),
             empty_id: None,
             rows: 0,
             last_key: Vec::new(),
@@ -234,7 +156,10 @@ impl Packed {
         } else {
             self.ts_ids.retain(|_, id| *id < limit);
         }
-        self.last_family = self.last_family.filter(|id| *id < limit);
+        for slot in &mut self.families {
+            *slot = slot.filter(|id| *id < limit);
+        }
+        self.prev_columns.clear();
         self.empty_id = self.empty_id.filter(|id| *id < limit);
     }
 
@@ -294,13 +219,29 @@ impl Packed {
 
     /// A family name; a row's families repeat from row to row.
     fn family(&mut self, name: &str) {
-        if let Some(id) = self.last_family
-            && self.dict.key(id) == (Kind::Text, name.as_bytes())
+        for id in self.families.into_iter().flatten() {
+            if self.dict.key(id) == (Kind::Text, name.as_bytes()) {
+                self.shared_ref(id);
+                return;
+            }
+        }
+        self.families[self.next_family] = self.str_id(name.as_bytes());
+        self.next_family = (self.next_family + 1) % FAMILY_SLOTS;
+    }
+
+    /// A qualifier, the next column of the row being written.
+    fn qualifier(&mut self, q: &[u8]) {
+        let at = self.columns.len();
+        if let Some(&id) = self.prev_columns.get(at)
+            && (id as usize) < self.dict.len()
+            && self.dict.key(id) == (Kind::Base64, q)
         {
             self.shared_ref(id);
+            self.columns.push(id);
             return;
         }
-        self.last_family = self.str_id(name.as_bytes());
+        let id = self.base64(q, true).unwrap_or(NO_ENTRY);
+        self.columns.push(id);
     }
 
     /// A timestamp as decimal text, empty for 0.
@@ -324,12 +265,13 @@ impl Packed {
 
     /// Bytes as base64; `shared` for strings that may repeat in an answer
     /// (qualifiers, values), not for row keys, which never do.
-    fn base64(&mut self, bytes: &[u8], shared: bool) {
+    /// Answers the string's dictionary entry if it has one.
+    fn base64(&mut self, bytes: &[u8], shared: bool) -> Option<u32> {
         let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
         let shared = shared && n <= MAX_SHARED_LEN && self.dict.len() < MAX_SHARED;
         if shared && let Some(id) = self.dict.find(Kind::Base64, bytes) {
             self.shared_ref(id);
-            return;
+            return Some(id);
         }
         let flag = if shared { SHARED_NEW } else { 0 };
         self.buf.extend_from_slice(&(len32(n) | flag).to_le_bytes());
@@ -337,9 +279,7 @@ impl Packed {
         self.buf.resize(at + n, 0);
         // The slice is exactly the encoded length.
         let _ = STANDARD.encode_slice(bytes, &mut self.buf[at..]);
-        if shared {
-            self.dict.add(Kind::Base64, bytes);
-        }
+        shared.then(|| self.dict.add(Kind::Base64, bytes))
     }
 }
 
@@ -348,9 +288,17 @@ impl Packed {
 /// chunk).
 const MAX_SHARED_LEN: usize = 32;
 const MAX_SHARED: usize = 1 << 16;
+/// How many recent families [`Packed`] remembers.
+const FAMILY_SLOTS: usize = 4;
+/// Values up to this many bytes are sent inline, never through the
+/// dictionary (see BENCHMARKS.md, "tabletop-js against sql.js").
+const INLINE_VALUE_LEN: usize = 6;
 /// Length word flags: the string is dictionary entry `len & 0x3fff_ffff`;
 /// the string follows and becomes the next dictionary entry.
 const SHARED_REF: u32 = 0x8000_0000;
+/// In [`Packed`]'s list of a row's columns: a qualifier sent inline (no
+/// entry has this id).
+const NO_ENTRY: u32 = u32::MAX;
 const SHARED_NEW: u32 = 0x4000_0000;
 
 pub(crate) fn len32(n: usize) -> u32 {
@@ -390,6 +338,7 @@ impl RowSink for Packed {
             return false;
         }
         self.base64(row.key, false);
+        self.columns.clear();
         self.buf
             .extend_from_slice(&len32(row.cells.len()).to_le_bytes());
         let mut prev: Option<(&str, &[u8])> = None;
@@ -406,7 +355,7 @@ impl RowSink for Packed {
                 self.family(c.family);
             }
             if new_column {
-                self.base64(c.qualifier, true);
+                self.qualifier(c.qualifier);
             }
             self.timestamp(c.timestamp_micros);
             if self.raw_values {
@@ -414,13 +363,14 @@ impl RowSink for Packed {
                     .extend_from_slice(&len32(c.value.len()).to_le_bytes());
                 self.buf.extend_from_slice(c.value);
             } else {
-                self.base64(c.value, true);
+                self.base64(c.value, c.value.len() > INLINE_VALUE_LEN);
             }
             if let Some(label) = label {
                 self.str(label.as_bytes());
             }
             prev = Some((c.family, c.qualifier));
         }
+        std::mem::swap(&mut self.columns, &mut self.prev_columns);
         self.rows += 1;
         self.last_key.clear();
         self.last_key.extend_from_slice(row.key);
@@ -672,6 +622,7 @@ fn before(r: &RowRange, last: &[u8]) -> Option<RowRange> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabletop_core::CellView;
 
     fn closed_open(a: &str, b: &str) -> RowRange {
         RowRange::closed_open(a.as_bytes(), b.as_bytes())
@@ -722,6 +673,150 @@ mod tests {
         assert_eq!(p.dict.find(Kind::Text, b"cf"), None);
         p.timestamp(5);
         assert_eq!(word(&p, 8), 1 | SHARED_NEW);
+    }
+
+    /// A cell as the reader sees it: family, qualifier, timestamp and
+    /// value as the answer's text.
+    type Decoded = (String, String, String, String);
+
+    /// Reads the rows of an answer (`buf[from..]`) the way the package's
+    /// JavaScript does, with `shared` the reader's dictionary.
+    fn decode(buf: &[u8], from: usize, shared: &mut Vec<String>) -> Vec<(String, Vec<Decoded>)> {
+        let mut at = from;
+        let word = |at: &mut usize| {
+            let w = u32::from_le_bytes(buf[*at..*at + 4].try_into().unwrap());
+            *at += 4;
+            w
+        };
+        let text = |at: &mut usize, shared: &mut Vec<String>| {
+            let w = word(at);
+            if w & SHARED_REF != 0 {
+                return shared[(w & !SHARED_REF) as usize].clone();
+            }
+            let n = (w & 0x3fff_ffff) as usize;
+            let s = String::from_utf8(buf[*at..*at + n].to_vec()).unwrap();
+            *at += n;
+            if w & SHARED_NEW != 0 {
+                shared.push(s.clone());
+            }
+            s
+        };
+        let mut rows = Vec::new();
+        while at < buf.len() {
+            let key = text(&mut at, shared);
+            let count = word(&mut at);
+            let (mut family, mut qualifier) = (String::new(), String::new());
+            let mut cells = Vec::new();
+            for _ in 0..count {
+                let flags = buf[at];
+                at += 1;
+                if flags & 1 != 0 {
+                    family = text(&mut at, shared);
+                }
+                if flags & 2 != 0 {
+                    qualifier = text(&mut at, shared);
+                }
+                let ts = text(&mut at, shared);
+                let value = text(&mut at, shared);
+                assert_eq!(flags & 4, 0);
+                cells.push((family.clone(), qualifier.clone(), ts, value));
+            }
+            rows.push((key, cells));
+        }
+        rows
+    }
+
+    /// A cell to pack: `(family, qualifier, micros, value)`.
+    type Cell<'a> = (&'a str, &'a [u8], i64, &'a [u8]);
+
+    /// What a row's cells read as.
+    fn expected(cells: &[Cell<'_>]) -> Vec<Decoded> {
+        cells
+            .iter()
+            .map(|&(f, q, ts, v)| {
+                let ts = if ts == 0 {
+                    String::new()
+                } else {
+                    ts.to_string()
+                };
+                (f.to_string(), STANDARD.encode(q), ts, STANDARD.encode(v))
+            })
+            .collect()
+    }
+
+    /// Packs rows of `(key, cells)` as one answer for a reader holding
+    /// `shared`, and reads them back.
+    fn round_trip(
+        p: &mut Packed,
+        shared: &mut Vec<String>,
+        rows: &[(&[u8], Vec<Cell<'_>>)],
+    ) -> Vec<(String, Vec<Decoded>)> {
+        let base = p.start_answer(8, usize::MAX, false, len32(shared.len()));
+        shared.truncate(base as usize);
+        for (key, cells) in rows {
+            let views: Vec<CellView<'_>> = cells
+                .iter()
+                .map(|&(family, qualifier, timestamp_micros, value)| CellView {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    value,
+                    label: None,
+                    gc_eligible: false,
+                })
+                .collect();
+            assert!(p.accept(RowView { key, cells: &views }));
+        }
+        decode(&p.buf, 8, shared)
+    }
+
+    #[test]
+    fn rows_read_back_as_written_across_answers() {
+        // Values at the inline bound and past it, empty and binary keys,
+        // qualifiers in the previous row's order, in another order, and
+        // too long for the dictionary.
+        let long_q = [b'q'; 40];
+        let at_bound = [0xffu8; INLINE_VALUE_LEN];
+        let past_bound = [0u8; INLINE_VALUE_LEN + 1];
+        let a: Vec<Cell<'_>> = vec![
+            ("cf", b"a", 5, b"1"),
+            ("cf", b"b", 0, &at_bound),
+            ("cf", &long_q, 7, &past_bound),
+            ("dd", b"", 9, b""),
+        ];
+        let b: Vec<Cell<'_>> = vec![
+            ("cf", b"b", 5, &past_bound),
+            ("cf", b"a", 5, &at_bound),
+            ("dd", b"a", 9, b"\0\x01"),
+        ];
+        let c: Vec<(&str, &[u8], i64, &[u8])> =
+            vec![("cf", b"a", 5, b"1"), ("cf", &long_q, 7, b"")];
+        let rows: Vec<(&[u8], Vec<_>)> = vec![
+            (b"", a.clone()),
+            (b"\xff\x00k", a.clone()),
+            (b"k2", b.clone()),
+            (b"k3", c.clone()),
+            (b"k4", a.clone()),
+        ];
+        let mut p = Packed::new(usize::MAX, u64::MAX, false);
+        let mut shared = Vec::new();
+        for known in [None, Some(0), Some(3), None] {
+            if let Some(n) = known {
+                shared.truncate(n);
+            }
+            let got = round_trip(&mut p, &mut shared, &rows);
+            let keys: Vec<String> = rows.iter().map(|(k, _)| STANDARD.encode(k)).collect();
+            assert_eq!(got.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), keys);
+            for (row, (_, cells)) in got.iter().zip(&rows) {
+                assert_eq!(row.1, expected(cells));
+            }
+        }
+        // Values up to the bound are never dictionary entries; longer ones
+        // are, once.
+        assert_eq!(p.dict.find(Kind::Base64, &at_bound), None);
+        assert_eq!(p.dict.find(Kind::Base64, b"1"), None);
+        assert!(p.dict.find(Kind::Base64, &past_bound).is_some());
+        assert!(p.dict.find(Kind::Base64, &long_q).is_none());
     }
 
     #[test]

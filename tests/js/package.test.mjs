@@ -668,6 +668,35 @@ describe('the strings dictionary kept across calls', () => {
     sameAsHandle(db, labelled(24990, 25000, 'end'));
   });
 
+  test('strings of every short length, inline or shared, binary keys and values', () => {
+    // Values up to 6 bytes go inline, longer ones through the dictionary
+    // (js/src/read.rs); JavaScript makes strings up to 12 characters one
+    // way and longer ones another (tabletop.js, ascii()). Every length
+    // around both bounds, for keys, qualifiers, timestamps, values and
+    // labels, read twice (new entries, then references).
+    const db = withTable({ a: {}, b: {} });
+    const entries = [];
+    for (let n = 0; n < 25; n++) {
+      const mix = (i) => (n * 37 + i * 101) % 256;
+      entries.push({
+        rowKey: Uint8Array.from({ length: n + 1 }, (_, i) => (i === 0 ? n : mix(i))),
+        mutations: [
+          { setCell: { familyName: 'a', columnQualifier: Uint8Array.from({ length: n }, (_, i) => mix(i + 1)), timestampMicros: 1000 * Number(`0${'987654321098'.slice(0, n % 13)}`), value: Uint8Array.from({ length: n }, (_, i) => mix(i)) } },
+          { setCell: { familyName: 'a', columnQualifier: bytes('same'), timestampMicros: 0, value: Uint8Array.from({ length: n % 8 }, () => 0) } },
+          { setCell: { familyName: 'b', columnQualifier: bytes(`q${n}`), timestampMicros: 5000, value: bytes('x'.repeat(n)) } },
+        ],
+      });
+    }
+    const answer = db.mutateRows({ tableName: TABLE, entries });
+    assert.ok(answer.entries.every((e) => e.status.code === 0), JSON.stringify(answer));
+    const all = { tableName: TABLE };
+    for (let round = 0; round < 2; round++) {
+      sameAsHandle(db, all);
+      sameAsHandle(db, { ...all, reversed: true });
+      for (let n = 1; n <= 15; n++) sameAsHandle(db, { ...all, filter: { applyLabelTransformer: 'abcdefghijklmno'.slice(0, n) } });
+    }
+  });
+
   test('two objects side by side keep dictionaries of their own', () => {
     const one = withTable({ a: {}, b: {} });
     const two = withTable({ b: {}, a: {} });

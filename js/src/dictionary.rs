@@ -1,0 +1,194 @@
+//! The dictionary of short strings that packed read answers share
+//! (`read.rs`): a string sent once as a new entry is afterwards sent as its
+//! entry number, and the JavaScript side makes it once.
+//!
+//! Every cell of an answer looks up its value here (and its qualifier when
+//! the column changes), so finding an entry is the hot part. Keys of up to
+//! [`SMALL_LEN`] bytes (the values and qualifiers of most tables: counters,
+//! flags, short codes) are packed with their length and kind into one
+//! `u128` and found in a map of those: one multiply-and-rotate hash of two
+//! words and one integer compare, where a longer key is hashed byte by
+//! byte and compared with the arena's copy.
+
+use std::hash::Hasher as _;
+
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
+
+/// The dictionary of short strings, keyed by what they stand for: plain
+/// text (families, timestamps, labels) or bytes sent as base64 (qualifiers,
+/// values), so a repeated value is found by its own bytes and never encoded
+/// again. Keys live in one arena and the tables hold entry ids, so adding
+/// an entry allocates nothing (the arena and the tables grow, and keep
+/// their memory across answers).
+///
+/// Entry `id` is the `id`-th string sent with the "new entry" flag since
+/// the dictionary was last emptied; the JavaScript side keeps the decoded
+/// strings in an array in the same order. Whole answers keep the
+/// dictionary from call to call; the JavaScript side says how many entries
+/// it holds with each call, and the dictionary drops any entry past that
+/// ([`Dictionary::truncate`]): entries of an answer that failed, or that
+/// JavaScript never read, are never referred to. The caller bounds its
+/// size (`read.rs`'s `MAX_SHARED`).
+#[derive(Debug, Default)]
+pub(crate) struct Dictionary {
+    /// Entry ids of keys up to [`SMALL_LEN`] bytes, by [`small_key`].
+    small: HashMap<u128, u32>,
+    /// Entry ids of longer keys, found by the hash of their key.
+    table: HashTable<u32>,
+    /// Each entry's key: its kind and its `(offset, len)` in `keys`.
+    spans: Vec<(Kind, u32, u32)>,
+    keys: Vec<u8>,
+}
+
+/// What a dictionary key stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The string itself.
+    Text,
+    /// Bytes, written as their base64 text.
+    Base64,
+}
+
+/// Keys up to this many bytes go in the map of packed keys.
+const SMALL_LEN: usize = 15;
+
+/// A key of up to [`SMALL_LEN`] bytes as one number: its bytes, then (in
+/// the last byte) its length and its kind, so two keys are equal exactly
+/// when their numbers are.
+fn small_key(kind: Kind, s: &[u8]) -> Option<u128> {
+    if s.len() > SMALL_LEN {
+        return None;
+    }
+    let mut b = [0u8; 16];
+    b[..s.len()].copy_from_slice(s);
+    // The length is at most 15: four bits.
+    b[15] = (s.len() as u8) | ((kind as u8) << 4);
+    Some(u128::from_le_bytes(b))
+}
+
+fn key_hash(kind: Kind, s: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u8(kind as u8);
+    h.write(s);
+    h.finish()
+}
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Dictionary {
+    pub(crate) fn clear(&mut self) {
+        self.small.clear();
+        self.table.clear();
+        self.spans.clear();
+        self.keys.clear();
+    }
+
+    /// Keeps the first `n` entries, dropping the rest.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        if n >= self.spans.len() {
+            return;
+        }
+        if n == 0 {
+            self.clear();
+            return;
+        }
+        let limit = len32(n);
+        self.small.retain(|_, id| *id < limit);
+        self.table.retain(|id| *id < limit);
+        self.keys.truncate(self.spans[n].1 as usize);
+        self.spans.truncate(n);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub(crate) fn key(&self, id: u32) -> (Kind, &[u8]) {
+        let (kind, at, n) = self.spans[id as usize];
+        (kind, &self.keys[at as usize..(at + n) as usize])
+    }
+
+    /// The entry for `s` of `kind`, if any.
+    pub(crate) fn find(&self, kind: Kind, s: &[u8]) -> Option<u32> {
+        if let Some(k) = small_key(kind, s) {
+            return self.small.get(&k).copied();
+        }
+        self.table
+            .find(key_hash(kind, s), |&id| self.key(id) == (kind, s))
+            .copied()
+    }
+
+    /// Adds `s` of `kind` as the next entry (the caller has checked that it
+    /// is not one already).
+    pub(crate) fn add(&mut self, kind: Kind, s: &[u8]) -> u32 {
+        let id = len32(self.spans.len());
+        let at = len32(self.keys.len());
+        self.keys.extend_from_slice(s);
+        self.spans.push((kind, at, len32(s.len())));
+        if let Some(k) = small_key(kind, s) {
+            self.small.insert(k, id);
+            return id;
+        }
+        let Dictionary {
+            table, spans, keys, ..
+        } = self;
+        table.insert_unique(key_hash(kind, s), id, |&other| {
+            let (kind, at, n) = spans[other as usize];
+            key_hash(kind, &keys[at as usize..(at + n) as usize])
+        });
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_at_every_length_are_found_by_kind_and_bytes() {
+        let mut d = Dictionary::default();
+        // Lengths around the small keys' bound, and keys that differ only
+        // by a trailing zero byte or by their kind.
+        let keys: Vec<Vec<u8>> = (0..=20)
+            .flat_map(|n| [vec![0u8; n], vec![0xffu8; n], (0..n as u8).collect()])
+            .collect();
+        let mut ids = Vec::new();
+        for k in &keys {
+            if d.find(Kind::Base64, k).is_none() {
+                ids.push((k.clone(), d.add(Kind::Base64, k)));
+            }
+        }
+        for (k, id) in &ids {
+            assert_eq!(d.find(Kind::Base64, k), Some(*id), "{k:?}");
+            assert_eq!(d.key(*id), (Kind::Base64, k.as_slice()));
+            assert_eq!(d.find(Kind::Text, k), None, "{k:?}");
+        }
+        let text = d.add(Kind::Text, b"");
+        assert_eq!(d.find(Kind::Text, b""), Some(text));
+        assert_ne!(d.find(Kind::Base64, b""), Some(text));
+    }
+
+    #[test]
+    fn truncating_forgets_short_and_long_keys_past_the_mark() {
+        let mut d = Dictionary::default();
+        let short = d.add(Kind::Text, b"cf");
+        let long = d.add(Kind::Base64, &[7u8; 20]);
+        let late_short = d.add(Kind::Base64, b"x");
+        let late_long = d.add(Kind::Text, &[b'z'; 30]);
+        assert_eq!((short, long, late_short, late_long), (0, 1, 2, 3));
+        d.truncate(2);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.find(Kind::Text, b"cf"), Some(0));
+        assert_eq!(d.find(Kind::Base64, &[7u8; 20]), Some(1));
+        assert_eq!(d.find(Kind::Base64, b"x"), None);
+        assert_eq!(d.find(Kind::Text, &[b'z'; 30]), None);
+        // Added again, they take the next ids.
+        assert_eq!(d.add(Kind::Base64, b"x"), 2);
+        assert_eq!(d.add(Kind::Text, &[b'z'; 30]), 3);
+        d.truncate(0);
+        assert_eq!((d.len(), d.find(Kind::Text, b"cf")), (0, None));
+    }
+}
