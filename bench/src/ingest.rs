@@ -126,7 +126,7 @@ pub fn run(rows: u64, mode: TickMode, now_ms: &dyn Fn() -> f64) -> IngestReport 
             let wall_now = wall + ((now_ms() - start) * 1000.0) as i64;
             if mode.paced {
                 let deadline = t + mode.budget_ms;
-                db.sync_wall_clock_within(wall_now, &mut || now_ms() >= deadline);
+                db.sync_wall_clock_until(wall_now, deadline, &mut || now_ms());
             } else {
                 db.sync_wall_clock(wall_now);
             }
