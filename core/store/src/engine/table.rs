@@ -106,7 +106,7 @@ impl Table {
             upkeep: Upkeep::default(),
         };
         table.note_layout();
-        table.note_all_changed();
+        table.reset_upkeep();
         Ok(table)
     }
 
@@ -162,10 +162,9 @@ impl Table {
         for t in &mut tablets {
             t.last_gc_micros = now_micros;
         }
-        self.clear_upkeep();
         self.tablets = tablets;
         self.note_layout();
-        self.note_all_changed();
+        self.reset_upkeep();
     }
 
     /// Writes cells exactly as given (no validation, no aggregation): for
@@ -963,7 +962,7 @@ impl Table {
             self.tablets[i].split_blocked_at = bytes;
             return 1;
         }
-        self.unfile(i);
+        self.forget(i);
         let old = self.tablets.remove(i);
         let old_id = old.id;
         let pieces = old.split_at(&points, &self.fams, &mut self.next_tablet_id);
@@ -979,7 +978,7 @@ impl Table {
         }
         self.note_layout();
         for k in 0..n {
-            self.note_changed(i + k);
+            self.insert_changed(i + k);
         }
         n
     }
@@ -1030,8 +1029,8 @@ impl Table {
     /// Compacts tablets `i` and `i + 1` (with GC) and puts one tablet made
     /// of both in their place.
     fn merge_pair(&mut self, i: usize, now: i64, events: &mut Vec<EngineEvent>) {
-        self.unfile(i + 1);
-        self.unfile(i);
+        self.forget(i + 1);
+        self.forget(i);
         let mut right = self.tablets.remove(i + 1);
         let mut left = self.tablets.remove(i);
         let mut collected = Vec::new();
@@ -1052,7 +1051,7 @@ impl Table {
         });
         self.tablets.insert(i, merged);
         self.note_layout();
-        self.note_changed(i);
+        self.insert_changed(i);
     }
 
     /// Flushes and compacts every tablet now, applying GC rules as of `now`.

@@ -7,7 +7,6 @@ use super::family::{Families, FamilyId};
 use super::memtable::Memtable;
 use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
 use super::run::{Run, RunBuilder};
-use super::table::upkeep::Filing;
 use crate::change_stream::CollectedCell;
 
 /// A tablet.
@@ -28,8 +27,6 @@ pub(crate) struct Tablet {
     /// 0 if none: the tablet is not compacted for a split again until it
     /// has doubled, so writes to a wide row cost amortized linear time.
     pub(crate) split_blocked_at: u64,
-    /// Where the tablet stands in its table's upkeep records.
-    pub(crate) filing: Filing,
 }
 
 /// What a compaction did.
@@ -53,7 +50,6 @@ impl Tablet {
             runs: Vec::new(),
             last_gc_micros: 0,
             split_blocked_at: 0,
-            filing: Filing::default(),
         }
     }
 

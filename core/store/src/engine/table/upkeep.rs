@@ -2,24 +2,17 @@
 //! tick finds its work without walking every tablet and an idle tick costs
 //! next to nothing.
 //!
-//! Every tablet stands in exactly one of three places:
-//! - **changed**: written, deleted from, flushed, compacted, split, merged
-//!   or laid out since a tick last looked at it (or the engine's thresholds
-//!   changed); a tick looks at these, in key order;
-//! - **filed** by the instance time of its last GC compaction: it holds
-//!   data, and had no work due when a tick last looked; it wakes (becomes
-//!   changed) when that GC falls due;
-//! - **idle**: empty and unchanged; nothing can be due.
-//!
-//! Tablets are named by their start key, which a tablet keeps all its life
-//! (a split or a merge makes new tablets) and which finds its index in
-//! `O(log n)`, so the records survive indexes shifting on splits and
-//! merges. Every place that changes a tablet calls [`Table::note_changed`];
-//! [`Table::check_upkeep`] checks the records against a walk over every
-//! tablet (debug builds check it at every tick).
-
-use std::collections::BTreeSet;
-use std::ops::Bound;
+//! A tablet is **changed** when it was written, deleted from, flushed,
+//! compacted, split, merged or laid out since a tick last looked at it (or
+//! the engine's thresholds changed): one flag per tablet, in tablet order,
+//! kept in step as splits and merges shift the indexes. Only changed
+//! tablets can have work due, but for a GC that comes due with time; for
+//! that, the records keep a bound below the last-GC time of every
+//! unchanged tablet holding data, so a tick knows without looking that no
+//! GC is due, and walks the tablets only when one may be (and the bound
+//! moves to the next one). Every place that changes a tablet calls
+//! [`Table::note_changed`]; [`Table::check_upkeep`] checks the records
+//! against a walk over every tablet (debug builds check it at every tick).
 
 use super::Table;
 use crate::engine::EngineConfig;
@@ -28,178 +21,149 @@ use crate::engine::tablet::Tablet;
 /// The upkeep records of one table (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Upkeep {
-    /// Start keys of the changed tablets.
-    changed: BTreeSet<Vec<u8>>,
-    /// `(last GC time, start key)` of the filed tablets.
-    by_gc: BTreeSet<(i64, Vec<u8>)>,
+    /// Whether each tablet is changed, in tablet order.
+    changed: Vec<bool>,
+    /// How many are.
+    changed_count: usize,
+    /// At most the last-GC time of every unchanged tablet holding data
+    /// (`i64::MAX` when there is none).
+    earliest_gc: i64,
     /// The thresholds the records were made under; a tick with others
     /// looks at every tablet again.
     cfg: Option<EngineConfig>,
 }
 
-/// Where one tablet stands in its table's [`Upkeep`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Filing {
-    /// Empty and unchanged.
-    #[default]
-    Idle,
-    /// In [`Upkeep::changed`].
-    Changed,
-    /// In [`Upkeep::by_gc`] under this last-GC time.
-    Filed(i64),
-}
-
 impl Table {
     /// Records that tablet `i` changed: the next tick looks at it.
     pub(crate) fn note_changed(&mut self, i: usize) {
-        match self.tablets[i].filing {
-            Filing::Changed => return,
-            Filing::Filed(_) => self.unfile(i),
-            Filing::Idle => {}
+        let flag = &mut self.upkeep.changed[i];
+        if !*flag {
+            *flag = true;
+            self.upkeep.changed_count += 1;
         }
-        let t = &mut self.tablets[i];
-        t.filing = Filing::Changed;
-        self.upkeep.changed.insert(t.start.clone());
     }
 
-    /// [`Table::note_changed`] for every tablet: after a new layout, a
-    /// compaction of everything or new thresholds.
+    /// Every tablet changed: after a new layout.
+    pub(crate) fn reset_upkeep(&mut self) {
+        self.upkeep.changed = vec![true; self.tablets.len()];
+        self.upkeep.changed_count = self.tablets.len();
+        self.upkeep.earliest_gc = i64::MAX;
+    }
+
+    /// [`Table::note_changed`] for every tablet: after a compaction of
+    /// everything or new thresholds.
     pub(crate) fn note_all_changed(&mut self) {
-        for i in 0..self.tablets.len() {
-            self.note_changed(i);
+        self.upkeep.changed.fill(true);
+        self.upkeep.changed_count = self.upkeep.changed.len();
+    }
+
+    /// Drops tablet `i`'s record, before the tablet leaves the table.
+    pub(crate) fn forget(&mut self, i: usize) {
+        if self.upkeep.changed.remove(i) {
+            self.upkeep.changed_count -= 1;
         }
     }
 
-    /// Forgets everything recorded of the tablets, as before a new layout.
-    pub(crate) fn clear_upkeep(&mut self) {
-        self.upkeep.changed.clear();
-        self.upkeep.by_gc.clear();
-        for t in &mut self.tablets {
-            t.filing = Filing::Idle;
-        }
+    /// Records a new tablet, changed, at index `i` (once it is there).
+    pub(crate) fn insert_changed(&mut self, i: usize) {
+        self.upkeep.changed.insert(i, true);
+        self.upkeep.changed_count += 1;
     }
 
-    /// Takes tablet `i` out of the records (before it leaves the table, or
-    /// is filed again).
-    pub(crate) fn unfile(&mut self, i: usize) {
-        let t = &mut self.tablets[i];
-        match std::mem::take(&mut t.filing) {
-            Filing::Idle => {}
-            Filing::Changed => {
-                self.upkeep.changed.remove(t.start.as_slice());
-            }
-            Filing::Filed(at) => {
-                let key = (at, std::mem::take(&mut t.start));
-                self.upkeep.by_gc.remove(&key);
-                t.start = key.1;
-            }
-        }
-    }
-
-    /// Files tablet `i` after a tick looked at it and did what was due: by
-    /// its GC time if it holds data, idle if not.
+    /// Ends tablet `i`'s change after a tick looked at it and did what was
+    /// due; its GC time now bounds the records' earliest.
     pub(crate) fn settle(&mut self, i: usize) {
-        self.unfile(i);
-        let t = &mut self.tablets[i];
-        if t.mem.is_empty() && t.runs.is_empty() {
-            return;
+        if std::mem::take(&mut self.upkeep.changed[i]) {
+            self.upkeep.changed_count -= 1;
         }
-        t.filing = Filing::Filed(t.last_gc_micros);
-        self.upkeep
-            .by_gc
-            .insert((t.last_gc_micros, t.start.clone()));
+        let t = &self.tablets[i];
+        if !t.mem.is_empty() || !t.runs.is_empty() {
+            self.upkeep.earliest_gc = self.upkeep.earliest_gc.min(t.last_gc_micros);
+        }
     }
 
-    /// Whether tablet `i` is among the changed.
+    /// Whether tablet `i` is changed.
     pub(crate) fn is_changed(&self, i: usize) -> bool {
-        self.tablets[i].filing == Filing::Changed
+        self.upkeep.changed[i]
     }
 
     /// At a tick's start: every tablet is changed when the thresholds are
-    /// not the ones the records were made under, and filed tablets whose
-    /// GC fell due at `now` become changed.
+    /// not the ones the records were made under; when a GC may have come
+    /// due at `now`, the tablets whose GC has become changed, and the bound
+    /// moves to the earliest of the others.
     pub(crate) fn wake_due(&mut self, now: i64, cfg: &EngineConfig) {
         if self.upkeep.cfg.as_ref() != Some(cfg) {
             self.upkeep.cfg = Some(cfg.clone());
             self.note_all_changed();
             return;
         }
-        while let Some((at, _)) = self.upkeep.by_gc.first()
-            && now.saturating_sub(*at) >= cfg.gc_interval_micros
-        {
-            let Some((_, start)) = self.upkeep.by_gc.pop_first() else {
-                break;
-            };
-            let i = self.tablet_index(&start);
-            debug_assert_eq!(self.tablets[i].start, start, "a filed tablet is gone");
-            self.tablets[i].filing = Filing::Changed;
-            self.upkeep.changed.insert(start);
+        if now.saturating_sub(self.upkeep.earliest_gc) < cfg.gc_interval_micros {
+            return;
         }
+        let mut earliest = i64::MAX;
+        for (t, changed) in self.tablets.iter().zip(&mut self.upkeep.changed) {
+            if *changed || t.mem.is_empty() && t.runs.is_empty() {
+                continue;
+            }
+            if now.saturating_sub(t.last_gc_micros) >= cfg.gc_interval_micros {
+                *changed = true;
+                self.upkeep.changed_count += 1;
+            } else {
+                earliest = earliest.min(t.last_gc_micros);
+            }
+        }
+        self.upkeep.earliest_gc = earliest;
     }
 
     /// The first changed tablet at index `from` or after.
     pub(crate) fn next_changed(&self, from: usize) -> Option<usize> {
-        let start = self.tablets.get(from)?.start.as_slice();
-        let key = self
-            .upkeep
-            .changed
-            .range::<[u8], _>((Bound::Included(start), Bound::Unbounded))
-            .next()?;
-        Some(self.tablet_index(key))
+        if self.upkeep.changed_count == 0 {
+            return None;
+        }
+        let rest = self.upkeep.changed.get(from..)?;
+        Some(from + rest.iter().position(|&c| c)?)
     }
 
-    /// Checks the records against a walk over every tablet: each tablet is
-    /// where its filing says, and every tablet the tick's rules under `cfg`
-    /// find work for (a flush, a compaction, a split, a merge with a
-    /// neighbour) is changed, but for a GC come due, which is filed by its
-    /// time. Returns what is wrong.
+    /// Checks the records against a walk over every tablet: one record per
+    /// tablet, the count right, the GC bound below every unchanged
+    /// tablet's, and every tablet the tick's rules under `cfg` find work
+    /// for (a flush, a compaction, a split, a merge with a neighbour) is
+    /// changed, but for a GC come due, which the bound covers. Returns what
+    /// is wrong.
     pub(crate) fn check_upkeep(&self, cfg: &EngineConfig) -> Result<(), String> {
+        let records = &self.upkeep.changed;
+        if records.len() != self.tablets.len() {
+            return Err(format!(
+                "{} records for {} tablets",
+                records.len(),
+                self.tablets.len()
+            ));
+        }
+        let count = records.iter().filter(|&&c| c).count();
+        if count != self.upkeep.changed_count {
+            return Err(format!(
+                "{count} tablets changed, {} counted",
+                self.upkeep.changed_count
+            ));
+        }
         if self.upkeep.cfg.as_ref().is_some_and(|c| c != cfg) {
             return Ok(()); // The next tick looks at every tablet.
         }
-        let mut changed = 0;
-        let mut filed = 0;
         for (i, t) in self.tablets.iter().enumerate() {
-            let at = || format!("tablet {i} ({:?})", t.start);
-            match t.filing {
-                Filing::Changed => {
-                    changed += 1;
-                    if !self.upkeep.changed.contains(&t.start) {
-                        return Err(format!("{} is changed but not listed", at()));
-                    }
-                }
-                Filing::Filed(gc) => {
-                    filed += 1;
-                    if !self.upkeep.by_gc.contains(&(gc, t.start.clone())) {
-                        return Err(format!("{} is filed but not listed", at()));
-                    }
-                    if gc != t.last_gc_micros || t.mem.is_empty() && t.runs.is_empty() {
-                        return Err(format!("{} is filed as it no longer is", at()));
-                    }
-                }
-                Filing::Idle => {
-                    if !t.mem.is_empty() || !t.runs.is_empty() {
-                        return Err(format!("{} holds data but is idle", at()));
-                    }
-                }
+            if records[i] {
+                continue;
             }
-            if t.filing != Filing::Changed && has_own_work(t, cfg) {
+            let at = || format!("tablet {i} ({:?})", t.start);
+            let has_data = !t.mem.is_empty() || !t.runs.is_empty();
+            if has_data && t.last_gc_micros < self.upkeep.earliest_gc {
+                return Err(format!("{}'s GC is before the records' earliest", at()));
+            }
+            if has_own_work(t, cfg) {
                 return Err(format!("{} has work due but is not changed", at()));
             }
-            if i > 0
-                && t.filing != Filing::Changed
-                && self.tablets[i - 1].filing != Filing::Changed
-                && self.mergeable(i - 1, cfg)
-            {
+            if i > 0 && !records[i - 1] && self.mergeable(i - 1, cfg) {
                 return Err(format!("{} can merge with its left neighbour unseen", at()));
             }
-        }
-        if changed != self.upkeep.changed.len() || filed != self.upkeep.by_gc.len() {
-            return Err(format!(
-                "{changed} changed and {filed} filed tablets, but {} and {} listed",
-                self.upkeep.changed.len(),
-                self.upkeep.by_gc.len()
-            ));
         }
         Ok(())
     }
@@ -365,7 +329,8 @@ mod tests {
         }
     }
 
-    /// A tick with nothing due looks at no tablet: the records list none.
+    /// A tick with nothing due looks at no tablet: the records list none,
+    /// and a GC comes due by the bound alone.
     #[test]
     fn an_idle_table_lists_no_tablet() {
         let schema = TableSchema {
@@ -376,21 +341,21 @@ mod tests {
         let mut table = Table::new("t", &schema, splits, 0).unwrap();
         let mut events = Vec::new();
         table.tick(0, cfg, &mut events);
+        assert_eq!(table.next_changed(0), None);
         let set = [Mutation::set_cell("f", b"q", 0, &b"v"[..])];
         table.mutate_row(b"c1", &set, 0, cfg).unwrap();
-        assert_eq!(table.upkeep.changed.len(), 1);
+        assert_eq!(table.upkeep.changed_count, 1);
         assert_eq!(table.next_changed(0), Some(2));
         table.tick(0, cfg, &mut events);
-        assert!(table.upkeep.changed.is_empty());
+        assert_eq!(table.next_changed(0), None);
         assert_eq!(
-            table.upkeep.by_gc.len(),
-            1,
+            table.upkeep.earliest_gc, 0,
             "the written tablet waits for its GC"
         );
-        table.tick(cfg.gc_interval_micros, cfg, &mut events);
-        assert_eq!(
-            table.upkeep.by_gc.first().map(|e| e.0),
-            Some(cfg.gc_interval_micros)
-        );
+        table.wake_due(cfg.gc_interval_micros - 1, cfg);
+        assert_eq!(table.next_changed(0), None);
+        table.wake_due(cfg.gc_interval_micros, cfg);
+        assert_eq!(table.next_changed(0), Some(2));
+        assert_eq!(table.upkeep.earliest_gc, i64::MAX);
     }
 }
