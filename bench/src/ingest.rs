@@ -3,8 +3,9 @@
 //! uses) written into a fresh table as the page writes them, with the
 //! engine's ticks between batches. It reports the total time and the
 //! slowest single step (a batch or a tick), since a step is what would
-//! become a long task in the page. Natively through
-//! `tabletop-ingest-bench`.
+//! become a long task in the page, and how many ticks took longer than a
+//! budget. Ticks are whole, or budgeted as the page's are (each given the
+//! budget from its start). Natively through `tabletop-ingest-bench`.
 
 use std::fmt::Write as _;
 
@@ -17,6 +18,15 @@ pub const SCENARIO: &str = include_str!("../../static/scenarios/mobile_timestamp
 pub const BATCH_ROWS: usize = 256;
 /// Batches between two ticks (as the page).
 pub const TICK_EVERY: u32 = 4;
+
+/// How the load ticks.
+#[derive(Clone, Copy, Debug)]
+pub struct TickMode {
+    /// The budget a tick is measured against, in milliseconds.
+    pub budget_ms: f64,
+    /// Whether ticks are given the budget (else they run whole).
+    pub paced: bool,
+}
 
 /// What one load measured.
 #[derive(Clone, Debug, Default)]
@@ -33,6 +43,12 @@ pub struct IngestReport {
     pub slowest_batch_ms: f64,
     /// The slowest tick.
     pub slowest_tick_ms: f64,
+    /// How the load ticked.
+    pub mode: Option<TickMode>,
+    /// Ticks run.
+    pub ticks: u64,
+    /// Ticks that took longer than the budget.
+    pub ticks_over_budget: u64,
     /// Tablets at the end.
     pub tablets: usize,
 }
@@ -56,17 +72,27 @@ impl IngestReport {
             "slowest tick            {:>10.1} ms",
             self.slowest_tick_ms
         );
+        if let Some(mode) = self.mode {
+            let how = if mode.paced { "budgeted" } else { "whole" };
+            let _ = writeln!(s, "ticks ({how})          {:>10}", self.ticks);
+            let _ = writeln!(
+                s,
+                "  over {:>5.1} ms         {:>10}",
+                mode.budget_ms, self.ticks_over_budget
+            );
+        }
         let _ = writeln!(s, "tablets at the end      {:>10}", self.tablets);
         s
     }
 }
 
-/// Loads `rows` generated rows; `now_ms` is the host clock.
+/// Loads `rows` generated rows, ticking as `mode` says; `now_ms` is the
+/// host clock.
 ///
 /// # Panics
 /// If the bundled scenario does not parse or the table cannot be made
 /// (a broken build, not a measurement).
-pub fn run(rows: u64, now_ms: &dyn Fn() -> f64) -> IngestReport {
+pub fn run(rows: u64, mode: TickMode, now_ms: &dyn Fn() -> f64) -> IngestReport {
     let sim = Simulation::from_toml(SCENARIO).expect("the bundled scenario parses");
     let mut db = Instance::default();
     let wall = 1_800_000_000_000_000i64;
@@ -80,7 +106,10 @@ pub fn run(rows: u64, now_ms: &dyn Fn() -> f64) -> IngestReport {
             moment: SampleMoment::EndOfRun,
         })
         .cells_end_at(wall);
-    let mut report = IngestReport::default();
+    let mut report = IngestReport {
+        mode: Some(mode),
+        ..IngestReport::default()
+    };
     let start = now_ms();
     let mut batches = 0u32;
     loop {
@@ -94,11 +123,18 @@ pub fn run(rows: u64, now_ms: &dyn Fn() -> f64) -> IngestReport {
         batches += 1;
         if n == 0 || batches.is_multiple_of(TICK_EVERY) {
             let t = now_ms();
-            let elapsed = (now_ms() - start) * 1000.0;
-            db.sync_wall_clock(wall + elapsed as i64);
+            let wall_now = wall + ((now_ms() - start) * 1000.0) as i64;
+            if mode.paced {
+                let deadline = t + mode.budget_ms;
+                db.sync_wall_clock_until(wall_now, deadline, &mut || now_ms());
+            } else {
+                db.sync_wall_clock(wall_now);
+            }
             let dt = now_ms() - t;
             report.tick_ms += dt;
             report.slowest_tick_ms = report.slowest_tick_ms.max(dt);
+            report.ticks += 1;
+            report.ticks_over_budget += u64::from(dt > mode.budget_ms);
         }
         if n == 0 {
             break;

@@ -165,6 +165,39 @@ impl Instance {
         (events, finished)
     }
 
+    /// [`Instance::tick`] that ends by `deadline_ms` on the host's `clock`
+    /// (see [`tabletop_store::Instance::tick_until`]: unlike
+    /// [`Instance::tick_within`], it does not start a compaction it
+    /// estimates cannot finish in time); the views' maintenance runs as
+    /// after any tick. Returns what the engine did and whether it finished.
+    pub fn tick_until(
+        &mut self,
+        now_micros: i64,
+        deadline_ms: f64,
+        clock: &mut dyn FnMut() -> f64,
+    ) -> (Vec<EngineEvent>, bool) {
+        let (events, finished) = self.store.tick_until(now_micros, deadline_ms, clock);
+        if !self.catalog.views.is_empty() {
+            self.catalog.note_collected(&events, now_micros);
+            views::maintain(self, now_micros);
+        }
+        (events, finished)
+    }
+
+    /// [`Instance::sync_wall_clock`] that ends by `deadline_ms` on the
+    /// host's `clock` (see [`Instance::tick_until`]).
+    pub fn sync_wall_clock_until(
+        &mut self,
+        wall_micros: i64,
+        deadline_ms: f64,
+        clock: &mut dyn FnMut() -> f64,
+    ) -> (Vec<EngineEvent>, bool) {
+        if self.store.clock_is_simulated() {
+            return (Vec::new(), true);
+        }
+        self.tick_until(wall_micros.max(self.store.now_micros()), deadline_ms, clock)
+    }
+
     /// [`Instance::sync_wall_clock`] in a time budget (see
     /// [`Instance::tick_within`]).
     pub fn sync_wall_clock_within(

@@ -263,6 +263,22 @@ fn maintenance_is_asynchronous_and_its_lag_is_reported() {
     assert_eq!(spend_rows(&mut db), expected_spend(&mut db));
 }
 
+/// A tick paced by a deadline maintains views as a whole tick does; on
+/// a simulated clock, the wall-clock variant leaves everything alone.
+#[test]
+fn a_deadline_paced_tick_maintains_views_too() {
+    let mut db = orders();
+    views::create_view(&mut db, "spend", SPEND).unwrap();
+    put(&mut db, 1000, "c999", 5, "open");
+    let (events, finished) = db.sync_wall_clock_until(T0 + 5 * SEC, 10.0, &mut || 0.0);
+    assert!(events.is_empty() && finished, "the clock is simulated");
+    assert!(!views::status(&db, "spend").unwrap().is_caught_up());
+    let (_, finished) = db.tick_until(T0 + 5 * SEC, 10.0, &mut || 0.0);
+    assert!(finished);
+    assert!(views::status(&db, "spend").unwrap().is_caught_up());
+    assert_eq!(spend_rows(&mut db), expected_spend(&mut db));
+}
+
 #[test]
 fn throughput_limits_how_fast_a_view_catches_up() {
     let mut db = orders();

@@ -16,6 +16,7 @@
 pub(crate) mod family;
 pub(crate) mod memtable;
 pub(crate) mod merge;
+pub(crate) mod pace;
 pub(crate) mod run;
 pub(crate) mod run_scan;
 pub(crate) mod table;

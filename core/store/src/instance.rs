@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use crate::change_stream::{
     ChangeLog, ChangeStreamBatch, ChangeStreamConfig, ChangeStreamTail, ReadChangeStreamRequest,
 };
+use crate::engine::pace::{Deadline, OutOfTime, Pace, TickPace};
 use crate::engine::table::{ReadOptions, Table};
 use crate::engine::{EngineConfig, EngineEvent};
 use crate::error::{Code, Error, Result};
@@ -273,6 +274,25 @@ pub struct Instance {
     /// The filters' regexes compiled for earlier requests; not part of
     /// snapshots.
     regexes: RegexCache,
+    /// How fast the engine's pieces of work ran in earlier budgeted ticks;
+    /// not part of snapshots.
+    tick_pace: TickPace,
+}
+
+/// Ticks every table at `now` paced by `pace`: the events, and whether
+/// every table finished.
+fn tick_tables(
+    tables: &mut BTreeMap<String, Table>,
+    now: i64,
+    cfg: &EngineConfig,
+    pace: &mut dyn Pace,
+) -> (Vec<EngineEvent>, bool) {
+    let mut events = Vec::new();
+    let mut finished = true;
+    for table in tables.values_mut() {
+        finished &= table.tick_within(now, cfg, &mut events, pace);
+    }
+    (events, finished)
 }
 
 impl Default for Instance {
@@ -293,6 +313,7 @@ impl Instance {
             fidelity: Fidelity::Production,
             wall_lead_micros: 0,
             regexes: RegexCache::new(),
+            tick_pace: TickPace::default(),
         }
     }
 
@@ -394,13 +415,32 @@ impl Instance {
         out_of_time: &mut dyn FnMut() -> bool,
     ) -> (Vec<EngineEvent>, bool) {
         self.now_micros = now_micros;
-        let mut events = Vec::new();
-        let mut finished = true;
-        for table in self.tables.values_mut() {
-            finished &=
-                table.tick_within(now_micros, &self.config.engine, &mut events, out_of_time);
-        }
-        (events, finished)
+        let mut pace = OutOfTime(out_of_time);
+        tick_tables(&mut self.tables, now_micros, &self.config.engine, &mut pace)
+    }
+
+    /// [`Instance::tick`] that ends by `deadline_ms` on the host's `clock`
+    /// (milliseconds, read between pieces of work): a piece of work (a
+    /// tablet flushed or compacted, two tablets merged) starts only when
+    /// its cost, estimated from its bytes at the speed measured on earlier
+    /// pieces, fits in the time left. So unlike [`Instance::tick_within`],
+    /// whose first piece runs whole however long it takes, it does not
+    /// start a compaction it cannot finish in time; when ticks in a row
+    /// could start nothing, the next starts its first piece anyway, so
+    /// work bigger than any budget still gets done. The tablets it
+    /// compacted past the split size are split before it stops. Returns
+    /// what it did and whether it finished; what is left stays due.
+    pub fn tick_until(
+        &mut self,
+        now_micros: i64,
+        deadline_ms: f64,
+        clock: &mut dyn FnMut() -> f64,
+    ) -> (Vec<EngineEvent>, bool) {
+        self.now_micros = now_micros;
+        let mut pace = Deadline::new(clock, deadline_ms, &mut self.tick_pace);
+        let done = tick_tables(&mut self.tables, now_micros, &self.config.engine, &mut pace);
+        pace.finish();
+        done
     }
 
     /// "Compact now": flushes and compacts every tablet of one table (or of

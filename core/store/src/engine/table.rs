@@ -6,6 +6,7 @@ use super::family::{Families, FamilyId};
 use std::ops::Range;
 
 use super::merge::{MergedCell, Piece, RowMerger, Source, assemble_row};
+use super::pace::{OutOfTime, Pace};
 use super::run_scan::{RunReader, SeenTotals};
 use super::tablet::{CompactionOutcome, Tablet};
 use super::{EngineConfig, EngineEvent};
@@ -24,8 +25,10 @@ use crate::schema::{
     Aggregator, FamilyChange, MAX_ROW_BYTES, TableSchema, ValueType, validate_family_name,
 };
 use crate::traffic::TableTraffic;
+use upkeep::{Upkeep, compaction_due};
 
 pub(crate) mod bulk;
+pub(crate) mod upkeep;
 
 /// A table.
 #[derive(Clone, Debug)]
@@ -54,6 +57,8 @@ pub(crate) struct Table {
     /// UpdateTable's `deletion_protection`: while set, the table and its
     /// families cannot be deleted (its data still can).
     pub(crate) deletion_protection: bool,
+    /// The tablets a tick has to look at.
+    upkeep: Upkeep,
 }
 
 /// How to run a read over a table.
@@ -98,8 +103,10 @@ impl Table {
             traffic: TableTraffic::default(),
             changes: None,
             deletion_protection: false,
+            upkeep: Upkeep::default(),
         };
         table.note_layout();
+        table.reset_upkeep();
         Ok(table)
     }
 
@@ -157,6 +164,7 @@ impl Table {
         }
         self.tablets = tablets;
         self.note_layout();
+        self.reset_upkeep();
     }
 
     /// Writes cells exactly as given (no validation, no aggregation): for
@@ -185,6 +193,7 @@ impl Table {
         if self.tablets[ti].mem.bytes() >= cfg.memtable_flush_bytes {
             self.tablets[ti].flush(&self.fams, cfg.max_runs * 2);
         }
+        self.note_changed(ti);
     }
 
     /// The live schema.
@@ -439,6 +448,7 @@ impl Table {
         self.tablets[ti].mem.reserve(arena_need);
         let applied = self.apply_mutations(ti, row_key, mutations, fids, resolve, fidelity);
         self.tablets[ti].mem.close_group(self.fams.ranks());
+        self.note_changed(ti);
         // Validation above makes a failure here a bug, not bad input.
         applied.map_err(|e| Error::internal(format!("mutation failed after validation: {e}")))?;
         if let Some(log) = self.changes.as_deref_mut() {
@@ -774,7 +784,8 @@ impl Table {
         if self.changes.is_some() {
             self.note_dropped(&start, end.as_deref(), now);
         }
-        for t in &mut self.tablets {
+        for i in 0..self.tablets.len() {
+            let t = &mut self.tablets[i];
             if end.as_deref().is_some_and(|e| t.start.as_slice() >= e)
                 || t.end.as_deref().is_some_and(|e| e <= start.as_slice())
             {
@@ -788,6 +799,7 @@ impl Table {
                     .map_or(run.row_count(), |e| run.lower_bound(e));
                 run.mark_rows_dead(lo, hi);
             }
+            self.note_changed(i);
         }
     }
 
@@ -820,64 +832,93 @@ impl Table {
     /// memtables, compact (with GC) tablets that are due, split big tablets
     /// and merge small neighbours.
     pub(crate) fn tick(&mut self, now: i64, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
-        self.tick_within(now, cfg, events, &mut || false);
+        self.tick_within(now, cfg, events, &mut OutOfTime(&mut || false));
     }
 
-    /// [`Table::tick`] that stops between two pieces of work (a tablet
-    /// flushed or compacted, or merged) once `out_of_time` says so, after
-    /// at least one; every compacted tablet past the split size is split
-    /// first, whatever the time. Returns whether it finished; what it left is
-    /// still due, and the next tick does it (work is found, not queued).
+    /// [`Table::tick`] paced by `pace`: it stops before a piece of work (a
+    /// tablet flushed or compacted, or two merged) that `pace` does not let
+    /// start, or after one once `pace` is out of time; every compacted
+    /// tablet past the split size is split first, whatever the time.
+    /// Returns whether it finished; what it left is still due, and the next
+    /// tick does it. Only the tablets the upkeep records list as changed
+    /// (or whose GC fell due) are looked at.
     pub(crate) fn tick_within(
         &mut self,
         now: i64,
         cfg: &EngineConfig,
         events: &mut Vec<EngineEvent>,
-        out_of_time: &mut dyn FnMut() -> bool,
+        pace: &mut dyn Pace,
     ) -> bool {
         events.append(&mut self.pending);
+        self.wake_due(now, cfg);
+        // The walk the records spare, in debug builds of tables small
+        // enough that it does not make every tick linear.
+        debug_assert!(
+            self.tablets.len() > CHECKED_TABLETS || self.check_upkeep(cfg).is_ok(),
+            "{:?}",
+            self.check_upkeep(cfg)
+        );
+        let stopped_at = self.flush_and_compact(now, cfg, events, pace);
+        // Tablets compacted above split now even when time ran out, so
+        // their compaction is not done again at the next tick; those not
+        // reached wait, as they may have a compaction due first.
+        self.split_big(cfg, events, stopped_at.unwrap_or(self.tablets.len()));
+        let finished = stopped_at.is_none() && self.merge_small(now, cfg, events, pace);
+        if let Some(log) = self.changes.as_deref_mut() {
+            log.expire(now);
+        }
+        finished
+    }
+
+    /// The first pass of a tick: flushes and compacts the changed tablets
+    /// that are due, in key order. Returns `None` if it got through them,
+    /// else the index of the first tablet it did not get through.
+    fn flush_and_compact(
+        &mut self,
+        now: i64,
+        cfg: &EngineConfig,
+        events: &mut Vec<EngineEvent>,
+        pace: &mut dyn Pace,
+    ) -> Option<usize> {
         let mut collected = Vec::new();
-        let mut stopped = false;
-        for t in &mut self.tablets {
-            let before = events.len();
-            if t.mem.bytes() >= cfg.memtable_flush_bytes {
+        let mut stopped_at = None;
+        let mut next = self.next_changed(0);
+        while let Some(i) = next {
+            next = self.next_changed(i + 1);
+            let t = &mut self.tablets[i];
+            let flush = t.mem.bytes() >= cfg.memtable_flush_bytes;
+            // What the piece may cost: the whole tablet when it will be
+            // compacted (a flush can add the run that makes too many).
+            let compacts = compaction_due(t, now, cfg)
+                || (flush && !t.runs.is_empty() && t.runs.len() >= cfg.max_runs);
+            let bytes = if compacts { t.bytes() } else { t.mem.bytes() };
+            if !(flush || compacts) {
+                continue;
+            }
+            if !pace.may_start(bytes) {
+                stopped_at = Some(i);
+                break;
+            }
+            if flush {
                 t.flush(&self.fams, cfg.max_runs * 2);
                 events.push(EngineEvent::Flush {
                     table: self.id.clone(),
                     tablet: t.id,
                 });
             }
-            let has_data = !t.mem.is_empty() || !t.runs.is_empty();
-            let due = now.saturating_sub(t.last_gc_micros) >= cfg.gc_interval_micros;
-            let cells: usize = t.runs.iter().map(|r| r.cell_count()).sum();
-            let dead: usize = t.runs.iter().map(|r| r.dead_count()).sum();
-            let mostly_deleted = dead > 0 && dead * 3 >= cells;
-            // A tablet past the split size is compacted first, unless it
-            // already is (an earlier tick ran out of time between its
-            // compaction and its split): the split pass below cuts it as it
-            // is, rather than copying the whole run again at every tick.
-            let split_needs_compaction = t.wants_split(cfg.split_bytes) && !t.is_compacted();
-            if has_data
-                && (t.runs.len() > cfg.max_runs || due || mostly_deleted || split_needs_compaction)
-            {
+            if compaction_due(t, now, cfg) {
                 let log = self.changes.is_some().then_some(&mut collected);
                 let o = t.compact(&self.fams, Some(now), log);
                 events.push(compaction_event(&self.id, t, o));
             }
-            if events.len() > before && out_of_time() {
-                stopped = true;
+            pace.done(bytes);
+            if pace.out_of_time() {
+                stopped_at = Some(i + 1);
                 break;
             }
         }
         self.note_collected(now, collected);
-        // Tablets compacted above split now even when time ran out, so
-        // their compaction is not done again at the next tick.
-        self.split_big(cfg, events);
-        let finished = !stopped && self.merge_small(now, cfg, events, out_of_time);
-        if let Some(log) = self.changes.as_deref_mut() {
-            log.expire(now);
-        }
-        finished
+        stopped_at
     }
 
     /// Hands what GC collected to the change stream, if there is one.
@@ -894,10 +935,14 @@ impl Table {
     /// for the next tick would take writes meanwhile and need compacting
     /// again (a page's load, whose ticks keep running out of time, then
     /// compacted the same tablets over and over and never caught up).
-    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) {
-        let mut i = 0;
-        while i < self.tablets.len() {
-            i += self.split_one(i, cfg, events);
+    /// Only changed tablets can be past it; only those before index `end`
+    /// are looked at (the first pass looked at them first).
+    fn split_big(&mut self, cfg: &EngineConfig, events: &mut Vec<EngineEvent>, mut end: usize) {
+        let mut next = self.next_changed(0);
+        while let Some(i) = next.filter(|&i| i < end) {
+            let n = self.split_one(i, cfg, events);
+            end += n - 1;
+            next = self.next_changed(i + n);
         }
     }
 
@@ -923,6 +968,7 @@ impl Table {
             self.tablets[i].split_blocked_at = bytes;
             return 1;
         }
+        self.forget(i);
         let old = self.tablets.remove(i);
         let old_id = old.id;
         let pieces = old.split_at(&points, &self.fams, &mut self.next_tablet_id);
@@ -937,51 +983,81 @@ impl Table {
             self.tablets.insert(i + k, t);
         }
         self.note_layout();
+        for k in 0..n {
+            self.insert_changed(i + k);
+        }
         n
     }
 
-    /// Merges small neighbours; returns whether it got through the table
-    /// before `out_of_time`.
+    /// Merges small neighbours, left to right, a merged tablet again with
+    /// its right neighbour; returns whether it got through the table.
+    /// Only pairs with a changed tablet can merge (the others were found
+    /// too big when last looked at), so it goes from one to the next, and
+    /// ends each tablet's change once both its pairs are seen.
     fn merge_small(
         &mut self,
         now: i64,
         cfg: &EngineConfig,
         events: &mut Vec<EngineEvent>,
-        out_of_time: &mut dyn FnMut() -> bool,
+        pace: &mut dyn Pace,
     ) -> bool {
-        let mut i = 0;
+        let Some(first) = self.next_changed(0) else {
+            return true;
+        };
+        let mut i = first.saturating_sub(1);
         while i + 1 < self.tablets.len() {
-            let boundary = &self.tablets[i + 1].start;
-            let combined = self.tablets[i].bytes() + self.tablets[i + 1].bytes();
-            if combined >= cfg.merge_bytes || self.initial_splits.binary_search(boundary).is_ok() {
-                i += 1;
+            if self.mergeable(i, cfg) {
+                let bytes = self.tablets[i].bytes() + self.tablets[i + 1].bytes();
+                if !pace.may_start(bytes) {
+                    return false;
+                }
+                self.merge_pair(i, now, events);
+                pace.done(bytes);
+                if i + 1 < self.tablets.len() && pace.out_of_time() {
+                    return false;
+                }
                 continue;
             }
-            let mut right = self.tablets.remove(i + 1);
-            let mut left = self.tablets.remove(i);
-            let mut collected = Vec::new();
-            for t in [&mut left, &mut right] {
-                let log = self.changes.is_some().then_some(&mut collected);
-                let o = t.compact(&self.fams, Some(now), log);
-                events.push(compaction_event(&self.id, t, o));
+            if self.is_changed(i) {
+                self.settle(i);
             }
-            self.note_collected(now, collected);
-            let from = [left.id, right.id];
-            let id = self.next_tablet_id;
-            self.next_tablet_id += 1;
-            let merged = left.merge_with(right, &self.fams, id);
-            events.push(EngineEvent::Merge {
-                table: self.id.clone(),
-                from,
-                into: id,
-            });
-            self.tablets.insert(i, merged);
-            self.note_layout();
-            if i + 1 < self.tablets.len() && out_of_time() {
-                return false;
+            match self.next_changed(i + 1) {
+                Some(j) => i = (i + 1).max(j - 1),
+                None => return true,
             }
         }
+        if self.is_changed(i) {
+            self.settle(i);
+        }
         true
+    }
+
+    /// Compacts tablets `i` and `i + 1` (with GC) and puts one tablet made
+    /// of both in their place.
+    fn merge_pair(&mut self, i: usize, now: i64, events: &mut Vec<EngineEvent>) {
+        self.forget(i + 1);
+        self.forget(i);
+        let mut right = self.tablets.remove(i + 1);
+        let mut left = self.tablets.remove(i);
+        let mut collected = Vec::new();
+        for t in [&mut left, &mut right] {
+            let log = self.changes.is_some().then_some(&mut collected);
+            let o = t.compact(&self.fams, Some(now), log);
+            events.push(compaction_event(&self.id, t, o));
+        }
+        self.note_collected(now, collected);
+        let from = [left.id, right.id];
+        let id = self.next_tablet_id;
+        self.next_tablet_id += 1;
+        let merged = left.merge_with(right, &self.fams, id);
+        events.push(EngineEvent::Merge {
+            table: self.id.clone(),
+            from,
+            into: id,
+        });
+        self.tablets.insert(i, merged);
+        self.note_layout();
+        self.insert_changed(i);
     }
 
     /// Flushes and compacts every tablet now, applying GC rules as of `now`.
@@ -993,6 +1069,7 @@ impl Table {
             events.push(compaction_event(&self.id, t, o));
         }
         self.note_collected(now, collected);
+        self.note_all_changed();
     }
 
     /// Tablet boundaries with the bytes stored before each; the last entry
@@ -1017,6 +1094,10 @@ impl RowSink for RowKeys {
         true
     }
 }
+
+/// Tables up to this many tablets check their upkeep records against a
+/// walk at every tick in debug builds.
+const CHECKED_TABLETS: usize = 512;
 
 /// Family ids recorded during validation, per mutation index.
 const RESOLVED: usize = 16;
