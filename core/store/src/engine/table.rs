@@ -26,6 +26,7 @@ use crate::schema::{
 use crate::traffic::TableTraffic;
 
 pub(crate) mod bulk;
+pub(crate) mod import;
 
 /// A table.
 #[derive(Clone, Debug)]
