@@ -365,7 +365,7 @@ impl ScenarioDataState {
         // it keeps up), so it never piles up into one long tick.
         let mut batches = 0u32;
         let result = loop {
-            let written = stream.write_batch(&mut cx.instance.borrow_mut(), &table, BATCH_ROWS);
+            let written = stream.import_batch(&mut cx.instance.borrow_mut(), &table, BATCH_ROWS);
             batches += 1;
             if batches.is_multiple_of(TICK_EVERY_BATCHES) {
                 cx.sync_clock_within(out_of_time);
