@@ -1436,7 +1436,7 @@ mod tests {
             .apply(Action::Boot(Boot::Demo));
         let mut state = slow.apply(Action::SetGenerator(GeneratorSpec {
             table: "gen".into(),
-            rows: 10_000,
+            rows: 40_000,
             seed: 5,
         }));
         state = state.apply(Action::StartGenerator);
@@ -1448,7 +1448,7 @@ mod tests {
             assert!(frames < 100, "the load ends");
         }
         assert!(frames > 1, "the load took several frames");
-        assert_eq!(state.rows.total_rows(), 10_000);
+        assert_eq!(state.rows.total_rows(), 40_000);
         assert!(state.rows.index.exact);
         assert_eq!(state.loads.len(), 1);
         assert!(!keys(&state).is_empty());

@@ -33,8 +33,11 @@ use crate::view_model::format::civil_from_days;
 pub const SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 /// Most rows one load may write.
 pub const MAX_ROWS: u64 = 2_000_000;
-/// Rows written per MutateRows call.
-pub const BATCH_ROWS: u64 = 500;
+/// Most rows written per import call (the pacing sizes each batch to
+/// the time left). Large, because each batch that appends to the table's
+/// last tablet copies that tablet's rows (at most a split's worth) once
+/// more: the bigger the batch, the smaller that share.
+pub const BATCH_ROWS: u64 = 2_000;
 
 /// The family of daily summaries (one version kept).
 pub const SUMMARY: &str = "stats_summary";
@@ -636,34 +639,35 @@ mod tests {
         let mut db = Instance::default();
         let spec = GeneratorSpec {
             table: "gen".into(),
-            rows: 1234,
+            rows: 4_567,
             seed: 7,
         };
         let mut job = GeneratorJob::new(spec);
         let mut slices = 0;
         let mut asked = Vec::new();
         while !job.is_done() {
-            // Two batches per slice: 300 rows, then 1,000 (capped at 500).
+            // Two batches per slice: 300 rows, then 9,000 (capped at
+            // BATCH_ROWS).
             let mut calls = 0;
             job.work(&mut db, &mut |_, written| {
                 asked.push(written);
                 calls += 1;
                 match calls {
                     1 => 300,
-                    2 => 1_000,
+                    2 => 9_000,
                     _ => 0,
                 }
             })
             .unwrap();
             slices += 1;
         }
-        assert_eq!(slices, 2, "300 + 500, then 300 + 134");
-        assert_eq!(asked, [0, 300, 500, 0, 300], "told what each batch wrote");
+        assert_eq!(slices, 2, "300 + 2,000, then 300 + 1,967");
+        assert_eq!(asked, [0, 300, 2_000, 0, 300], "told what each batch wrote");
         assert!((job.fraction() - 1.0).abs() < f64::EPSILON);
         let mut count = CountRows::default();
         db.read_rows("gen", &ReadRowsRequest::default(), &mut count)
             .unwrap();
-        assert_eq!(count.rows, 1234, "device ids do not collide");
+        assert_eq!(count.rows, 4_567, "device ids do not collide");
         let families: Vec<String> = db
             .get_table("gen")
             .unwrap()
