@@ -252,6 +252,12 @@ proptest! {
         prop_assert!(got == want, "{}", describe(&got.0, &want.0));
         prop_assert_eq!(collected(&imported), collected(&written));
         check_cover(&imported)?;
+        // Compacted, each tablet holds its rows in one run; together they
+        // are every row, once.
+        for db in [&imported, &written] {
+            let held: u64 = db.tablets("t").unwrap().iter().flat_map(|t| &t.runs).map(|r| r.rows).sum();
+            prop_assert_eq!(held, got.0.len() as u64);
+        }
     }
 }
 

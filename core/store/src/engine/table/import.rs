@@ -27,6 +27,11 @@ use crate::mutation::Mutation;
 /// run again and again).
 const COPY_FREELY_BYTES: u64 = 256 * 1024;
 
+/// Most logical bytes one tablet's group may bring to be built into a
+/// run (whose offsets are 32-bit); a bigger group goes through the
+/// memtable, which flushes and splits as it fills.
+const MAX_GROUP_BYTES: u64 = 1 << 30;
+
 /// One cell of a row being imported, in the order the batch gave it.
 struct ImportCell<'e> {
     fid: FamilyId,
@@ -95,7 +100,7 @@ impl Table {
     /// enough to copy into the new one.
     fn appends_to(&self, ti: usize, first: &[u8], bytes: u64) -> bool {
         let t = &self.tablets[ti];
-        if !t.mem.is_empty() {
+        if !t.mem.is_empty() || bytes > MAX_GROUP_BYTES {
             return false;
         }
         match t.runs.as_slice() {
