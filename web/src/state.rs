@@ -224,15 +224,16 @@ impl Cx<'_> {
         self.clock.measure(TICK_MEASURE, start);
     }
 
-    /// [`Cx::sync_clock`] that stops the engine's work once `out_of_time`
-    /// says so (after one piece of it); the rest stays due for the next
-    /// tick. Bulk loads tick this way between batches.
-    pub fn sync_clock_within(&self, out_of_time: &dyn Fn() -> bool) {
+    /// [`Cx::sync_clock`] that starts a piece of the engine's work only
+    /// when its estimated cost fits before `deadline_ms` (on the page's
+    /// clock); the rest stays due for the next tick. Bulk loads tick this
+    /// way between batches.
+    pub fn sync_clock_until(&self, deadline_ms: f64) {
         let start = self.clock.now_ms();
         let now = self.clock.wall_micros();
         self.instance
             .borrow_mut()
-            .sync_wall_clock_within(now, &mut || out_of_time());
+            .sync_wall_clock_until(now, deadline_ms, &mut || self.clock.now_ms());
         self.clock.measure(TICK_MEASURE, start);
     }
 }
@@ -1197,7 +1198,7 @@ impl AppState {
                 deadline - now
             };
             if pace.tick_due(left) {
-                db.sync_wall_clock_within(clock.wall_micros(), &mut || clock.now_ms() >= deadline);
+                db.sync_wall_clock_until(clock.wall_micros(), deadline, &mut || clock.now_ms());
                 clock.measure(TICK_MEASURE, now);
                 pace.ticked();
             }
@@ -1212,7 +1213,7 @@ impl AppState {
         });
         job.pace = pace;
         if job.is_done() || result.is_err() {
-            cx!(self).sync_clock_within(&|| self.clock.now_ms() >= deadline);
+            cx!(self).sync_clock_until(deadline);
         }
         result
     }
@@ -1462,7 +1463,7 @@ mod tests {
             .apply(Action::Boot(Boot::Demo));
         let mut state = slow.apply(Action::SetGenerator(GeneratorSpec {
             table: "gen".into(),
-            rows: 10_000,
+            rows: 40_000,
             seed: 5,
         }));
         state = state.apply(Action::StartGenerator);
@@ -1474,7 +1475,7 @@ mod tests {
             assert!(frames < 100, "the load ends");
         }
         assert!(frames > 1, "the load took several frames");
-        assert_eq!(state.rows.total_rows(), 10_000);
+        assert_eq!(state.rows.total_rows(), 40_000);
         assert!(state.rows.index.exact);
         assert_eq!(state.loads.len(), 1);
         assert!(!keys(&state).is_empty());

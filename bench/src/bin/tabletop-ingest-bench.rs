@@ -1,20 +1,21 @@
-//! Native bulk-load benchmark: `tabletop-ingest-bench [--paced] [--budget
-//! MS] [ROWS]` (default one million generated rows of the timestamp-first
-//! scenario; ticks whole, counted against a 24 ms budget, or `--paced`:
-//! each tick given that budget).
+//! Native bulk-load benchmark: `tabletop-ingest-bench [ROWS] [--series]
+//! [--import] [--paced] [--budget MS]` (default one million generated rows
+//! of the timestamp-first scenario through the bulk write; `--series`: a
+//! device time series like the page's sample data; `--import`: through the
+//! sorted import; ticks whole, counted against a 24 ms budget, or
+//! `--paced`: each tick given that budget).
 
 use std::time::Instant;
 
-use tabletop_bench::ingest::TickMode;
+use tabletop_bench::ingest::{Load, Path, TickMode};
 
-const USAGE: &str = "usage: tabletop-ingest-bench [--paced] [--budget MS] [ROWS]";
+const USAGE: &str =
+    "usage: tabletop-ingest-bench [ROWS] [--series] [--import] [--paced] [--budget MS]";
 
 fn main() {
     let mut rows = 1_000_000u64;
-    let mut mode = TickMode {
-        budget_ms: 24.0,
-        paced: false,
-    };
+    let (mut load, mut path) = (Load::Scenario, Path::Write);
+    let mut mode = TickMode::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -22,6 +23,8 @@ fn main() {
                 println!("{USAGE}");
                 return;
             }
+            "--series" => load = Load::Series,
+            "--import" => path = Path::Import,
             "--paced" => mode.paced = true,
             "--budget" => match args.next().and_then(|v| v.parse::<f64>().ok()) {
                 Some(ms) if ms > 0.0 => mode.budget_ms = ms,
@@ -35,10 +38,8 @@ fn main() {
     }
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64() * 1000.0;
-    print!(
-        "{}",
-        tabletop_bench::ingest::run(rows, mode, &now).to_text()
-    );
+    let report = tabletop_bench::ingest::run_load(rows, load, path, mode, &now);
+    print!("{}", report.to_text());
 }
 
 fn fail(why: &str) -> ! {

@@ -433,6 +433,26 @@ impl Instance {
         })
     }
 
+    /// A data load's batch of `SetCell` rows imported by the store's
+    /// sorted path (see [`tabletop_store::Instance::bulk_import`]): rows
+    /// that append to their tablet become compacted runs directly. The
+    /// views on the table follow it as they follow MutateRows.
+    pub fn bulk_import(&mut self, table_id: &str, entries: &[MutateRowsEntry<'_>]) -> Result<()> {
+        self.bulk_import_traced(table_id, entries, None)
+    }
+
+    /// [`Instance::bulk_import`], recording what it wrote.
+    pub fn bulk_import_traced(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        self.followed_write(table_id, trace, |store, t| {
+            store.bulk_import_traced(table_id, entries, t)
+        })
+    }
+
     /// CheckAndMutateRow: tests the row with a filter and applies
     /// `true_mutations` if it yields any cell, `false_mutations` otherwise,
     /// atomically.

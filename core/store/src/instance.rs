@@ -13,6 +13,7 @@ mod bulk;
 pub(crate) mod conditional;
 mod emulator;
 mod fidelity_switch;
+mod import;
 mod protection;
 mod snapshot;
 

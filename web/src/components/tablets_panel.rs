@@ -46,6 +46,11 @@ pub struct TabletsPanelProps {
     /// the workspace).
     #[prop_or_default]
     pub maximize: Html,
+    /// Whether rows are being loaded in bulk: the SampleRowKeys list then
+    /// keeps what it showed until the load ends, rather than being drawn
+    /// again at every refresh.
+    #[prop_or_default]
+    pub loading: bool,
 }
 
 /// Props of [`SplitLine`].
@@ -77,6 +82,7 @@ const BLOCK_MIN_WIDTH: f64 = 0.5;
 #[component(TabletsPanel)]
 pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
     let chosen_id = use_state(|| None::<u64>);
+    let samples = use_held_samples(props);
     let layout = use_memo(props.view.clone(), |view| match view.as_deref() {
         Some(Ok(v)) => bar_layout(&v.tablets),
         _ => Vec::new(),
@@ -139,7 +145,7 @@ pub fn tablets_panel(props: &TabletsPanelProps) -> Html {
                                 <TabletList view={Rc::clone(rc)} on_choose={on_choose.clone()} />
                             }
                         </div>
-                        <Samples view={Rc::clone(rc)} />
+                        <Samples view={samples.unwrap_or_else(|| Rc::clone(rc))} held={props.loading} />
                     </div>
                 }
             }
@@ -422,10 +428,31 @@ fn tablet_detail(props: &TabletDetailProps) -> Html {
     }
 }
 
+/// The view the SampleRowKeys list shows: the latest, except during a
+/// load, when it keeps the one it showed of the same table (the same
+/// `Rc`, so the list is not drawn again).
+#[hook]
+fn use_held_samples(props: &TabletsPanelProps) -> Option<Rc<Result<TabletsView, String>>> {
+    let held = use_mut_ref(|| None::<Rc<Result<TabletsView, String>>>);
+    let table =
+        |v: &Rc<Result<TabletsView, String>>| v.as_ref().as_ref().ok().map(|v| v.table.clone());
+    let mut held = held.borrow_mut();
+    let same_table = match (held.as_ref(), props.view.as_ref()) {
+        (Some(h), Some(v)) => table(h) == table(v),
+        _ => false,
+    };
+    if !(props.loading && same_table) {
+        held.clone_from(&props.view);
+    }
+    held.clone()
+}
+
 /// Props of [`Samples`].
 #[derive(Properties, PartialEq)]
 struct SamplesProps {
     view: Rc<Result<TabletsView, String>>,
+    /// A load is running and the list waits for its end.
+    held: bool,
 }
 
 /// Most sample rows listed (a million-row table has a couple of thousand).
@@ -441,6 +468,9 @@ fn samples(props: &SamplesProps) -> Html {
     html! {
         <div class="samples">
             <h3 class="section-title" title="What the SampleRowKeys RPC answers: a key at each tablet boundary and the bytes before it">{ "SampleRowKeys" }</h3>
+            if props.held {
+                <p class="hint">{ "Updated when the load ends." }</p>
+            }
             <table class="sample-table">
                 <thead><tr><th>{ "row key" }</th><th class="num">{ "offset" }</th></tr></thead>
                 <tbody>

@@ -9,6 +9,13 @@
 //! family keeping three. Every row is a pure function of the seed and its
 //! number, so a share link only needs the settings to bring the same data
 //! back.
+//!
+//! The rows go in key order (device by device, each device's days in
+//! turn) rather than in their numbers' order (day by day), and through
+//! the store's sorted import: each batch then lands past everything the
+//! table holds and becomes compacted, split tablets directly, with no
+//! memtable, flush or compaction on the way. The rows are the same; only
+//! the order they arrive in (and so what a cancelled load keeps) differs.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,8 +33,11 @@ use crate::view_model::format::civil_from_days;
 pub const SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 /// Most rows one load may write.
 pub const MAX_ROWS: u64 = 2_000_000;
-/// Rows written per MutateRows call.
-pub const BATCH_ROWS: u64 = 500;
+/// Most rows written per import call (the pacing sizes each batch to
+/// the time left). Large, because each batch that appends to the table's
+/// last tablet copies that tablet's rows (at most a split's worth) once
+/// more: the bigger the batch, the smaller that share.
+pub const BATCH_ROWS: u64 = 2_000;
 
 /// The family of daily summaries (one version kept).
 pub const SUMMARY: &str = "stats_summary";
@@ -79,6 +89,8 @@ pub struct GeneratorJob {
     /// How its slices size their batches and when they tick (what it
     /// has learned of the cost per row).
     pub pace: LoadPace,
+    /// Where the load is in key order.
+    cursor: KeyCursor,
     /// The reused batch and value buffers (over 100 KB once a batch is
     /// written). Shared, not copied, by the state's revisions: every
     /// action clones the state, and a buffer only holds the batch being
@@ -86,9 +98,20 @@ pub struct GeneratorJob {
     buffers: Rc<RefCell<Buffers>>,
 }
 
+/// A position in the rows' key order: the device's place among the
+/// devices sorted by key, and the day.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct KeyCursor {
+    place: usize,
+    day: u64,
+}
+
 /// A job's reused buffers.
 #[derive(Debug, Default)]
 struct Buffers {
+    /// The device numbers in the order of their keys (made at the
+    /// load's first batch).
+    devices: Vec<u32>,
     /// The batch being written.
     batch: RowBatch,
     /// Cell values being made.
@@ -249,6 +272,58 @@ fn push_build(out: &mut Vec<u8>, day_of_month: u64, patch: u64) {
     push_digits(out, patch, 3);
 }
 
+/// The kind and id of device `device`, as its key shows them.
+fn device_key(spec: &GeneratorSpec, device: u64) -> (bool, u32) {
+    let h = mix(spec.seed ^ mix(device));
+    let id = (device as u32).wrapping_mul(0x9e37_79b1) ^ (mix(spec.seed) as u32);
+    (h.is_multiple_of(4), id)
+}
+
+/// The device numbers of `spec` in the order of their keys (`phone#`
+/// before `tablet#`, then by id; a device's rows differ only in their
+/// date, which sorts as the day).
+fn devices_in_key_order(spec: &GeneratorSpec) -> Vec<u32> {
+    let mut devices: Vec<(u64, u32)> = (0..spec.devices())
+        .map(|d| {
+            let (tablet, id) = device_key(spec, d);
+            ((u64::from(tablet) << 32) | u64::from(id), d as u32)
+        })
+        .collect();
+    devices.sort_unstable();
+    devices.into_iter().map(|(_, d)| d).collect()
+}
+
+/// Appends up to `n` more rows of `spec` to `batch` in key order from
+/// `cursor` (moved past them); returns how many it appended.
+fn push_in_key_order(
+    spec: &GeneratorSpec,
+    devices: &[u32],
+    cursor: &mut KeyCursor,
+    n: u64,
+    batch: &mut RowBatch,
+    scratch: &mut Vec<u8>,
+) -> u64 {
+    let per_day = spec.devices();
+    let mut pushed = 0;
+    while pushed < n {
+        let Some(&device) = devices.get(cursor.place) else {
+            break;
+        };
+        let i = cursor.day * per_day + u64::from(device);
+        if cursor.day >= DAYS || i >= spec.rows {
+            *cursor = KeyCursor {
+                place: cursor.place + 1,
+                day: 0,
+            };
+            continue;
+        }
+        push_row(spec, i, batch, scratch);
+        cursor.day += 1;
+        pushed += 1;
+    }
+    pushed
+}
+
 /// Row number `i` of `spec`: rows arrive day by day, every device once a
 /// day, as a real fleet would send them.
 pub fn row(spec: &GeneratorSpec, i: u64) -> GeneratedRow {
@@ -363,6 +438,7 @@ impl GeneratorJob {
             spec,
             done: 0,
             pace: LoadPace::default(),
+            cursor: KeyCursor::default(),
             buffers: Rc::default(),
         }
     }
@@ -406,20 +482,29 @@ impl GeneratorJob {
             prepare(instance, &self.spec.table)?;
         }
         let mut buffers = self.buffers.borrow_mut();
-        let Buffers { batch, scratch } = &mut *buffers;
+        let Buffers {
+            devices,
+            batch,
+            scratch,
+        } = &mut *buffers;
+        if devices.is_empty() {
+            *devices = devices_in_key_order(&self.spec);
+        }
         let mut rows = pace(instance, 0);
         while !self.is_done() && rows > 0 {
-            let end = (self.done + rows.min(BATCH_ROWS)).min(self.spec.rows);
+            let want = rows.min(BATCH_ROWS).min(self.spec.rows - self.done);
             batch.clear();
-            for i in self.done..end {
-                push_row(&self.spec, i, batch, scratch);
+            let mut cursor = self.cursor;
+            let written = push_in_key_order(&self.spec, devices, &mut cursor, want, batch, scratch);
+            if written == 0 {
+                return Err("the generator ran out of rows before the count".into());
             }
             let entries = batch.entries();
             instance
-                .bulk_write(&self.spec.table, &entries)
+                .bulk_import(&self.spec.table, &entries)
                 .map_err(|e| e.to_string())?;
-            let written = end - self.done;
-            self.done = end;
+            self.cursor = cursor;
+            self.done += written;
             if self.is_done() {
                 break;
             }
@@ -517,38 +602,72 @@ mod tests {
     }
 
     #[test]
+    fn rows_in_key_order_are_the_numbered_rows_sorted() {
+        for (rows, seed) in [(1_234, 7), (1_000, 1), (31, 3), (29, 9), (5_000, u64::MAX)] {
+            let spec = GeneratorSpec {
+                table: "t".into(),
+                rows,
+                seed,
+            };
+            let devices = devices_in_key_order(&spec);
+            let mut cursor = KeyCursor::default();
+            let (mut batch, mut scratch) = (RowBatch::default(), Vec::new());
+            // In uneven pieces, as slices ask for them.
+            let mut got = Vec::new();
+            for n in [1, 7, 500, 64].into_iter().cycle() {
+                batch.clear();
+                let pushed =
+                    push_in_key_order(&spec, &devices, &mut cursor, n, &mut batch, &mut scratch);
+                got.extend((0..batch.len()).filter_map(|i| batch.row(i)));
+                assert_eq!(pushed as usize, batch.len());
+                if pushed < n {
+                    break;
+                }
+            }
+            assert!(
+                got.windows(2).all(|w| w[0].key < w[1].key),
+                "{rows} rows, seed {seed}: keys in order"
+            );
+            let mut want: Vec<GeneratedRow> = (0..rows).map(|i| row(&spec, i)).collect();
+            want.sort_by(|a, b| a.key.cmp(&b.key));
+            assert_eq!(got, want, "{rows} rows, seed {seed}");
+        }
+    }
+
+    #[test]
     fn a_job_writes_every_row_in_slices() {
         let mut db = Instance::default();
         let spec = GeneratorSpec {
             table: "gen".into(),
-            rows: 1234,
+            rows: 4_567,
             seed: 7,
         };
         let mut job = GeneratorJob::new(spec);
         let mut slices = 0;
         let mut asked = Vec::new();
         while !job.is_done() {
-            // Two batches per slice: 300 rows, then 1,000 (capped at 500).
+            // Two batches per slice: 300 rows, then 9,000 (capped at
+            // BATCH_ROWS).
             let mut calls = 0;
             job.work(&mut db, &mut |_, written| {
                 asked.push(written);
                 calls += 1;
                 match calls {
                     1 => 300,
-                    2 => 1_000,
+                    2 => 9_000,
                     _ => 0,
                 }
             })
             .unwrap();
             slices += 1;
         }
-        assert_eq!(slices, 2, "300 + 500, then 300 + 134");
-        assert_eq!(asked, [0, 300, 500, 0, 300], "told what each batch wrote");
+        assert_eq!(slices, 2, "300 + 2,000, then 300 + 1,967");
+        assert_eq!(asked, [0, 300, 2_000, 0, 300], "told what each batch wrote");
         assert!((job.fraction() - 1.0).abs() < f64::EPSILON);
         let mut count = CountRows::default();
         db.read_rows("gen", &ReadRowsRequest::default(), &mut count)
             .unwrap();
-        assert_eq!(count.rows, 1234, "device ids do not collide");
+        assert_eq!(count.rows, 4_567, "device ids do not collide");
         let families: Vec<String> = db
             .get_table("gen")
             .unwrap()

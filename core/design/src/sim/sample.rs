@@ -174,6 +174,10 @@ fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     out.extend_from_slice(&digits[i..]);
 }
 
+/// One of the instance's bulk paths ([`Instance::bulk_write`],
+/// [`Instance::bulk_import`]).
+type BulkWrite = fn(&mut Instance, &str, &[MutateRowsEntry<'_>]) -> Result<()>;
+
 /// A resumable stream of a scenario's rows (see the module docs).
 #[derive(Clone, Debug)]
 pub struct SampleRows {
@@ -383,8 +387,31 @@ impl SampleRows {
         table_id: &str,
         max_rows: usize,
     ) -> Result<usize> {
+        self.write_by(db, table_id, max_rows, Instance::bulk_write)
+    }
+
+    /// [`SampleRows::write_batch`] through the store's sorted import
+    /// ([`Instance::bulk_import`]): the same rows, read back the same;
+    /// where a batch's rows come after everything their tablet holds,
+    /// they become its compacted run directly.
+    pub fn import_batch(
+        &mut self,
+        db: &mut Instance,
+        table_id: &str,
+        max_rows: usize,
+    ) -> Result<usize> {
+        self.write_by(db, table_id, max_rows, Instance::bulk_import)
+    }
+
+    fn write_by(
+        &mut self,
+        db: &mut Instance,
+        table_id: &str,
+        max_rows: usize,
+        write: BulkWrite,
+    ) -> Result<usize> {
         let families = std::mem::take(&mut self.families);
-        let result = self.write_with(db, table_id, max_rows, &families);
+        let result = self.write_with(db, table_id, max_rows, &families, write);
         self.families = families;
         result
     }
@@ -395,13 +422,14 @@ impl SampleRows {
         table_id: &str,
         max_rows: usize,
         families: &[String],
+        write: BulkWrite,
     ) -> Result<usize> {
         let batch = self.next_batch(max_rows);
         if batch.is_empty() {
             return Ok(0);
         }
         let entries = batch.entries(families);
-        if let Err(e) = db.bulk_write(table_id, &entries) {
+        if let Err(e) = write(db, table_id, &entries) {
             self.attempts_left = 0;
             return Err(Error::new(
                 e.code(),
@@ -525,6 +553,34 @@ mod tests {
         let keys = all_keys(&mut stream, 10);
         assert_eq!(keys.len(), 2, "only phone and tablet exist");
         assert!(stream.is_done());
+    }
+
+    #[test]
+    fn imported_batches_read_back_as_written_ones() {
+        let sim = sim();
+        let mut written = Instance::default();
+        let mut imported = Instance::default();
+        for db in [&mut written, &mut imported] {
+            db.create_table(sim.table_request("copy")).unwrap();
+        }
+        let mut a = sim.sample_rows(spec(3_000, 4));
+        let mut b = sim.sample_rows(spec(3_000, 4));
+        while a.write_batch(&mut written, "copy", 700).unwrap() > 0 {}
+        while b.import_batch(&mut imported, "copy", 700).unwrap() > 0 {}
+        let read = |db: &mut Instance| {
+            let mut rows = tabletop_store::CollectRows::default();
+            db.read_rows("copy", &ReadRowsRequest::default(), &mut rows)
+                .unwrap();
+            rows.rows
+        };
+        let rows = read(&mut written);
+        assert_eq!(rows.len(), 3_000);
+        assert_eq!(read(&mut imported), rows);
+        let err = b.import_batch(&mut imported, "nope", 5);
+        assert!(err.is_ok_and(|n| n == 0), "the stream is over");
+        let mut c = sim.sample_rows(spec(5, 4));
+        let err = c.import_batch(&mut imported, "nope", 5).unwrap_err();
+        assert!(err.message().contains("scenario's rows"), "{err}");
     }
 
     #[test]

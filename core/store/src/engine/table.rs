@@ -29,6 +29,7 @@ use upkeep::{Upkeep, compaction_due};
 
 pub(crate) mod bulk;
 pub(crate) mod upkeep;
+pub(crate) mod import;
 
 /// A table.
 #[derive(Clone, Debug)]

@@ -10,6 +10,16 @@ use crate::engine::table::bulk::BulkRow;
 use crate::error::{Error, Result};
 use crate::trace::{Operation, Trace};
 
+/// How the engine takes a checked bulk batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BulkPath {
+    /// Through the tablets' memtables (see the engine's bulk path).
+    Write,
+    /// As runs built from the sorted rows where they append (see the
+    /// engine's import).
+    Import,
+}
+
 impl Instance {
     /// Writes `entries` (each one row of `SetCell` mutations) as one
     /// batch: every entry is checked before any is written, and one that
@@ -29,6 +39,18 @@ impl Instance {
         table_id: &str,
         entries: &[MutateRowsEntry<'_>],
         trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        self.bulk_apply(table_id, entries, trace, BulkPath::Write)
+    }
+
+    /// Checks and writes a bulk batch by `path`, then records it in the
+    /// traffic and the trace as MutateRows would.
+    pub(super) fn bulk_apply(
+        &mut self,
+        table_id: &str,
+        entries: &[MutateRowsEntry<'_>],
+        trace: Option<&mut Trace>,
+        path: BulkPath,
     ) -> Result<()> {
         if entries.is_empty() {
             return Err(Error::invalid("a bulk write needs at least one entry"));
@@ -61,7 +83,10 @@ impl Instance {
                 mutations: &e.mutations,
             })
             .collect();
-        table.bulk_set(&rows, now, cfg, self.fidelity)?;
+        match path {
+            BulkPath::Write => table.bulk_set(&rows, now, cfg, self.fidelity)?,
+            BulkPath::Import => table.bulk_import(&rows, now, cfg, self.fidelity)?,
+        }
         if self.record_traffic {
             for e in entries {
                 let bytes = e

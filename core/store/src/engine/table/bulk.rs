@@ -26,6 +26,15 @@ pub(crate) struct BulkRow<'e, 'a> {
     pub(crate) mutations: &'e [Mutation<'a>],
 }
 
+/// A bulk batch that passed its checks: the order to write its rows in
+/// (by key, equal keys in batch order), the family ids its mutations
+/// resolved to, and the logical bytes each row adds.
+pub(crate) struct CheckedBulk {
+    pub(crate) order: Vec<usize>,
+    pub(crate) fids: Vec<[FamilyId; RESOLVED]>,
+    pub(crate) added: Vec<u64>,
+}
+
 impl Table {
     /// Writes `rows` (see the module docs) at `now_micros`, checking row
     /// keys as `fidelity` does. On error nothing is written.
@@ -36,6 +45,25 @@ impl Table {
         cfg: &EngineConfig,
         fidelity: Fidelity,
     ) -> Result<()> {
+        let checked = self.check_bulk(rows, fidelity)?;
+        // The change stream records rows in batch order below, as the
+        // one-call-per-row path would.
+        let changes = self.changes.take();
+        let written = self.write_in_order(rows, &checked.order, &checked.fids, now_micros, cfg);
+        self.changes = changes;
+        written?;
+        self.log_bulk(rows, now_micros);
+        Ok(())
+    }
+
+    /// Checks a whole bulk batch as MutateRow would check each entry (row
+    /// keys as `fidelity` takes them), without changing anything; the
+    /// first refusal names its entry.
+    pub(crate) fn check_bulk(
+        &mut self,
+        rows: &[BulkRow<'_, '_>],
+        fidelity: Fidelity,
+    ) -> Result<CheckedBulk> {
         let mut fids = Vec::with_capacity(rows.len());
         let mut added = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
@@ -63,12 +91,12 @@ impl Table {
         }
         let order = key_order(rows);
         self.check_bulk_row_sizes(rows, &order, &added)?;
-        // The change stream records rows in batch order below, as the
-        // one-call-per-row path would.
-        let changes = self.changes.take();
-        let written = self.write_in_order(rows, &order, &fids, now_micros, cfg);
-        self.changes = changes;
-        written?;
+        Ok(CheckedBulk { order, fids, added })
+    }
+
+    /// Records a written bulk batch in the change stream, if there is
+    /// one: each row in batch order, as MutateRow calls would.
+    pub(crate) fn log_bulk(&mut self, rows: &[BulkRow<'_, '_>], now_micros: i64) {
         if let Some(log) = self.changes.as_deref_mut() {
             for row in rows {
                 log.push_user(
@@ -80,7 +108,6 @@ impl Table {
                 );
             }
         }
-        Ok(())
     }
 
     /// Refuses the batch when a row would pass [`MAX_ROW_BYTES`] with
@@ -113,7 +140,7 @@ impl Table {
 
     /// Writes validated rows in `order` (by key), moving through the
     /// tablets as the keys pass their starts.
-    fn write_in_order(
+    pub(crate) fn write_in_order(
         &mut self,
         rows: &[BulkRow<'_, '_>],
         order: &[usize],
