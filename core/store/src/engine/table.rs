@@ -28,8 +28,8 @@ use crate::traffic::TableTraffic;
 use upkeep::{Upkeep, compaction_due};
 
 pub(crate) mod bulk;
-pub(crate) mod upkeep;
 pub(crate) mod import;
+pub(crate) mod upkeep;
 
 /// A table.
 #[derive(Clone, Debug)]
