@@ -13,13 +13,16 @@
 //! family of numbers) skips the group without reading a value.
 //!
 //! A run never changes its cells or values (deletes only mark cells), so
-//! the index stays true for the run's whole life. It is built on first use
-//! by a read (never by a write or a compaction), kept with the run, and
-//! costs about four bytes a cell; see BENCHMARKS.md. Groups are families,
-//! not columns: a wide row of unique qualifiers would otherwise make a
-//! group, with its fixed cost, per cell.
+//! the index stays true for the run's whole life. It is built by reads,
+//! never by a write or a compaction, and kept with the run: the groups'
+//! lengths and first bytes on first use (one pass over the cells, no
+//! hashing), a family's lists the first time a regex may match its values
+//! (about four bytes a cell; see BENCHMARKS.md). Groups are families, not
+//! columns: a wide row of unique qualifiers would otherwise make a group,
+//! with its fixed cost, per cell.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::family::FamilyId;
 use super::run::{QualDict, Run};
@@ -47,16 +50,24 @@ pub(crate) struct ValueIndex {
     groups: Vec<Group>,
 }
 
-/// The cells of one family.
+/// The cells of one family: what its values look like, always; its
+/// lists, once a regex that may match them first asks.
 #[derive(Clone, Debug)]
 struct Group {
-    #[cfg_attr(not(test), allow(dead_code, reason = "read by the tests"))]
     fid: FamilyId,
+    /// How many cells the family has in the run.
+    cells: usize,
     /// Lengths of the shortest and longest value.
     min_len: usize,
     max_len: usize,
     /// First bytes of the non-empty values.
     first_bytes: ByteSet,
+    lists: OnceLock<Lists>,
+}
+
+/// A group's cells by value.
+#[derive(Clone, Debug, Default)]
+struct Lists {
     /// The distinct short values, as `(offset, length)` in the run's value
     /// arena (their first occurrence).
     values: Vec<(u32, u32)>,
@@ -69,45 +80,44 @@ struct Group {
     loose: Vec<u32>,
 }
 
+impl Lists {
+    fn heap_bytes(&self) -> usize {
+        self.values.capacity() * 8
+            + (self.starts.capacity() + self.postings.capacity() + self.loose.capacity()) * 4
+    }
+}
+
 impl ValueIndex {
-    /// Indexes every cell of `run` (deleted ones included).
+    /// What the values of each family of `run` look like (deleted cells
+    /// included); the lists come later, family by family.
     pub(crate) fn build(run: &Run) -> ValueIndex {
-        let cells = run.cells(0..run.cell_count());
         let values = run.values();
-        let mut builders: Vec<GroupBuilder> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
         let mut slot_of: Vec<usize> = Vec::new();
-        // Each cell's value number in its group's dictionary (`LOOSE`:
-        // tested one by one).
-        let mut ids: Vec<u32> = Vec::with_capacity(cells.len());
-        for c in cells {
+        for c in run.cells(0..run.cell_count()) {
             let fid = usize::from(c.fid);
             if slot_of.len() <= fid {
                 slot_of.resize(fid + 1, usize::MAX);
             }
             if slot_of[fid] == usize::MAX {
-                slot_of[fid] = builders.len();
-                builders.push(GroupBuilder::new(c.fid));
+                slot_of[fid] = groups.len();
+                groups.push(Group {
+                    fid: c.fid,
+                    cells: 0,
+                    min_len: usize::MAX,
+                    max_len: 0,
+                    first_bytes: ByteSet::EMPTY,
+                    lists: OnceLock::new(),
+                });
             }
+            let g = &mut groups[slot_of[fid]];
             let (off, len) = c.value_span();
-            let g = &mut builders[slot_of[fid]];
-            ids.push(g.add(values, off, len));
-        }
-        let mut groups: Vec<Group> = builders.into_iter().map(GroupBuilder::finish).collect();
-        // The lists, in cell order, so each comes out increasing.
-        let mut next: Vec<Vec<u32>> = groups.iter().map(|g| g.starts.clone()).collect();
-        for (i, (c, &id)) in cells.iter().zip(&ids).enumerate() {
-            let slot = slot_of[usize::from(c.fid)];
-            let g = &mut groups[slot];
-            if id == LOOSE || g.values.is_empty() {
-                g.loose.push(i as u32);
-            } else {
-                let at = &mut next[slot][id as usize];
-                g.postings[*at as usize] = i as u32;
-                *at += 1;
+            g.cells += 1;
+            g.min_len = g.min_len.min(len);
+            g.max_len = g.max_len.max(len);
+            if let Some(&b) = values.get(off).filter(|_| len > 0) {
+                g.first_bytes.add(b);
             }
-        }
-        for g in &mut groups {
-            g.loose.shrink_to_fit();
         }
         ValueIndex { groups }
     }
@@ -118,16 +128,15 @@ impl ValueIndex {
             + self
                 .groups
                 .iter()
-                .map(|g| {
-                    g.values.capacity() * 8
-                        + (g.starts.capacity() + g.postings.capacity() + g.loose.capacity()) * 4
-                })
+                .filter_map(|g| g.lists.get())
+                .map(Lists::heap_bytes)
                 .sum::<usize>()
     }
 
     /// Sets bit `i - cells.start` of `bits` for every cell `i` in `cells`
-    /// whose value (in `values`, the run's arena) passes `gate`. `bits`
-    /// holds at least `cells.len()` bits, all clear.
+    /// whose value passes `gate`. `bits` holds at least `cells.len()` bits,
+    /// all clear. A family's lists are built the first time a gate may
+    /// pass some of its values.
     pub(crate) fn mark_passing(
         &self,
         run: &Run,
@@ -155,14 +164,16 @@ impl ValueIndex {
             if !gate.may_pass(g.min_len, g.max_len, &g.first_bytes) {
                 continue;
             }
-            for (v, &(off, len)) in g.values.iter().enumerate() {
+            let lists = g.lists.get_or_init(|| Lists::build(run, g));
+            for (v, &(off, len)) in lists.values.iter().enumerate() {
                 let value = &values[off as usize..(off + len) as usize];
                 if gate.passes(value) {
-                    let list = &g.postings[g.starts[v] as usize..g.starts[v + 1] as usize];
+                    let list =
+                        &lists.postings[lists.starts[v] as usize..lists.starts[v + 1] as usize];
                     list[clip(list)].iter().copied().for_each(&mut mark);
                 }
             }
-            for &i in &g.loose[clip(&g.loose)] {
+            for &i in &lists.loose[clip(&lists.loose)] {
                 if gate.passes(run.value(run.cell(i as usize))) {
                     mark(i);
                 }
@@ -174,12 +185,65 @@ impl ValueIndex {
 /// A cell tested one by one rather than through its group's dictionary.
 const LOOSE: u32 = u32::MAX;
 
-/// One group while the index is built.
-struct GroupBuilder {
-    group: Group,
-    dict: Option<ValueDict>,
-    /// Cells of the group with a dictionary value.
-    short: usize,
+impl Lists {
+    /// The lists of `group`'s cells in `run`.
+    fn build(run: &Run, group: &Group) -> Lists {
+        let cells = run.cells(0..run.cell_count());
+        let arena = run.values();
+        let mut lists = Lists::default();
+        let mut dict = Some(ValueDict {
+            slots: vec![u32::MAX; 16],
+            counts: Vec::new(),
+        });
+        // Each of the group's cells' value number (`LOOSE`: tested one by
+        // one), in cell order.
+        let mut ids: Vec<u32> = Vec::with_capacity(group.cells);
+        let mut short = 0usize;
+        for c in cells.iter().filter(|c| c.fid == group.fid) {
+            let (off, len) = c.value_span();
+            let id = match dict.as_mut().filter(|_| len <= MAX_SHORT) {
+                Some(d) => {
+                    short += 1;
+                    d.intern(arena, &arena[off..off + len], off, &mut lists.values)
+                }
+                None => LOOSE,
+            };
+            if lists.values.len() > MAX_DISTINCT {
+                dict = None;
+                lists.values = Vec::new();
+            }
+            ids.push(id);
+        }
+        let repeats = !lists.values.is_empty() && lists.values.len() * MIN_REPEAT <= short;
+        match dict.filter(|_| repeats) {
+            Some(d) => {
+                lists.starts = Vec::with_capacity(d.counts.len() + 1);
+                let mut total = 0u32;
+                lists.starts.push(0);
+                for &n in &d.counts {
+                    total += n;
+                    lists.starts.push(total);
+                }
+                lists.postings = vec![0; total as usize];
+            }
+            None => lists.values = Vec::new(),
+        }
+        lists.values.shrink_to_fit();
+        // The lists, in cell order, so each comes out increasing.
+        let mut next = lists.starts.clone();
+        let mine = cells.iter().enumerate().filter(|(_, c)| c.fid == group.fid);
+        for ((i, _), &id) in mine.zip(&ids) {
+            if id == LOOSE || lists.values.is_empty() {
+                lists.loose.push(i as u32);
+            } else {
+                let at = &mut next[id as usize];
+                lists.postings[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        lists.loose.shrink_to_fit();
+        lists
+    }
 }
 
 /// A dictionary of values: an interning table over `(offset, length)`
@@ -187,72 +251,6 @@ struct GroupBuilder {
 struct ValueDict {
     slots: Vec<u32>,
     counts: Vec<u32>,
-}
-
-impl GroupBuilder {
-    fn new(fid: FamilyId) -> GroupBuilder {
-        GroupBuilder {
-            group: Group {
-                fid,
-                min_len: usize::MAX,
-                max_len: 0,
-                first_bytes: ByteSet::EMPTY,
-                values: Vec::new(),
-                starts: Vec::new(),
-                postings: Vec::new(),
-                loose: Vec::new(),
-            },
-            dict: Some(ValueDict {
-                slots: vec![u32::MAX; 16],
-                counts: Vec::new(),
-            }),
-            short: 0,
-        }
-    }
-
-    /// Notes a cell whose value is `values[off..off + len]`; returns its
-    /// value number, or [`LOOSE`].
-    fn add(&mut self, values: &[u8], off: usize, len: usize) -> u32 {
-        let g = &mut self.group;
-        g.min_len = g.min_len.min(len);
-        g.max_len = g.max_len.max(len);
-        let value = &values[off..off + len];
-        if let Some(&b) = value.first() {
-            g.first_bytes.add(b);
-        }
-        let Some(dict) = self.dict.as_mut().filter(|_| len <= MAX_SHORT) else {
-            return LOOSE;
-        };
-        self.short += 1;
-        let id = dict.intern(values, value, off, &mut g.values);
-        if g.values.len() > MAX_DISTINCT {
-            self.dict = None;
-            g.values = Vec::new();
-            return LOOSE;
-        }
-        id
-    }
-
-    /// The group, its posting lists sized (and filled by the caller), or
-    /// no dictionary at all if its values repeat too little.
-    fn finish(self) -> Group {
-        let mut g = self.group;
-        match self.dict {
-            Some(dict) if !g.values.is_empty() && g.values.len() * MIN_REPEAT <= self.short => {
-                g.starts = Vec::with_capacity(dict.counts.len() + 1);
-                let mut total = 0u32;
-                g.starts.push(0);
-                for &n in &dict.counts {
-                    total += n;
-                    g.starts.push(total);
-                }
-                g.postings = vec![0; total as usize];
-            }
-            _ => g.values = Vec::new(),
-        }
-        g.values.shrink_to_fit();
-        g
-    }
 }
 
 impl ValueDict {
@@ -354,16 +352,23 @@ mod tests {
     fn repeated_values_get_a_dictionary_and_unique_ones_do_not() {
         let run = sample(200);
         let index = ValueIndex::build(&run);
-        let group = |fid| index.groups.iter().find(|g| g.fid == fid).unwrap();
+        // A regex every family may match builds every family's lists.
+        passing(&run, &index, 0..run.cell_count(), b"\\C*");
+        let group = |fid| {
+            let g = index.groups.iter().find(|g| g.fid == fid).unwrap();
+            g.lists.get().unwrap()
+        };
         assert_eq!(group(0).values.len(), 2);
         assert!(group(0).loose.is_empty());
         assert!(group(1).values.is_empty(), "unique values stay loose");
         assert_eq!(group(1).loose.len(), 200);
         assert_eq!(group(2).values.len(), 2, "the long value is not kept");
         assert_eq!(group(2).loose.len(), 50);
-        assert_eq!((group(1).min_len, group(1).max_len), (1, 3));
-        let postings: usize = index.groups.iter().map(|g| g.postings.len()).sum();
-        let loose: usize = index.groups.iter().map(|g| g.loose.len()).sum();
+        let numbers = &index.groups[1];
+        assert_eq!((numbers.min_len, numbers.max_len), (1, 3));
+        let lists = || index.groups.iter().map(|g| g.lists.get().unwrap());
+        let postings: usize = lists().map(|l| l.postings.len()).sum();
+        let loose: usize = lists().map(|l| l.loose.len()).sum();
         assert_eq!(postings + loose, run.cell_count());
     }
 
