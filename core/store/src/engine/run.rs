@@ -9,6 +9,8 @@
 //! Runs never change after [`RunBuilder::finish`], except for one thing: a
 //! deletion bitmap. Deletes mark the cells they remove instead of writing
 //! tombstones; reads skip marked cells and the next compaction drops them.
+//! (A run also keeps the [`ValueIndex`] a read may build of its values;
+//! that adds to the run without changing it.)
 
 use std::sync::OnceLock;
 
