@@ -577,6 +577,18 @@ fn run_tabletop(
             ),
         );
     }
+    phase(
+        report,
+        "tabletop",
+        "memory after the filtered scans",
+        0.0,
+        0,
+        format!(
+            "{:.1} MB heap = {:.2}x raw (with the value indexes the first value-regex scan built)",
+            (live_bytes() - heap_before) as f64 / 1e6,
+            (live_bytes() - heap_before) as f64 / report.raw_bytes as f64
+        ),
+    );
 }
 
 /// The filtered full scans both stores run: a value regex, a chain of three

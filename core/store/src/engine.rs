@@ -21,6 +21,7 @@ pub(crate) mod run;
 pub(crate) mod run_scan;
 pub(crate) mod table;
 pub(crate) mod tablet;
+pub(crate) mod value_index;
 
 /// Size thresholds and timing of the engine's background work.
 #[derive(Clone, Debug, PartialEq, Eq)]

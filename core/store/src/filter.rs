@@ -28,6 +28,8 @@ mod re2;
 mod regex_cache;
 mod regex_shape;
 
+pub(crate) use regex_shape::ByteSet;
+
 use std::marker::PhantomData;
 
 pub use regex_cache::RegexCache;
@@ -211,6 +213,21 @@ impl ValueGate<'_> {
     #[inline]
     pub(crate) fn prefix(&self) -> &[u8] {
         self.regex.required_prefix()
+    }
+
+    /// Whether some value between `min_len` and `max_len` bytes long
+    /// (inclusive) whose first byte, if it has one, lies in `first` may
+    /// pass. When not, a group of such values needs no test at all.
+    pub(crate) fn may_pass(&self, min_len: usize, max_len: usize, first: &ByteSet) -> bool {
+        let (lo, hi) = self.regex.length_bounds();
+        if max_len < lo || min_len > hi {
+            return false;
+        }
+        match self.regex.first_bytes() {
+            // Every match is non-empty (`lo` counts its first byte).
+            Some(starts) if lo > 0 => starts.intersects(first),
+            _ => true,
+        }
     }
 
     /// Whether the regex is the whole plan: then a row's result is exactly

@@ -9,8 +9,13 @@
 //! Runs never change after [`RunBuilder::finish`], except for one thing: a
 //! deletion bitmap. Deletes mark the cells they remove instead of writing
 //! tombstones; reads skip marked cells and the next compaction drops them.
+//! (A run also keeps the [`ValueIndex`] a read may build of its values;
+//! that adds to the run without changing it.)
+
+use std::sync::OnceLock;
 
 use super::family::FamilyId;
+use super::value_index::ValueIndex;
 
 /// One row of a run.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +70,8 @@ pub(crate) struct Run {
     dead_cells: usize,
     /// The families the cells belong to, in increasing id order.
     families: Vec<FamilyId>,
+    /// The cells grouped by value, built by the first read that wants it.
+    value_index: OnceLock<ValueIndex>,
 }
 
 impl Run {
@@ -109,6 +116,14 @@ impl Run {
             + self.qual_bytes.capacity()
             + self.values.capacity()
             + self.dead.capacity() * 8
+            + self.value_index.get().map_or(0, ValueIndex::heap_bytes)
+    }
+
+    /// The run's cells grouped by value, built on first call (a read's,
+    /// never a write's or a compaction's) and kept: the run's values never
+    /// change.
+    pub(crate) fn value_index(&self) -> &ValueIndex {
+        self.value_index.get_or_init(|| ValueIndex::build(self))
     }
 
     /// Bytes of row keys and of values held.
@@ -309,6 +324,7 @@ impl Run {
                 .filter(|&fid| present[fid])
                 .map(|fid| fid as FamilyId)
                 .collect(),
+            value_index: OnceLock::new(),
         }
     }
 }
@@ -526,14 +542,15 @@ impl RunBuilder {
 
 /// Open-addressing interning table for qualifiers.
 #[derive(Debug, Default)]
-struct QualDict {
+pub(super) struct QualDict {
     /// Qualifier ids, `u32::MAX` for empty; length is a power of two.
     slots: Vec<u32>,
     len: usize,
 }
 
 impl QualDict {
-    fn hash(bytes: &[u8]) -> u64 {
+    /// The table's hash of `bytes` (the value index hashes values with it).
+    pub(super) fn hash(bytes: &[u8]) -> u64 {
         // Eight bytes at a time, multiply-rotate (in the spirit of FxHash).
         const K: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut h = bytes.len() as u64;

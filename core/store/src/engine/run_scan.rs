@@ -16,7 +16,10 @@
 //! pass; only rows holding one are read. When the regex is the whole
 //! filter, those cells are the row's answer and nothing else of the row is
 //! looked at ([`RunReader::views_of`]); otherwise the row is assembled and
-//! filtered as usual. Rows left out cannot be returned, and what they add
+//! filtered as usual. A read over a good part of the run tests the values
+//! through the run's [`ValueIndex`](super::value_index::ValueIndex)
+//! instead: once per distinct value, and not at all for families whose
+//! values' lengths and first bytes the regex cannot match. Rows left out cannot be returned, and what they add
 //! to the read's statistics (rows, cells and bytes seen) comes from the
 //! run's per-row totals, which is exact while the run is
 //! [`clean`](RunReader::is_clean). (A substring search of the whole value
@@ -30,6 +33,11 @@ use super::family::Families;
 use super::run::Run;
 use crate::filter::ValueGate;
 use crate::row::CellView;
+
+/// Reads over fewer cells than this test their values one by one: the
+/// index's fixed cost (a test per distinct value of each family the regex
+/// may match, a bitmap of the cells) is not worth it.
+const INDEX_MIN_CELLS: usize = 1024;
 
 /// The rows of one run, read as views.
 pub(crate) struct RunReader<'t> {
@@ -135,20 +143,35 @@ impl<'t> RunReader<'t> {
 
     /// Appends to `out`, in increasing order, `(row, cell)` for every cell
     /// of rows `rows` (deleted or not) whose stored value passes `gate`.
-    /// Rows left out hold no such value.
+    /// Rows left out hold no such value. The values are tested through the
+    /// run's value index when the rows hold enough of the run's cells for
+    /// it to pay (its first use builds it), or when `force_index`; `bits`
+    /// is scratch space, kept by the caller across tablets.
     pub(crate) fn cells_passing(
         &self,
         rows: Range<usize>,
         gate: &ValueGate<'_>,
+        force_index: bool,
+        bits: &mut Vec<u64>,
         out: &mut Vec<(usize, usize)>,
     ) {
         if rows.is_empty() {
             return;
         }
         let run = self.run;
+        let span = run.row_cells(rows.start).start..run.row_cells(rows.end - 1).end;
+        let worth_it = span.len() >= INDEX_MIN_CELLS && span.len() * 4 >= run.cell_count();
+        if force_index || worth_it {
+            bits.clear();
+            bits.resize(span.len().div_ceil(64), 0);
+            run.value_index()
+                .mark_passing(run, span.clone(), gate, bits);
+            self.note_marked(rows.start, span.start, bits, out);
+            return;
+        }
         let values = run.values();
-        let first_cell = run.row_cells(rows.start).start;
-        let cells = run.cells(first_cell..run.row_cells(rows.end - 1).end);
+        let first_cell = span.start;
+        let cells = run.cells(span);
         let prefix = gate.prefix();
         let mut row = rows.start;
         let mut row_end = run.row_cells(row).end;
@@ -179,6 +202,33 @@ impl<'t> RunReader<'t> {
                         note(first_cell + k, out);
                     }
                 }
+            }
+        }
+    }
+
+    /// Appends `(row, cell)` to `out` for every cell `first_cell + k` whose
+    /// bit `k` is set in `bits`, in increasing order; `first_row` holds
+    /// `first_cell`.
+    fn note_marked(
+        &self,
+        first_row: usize,
+        first_cell: usize,
+        bits: &[u64],
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        let run = self.run;
+        let mut row = first_row;
+        let mut row_end = run.row_cells(row).end;
+        for (w, &word) in bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                let i = first_cell + w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                while i >= row_end {
+                    row += 1;
+                    row_end = run.row_cells(row).end;
+                }
+                out.push((row, i));
             }
         }
     }
@@ -254,6 +304,8 @@ mod tests {
         b"\xffab",
         b"ba",
         b"aab",
+        // Longer than the value index's dictionary takes.
+        b"ababababababababababababababababababababababababababababababababababab",
     ];
     /// Value regexes (with and without a required literal) and other filters.
     const VALUE_PATTERNS: &[&[u8]] = &[
@@ -315,18 +367,37 @@ mod tests {
         format!("r{:02}", row % 40).into_bytes()
     }
 
-    fn set(family: &str, qual: u8, ts: i64, value: usize) -> Mutation<'static> {
+    /// How values repeat: 0, two values over and over; 1, the [`VALUES`];
+    /// 2, mostly unique values (one of them with the row and time after
+    /// it); 3, a mix.
+    type Palette = u8;
+
+    fn value(palette: Palette, row: u8, ts: i64, v: usize) -> Cow<'static, [u8]> {
+        let known = VALUES[v % VALUES.len()];
+        match palette % 4 {
+            0 => Cow::Borrowed(VALUES[v % 2]),
+            1 => Cow::Borrowed(known),
+            2 => Cow::Owned([known, format!("{row}.{ts}").as_bytes()].concat()),
+            _ if v.is_multiple_of(3) => Cow::Owned([known, format!("{row}").as_bytes()].concat()),
+            _ => Cow::Borrowed(known),
+        }
+    }
+
+    fn set(family: &str, qual: u8, ts: i64, value: Cow<'static, [u8]>) -> Mutation<'static> {
         Mutation::SetCell {
             family_name: Cow::Owned(family.to_string()),
             column_qualifier: Cow::Owned(vec![b'q', b'0' + qual % 3]),
             timestamp_micros: ts * 1000,
-            value: Cow::Borrowed(VALUES[value % VALUES.len()]),
+            value,
         }
     }
 
-    /// Builds the table: writes, compacts at `now`, then applies the
-    /// after-compaction changes chosen by `extra`.
-    fn table(splits: &[u8], cells: &[Cell], later: &[Cell], extra: u8) -> Table {
+    /// Builds the table: writes, compacts at `now`, then, if bit 4 of
+    /// `extra` is set, applies the after-compaction changes chosen by its
+    /// low bits (else the tablets stay clean runs, the value index's
+    /// ground); bit 3: a read through the value index, then splits of the
+    /// tablets, cut from their runs.
+    fn table(splits: &[u8], cells: &[Cell], later: &[Cell], extra: u8, palette: Palette) -> Table {
         let mut schema = TableSchema::default();
         schema.families.insert("a".into(), ColumnFamily::default());
         schema.families.insert("b".into(), ColumnFamily::default());
@@ -341,8 +412,8 @@ mod tests {
         let mut t = Table::new("t", &schema, splits, 0).unwrap();
         let fam = |f: u8| ["a", "b", "c"][usize::from(f % 3)];
         for &(row, f, q, ts, v) in cells {
-            t.mutate_row(&key(row), &[set(fam(f), q, ts, v)], 0, &cfg)
-                .unwrap();
+            let m = set(fam(f), q, ts, value(palette, row, ts, v));
+            t.mutate_row(&key(row), &[m], 0, &cfg).unwrap();
         }
         t.prepare_read();
         // GC is not applied at time 0 for MaxAge: eligible versions stay
@@ -356,9 +427,10 @@ mod tests {
             crate::Fidelity::Production,
         )
         .unwrap();
+        let later = if extra & 16 != 0 { later } else { &[] };
         for &(row, f, q, ts, v) in later {
             let m = match extra % 4 {
-                0 => set(fam(f), q, ts, v),
+                0 => set(fam(f), q, ts, value(palette, row, ts, v)),
                 1 => Mutation::DeleteFromColumn {
                     family_name: Cow::Borrowed(fam(f)),
                     column_qualifier: Cow::Owned(vec![b'q', b'0' + q % 3]),
@@ -371,7 +443,7 @@ mod tests {
             };
             t.mutate_row(&key(row), &[m], 0, &cfg).unwrap();
         }
-        if extra & 4 != 0 {
+        if extra & 20 == 20 {
             t.modify_families(
                 &[FamilyChange::Drop("b".into())],
                 crate::Fidelity::Production,
@@ -379,6 +451,28 @@ mod tests {
             .unwrap();
         }
         t.prepare_read();
+        if extra & 8 != 0 {
+            // The runs' value indexes are built, then the runs are cut.
+            let plan = FilterPlan::compile(&RowFilter::ValueRegex(b"a\\C*".to_vec())).unwrap();
+            let opts = ReadOptions {
+                reversed: false,
+                limit: None,
+                plan: Some(&plan),
+                now_micros: 0,
+            };
+            let all = KeyRange {
+                start: Vec::new(),
+                end: None,
+            };
+            read(&t, &all, &opts, ReadPath::Indexed);
+            let small = EngineConfig {
+                split_bytes: 400,
+                merge_bytes: 0,
+                ..EngineConfig::default()
+            };
+            t.tick(0, &small, &mut Vec::new());
+            t.prepare_read();
+        }
         t
     }
 
@@ -405,21 +499,38 @@ mod tests {
         (0u8..40, 0u8..3, 0u8..3, 0i64..12, 0usize..VALUES.len())
     }
 
+    /// The read through every path: the compacted-tablet path testing
+    /// values one by one (the runs here are small) and through the value
+    /// index must both agree with the merging path.
+    fn check_paths(
+        t: &Table,
+        range: &KeyRange,
+        opts: &ReadOptions<'_>,
+    ) -> Result<(), TestCaseError> {
+        let merged = read(t, range, opts, ReadPath::Merged);
+        let fast = read(t, range, opts, ReadPath::Fastest);
+        prop_assert_eq!(&fast, &merged, "one by one");
+        let indexed = read(t, range, opts, ReadPath::Indexed);
+        prop_assert_eq!(&indexed, &merged, "through the value index");
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn compacted_path_agrees_with_merging(
             splits in prop::collection::vec(0u8..40, 0..3),
-            cells in prop::collection::vec(cell(), 0..120),
+            cells in prop::collection::vec(cell(), 0..200),
             later in prop::collection::vec(cell(), 0..4),
-            extra in 0u8..8,
+            extra in 0u8..32,
+            palette in 0u8..4,
             kind in 0u8..9,
             pattern in 0usize..100_000,
             bounds in (0u8..45, 0u8..45),
             reversed in any::<bool>(),
             limit in prop::option::of(1u64..6),
         ) {
-            let t = table(&splits, &cells, &later, extra);
+            let t = table(&splits, &cells, &later, extra, palette);
             // A random pattern RE2 refuses (`{2}` with nothing to repeat)
             // is no case.
             let Ok(plan) = filter(kind, pattern).map(|f| FilterPlan::compile(&f)).transpose() else {
@@ -436,9 +547,7 @@ mod tests {
                 plan: plan.as_ref(),
                 now_micros: 10_000,
             };
-            let fast = read(&t, &range, &opts, ReadPath::Fastest);
-            let merged = read(&t, &range, &opts, ReadPath::Merged);
-            prop_assert_eq!(fast, merged);
+            check_paths(&t, &range, &opts)?;
         }
     }
 
@@ -453,14 +562,18 @@ mod tests {
             (3, 0, 1, 1, 1),
             (4, 0, 0, 1, 4),
         ];
-        let t = table(&[], &cells, &[], 0);
+        let t = table(&[], &cells, &[], 0, 1);
         let run = t.tablets[0].single_run().unwrap();
         let reader = super::RunReader::new(run, &t.fams, 0);
         let found = |start: &[u8], end: Option<&[u8]>, pattern: &[u8]| {
             let plan = FilterPlan::compile(&RowFilter::ValueRegex(pattern.to_vec())).unwrap();
             let gate = plan.value_gate().unwrap();
             let mut cells = Vec::new();
-            reader.cells_passing(reader.rows(start, end), &gate, &mut cells);
+            let rows = reader.rows(start, end);
+            reader.cells_passing(rows.clone(), &gate, false, &mut Vec::new(), &mut cells);
+            let mut indexed = Vec::new();
+            reader.cells_passing(rows, &gate, true, &mut Vec::new(), &mut indexed);
+            assert_eq!(indexed, cells, "through the value index");
             cells
         };
         assert_eq!(found(b"", None, b"ab\\C*"), vec![(0, 0), (2, 3)]);

@@ -687,6 +687,7 @@ impl Table {
         let gate = opts.plan.and_then(FilterPlan::value_gate);
         let mut merging = MergeBuffers::default();
         let mut passing: Vec<(usize, usize)> = Vec::new();
+        let mut marks: Vec<u64> = Vec::new();
         for n in 0..ranges.len() {
             let range = &ranges[if opts.reversed {
                 ranges.len() - 1 - n
@@ -711,13 +712,20 @@ impl Table {
                 }
                 let (start, end) = clip(range, tablet);
                 let go_on = match tablet.single_run() {
-                    Some(run) if path == ReadPath::Fastest => {
+                    Some(run) if path != ReadPath::Merged => {
                         let reader = RunReader::new(run, &self.fams, opts.now_micros);
                         let rows = reader.rows(start, end);
                         match gate.filter(|_| reader.is_clean()) {
                             Some(gate) => {
                                 passing.clear();
-                                reader.cells_passing(rows.clone(), &gate, &mut passing);
+                                let force_index = path == ReadPath::Indexed;
+                                reader.cells_passing(
+                                    rows.clone(),
+                                    &gate,
+                                    force_index,
+                                    &mut marks,
+                                    &mut passing,
+                                );
                                 let whole = gate.is_whole_plan();
                                 let rows = Candidates {
                                     rows,
@@ -1163,6 +1171,13 @@ pub(crate) enum ReadPath {
     /// Tablets held in one run are read straight from it (and rows a value
     /// test cannot accept are skipped); others are merged.
     Fastest,
+    /// [`ReadPath::Fastest`], with value tests always made through the
+    /// run's value index, however few rows are read.
+    #[cfg_attr(
+        not(all(test, not(target_arch = "wasm32"))),
+        allow(dead_code, reason = "the model tests' way to reach the index")
+    )]
+    Indexed,
     /// Every tablet is merged, as if it had several sources.
     #[cfg_attr(
         not(all(test, not(target_arch = "wasm32"))),
@@ -1229,11 +1244,10 @@ impl<'a, S: RowSink + ?Sized> Delivery<'a, '_, S> {
         hand_over(stats, self.sink, self.limit, key, out)
     }
 
-    /// Delivers the row whose answer, already filtered, is in `self.views`,
-    /// and whose visible cells add `seen` to the seen statistics. Returns
-    /// whether the read goes on.
-    fn deliver_filtered(&mut self, key: &[u8], seen: SeenTotals) -> bool {
-        self.seen(seen);
+    /// Delivers the row whose answer, already filtered, is in `self.views`
+    /// (what the read saw is counted apart). Returns whether the read goes
+    /// on.
+    fn hand_over(&mut self, key: &[u8]) -> bool {
         hand_over(&mut self.stats, self.sink, self.limit, key, &self.views)
     }
 
@@ -1312,16 +1326,14 @@ fn read_candidates<'t, S: RowSink + ?Sized>(
     reversed: bool,
     out: &mut Delivery<'t, '_, S>,
 ) -> bool {
+    if whole {
+        return read_passing(reader, candidates, reversed, out);
+    }
     let visit = |cells: &[(usize, usize)], out: &mut Delivery<'t, '_, S>| {
         let row = cells[0].0;
         out.views.clear();
-        if whole {
-            reader.views_of(row, cells, &mut out.views);
-            out.deliver_filtered(reader.row_key(row), reader.seen_totals(row..row + 1))
-        } else {
-            reader.views(row, &mut out.views);
-            out.deliver(reader.row_key(row))
-        }
+        reader.views(row, &mut out.views);
+        out.deliver(reader.row_key(row))
     };
     let rows = &candidates.rows;
     if reversed {
@@ -1348,6 +1360,38 @@ fn read_candidates<'t, S: RowSink + ?Sized>(
         out.seen(reader.seen_totals(next..rows.end));
     }
     true
+}
+
+/// [`read_candidates`] when the value regex is the whole plan: each
+/// candidate row's answer is its passing cells, and what the read saw is
+/// every row it went through, counted once from the run's totals when it
+/// stops. Returns whether the read goes on.
+fn read_passing<'t, S: RowSink + ?Sized>(
+    reader: &RunReader<'t>,
+    candidates: &Candidates<'_>,
+    reversed: bool,
+    out: &mut Delivery<'t, '_, S>,
+) -> bool {
+    let mut answer = |cells: &[(usize, usize)]| {
+        let row = cells[0].0;
+        out.views.clear();
+        reader.views_of(row, cells, &mut out.views);
+        out.hand_over(reader.row_key(row))
+    };
+    let last = |cells: &[(usize, usize)]| cells[0].0;
+    let stopped = if reversed {
+        candidates.groups().rev().find(|c| !answer(c)).map(last)
+    } else {
+        candidates.groups().find(|c| !answer(c)).map(last)
+    };
+    let rows = candidates.rows.clone();
+    let seen = match stopped {
+        None => rows,
+        Some(row) if reversed => row..rows.end,
+        Some(row) => rows.start..row + 1,
+    };
+    out.seen(reader.seen_totals(seen));
+    stopped.is_none()
 }
 
 /// The part of `range` inside the tablet, as `(start, end)`.

@@ -36,7 +36,7 @@
 
 use std::fmt::Write as _;
 
-use super::regex_shape::{self, ByteSequence};
+use super::regex_shape::{self, ByteSequence, ByteSet};
 use crate::bytes;
 
 /// RE2's `kMaxRepeat`: the largest count in `{n,m}`, also as a product of
@@ -133,6 +133,32 @@ impl ByteRegex {
             | Kind::Sequence { prefix, .. }
             | Kind::Regex { prefix, .. } => prefix,
         }
+    }
+
+    /// The shortest and longest haystack that can match (`usize::MAX`:
+    /// unbounded).
+    pub(crate) fn length_bounds(&self) -> (usize, usize) {
+        match &self.kind {
+            Kind::Exact(lit) => (lit.len(), lit.len()),
+            Kind::Prefix { prefix, .. } => (prefix.len(), usize::MAX),
+            Kind::Sequence { seq, .. } => (seq.len(), seq.len()),
+            Kind::Regex {
+                min_len, max_len, ..
+            } => (*min_len, *max_len),
+        }
+    }
+
+    /// The bytes every match starts with, when that is known (and every
+    /// match is non-empty): the first of the required prefix, or the first
+    /// set of a byte-set sequence.
+    pub(crate) fn first_bytes(&self) -> Option<ByteSet> {
+        if let Kind::Sequence { seq, .. } = &self.kind {
+            return seq.first().copied();
+        }
+        let &first = self.required_prefix().first()?;
+        let mut set = ByteSet::EMPTY;
+        set.add(first);
+        Some(set)
     }
 
     /// Whether the whole haystack matches.

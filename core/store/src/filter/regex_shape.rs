@@ -15,22 +15,33 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 /// regex engine; the table takes 32 bytes per position).
 const MAX_SEQUENCE: usize = 256;
 
-/// One position of a [`ByteSequence`]: the bytes it accepts, as 256 bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ByteSet([u64; 4]);
+/// A set of bytes, as 256 bits: one position of a [`ByteSequence`], or
+/// the first bytes a group of values starts with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ByteSet([u64; 4]);
 
 impl ByteSet {
-    const EMPTY: ByteSet = ByteSet([0; 4]);
+    pub(crate) const EMPTY: ByteSet = ByteSet([0; 4]);
 
     fn add_range(&mut self, lo: u8, hi: u8) {
         for b in lo..=hi {
-            self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+            self.add(b);
         }
     }
 
     #[inline]
-    fn contains(&self, b: u8) -> bool {
+    pub(crate) fn add(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, b: u8) -> bool {
         self.0[usize::from(b >> 6)] >> (b & 63) & 1 != 0
+    }
+
+    /// Whether a byte is in both sets.
+    pub(crate) fn intersects(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
     }
 }
 
@@ -42,6 +53,16 @@ pub(crate) struct ByteSequence {
 }
 
 impl ByteSequence {
+    /// The bytes a match may start with (`None` for the empty sequence).
+    pub(crate) fn first(&self) -> Option<&ByteSet> {
+        self.sets.first()
+    }
+
+    /// The length of every match.
+    pub(crate) fn len(&self) -> usize {
+        self.sets.len()
+    }
+
     /// Whether `hay` matches the whole sequence.
     #[inline]
     pub(crate) fn is_match(&self, hay: &[u8]) -> bool {
