@@ -6,81 +6,17 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::time::Duration;
-
 use proptest::prelude::*;
 use tabletop_store::*;
 
-const T0: i64 = 1_588_291_200_000_000;
-const DAY: i64 = 86_400_000_000;
-
-/// Small thresholds, so a few hundred rows flush, compact, split and
-/// merge tablets.
-fn tiny_config() -> InstanceConfig {
-    InstanceConfig {
-        engine: EngineConfig {
-            memtable_flush_bytes: 400,
-            split_bytes: 1_500,
-            merge_bytes: 600,
-            gc_interval_micros: 20_000,
-            max_runs: 3,
-        },
-        ..InstanceConfig::default()
-    }
-}
-
-fn instance() -> Instance {
-    let mut db = Instance::new(tiny_config());
-    db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert(
-        "a".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))),
-    );
-    schema.families.insert(
-        "b".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxAge(Duration::from_millis(4)))),
-    );
-    schema.families.insert(
-        "sum".into(),
-        ColumnFamily {
-            gc_rule: None,
-            value_type: ValueType::Aggregate(Aggregator::Sum),
-        },
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![b"k5".to_vec()],
-    })
-    .expect("create table");
-    db.set_change_stream("t", Some(ChangeStreamConfig::new(DAY).expect("a day")))
-        .expect("change stream");
-    db
-}
-
-/// One generated cell: family, qualifier, timestamp in ms (-1: server
-/// time), value length.
-type Cell = (bool, u8, i64, usize);
-/// One generated row: key number and cells.
-type Row = (u16, Vec<Cell>);
+mod bulk_fixture;
+use bulk_fixture::{Row, T0, cell, changes, instance, records, set_cell};
 
 fn entries(rows: &[Row]) -> Vec<MutateRowsEntry<'static>> {
     rows.iter()
         .map(|(k, cells)| MutateRowsEntry {
             row_key: format!("k{k}").into_bytes().into(),
-            mutations: cells
-                .iter()
-                .map(|&(fam_a, q, ts, len)| {
-                    Mutation::set_cell(
-                        if fam_a { "a" } else { "b" },
-                        &[b'q', b'0' + q],
-                        if ts < 0 { -1 } else { ts * 1000 },
-                        &vec![b'v'; len],
-                    )
-                    .into_owned()
-                })
-                .collect(),
+            mutations: cells.iter().map(set_cell).collect(),
         })
         .collect()
 }
@@ -94,30 +30,6 @@ fn all_rows(db: &Instance) -> (Vec<OwnedRow>, ReadStats) {
         .read_rows("t", &ReadRowsRequest::default(), &mut rows)
         .expect("read");
     (rows.rows, stats)
-}
-
-/// The change stream's records of one kind, without their sequence
-/// numbers (which count the records of both kinds).
-fn records(db: &Instance, kind: ChangeKind) -> Vec<(i64, Vec<u8>, Vec<Mutation<'static>>)> {
-    changes(db)
-        .records
-        .into_iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| (r.commit_micros, r.row_key, r.mutations))
-        .collect()
-}
-
-fn changes(db: &Instance) -> ChangeStreamBatch {
-    db.clone()
-        .read_change_stream(
-            "t",
-            &ReadChangeStreamRequest {
-                partition: KeyRange::all(),
-                start: ChangeStart::Time(T0),
-                end_micros: None,
-            },
-        )
-        .expect("change stream")
 }
 
 /// A readable account of the first difference between two row lists.
@@ -159,10 +71,6 @@ fn sorted(batch: &[MutateRowsEntry<'static>]) -> Vec<MutateRowsEntry<'static>> {
     s
 }
 
-fn cell() -> impl Strategy<Value = Cell> {
-    (any::<bool>(), 0u8..3, -1i64..6, 0usize..40)
-}
-
 fn batches() -> impl Strategy<Value = Vec<Vec<Row>>> {
     let row = (0u16..60, prop::collection::vec(cell(), 1..4));
     prop::collection::vec(prop::collection::vec(row, 1..40), 1..12)
@@ -180,9 +88,9 @@ proptest! {
     /// keep arrival order, and are compared with `plain`.
     #[test]
     fn bulk_writes_leave_what_mutate_rows_leaves(batches in batches()) {
-        let mut plain = instance();
-        let mut in_order = instance();
-        let mut bulk = instance();
+        let mut plain = instance(b"k5");
+        let mut in_order = instance(b"k5");
+        let mut bulk = instance(b"k5");
         for (n, rows) in batches.iter().enumerate() {
             let batch = entries(rows);
             for r in plain.mutate_rows("t", &batch).expect("mutate rows") {
@@ -224,7 +132,7 @@ proptest! {
 #[test]
 fn one_bad_entry_refuses_the_whole_batch_and_writes_nothing() {
     let good = entries(&[(1, vec![(true, 0, 1, 5)]), (7, vec![(false, 1, 2, 5)])]);
-    let mut db = instance();
+    let mut db = instance(b"k5");
     db.bulk_write("t", &good).expect("good batch");
     let before = (all_rows(&db).0, layout(&db), changes(&db));
     let traffic = db.traffic("t").unwrap().clone();
@@ -317,8 +225,8 @@ fn a_traced_bulk_write_records_what_mutate_rows_records() {
         (2, vec![(true, 0, 1, 5)]),
         (9, vec![(true, 0, 2, 7)]),
     ]);
-    let mut plain = instance();
-    let mut bulk = instance();
+    let mut plain = instance(b"k5");
+    let mut bulk = instance(b"k5");
     let mut a = Trace::new(TraceOptions {
         written_keys: true,
         returned_keys: 0,
@@ -334,8 +242,8 @@ fn a_traced_bulk_write_records_what_mutate_rows_records() {
 
 #[test]
 fn under_the_emulators_fidelity_its_checks_come_first_and_refuse_the_batch() {
-    let mut plain = instance();
-    let mut bulk = instance();
+    let mut plain = instance(b"k5");
+    let mut bulk = instance(b"k5");
     for db in [&mut plain, &mut bulk] {
         db.set_fidelity(Fidelity::Emulator);
     }

@@ -8,65 +8,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use proptest::prelude::*;
 use tabletop_store::*;
 
-const T0: i64 = 1_588_291_200_000_000;
-const DAY: i64 = 86_400_000_000;
-const SPLIT_BYTES: u64 = 1_500;
+mod bulk_fixture;
+use bulk_fixture::{Row, SPLIT_BYTES, T0, cell, changes, instance, records, set_cell};
 
-/// Small thresholds, so a few hundred rows flush, compact, split and
-/// merge tablets.
-fn tiny_config() -> InstanceConfig {
-    InstanceConfig {
-        engine: EngineConfig {
-            memtable_flush_bytes: 400,
-            split_bytes: SPLIT_BYTES,
-            merge_bytes: 600,
-            gc_interval_micros: 20_000,
-            max_runs: 3,
-        },
-        ..InstanceConfig::default()
-    }
-}
-
-fn instance() -> Instance {
-    let mut db = Instance::new(tiny_config());
-    db.set_now(T0);
-    let mut schema = TableSchema::default();
-    schema.families.insert(
-        "a".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))),
-    );
-    schema.families.insert(
-        "b".into(),
-        ColumnFamily::with_gc(Some(GcRule::MaxAge(Duration::from_millis(4)))),
-    );
-    schema.families.insert(
-        "sum".into(),
-        ColumnFamily {
-            gc_rule: None,
-            value_type: ValueType::Aggregate(Aggregator::Sum),
-        },
-    );
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema,
-        initial_splits: vec![b"k0500".to_vec()],
-    })
-    .expect("create table");
-    db.set_change_stream("t", Some(ChangeStreamConfig::new(DAY).expect("a day")))
-        .expect("change stream");
-    db
-}
-
-/// One generated cell: family `a` (else `b`), qualifier, timestamp in ms
-/// (-1: server time), value length.
-type Cell = (bool, u8, i64, usize);
-/// One generated row: key number and cells.
-type Row = (u16, Vec<Cell>);
 /// One batch: whether its keys lie past every earlier batch's (a load
 /// appending in key order), and its rows.
 type Batch = (bool, Vec<Row>);
@@ -84,18 +32,7 @@ fn entries(batches: &[Batch]) -> Vec<Vec<MutateRowsEntry<'static>>> {
                     row_key: format!("k{:04}", base + usize::from(*k))
                         .into_bytes()
                         .into(),
-                    mutations: cells
-                        .iter()
-                        .map(|&(fam_a, q, ts, len)| {
-                            Mutation::set_cell(
-                                if fam_a { "a" } else { "b" },
-                                &[b'q', b'0' + q],
-                                if ts < 0 { -1 } else { ts * 1000 },
-                                &vec![b'v'; len],
-                            )
-                            .into_owned()
-                        })
-                        .collect(),
+                    mutations: cells.iter().map(set_cell).collect(),
                 })
                 .collect()
         })
@@ -123,29 +60,6 @@ fn uncollectable(rows: Vec<OwnedRow>) -> Vec<OwnedRow> {
             r.cells.retain(|c| !c.gc_eligible);
             (!r.cells.is_empty()).then_some(r)
         })
-        .collect()
-}
-
-fn changes(db: &Instance) -> ChangeStreamBatch {
-    db.clone()
-        .read_change_stream(
-            "t",
-            &ReadChangeStreamRequest {
-                partition: KeyRange::all(),
-                start: ChangeStart::Time(T0),
-                end_micros: None,
-            },
-        )
-        .expect("change stream")
-}
-
-/// The user records, without sequence numbers (which count GC records too).
-fn user_records(db: &Instance) -> Vec<(i64, Vec<u8>, Vec<Mutation<'static>>)> {
-    changes(db)
-        .records
-        .into_iter()
-        .filter(|r| r.kind == ChangeKind::User)
-        .map(|r| (r.commit_micros, r.row_key, r.mutations))
         .collect()
 }
 
@@ -184,10 +98,6 @@ fn describe(a: &[OwnedRow], b: &[OwnedRow]) -> String {
     }
 }
 
-fn cell() -> impl Strategy<Value = Cell> {
-    (any::<bool>(), 0u8..3, -1i64..6, 0usize..40)
-}
-
 fn batches() -> impl Strategy<Value = Vec<Batch>> {
     let row = (0u16..60, prop::collection::vec(cell(), 1..4));
     let batch = (prop::bool::weighted(0.6), prop::collection::vec(row, 1..40));
@@ -201,8 +111,8 @@ proptest! {
     /// paths leave the very same reads and statistics after every batch.
     #[test]
     fn imports_leave_what_bulk_writes_leave(batches in batches()) {
-        let mut written = instance();
-        let mut imported = instance();
+        let mut written = instance(b"k0500");
+        let mut imported = instance(b"k0500");
         for (n, batch) in entries(&batches).iter().enumerate() {
             written.bulk_write("t", batch).expect("bulk write");
             imported.bulk_import("t", batch).expect("import");
@@ -212,7 +122,7 @@ proptest! {
             let (got, want) = (all_rows(&imported), all_rows(&written));
             prop_assert!(got == want, "{} ({:?} against {:?})", describe(&got.0, &want.0), got.1, want.1);
             prop_assert_eq!(imported.traffic("t").unwrap(), written.traffic("t").unwrap());
-            prop_assert_eq!(user_records(&imported), user_records(&written));
+            prop_assert_eq!(records(&imported, ChangeKind::User), records(&written, ChangeKind::User));
             check_cover(&imported)?;
         }
     }
@@ -223,8 +133,8 @@ proptest! {
     /// has collected the same cells.
     #[test]
     fn with_ticks_imports_collect_what_bulk_writes_collect(batches in batches()) {
-        let mut written = instance();
-        let mut imported = instance();
+        let mut written = instance(b"k0500");
+        let mut imported = instance(b"k0500");
         for (n, batch) in entries(&batches).iter().enumerate() {
             written.bulk_write("t", batch).expect("bulk write");
             imported.bulk_import("t", batch).expect("import");
@@ -240,7 +150,7 @@ proptest! {
             let want = uncollectable(all_rows(&written).0);
             prop_assert!(got == want, "{}", describe(&got, &want));
             prop_assert_eq!(imported.traffic("t").unwrap(), written.traffic("t").unwrap());
-            prop_assert_eq!(user_records(&imported), user_records(&written));
+            prop_assert_eq!(records(&imported, ChangeKind::User), records(&written, ChangeKind::User));
             check_cover(&imported)?;
         }
         let end = T0 + 1_000_000;
@@ -277,7 +187,7 @@ fn rows_from(from: usize, n: usize) -> Vec<MutateRowsEntry<'static>> {
 
 #[test]
 fn a_load_in_key_order_comes_out_compacted_and_cut() {
-    let mut db = instance();
+    let mut db = instance(b"k0500");
     let rows = 3_000;
     for chunk in 0..rows / 200 {
         db.bulk_import("t", &rows_from(chunk * 200, 200))
@@ -306,7 +216,7 @@ fn a_load_in_key_order_comes_out_compacted_and_cut() {
 
 #[test]
 fn one_bad_entry_refuses_the_whole_import_and_writes_nothing() {
-    let mut db = instance();
+    let mut db = instance(b"k0500");
     db.bulk_import("t", &rows_from(0, 50)).expect("good batch");
     let before = (all_rows(&db).0, db.tablets("t").unwrap(), changes(&db));
     let traffic = db.traffic("t").unwrap().clone();
@@ -359,8 +269,8 @@ fn a_traced_import_records_what_mutate_rows_records() {
     let mut batch = rows_from(10, 3);
     batch.extend(rows_from(5, 2));
     batch.extend(rows_from(11, 1));
-    let mut plain = instance();
-    let mut imported = instance();
+    let mut plain = instance(b"k0500");
+    let mut imported = instance(b"k0500");
     let mut a = Trace::new(TraceOptions {
         written_keys: true,
         returned_keys: 0,
