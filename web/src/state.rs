@@ -1291,10 +1291,33 @@ pub(crate) fn test_app() -> AppState {
     .apply(Action::Boot(Boot::Demo))
 }
 
+/// Runs `text` in the console's `tab`, for the slices' tests.
+#[cfg(test)]
+pub(crate) fn run_console(state: &AppState, tab: console::Tab, text: &str) -> AppState {
+    state
+        .apply(Action::ConsoleTab(tab))
+        .apply(Action::ConsoleInput(text.into()))
+        .apply(Action::ConsoleRun)
+}
+
+/// Frames of work until none is left (a load, a replay, a lesson's
+/// sample rows), for the slices' tests.
+#[cfg(test)]
+pub(crate) fn settle(mut state: AppState) -> AppState {
+    for _ in 0..10_000 {
+        if !state.has_work() {
+            return state;
+        }
+        state = state.apply(Action::Work);
+    }
+    panic!("the work never ended");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::demo;
+    use crate::state::run_console as run;
 
     pub(super) const NOW: i64 = 1_700_000_000_000_000;
 
@@ -1310,13 +1333,6 @@ mod tests {
             .iter()
             .map(|l| l.key.text.clone())
             .collect()
-    }
-
-    fn run(state: &AppState, tab: Tab, text: &str) -> AppState {
-        state
-            .apply(Action::ConsoleTab(tab))
-            .apply(Action::ConsoleInput(text.into()))
-            .apply(Action::ConsoleRun)
     }
 
     #[test]

@@ -597,8 +597,8 @@ fn with_instance<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::AppState;
     use crate::state::console::Tab;
+    use crate::state::{AppState, run_console, settle};
     use crate::view_model::learn::{advisor_view, sample_choice};
     use serde::Deserialize;
 
@@ -608,23 +608,8 @@ mod tests {
         settle(state.apply(Action::Learn(action)))
     }
 
-    /// Frames of work until a lesson's sample rows are all written (and
-    /// the rows panel has counted them).
-    fn settle(mut state: AppState) -> AppState {
-        for _ in 0..10_000 {
-            if !state.has_work() {
-                return state;
-            }
-            state = state.apply(Action::Work);
-        }
-        panic!("the sample rows never ended");
-    }
-
     fn cbt(state: &AppState, line: &str) -> AppState {
-        state
-            .apply(Action::ConsoleTab(Tab::Cbt))
-            .apply(Action::ConsoleInput(line.into()))
-            .apply(Action::ConsoleRun)
+        run_console(state, Tab::Cbt, line)
     }
 
     fn rules(state: &AppState) -> Vec<String> {

@@ -580,26 +580,13 @@ mod tests {
     use crate::state::console::Tab;
     use crate::state::layout::Panels;
     use crate::state::sim::SimAction;
-    use crate::state::{Action, AppState, Boot, TestClock, test_app};
+    use crate::state::{Action, AppState, Boot, TestClock, run_console, settle, test_app};
     use crate::view_model::keyviz::cell_info;
 
     const NOW: i64 = 1_700_000_000_000_000;
 
     fn run(state: &AppState, text: &str) -> AppState {
-        state
-            .apply(Action::ConsoleTab(Tab::Cbt))
-            .apply(Action::ConsoleInput(text.into()))
-            .apply(Action::ConsoleRun)
-    }
-
-    fn settle(mut state: AppState) -> AppState {
-        let mut frames = 0;
-        while state.has_work() {
-            state = state.apply(Action::Work);
-            frames += 1;
-            assert!(frames < 10_000, "the work ends");
-        }
-        state
+        run_console(state, Tab::Cbt, text)
     }
 
     /// Rows of the map whose keys start with `prefix`, and the others,

@@ -57,14 +57,7 @@ pub(super) fn fidelity(emulator_parity: bool) -> Fidelity {
 #[cfg(test)]
 mod tests {
     use crate::state::console::Tab;
-    use crate::state::{Action, AppState, test_app};
-
-    fn run(state: &AppState, tab: Tab, text: &str) -> AppState {
-        state
-            .apply(Action::ConsoleTab(tab))
-            .apply(Action::ConsoleInput(text.into()))
-            .apply(Action::ConsoleRun)
-    }
+    use crate::state::{Action, AppState, run_console as run, test_app};
 
     fn last_output(state: &AppState) -> String {
         state

@@ -62,23 +62,10 @@ impl Placement {
 mod tests {
     use crate::state::console::Tab;
     use crate::state::live::{KvView, LiveAction};
-    use crate::state::{Action, AppState, test_app};
+    use crate::state::{Action, AppState, run_console, settle, test_app};
 
     fn run(state: &AppState, text: &str) -> AppState {
-        state
-            .apply(Action::ConsoleTab(Tab::Cbt))
-            .apply(Action::ConsoleInput(text.into()))
-            .apply(Action::ConsoleRun)
-    }
-
-    fn settle(mut state: AppState) -> AppState {
-        let mut frames = 0;
-        while state.has_work() {
-            state = state.apply(Action::Work);
-            frames += 1;
-            assert!(frames < 10_000, "the work ends");
-        }
-        state
+        run_console(state, Tab::Cbt, text)
     }
 
     /// The placement's (tablet id, node) pairs.
