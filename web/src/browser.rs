@@ -362,3 +362,16 @@ pub fn snapshot_file_name(wall_micros: i64) -> String {
         s % 60
     )
 }
+
+/// Where a click fell across the element matching `selector` that holds
+/// its target (a bar of blocks), in percent of that element's width from
+/// its left edge; `None` when there is no such element or it has no width.
+/// Yew delegates events, so the current target is not always the bar.
+pub fn click_percent_across(e: &web_sys::MouseEvent, selector: &str) -> Option<f64> {
+    let bar = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest(selector).ok().flatten())?;
+    let rect = bar.get_bounding_client_rect();
+    (rect.width() > 0.0).then(|| (f64::from(e.client_x()) - rect.left()) / rect.width() * 100.0)
+}

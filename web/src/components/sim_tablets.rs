@@ -16,7 +16,6 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::key_view::key_html;
@@ -180,18 +179,9 @@ fn sim_bar_area(props: &SimBarProps) -> Html {
     let onclick = {
         let layout = layout.clone();
         Callback::from(move |e: MouseEvent| {
-            let Some(bar) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .and_then(|t| t.closest(".sim-bar").ok().flatten())
-            else {
+            let Some(percent) = crate::browser::click_percent_across(&e, ".sim-bar") else {
                 return;
             };
-            let rect = bar.get_bounding_client_rect();
-            if rect.width() <= 0.0 {
-                return;
-            }
-            let percent = (f64::from(e.client_x()) - rect.left()) / rect.width() * 100.0;
             choose(
                 layout
                     .partition_point(|s| s.left <= percent)

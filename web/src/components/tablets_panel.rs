@@ -14,7 +14,6 @@
 use std::rc::Rc;
 
 use tabletop_core::human_bytes;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::key_view::key_html;
@@ -188,20 +187,9 @@ fn tablet_bar(props: &TabletBarProps) -> Html {
         let layout = Rc::clone(&props.layout);
         let on_choose = props.on_choose.clone();
         Callback::from(move |e: MouseEvent| {
-            // The bar itself, found from the clicked block (Yew delegates
-            // events, so the current target is not always the bar).
-            let Some(bar) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .and_then(|t| t.closest(".tablet-bar").ok().flatten())
-            else {
+            let Some(percent) = crate::browser::click_percent_across(&e, ".tablet-bar") else {
                 return;
             };
-            let rect = bar.get_bounding_client_rect();
-            if rect.width() <= 0.0 {
-                return;
-            }
-            let percent = (f64::from(e.client_x()) - rect.left()) / rect.width() * 100.0;
             let i = layout
                 .partition_point(|s| s.left <= percent)
                 .saturating_sub(1);
