@@ -45,11 +45,25 @@ impl Table {
         cfg: &EngineConfig,
         fidelity: Fidelity,
     ) -> Result<()> {
+        self.apply_checked_bulk(rows, now_micros, fidelity, |table, checked| {
+            table.write_in_order(rows, &checked.order, &checked.fids, now_micros, cfg)
+        })
+    }
+
+    /// Checks `rows` whole (on error nothing is written), then writes them
+    /// by `write` with the change stream set aside, and logs them to it in
+    /// batch order afterwards, as the one-call-per-row path would. The
+    /// bulk write and the sorted import differ only in `write`.
+    pub(super) fn apply_checked_bulk(
+        &mut self,
+        rows: &[BulkRow<'_, '_>],
+        now_micros: i64,
+        fidelity: Fidelity,
+        write: impl FnOnce(&mut Self, &CheckedBulk) -> Result<()>,
+    ) -> Result<()> {
         let checked = self.check_bulk(rows, fidelity)?;
-        // The change stream records rows in batch order below, as the
-        // one-call-per-row path would.
         let changes = self.changes.take();
-        let written = self.write_in_order(rows, &checked.order, &checked.fids, now_micros, cfg);
+        let written = write(self, &checked);
         self.changes = changes;
         written?;
         self.log_bulk(rows, now_micros);

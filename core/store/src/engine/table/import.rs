@@ -55,13 +55,9 @@ impl Table {
         cfg: &EngineConfig,
         fidelity: Fidelity,
     ) -> Result<()> {
-        let checked = self.check_bulk(rows, fidelity)?;
-        let changes = self.changes.take();
-        let written = self.import_in_order(rows, &checked, now_micros, cfg);
-        self.changes = changes;
-        written?;
-        self.log_bulk(rows, now_micros);
-        Ok(())
+        self.apply_checked_bulk(rows, now_micros, fidelity, |table, checked| {
+            table.import_in_order(rows, checked, now_micros, cfg)
+        })
     }
 
     /// Hands each tablet its rows (one sorted group per tablet): built
