@@ -40,6 +40,7 @@
 //! The instance clock starts at 0 and moves only when asked (the
 //! `advanceClock` method, or `cbt clock`), so runs repeat exactly.
 
+mod b64;
 mod dictionary;
 mod read;
 mod request;

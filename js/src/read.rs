@@ -28,21 +28,20 @@
 //! label (most have none: their label is not sent); cells come in the order
 //! the engine returns them (family, qualifier, newest first). Which strings
 //! go through the dictionary is the packer's choice (the reader takes
-//! either form anywhere): row keys never, values only past
-//! `INLINE_VALUE_LEN` bytes, anything only up to `MAX_SHARED_LEN`
-//! characters.
+//! either form anywhere): row keys never, values only when they are one
+//! byte long or longer than `INLINE_VALUE_LEN` bytes, anything only up to
+//! `MAX_SHARED_LEN` characters.
 
 use std::io::Write as _;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use tabletop_core::{
     Code, Error, Instance, KeyBound, ReadRowsRequest, ReadStats, RowRange, RowSet, RowSink,
     RowView, successor,
 };
 
+use crate::b64;
 use crate::dictionary::{Dictionary, Kind};
 
 /// The largest readRows answer, packed, that one call builds (256 MiB);
@@ -69,6 +68,9 @@ pub(crate) struct Packed {
     /// The dictionary entries of the timestamps written, by value (so a
     /// repeated timestamp is neither formatted nor hashed as text again).
     ts_ids: HashMap<i64, u32>,
+    /// The last timestamp written and its entry: the cells of a row mostly
+    /// share one timestamp, so most cells need no lookup in `ts_ids`.
+    last_ts: Option<(i64, u32)>,
     /// The dictionary entries of the last few families written (rows
     /// mostly go through the same families in turn), and the next slot to
     /// replace.
@@ -83,6 +85,11 @@ pub(crate) struct Packed {
     columns: Vec<u32>,
     /// The dictionary entry of "".
     empty_id: Option<u32>,
+    /// The dictionary entries of one-byte values, by the byte
+    /// ([`NO_ENTRY`] for none yet): flags and digits repeat cell after
+    /// cell, and an entry costs the reader an array load where an inline
+    /// string costs a new string.
+    byte_values: [u32; 256],
     pub(crate) rows: u64,
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
@@ -102,11 +109,13 @@ impl Packed {
             rows_at: 0,
             dict: Dictionary::default(),
             ts_ids: HashMap::default(),
+            last_ts: None,
             families: [None; FAMILY_SLOTS],
             next_family: 0,
             prev_columns: Vec::new(),
             columns: Vec::new(),
             empty_id: None,
+            byte_values: [NO_ENTRY; 256],
             rows: 0,
             last_key: Vec::new(),
             over: false,
@@ -156,11 +165,17 @@ impl Packed {
         } else {
             self.ts_ids.retain(|_, id| *id < limit);
         }
+        self.last_ts = self.last_ts.filter(|(_, id)| *id < limit);
         for slot in &mut self.families {
             *slot = slot.filter(|id| *id < limit);
         }
         self.prev_columns.clear();
         self.empty_id = self.empty_id.filter(|id| *id < limit);
+        for id in &mut self.byte_values {
+            if *id >= limit {
+                *id = NO_ENTRY;
+            }
+        }
     }
 
     /// Empties the buffer for a new answer or chunk, keeping its memory
@@ -250,8 +265,15 @@ impl Packed {
             self.empty();
             return;
         }
+        if let Some((last, id)) = self.last_ts
+            && last == micros
+        {
+            self.shared_ref(id);
+            return;
+        }
         if let Some(&id) = self.ts_ids.get(&micros) {
             self.shared_ref(id);
+            self.last_ts = Some((micros, id));
             return;
         }
         let mut text = [0u8; 24];
@@ -260,14 +282,31 @@ impl Packed {
         let n = 24 - at.len();
         if let Some(id) = self.str_id(&text[..n]) {
             self.ts_ids.insert(micros, id);
+            self.last_ts = Some((micros, id));
         }
+    }
+
+    /// A cell's value as base64: one byte through its entry, up to
+    /// [`INLINE_VALUE_LEN`] bytes inline, longer ones through the
+    /// dictionary.
+    fn value(&mut self, v: &[u8]) {
+        if let [b] = *v {
+            let id = self.byte_values[usize::from(b)];
+            if id != NO_ENTRY {
+                self.shared_ref(id);
+                return;
+            }
+            self.byte_values[usize::from(b)] = self.base64(v, true).unwrap_or(NO_ENTRY);
+            return;
+        }
+        self.base64(v, v.len() > INLINE_VALUE_LEN);
     }
 
     /// Bytes as base64; `shared` for strings that may repeat in an answer
     /// (qualifiers, values), not for row keys, which never do.
     /// Answers the string's dictionary entry if it has one.
     fn base64(&mut self, bytes: &[u8], shared: bool) -> Option<u32> {
-        let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
+        let n = b64::encoded_len(bytes.len());
         let shared = shared && n <= MAX_SHARED_LEN && self.dict.len() < MAX_SHARED;
         if shared && let Some(id) = self.dict.find(Kind::Base64, bytes) {
             self.shared_ref(id);
@@ -277,8 +316,7 @@ impl Packed {
         self.buf.extend_from_slice(&(len32(n) | flag).to_le_bytes());
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
-        // The slice is exactly the encoded length.
-        let _ = STANDARD.encode_slice(bytes, &mut self.buf[at..]);
+        b64::encode_into(bytes, &mut self.buf[at..]);
         shared.then(|| self.dict.add(Kind::Base64, bytes))
     }
 }
@@ -290,8 +328,9 @@ const MAX_SHARED_LEN: usize = 32;
 const MAX_SHARED: usize = 1 << 16;
 /// How many recent families [`Packed`] remembers.
 const FAMILY_SLOTS: usize = 4;
-/// Values up to this many bytes are sent inline, never through the
-/// dictionary (see BENCHMARKS.md, "tabletop-js against sql.js").
+/// Values of 2 to this many bytes are sent inline, never through the
+/// dictionary (see BENCHMARKS.md, "tabletop-js against sql.js"); values of
+/// one byte are entries (at most 256 of them).
 const INLINE_VALUE_LEN: usize = 6;
 /// Length word flags: the string is dictionary entry `len & 0x3fff_ffff`;
 /// the string follows and becomes the next dictionary entry.
@@ -305,10 +344,6 @@ pub(crate) fn len32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-fn b64_len(n: usize) -> usize {
-    n.div_ceil(3) * 4
-}
-
 /// An upper bound of a row's packed size.
 fn packed_size(row: &RowView<'_>) -> usize {
     let cells: usize = row
@@ -317,15 +352,15 @@ fn packed_size(row: &RowView<'_>) -> usize {
         .map(|c| {
             1 + 8
                 + c.family.len()
-                + b64_len(c.qualifier.len())
+                + b64::encoded_len(c.qualifier.len())
                 + 24
                 + 4
-                + b64_len(c.value.len())
+                + b64::encoded_len(c.value.len())
                 + 4
                 + c.label.map_or(0, str::len)
         })
         .sum();
-    8 + b64_len(row.key.len()) + cells
+    8 + b64::encoded_len(row.key.len()) + cells
 }
 
 impl RowSink for Packed {
@@ -363,7 +398,7 @@ impl RowSink for Packed {
                     .extend_from_slice(&len32(c.value.len()).to_le_bytes());
                 self.buf.extend_from_slice(c.value);
             } else {
-                self.base64(c.value, c.value.len() > INLINE_VALUE_LEN);
+                self.value(c.value);
             }
             if let Some(label) = label {
                 self.str(label.as_bytes());
@@ -449,14 +484,14 @@ impl RowSink for JsonSize {
             .iter()
             .map(|c| {
                 120 + c.family.len()
-                    + b64_len(c.qualifier.len())
-                    + b64_len(c.value.len())
+                    + b64::encoded_len(c.qualifier.len())
+                    + b64::encoded_len(c.value.len())
                     + c.label.map_or(0, str::len)
             })
             .sum();
         self.bytes = self
             .bytes
-            .saturating_add(32 + b64_len(row.key.len()) + cells);
+            .saturating_add(32 + b64::encoded_len(row.key.len()) + cells);
         self.bytes <= self.max
     }
 }
@@ -622,6 +657,8 @@ fn before(r: &RowRange, last: &[u8]) -> Option<RowRange> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
     use tabletop_core::CellView;
 
     fn closed_open(a: &str, b: &str) -> RowRange {
@@ -789,8 +826,11 @@ mod tests {
             ("cf", b"a", 5, &at_bound),
             ("dd", b"a", 9, b"\0\x01"),
         ];
-        let c: Vec<(&str, &[u8], i64, &[u8])> =
-            vec![("cf", b"a", 5, b"1"), ("cf", &long_q, 7, b"")];
+        let c: Vec<(&str, &[u8], i64, &[u8])> = vec![
+            ("cf", b"a", 5, b"1"),
+            ("cf", &long_q, 7, b""),
+            ("dd", b"a", 7, b"\xff"),
+        ];
         let rows: Vec<(&[u8], Vec<_>)> = vec![
             (b"", a.clone()),
             (b"\xff\x00k", a.clone()),
@@ -811,10 +851,11 @@ mod tests {
                 assert_eq!(row.1, expected(cells));
             }
         }
-        // Values up to the bound are never dictionary entries; longer ones
-        // are, once.
+        // Values of 2 bytes up to the bound are never dictionary entries;
+        // one-byte ones and longer ones are, once.
         assert_eq!(p.dict.find(Kind::Base64, &at_bound), None);
-        assert_eq!(p.dict.find(Kind::Base64, b"1"), None);
+        assert_eq!(p.dict.find(Kind::Base64, b"\0\x01"), None);
+        assert!(p.dict.find(Kind::Base64, b"1").is_some());
         assert!(p.dict.find(Kind::Base64, &past_bound).is_some());
         assert!(p.dict.find(Kind::Base64, &long_q).is_none());
     }

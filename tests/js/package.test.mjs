@@ -697,6 +697,40 @@ describe('the strings dictionary kept across calls', () => {
     }
   });
 
+  test('one-byte values, repeated timestamps, and an answer that failed part way', () => {
+    // The packer keeps each one-byte value's dictionary entry and the last
+    // timestamp's (js/src/read.rs): an answer that failed after sending new
+    // ones must leave no reference to them behind.
+    const db = withTable({ a: {}, b: {} });
+    const entries = [];
+    for (let i = 0; i < 256; i++) {
+      entries.push({
+        rowKey: Uint8Array.of(i >> 4, i & 15, 0xff),
+        mutations: [
+          { setCell: { familyName: 'a', columnQualifier: bytes('one'), timestampMicros: 7000, value: Uint8Array.of(i) } },
+          { setCell: { familyName: 'a', columnQualifier: bytes('two'), timestampMicros: 7000, value: Uint8Array.of(255 - i) } },
+          { setCell: { familyName: 'b', columnQualifier: bytes('pad'), timestampMicros: 1000 * (i + 1), value: bytes('p'.repeat(40)) } },
+        ],
+      });
+    }
+    assert.ok(db.mutateRows({ tableName: TABLE, entries }).entries.every((e) => e.status.code === 0));
+    const rows = (a, b) => ({ tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: Uint8Array.of(a >> 4, a & 15), endKeyOpen: Uint8Array.of(b >> 4, b & 15) }] } });
+    sameAsHandle(db, rows(0, 16));
+    db.maxAnswerBytes = 4096;
+    throwsStatus(() => db.readRows(rows(16, 255)), 'RESOURCE_EXHAUSTED');
+    db.maxAnswerBytes = 1 << 20;
+    sameAsHandle(db, rows(100, 120));
+    sameAsHandle(db, { tableName: TABLE });
+    // An iterator's chunks and whole answers in both shapes, interleaved.
+    const iter = db.readRowsIter({ tableName: TABLE, reversed: true }, { shape: 'flat' })[Symbol.iterator]();
+    const expected = flatten(viaHandle(db, 'readRows', { tableName: TABLE, reversed: true }).response.rows);
+    for (let i = 0; i < expected.length; i++) {
+      assert.deepEqual(iter.next().value, expected[i]);
+      if (i % 50 === 0) sameAsHandle(db, rows(i % 200, (i % 200) + 30));
+    }
+    assert.equal(iter.next().done, true);
+  });
+
   test('two objects side by side keep dictionaries of their own', () => {
     const one = withTable({ a: {}, b: {} });
     const two = withTable({ b: {}, a: {} });
