@@ -503,29 +503,32 @@ class Unpacker {
     // Arrays are made at their final size (a literal or a slice of a
     // scratch array): an array grown by push from empty reserves room for
     // 17 elements, and answers of many small rows then cost the garbage
-    // collector several times their size.
+    // collector several times their size. A column's object is made once
+    // its cells are all read, and a family's once its columns are: an
+    // object is never written to after it is made (when V8 has learnt to
+    // make them in the old generation, after a large answer, writing a new
+    // object into an old one costs every later young collection).
     const fams = this.fams;
     const cols = this.cols;
     fams.length = 0;
     cols.length = 0;
-    let family = null;
-    let column = null;
+    let name = null;
+    let qualifier = '';
     let cells = null;
     for (let i = 0; i < count; i++) {
       const flags = this.u8[this.at++];
-      if (flags & 1) {
-        if (family !== null) {
-          family.columns = cols.slice();
-          cols.length = 0;
-        }
-        family = { name: this.str(), columns: null };
-        fams.push(family);
-      }
-      if (flags & 2) {
-        const qualifier = this.str();
-        column = qualifier === '' ? { cells: null } : { qualifier, cells: null };
-        cols.push(column);
+      // A new family always starts a new column.
+      if (flags & 3) {
+        if (cells !== null) cols.push(qualifier === '' ? { cells } : { qualifier, cells });
         cells = null;
+        if (flags & 1) {
+          if (name !== null) {
+            fams.push({ name, columns: cols.slice() });
+            cols.length = 0;
+          }
+          name = this.str();
+        }
+        if (flags & 2) qualifier = this.str();
       }
       const ts = this.str();
       let value;
@@ -549,15 +552,12 @@ class Unpacker {
       } else {
         cell = label === '' ? {} : { labels: [label] };
       }
-      if (cells === null) {
-        cells = [cell];
-        column.cells = cells;
-      } else {
-        cells.push(cell);
-      }
+      if (cells === null) cells = [cell];
+      else cells.push(cell);
     }
-    if (family === null) return { key };
-    family.columns = cols.length === 1 ? [cols[0]] : cols.slice();
+    if (name === null) return { key };
+    cols.push(qualifier === '' ? { cells } : { qualifier, cells });
+    fams.push({ name, columns: cols.length === 1 ? [cols[0]] : cols.slice() });
     return { key, families: fams.length === 1 ? [fams[0]] : fams.slice() };
   }
 
