@@ -1073,10 +1073,8 @@ fn has_rows(table: &mut Table, ranges: &[KeyRange], now: i64) -> bool {
     let mut rows = CollectRows::default();
     table.prepare_read();
     let opts = ReadOptions {
-        reversed: false,
         limit: Some(1),
-        plan: None,
-        now_micros: now,
+        ..ReadOptions::plain(now)
     };
     table.read(ranges, &opts, &mut rows).rows_returned > 0
 }

@@ -72,6 +72,20 @@ pub(crate) struct ReadOptions<'p> {
     pub(crate) now_micros: i64,
 }
 
+impl ReadOptions<'_> {
+    /// A forward read with no limit and no filter, as of `now_micros`:
+    /// what the engine's own walks over a table use (others change a
+    /// field of it).
+    pub(crate) fn plain(now_micros: i64) -> Self {
+        ReadOptions {
+            reversed: false,
+            limit: None,
+            plan: None,
+            now_micros,
+        }
+    }
+}
+
 impl Table {
     /// A new, empty table. `initial_splits` must be sorted and unique.
     pub(crate) fn new(
@@ -833,12 +847,7 @@ impl Table {
             start: start.to_vec(),
             end: end.map(<[u8]>::to_vec),
         };
-        let opts = ReadOptions {
-            reversed: false,
-            limit: None,
-            plan: None,
-            now_micros: now,
-        };
+        let opts = ReadOptions::plain(now);
         let mut keys = RowKeys(Vec::new());
         self.read(&[range], &opts, &mut keys);
         let drop_row = [Mutation::DeleteFromRow];

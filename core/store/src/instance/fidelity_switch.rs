@@ -64,12 +64,7 @@ impl Instance {
                 return Some(format!("table \"{id}\" has {}", e.message()));
             }
             table.prepare_read();
-            let opts = ReadOptions {
-                reversed: false,
-                limit: None,
-                plan: None,
-                now_micros: now,
-            };
+            let opts = ReadOptions::plain(now);
             let mut long: Option<usize> = None;
             table.read(&[KeyRange::all()], &opts, &mut |row: RowView<'_>| {
                 if row.key.len() > crate::MAX_ROW_KEY_BYTES {
@@ -153,12 +148,7 @@ fn hll_rewrites(table: &mut Table, now: i64) -> Vec<(Vec<u8>, Vec<Rewrite>)> {
         return Vec::new();
     }
     table.prepare_read();
-    let opts = ReadOptions {
-        reversed: false,
-        limit: None,
-        plan: None,
-        now_micros: now,
-    };
+    let opts = ReadOptions::plain(now);
     let mut rows: Vec<OwnedRow> = Vec::new();
     table.read(&[KeyRange::all()], &opts, &mut |row: RowView<'_>| {
         rows.push(row.to_owned_row());

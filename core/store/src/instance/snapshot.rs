@@ -554,12 +554,7 @@ fn write_table(w: &mut Writer, table: &Table, now: i64) {
         out: Writer::default(),
         count: 0,
     };
-    let opts = ReadOptions {
-        reversed: false,
-        limit: None,
-        plan: None,
-        now_micros: now,
-    };
+    let opts = ReadOptions::plain(now);
     table.read(&[KeyRange::all()], &opts, &mut rows);
     w.uint(rows.count);
     w.raw(&rows.out.buf);
