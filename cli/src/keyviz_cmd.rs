@@ -73,8 +73,9 @@ Examples:
     .to_string()
 }
 
-/// `--nodes N`: 1 to [`ClusterSpec::MAX_NODES`].
-fn nodes(v: &str) -> Result<u32, String> {
+/// `--nodes N`: 1 to [`ClusterSpec::MAX_NODES`] (also `serve`'s, for the
+/// page of `--keyviz-out`).
+pub(crate) fn nodes(v: &str) -> Result<u32, String> {
     let max = ClusterSpec::MAX_NODES;
     v.parse::<u32>()
         .ok()
@@ -202,10 +203,7 @@ pub fn run(options: Options, args: &[OsString]) -> u8 {
             return FAILED;
         }
     };
-    let live_options = LiveOptions {
-        nodes: args.nodes.unwrap_or(LiveOptions::default().nodes),
-        ..LiveOptions::default()
-    };
+    let live_options = live_options(args.nodes);
     let mut lives = Vec::with_capacity(tables.len());
     for t in &tables {
         match LiveKeyViz::build(db, t, &live_options) {
@@ -329,13 +327,15 @@ fn html_document(title: &str, body: &str) -> String {
 }
 
 /// The page of every table with traffic (every table when none has
-/// any), one section each with its operations heatmap: what `tabletop
-/// serve --keyviz-out` writes when it stops.
-pub fn served_page(db: &mut Instance) -> Result<String, String> {
+/// any), one section each with its operations heatmap and its tablets
+/// given to `nodes` nodes (the default cluster's when `None`): what
+/// `tabletop serve --keyviz-out` writes when it stops.
+pub fn served_page(db: &mut Instance, nodes: Option<u32>) -> Result<String, String> {
+    let options = live_options(nodes);
     let mut body = String::new();
     for t in tables(db, None)? {
-        let live = LiveKeyViz::build(db, &t, &LiveOptions::default())
-            .map_err(|e| format!("{t}: {}", e.message()))?;
+        let live =
+            LiveKeyViz::build(db, &t, &options).map_err(|e| format!("{t}: {}", e.message()))?;
         let heatmap = live.heatmap(Metric::Ops, BucketMode::EqualKeys, KEY_BUCKETS);
         body.push_str(&html_section(&live, &heatmap));
     }
@@ -343,6 +343,16 @@ pub fn served_page(db: &mut Instance) -> Result<String, String> {
         body.push_str("<p>The server held no tables.</p>\n");
     }
     Ok(html_document("Key Visualizer of the served traffic", &body))
+}
+
+/// The live Key Visualizer's options: its defaults, with the tablets
+/// given to `nodes` nodes when asked.
+fn live_options(nodes: Option<u32>) -> LiveOptions {
+    let default = LiveOptions::default();
+    LiveOptions {
+        nodes: nodes.unwrap_or(default.nodes),
+        ..default
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub fn help_text() -> String {
 Serve Bigtable's gRPC APIs, as Google's Bigtable emulator does.
 
 Usage: tabletop serve [-host HOST] [-port PORT] [--state FILE]
-                      [--keyviz-out FILE.html] [--emulator-parity]
+                      [--keyviz-out FILE.html [--nodes N]] [--emulator-parity]
 
 Listens on HOST:PORT and prints one line naming the address, e.g.
 `Tabletop Bigtable emulator running on 127.0.0.1:9000`, then serves until
@@ -47,7 +47,8 @@ Every read and write is counted on the instance clock as the other
 commands count theirs, so `tabletop keyviz --state FILE` shows the served
 traffic afterwards; --keyviz-out FILE.html writes that Key Visualizer page
 (one section per table with traffic) when the server stops, and each time
-it gets SIGUSR1 while it runs (`kill -USR1 PID`).
+it gets SIGUSR1 while it runs (`kill -USR1 PID`). Its tablets are given to
+3 nodes, as in `tabletop keyviz`; --nodes N gives them to N.
 
 Served: the data API's ReadRows (cell chunks streamed as the rows are
 read, a page at a time), SampleRowKeys, MutateRow, MutateRows,
@@ -71,6 +72,8 @@ Options:
   --state FILE   Keep the instance in this state file between runs
   --keyviz-out FILE.html
                  On stopping, write the Key Visualizer of the traffic served
+  --nodes N      The nodes that page gives the tablets to: 1 to 1000
+                 [default: 3]; needs --keyviz-out
   --emulator-parity
                  Answer as Google's emulator does where it differs from
                  production Bigtable (see `tabletop --help`)
@@ -102,6 +105,9 @@ pub struct ServeCli {
     /// On stopping, write the Key Visualizer of the traffic served
     #[arg(long, value_name = "FILE.html")]
     keyviz_out: Option<PathBuf>,
+    /// The nodes the Key Visualizer page gives the tablets to
+    #[arg(long, value_name = "N", value_parser = crate::keyviz_cmd::nodes)]
+    nodes: Option<u32>,
     /// Answer as Google's emulator does where it differs from production
     #[arg(long = "emulator-parity")]
     emulator_parity: bool,
@@ -122,9 +128,17 @@ pub fn run(args: &[OsString]) -> u8 {
         print!("{}", help_text());
         return 0;
     }
+    if cli.nodes.is_some() && cli.keyviz_out.is_none() {
+        eprintln!(
+            "error: --nodes shapes the page of --keyviz-out; give --keyviz-out FILE.html too\n\n\
+             Run 'tabletop serve --help' for usage."
+        );
+        return USAGE_ERROR;
+    }
+    let nodes = cli.nodes;
     let on_report = cli.keyviz_out.clone().map(|out| -> tabletop_serve::Report {
         Arc::new(move |db: &mut Instance| {
-            write_keyviz(&out, db);
+            write_keyviz(&out, db, nodes);
         })
     });
     let (mut all, journal) = match &cli.state {
@@ -156,7 +170,7 @@ pub fn run(args: &[OsString]) -> u8 {
         Ok(mut all) => {
             let wrote = cli
                 .keyviz_out
-                .map_or(0, |out| write_keyviz(&out, all.primary_mut()));
+                .map_or(0, |out| write_keyviz(&out, all.primary_mut(), nodes));
             let saved = cli.state.map_or(0, |path| save(&path, all));
             wrote.max(saved)
         }
@@ -226,8 +240,8 @@ fn annotated_table(commit: &tabletop_serve::Commit<'_>) -> Option<String> {
     Some(id.to_string())
 }
 
-fn write_keyviz(out: &Path, db: &mut Instance) -> u8 {
-    let written = crate::keyviz_cmd::served_page(db)
+fn write_keyviz(out: &Path, db: &mut Instance, nodes: Option<u32>) -> u8 {
+    let written = crate::keyviz_cmd::served_page(db, nodes)
         .and_then(|page| std::fs::write(out, page).map_err(|e| e.to_string()));
     match written {
         Ok(()) => {

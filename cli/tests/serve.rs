@@ -319,6 +319,39 @@ fn keyviz_out_writes_the_served_traffic_on_request_and_on_stopping() {
     assert!(html.contains("<img"), "a heatmap");
 }
 
+/// `--nodes N` gives the page's tablets to N nodes, as `tabletop keyviz
+/// --nodes N` does; a count out of range, or one without a page to
+/// shape, is a usage error before the server listens.
+#[test]
+fn keyviz_out_gives_the_tablets_to_the_nodes_asked_for() {
+    let dir = scratch("keyviz-nodes");
+    let page = dir.join("served.html");
+    let page_arg = page.to_str().expect("UTF-8");
+    let server = Server::start_with(&["--keyviz-out", page_arg, "--nodes", "7"]);
+    server.cbt_ok(&["createtable", "busy", "families=cf"]);
+    server.cbt_ok(&["set", "busy", "row1", "cf:c=v"]);
+    assert_eq!(server.terminate().code(), Some(0));
+    let html = std::fs::read_to_string(&page).expect("the page was written");
+    assert!(html.contains("1 tablet on 7 nodes"), "{html}");
+
+    for bad in ["0", "1001", "two"] {
+        let out = serve_with(&["-port", "0", "--keyviz-out", page_arg, "--nodes", bad]);
+        assert_eq!(out.status.code(), Some(2), "--nodes {bad}");
+        assert!(out.stdout.is_empty(), "no first line");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "--nodes {bad}: want a whole number from 1 to 1000"
+            )),
+            "{bad}: {err}"
+        );
+    }
+    let out = serve_with(&["-port", "0", "--nodes", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("give --keyviz-out"), "{err}");
+}
+
 #[test]
 fn a_state_file_that_is_not_one_is_refused_before_listening() {
     let dir = scratch("bad-state");

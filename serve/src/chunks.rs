@@ -69,24 +69,13 @@ mod tests {
     use super::*;
     use tabletop_core::CellView;
 
-    fn cell<'a>(family: &'a str, qualifier: &'a [u8], ts: i64, value: &'a [u8]) -> CellView<'a> {
-        CellView {
-            family,
-            qualifier,
-            timestamp_micros: ts,
-            value,
-            label: None,
-            gc_eligible: false,
-        }
-    }
-
     #[test]
     fn a_row_is_key_then_family_and_column_changes_then_commit() {
         let cells = [
-            cell("a", b"x", 2, b"new"),
-            cell("a", b"x", 1, b"old"),
-            cell("b", b"y", 5, b"1"),
-            cell("b", b"z", 6, b"2"),
+            CellView::plain("a", b"x", 2, b"new"),
+            CellView::plain("a", b"x", 1, b"old"),
+            CellView::plain("b", b"y", 5, b"1"),
+            CellView::plain("b", b"z", 6, b"2"),
         ];
         let mut chunks = Vec::new();
         push_row(
@@ -137,7 +126,7 @@ mod tests {
     #[test]
     fn a_response_asks_to_stop_once_full_and_rows_stay_whole() {
         let big = vec![0u8; RESPONSE_BYTES / 2];
-        let cells = [cell("a", b"x", 1, &big)];
+        let cells = [CellView::plain("a", b"x", 1, &big)];
         let row = RowView {
             key: b"r",
             cells: &cells,

@@ -360,6 +360,32 @@ scenario("filter: value regex", three_rows() + [
     filtered({"valueRegexFilter": b64(".*rr.*")}),
 ])
 
+# Regexes read each byte as the Latin-1 code point of its value (RE2's raw
+# byte mode in production; Go's regexp over bytes in the emulator), so a
+# Unicode class matches the bytes whose code point is in it, and (?i) pairs
+# Latin-1 letters such as \xe9 and \xc9.
+scenario("filter: Unicode classes and case folding over Latin-1 bytes", [
+    simple_table(),
+    put(b"caf\xe9", ("cf", "q", 1000, "1")),
+    put(b"CAF\xc9", ("cf", "q", 1000, "2")),
+    put("cafe1", ("cf", "q", 1000, "3")),
+    put("x2", ("cf", "q", 1000, "4")),
+    put(b"n\xbd", ("cf", "q", 1000, "5")),
+    filtered({"rowKeyRegexFilter": b64(r"\pL+")}),
+    filtered({"rowKeyRegexFilter": b64(r"\p{Lu}+")}),
+    filtered({"rowKeyRegexFilter": b64(r"\pL+\pN")}),
+    filtered({"rowKeyRegexFilter": b64(r"[\p{Ll}\pN]+")}),
+    filtered({"rowKeyRegexFilter": b64(r"\p{^L}.*")}),
+    filtered({"rowKeyRegexFilter": b64(r"\p{Latin}+")}),
+    filtered({"rowKeyRegexFilter": b64(r"\p{Greek}.*")}),
+    filtered({"rowKeyRegexFilter": b64(r"\P{Greek}+")}),
+    filtered({"rowKeyRegexFilter": b64(b"(?i)caf\xe9")}),
+    filtered({"rowKeyRegexFilter": b64(b"(?i)[a-z\xe0-\xfe]+")}),
+    filtered({"rowKeyRegexFilter": b64(r"(?i)\p{Lu}+")}),
+    filtered({"valueRegexFilter": b64(r"\p{Nd}")}),
+    filtered({"rowKeyRegexFilter": b64(r"\p{Letter}")}, expect=error("INVALID_ARGUMENT")),
+])
+
 scenario("filter: column range", three_rows() + [
     filtered({"columnRangeFilter": {"familyName": "cf", "startQualifierClosed": b64("q1"), "endQualifierOpen": b64("q3")}}),
     filtered({"columnRangeFilter": {"familyName": "cf", "startQualifierOpen": b64("q1"), "endQualifierClosed": b64("q3")}}),

@@ -418,17 +418,7 @@ impl Instance {
     /// [`tabletop_store::Instance::bulk_write`]); the views on the table
     /// follow it as they follow MutateRows.
     pub fn bulk_write(&mut self, table_id: &str, entries: &[MutateRowsEntry<'_>]) -> Result<()> {
-        self.bulk_write_traced(table_id, entries, None)
-    }
-
-    /// [`Instance::bulk_write`], recording what it wrote.
-    pub fn bulk_write_traced(
-        &mut self,
-        table_id: &str,
-        entries: &[MutateRowsEntry<'_>],
-        trace: Option<&mut Trace>,
-    ) -> Result<()> {
-        self.followed_write(table_id, trace, |store, t| {
+        self.followed_write(table_id, None, |store, t| {
             store.bulk_write_traced(table_id, entries, t)
         })
     }
@@ -438,17 +428,7 @@ impl Instance {
     /// that append to their tablet become compacted runs directly. The
     /// views on the table follow it as they follow MutateRows.
     pub fn bulk_import(&mut self, table_id: &str, entries: &[MutateRowsEntry<'_>]) -> Result<()> {
-        self.bulk_import_traced(table_id, entries, None)
-    }
-
-    /// [`Instance::bulk_import`], recording what it wrote.
-    pub fn bulk_import_traced(
-        &mut self,
-        table_id: &str,
-        entries: &[MutateRowsEntry<'_>],
-        trace: Option<&mut Trace>,
-    ) -> Result<()> {
-        self.followed_write(table_id, trace, |store, t| {
+        self.followed_write(table_id, None, |store, t| {
             store.bulk_import_traced(table_id, entries, t)
         })
     }

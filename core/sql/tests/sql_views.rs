@@ -263,6 +263,34 @@ fn maintenance_is_asynchronous_and_its_lag_is_reported() {
     assert_eq!(spend_rows(&mut db), expected_spend(&mut db));
 }
 
+/// A data load's bulk paths (the checked batch and the sorted import)
+/// reach the views on their table as MutateRow does.
+#[test]
+fn bulk_writes_and_imports_reach_the_view() {
+    let mut db = orders();
+    views::create_view(&mut db, "spend", SPEND).unwrap();
+    let entries = |from: u32, customer: &'static str| -> Vec<MutateRowsEntry<'static>> {
+        (from..from + 3)
+            .map(|i| MutateRowsEntry {
+                row_key: format!("order#{i:04}").into_bytes().into(),
+                mutations: vec![
+                    Mutation::set_cell("o", b"customer", -1, customer.as_bytes()),
+                    Mutation::set_cell("o", b"amount", -1, b"7"),
+                    Mutation::set_cell("o", b"status", -1, b"open"),
+                ],
+            })
+            .collect()
+    };
+    db.bulk_write("orders", &entries(3, "c100")).unwrap();
+    db.bulk_import("orders", &entries(9000, "c200")).unwrap();
+    assert_eq!(views::status(&db, "spend").unwrap().pending_rows, 6);
+    db.tick(T0 + 2 * SEC);
+    let spend = spend_rows(&mut db);
+    assert_eq!(spend, expected_spend(&mut db));
+    assert_eq!(spend["c100"].0, 3, "the bulk write's orders");
+    assert_eq!(spend["c200"].0, 3, "the import's orders");
+}
+
 /// A tick paced by a deadline maintains views as a whole tick does; on
 /// a simulated clock, the wall-clock variant leaves everything alone.
 #[test]

@@ -24,6 +24,7 @@
 mod compile;
 mod eval;
 mod go_syntax;
+mod latin1;
 mod re2;
 mod regex_cache;
 mod regex_shape;

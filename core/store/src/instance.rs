@@ -325,12 +325,16 @@ impl Instance {
         self.fidelity
     }
 
-    /// Chooses production's answers or the emulator's (see [`Fidelity`]).
-    /// Leaving the emulator's turns each HyperLogLog++ cell that holds the
-    /// raw last input (the emulator does not aggregate them) into the
-    /// sketch of that input, so the cell aggregates as production's do;
-    /// returns how many cells changed.
-    pub fn set_fidelity(&mut self, fidelity: Fidelity) -> usize {
+    /// Chooses production's answers or the emulator's (see [`Fidelity`])
+    /// without checking that the instance holds nothing production
+    /// refuses: callers outside the crate go through the checked
+    /// [`Instance::switch_fidelity`], since an unchecked switch could
+    /// leave an instance whose snapshot would not load. Leaving the
+    /// emulator's turns each HyperLogLog++ cell that holds the raw last
+    /// input (the emulator does not aggregate them) into the sketch of
+    /// that input, so the cell aggregates as production's do; returns how
+    /// many cells changed.
+    pub(crate) fn set_fidelity(&mut self, fidelity: Fidelity) -> usize {
         let sketched = if self.fidelity.is_emulator() && !fidelity.is_emulator() {
             self.sketch_raw_hll_inputs()
         } else {
@@ -1069,10 +1073,8 @@ fn has_rows(table: &mut Table, ranges: &[KeyRange], now: i64) -> bool {
     let mut rows = CollectRows::default();
     table.prepare_read();
     let opts = ReadOptions {
-        reversed: false,
         limit: Some(1),
-        plan: None,
-        now_micros: now,
+        ..ReadOptions::plain(now)
     };
     table.read(ranges, &opts, &mut rows).rows_returned > 0
 }

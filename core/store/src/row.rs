@@ -23,6 +23,27 @@ pub struct CellView<'a> {
     pub gc_eligible: bool,
 }
 
+impl<'a> CellView<'a> {
+    /// A cell as written: no label, not yet collectable by GC (what
+    /// tests and printers that make rows of their own start from).
+    #[must_use]
+    pub fn plain(
+        family: &'a str,
+        qualifier: &'a [u8],
+        timestamp_micros: i64,
+        value: &'a [u8],
+    ) -> Self {
+        CellView {
+            family,
+            qualifier,
+            timestamp_micros,
+            value,
+            label: None,
+            gc_eligible: false,
+        }
+    }
+}
+
 /// One returned row: its key and its cells, ordered by family name, then
 /// qualifier, then timestamp (newest first).
 #[derive(Clone, Copy, Debug)]

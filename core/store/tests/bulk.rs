@@ -245,7 +245,7 @@ fn under_the_emulators_fidelity_its_checks_come_first_and_refuse_the_batch() {
     let mut plain = instance(b"k5");
     let mut bulk = instance(b"k5");
     for db in [&mut plain, &mut bulk] {
-        db.set_fidelity(Fidelity::Emulator);
+        db.switch_fidelity(Fidelity::Emulator).expect("switch");
     }
     let good = entries(&[
         (4, vec![(true, 0, 1, 5), (false, 2, -1, 3)]),

@@ -10,6 +10,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // days. The Java client's ChangeStreamRecordAdapter notes that a row
 // deletion appears as one family deletion per family.
 
+mod split_fixture;
+use split_fixture::splitting_table;
 use tabletop_store::*;
 
 const T0: i64 = 1_700_000_000_000_000;
@@ -547,20 +549,7 @@ fn the_change_stream_survives_a_snapshot() {
 /// A table whose tablets split past 2 KiB and merge below 1 KiB, with a
 /// change stream of one day.
 fn splitting() -> Instance {
-    let mut config = InstanceConfig::default();
-    config.engine.split_bytes = 2 * 1024;
-    config.engine.memtable_flush_bytes = 1024;
-    config.engine.merge_bytes = 1024;
-    let mut db = Instance::new(config);
-    db.set_now(T0);
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema: TableSchema {
-            families: [("cf".to_string(), ColumnFamily::default())].into(),
-        },
-        initial_splits: Vec::new(),
-    })
-    .expect("create");
+    let mut db = splitting_table(T0, 1024);
     db.set_change_stream("t", Some(ChangeStreamConfig::new(DAY).expect("day")))
         .expect("enable");
     db

@@ -118,7 +118,7 @@ fn a_snapshot_keeps_the_flag_beside_a_change_stream() {
 #[test]
 fn an_emulator_instance_keeps_its_fidelity_and_its_protected_tables() {
     let mut db = table();
-    db.set_fidelity(Fidelity::Emulator);
+    db.switch_fidelity(Fidelity::Emulator).expect("switch");
     db.set_deletion_protection("t", true).expect("protect");
     let bytes = db.snapshot();
     assert_eq!(bytes[8], 7);

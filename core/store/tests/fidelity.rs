@@ -16,7 +16,8 @@ const T0: i64 = 1_588_291_200_000_000;
 fn instance(fidelity: Fidelity) -> Instance {
     let mut db = Instance::default();
     db.set_now(T0);
-    db.set_fidelity(fidelity);
+    db.switch_fidelity(fidelity)
+        .expect("an empty instance switches");
     let mut schema = TableSchema::default();
     schema
         .families
@@ -426,25 +427,18 @@ fn what_only_the_emulator_takes_survives_its_snapshot() {
     );
     let keys: Vec<Vec<u8>> = cells(&mut back).into_iter().map(|c| c.0).collect();
     assert!(keys.contains(&long_key), "the long key is back");
-    // A production instance's reader does not take them: the same tables
-    // written as version 5 (production limits) are refused.
-    back.set_fidelity(Fidelity::Production);
-    let as_production = back.snapshot();
-    assert_eq!(as_production[8], 3);
-    let e = Instance::restore(&as_production).expect_err("production limits");
+    // The checked switch keeps it answering as the emulator, so its
+    // snapshot stays one that loads.
+    let e = back
+        .switch_fidelity(Fidelity::Production)
+        .expect_err("the long key is in the way");
     assert!(
-        e.message().contains("a row key over 4 KiB"),
+        e.message().contains("row key of 5000 bytes"),
         "{}",
         e.message()
     );
-    back.drop_row_range("t", &DropTarget::AllData)
-        .expect("drop");
-    let e = Instance::restore(&back.snapshot()).expect_err("production limits");
-    assert!(
-        e.message().contains("snapshot table \"zero\""),
-        "{}",
-        e.message()
-    );
+    assert_eq!(back.fidelity(), Fidelity::Emulator);
+    Instance::restore(&back.snapshot()).expect("still loads");
 }
 
 /// Adds the HyperLogLog family `visitors` to table `t`.
@@ -523,7 +517,11 @@ fn leaving_the_emulator_turns_raw_hll_inputs_into_sketches() {
         }],
     )
     .expect("merge");
-    assert_eq!(db.set_fidelity(Fidelity::Production), 2, "two raw inputs");
+    assert_eq!(
+        db.switch_fidelity(Fidelity::Production).ok(),
+        Some(2),
+        "two raw inputs"
+    );
     assert_eq!(db.fidelity(), Fidelity::Production);
     let hll = |db: &mut Instance| -> Vec<(Vec<u8>, i64)> {
         let mut rows = CollectRows::default();
@@ -557,8 +555,8 @@ fn leaving_the_emulator_turns_raw_hll_inputs_into_sketches() {
         "plain cells are untouched"
     );
     // Switching back and forth again changes nothing more.
-    db.set_fidelity(Fidelity::Emulator);
-    assert_eq!(db.set_fidelity(Fidelity::Production), 0);
+    assert!(db.switch_fidelity(Fidelity::Emulator).is_ok());
+    assert_eq!(db.switch_fidelity(Fidelity::Production).ok(), Some(0));
 }
 
 /// A chain of one filter is refused both ways (the emulator refuses it

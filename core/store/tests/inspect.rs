@@ -5,6 +5,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 // scrolls with, windows of rows at a position, and which tablets a read
 // visited (checked against the engine's own `ReadStats::tablets`).
 
+mod split_fixture;
+use split_fixture::splitting_table;
 use tabletop_store::inspect::{DEFAULT_STRIDE, RowIndex, read_window, tablets_visited};
 use tabletop_store::*;
 
@@ -192,20 +194,7 @@ fn tablets_visited_agrees_with_the_engine() {
 
 #[test]
 fn tablets_visited_after_splits_at_tick() {
-    let mut config = InstanceConfig::default();
-    config.engine.split_bytes = 2 * 1024;
-    config.engine.memtable_flush_bytes = 1024;
-    config.engine.merge_bytes = 0;
-    let mut db = Instance::new(config);
-    db.set_now(T0);
-    db.create_table(CreateTableRequest {
-        table_id: "t".into(),
-        schema: TableSchema {
-            families: [("cf".to_string(), ColumnFamily::default())].into(),
-        },
-        initial_splits: Vec::new(),
-    })
-    .unwrap();
+    let mut db = splitting_table(T0, 0);
     for i in 0..400 {
         db.mutate_row(
             "t",

@@ -455,10 +455,8 @@ mod tests {
             // The runs' value indexes are built, then the runs are cut.
             let plan = FilterPlan::compile(&RowFilter::ValueRegex(b"a\\C*".to_vec())).unwrap();
             let opts = ReadOptions {
-                reversed: false,
-                limit: None,
                 plan: Some(&plan),
-                now_micros: 0,
+                ..ReadOptions::plain(0)
             };
             let all = KeyRange {
                 start: Vec::new(),

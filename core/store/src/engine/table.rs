@@ -43,7 +43,8 @@ pub(crate) struct Table {
     /// and compares whole keys only among tablets that share the prefix
     /// (the search over the tablets themselves, one heap key per step,
     /// was a tenth of a bulk load's time). Rebuilt by [`Table::note_layout`]
-    /// whenever tablets split, merge or are laid out.
+    /// when tablets are laid out; a split or a merge changes only its own
+    /// entries ([`Table::note_replaced`]).
     start_prefixes: Vec<u64>,
     /// The split keys given at creation; tablets never merge across them.
     pub(crate) initial_splits: Vec<Vec<u8>>,
@@ -69,6 +70,20 @@ pub(crate) struct ReadOptions<'p> {
     pub(crate) limit: Option<u64>,
     pub(crate) plan: Option<&'p FilterPlan>,
     pub(crate) now_micros: i64,
+}
+
+impl ReadOptions<'_> {
+    /// A forward read with no limit and no filter, as of `now_micros`:
+    /// what the engine's own walks over a table use (others change a
+    /// field of it).
+    pub(crate) fn plain(now_micros: i64) -> Self {
+        ReadOptions {
+            reversed: false,
+            limit: None,
+            plan: None,
+            now_micros,
+        }
+    }
 }
 
 impl Table {
@@ -112,11 +127,23 @@ impl Table {
     }
 
     /// Brings [`Table::start_prefixes`] in line with the tablets; called
-    /// after every change of the layout.
+    /// after a new layout.
     fn note_layout(&mut self) {
         self.start_prefixes.clear();
         self.start_prefixes
             .extend(self.tablets.iter().map(|t| key_prefix(&t.start)));
+    }
+
+    /// Brings [`Table::start_prefixes`] in line after the tablets at
+    /// indexes `old` were replaced by the `new` tablets from `old.start`
+    /// on (a split or a merge): only their entries change, so the cost
+    /// follows the tablets changed, not the table's.
+    fn note_replaced(&mut self, old: Range<usize>, new: usize) {
+        let from = old.start;
+        let prefixes = self.tablets[from..from + new]
+            .iter()
+            .map(|t| key_prefix(&t.start));
+        self.start_prefixes.splice(old, prefixes);
     }
 
     /// Each tablet's key range, in key order.
@@ -820,12 +847,7 @@ impl Table {
             start: start.to_vec(),
             end: end.map(<[u8]>::to_vec),
         };
-        let opts = ReadOptions {
-            reversed: false,
-            limit: None,
-            plan: None,
-            now_micros: now,
-        };
+        let opts = ReadOptions::plain(now);
         let mut keys = RowKeys(Vec::new());
         self.read(&[range], &opts, &mut keys);
         let drop_row = [Mutation::DeleteFromRow];
@@ -955,16 +977,18 @@ impl Table {
         }
     }
 
-    /// Splits tablet `i` if it is past the threshold (it must be compacted);
-    /// returns how many tablets now stand in its place.
+    /// Splits tablet `i` if it is past the threshold and can be cut as it
+    /// is ([`Tablet::cuts_cleanly`]); returns how many tablets now stand
+    /// in its place.
     fn split_one(&mut self, i: usize, cfg: &EngineConfig, events: &mut Vec<EngineEvent>) -> usize {
         let bytes = self.tablets[i].bytes();
         if cfg.split_bytes == 0 || !self.tablets[i].wants_split(cfg.split_bytes) {
             return 1;
         }
-        if !self.tablets[i].is_compacted() {
-            // A tick that ran out of time before compacting it: the next
-            // one compacts it first.
+        if !self.tablets[i].cuts_cleanly() {
+            // Not compacted, or cells deleted since: a tick compacts it
+            // first, within its budget (one that ran out of time before
+            // doing so leaves it to the next).
             return 1;
         }
         // Pieces of about three quarters of the threshold, at least two.
@@ -988,10 +1012,8 @@ impl Table {
             keys: pieces.iter().skip(1).map(|t| t.start.clone()).collect(),
         });
         let n = pieces.len();
-        for (k, t) in pieces.into_iter().enumerate() {
-            self.tablets.insert(i + k, t);
-        }
-        self.note_layout();
+        self.tablets.splice(i..i, pieces);
+        self.note_replaced(i..i + 1, n);
         for k in 0..n {
             self.insert_changed(i + k);
         }
@@ -1065,7 +1087,7 @@ impl Table {
             into: id,
         });
         self.tablets.insert(i, merged);
-        self.note_layout();
+        self.note_replaced(i..i + 2, 1);
         self.insert_changed(i);
     }
 

@@ -83,6 +83,14 @@ impl Tablet {
         self.mem.is_empty() && self.runs.len() <= 1
     }
 
+    /// Whether a split can cut the tablet into slices as it is: it is
+    /// compacted and no cell of its run has been deleted since (a deletion
+    /// marks cells in place; a run holding such cells would have to be
+    /// copied without them, as a compaction does).
+    pub(crate) fn cuts_cleanly(&self) -> bool {
+        self.is_compacted() && self.runs.iter().all(|r| r.dead_count() == 0)
+    }
+
     /// The tablet's one run, when it holds nothing else (a compacted
     /// tablet with no write since).
     pub(crate) fn single_run(&self) -> Option<&Run> {

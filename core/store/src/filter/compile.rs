@@ -28,7 +28,7 @@ use super::go_syntax;
 use super::re2::{ByteRegex, RegexError};
 use super::{FilterPlan, RegexCache, RowFilter};
 use crate::bytes;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::row_set::KeyBound;
 use crate::schema::{MAX_FAMILY_NAME_LEN, validate_family_name};
 
@@ -300,13 +300,7 @@ fn regex(
         Some(cache) => cache.get_or_compile(pattern),
         None => ByteRegex::new(pattern),
     };
-    compiled.map_err(|e| match e {
-        RegexError::Invalid(m) => field_error(field, m),
-        RegexError::Unsupported(m) => Error::new(
-            Code::Unimplemented,
-            format!("Error in field '{field}' : {m}"),
-        ),
-    })
+    compiled.map_err(|RegexError::Invalid(m)| field_error(field, m))
 }
 
 /// Whether applying the filter can attach a label to a cell it outputs

@@ -571,7 +571,8 @@ const SCRIPTS: &[&str] = &[
 
 /// Whether Go knows a Unicode class name: `Any`, a category or a script,
 /// spelled exactly (`\p{greek}`, `\p{Letter}` and `\p{Latn}` are refused).
-fn unicode_name_known(name: &str) -> bool {
+/// RE2 knows the same kinds of names (see `latin1.rs`).
+pub(super) fn unicode_name_known(name: &str) -> bool {
     name == "Any" || CATEGORIES.contains(&name) || SCRIPTS.contains(&name)
 }
 

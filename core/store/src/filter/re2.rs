@@ -22,10 +22,15 @@
 //! RE2's limits are checked too: counted repetitions at most 1000, also when
 //! nested (`(a{100}){100}` is rejected as RE2 rejects it).
 //!
-//! Known differences from production, all rare: `\pN` and `\p{...}` Unicode
-//! classes are answered with UNIMPLEMENTED; `(?i)` folds ASCII letters only
-//! (RE2 in Latin-1 mode also folds letters such as `é`/`É`); the size limit
-//! is the `regex` crate's, not RE2's `max_mem`.
+//! - Unicode classes (`\pN`, `\p{Greek}`, `\PL`, `\p{^Lu}`, also inside
+//!   brackets) become the set of bytes whose Latin-1 code point is in the
+//!   class, and under `(?i)` a Latin-1 letter also matches its other case
+//!   (`é`/`É`), as RE2 does in raw byte mode (see `filter/latin1.rs`).
+//!
+//! Known differences from production, both rare: the size limit is the
+//! `regex` crate's, not RE2's `max_mem`; script names are Unicode 15.0's
+//! (the emulator's), so a script added since (which matches no Latin-1
+//! byte) is refused where a newer RE2 would take it.
 //!
 //! Common patterns skip the regex engine altogether: a pattern that is a
 //! plain literal (what client libraries' `exactMatch` helpers produce) is a
@@ -36,6 +41,7 @@
 
 use std::fmt::Write as _;
 
+use super::latin1;
 use super::regex_shape::{self, ByteSequence, ByteSet};
 use crate::bytes;
 
@@ -48,8 +54,6 @@ const MAX_REPEAT: u32 = 1000;
 pub(crate) enum RegexError {
     /// The pattern is not valid RE2 (what production rejects).
     Invalid(String),
-    /// Valid RE2 that this playground does not support.
-    Unsupported(String),
 }
 
 /// A compiled full-match pattern over bytes.
@@ -337,6 +341,9 @@ struct Frame {
     weight: u32,
     /// Where the group starts in the pattern, for "missing )".
     start: usize,
+    /// Whether `(?i)` was on where the group opened (it is again once the
+    /// group closes).
+    fold: bool,
 }
 
 /// A class item, before it is written out.
@@ -350,6 +357,8 @@ enum ClassItem {
     /// A character outside Latin-1 (from `\x{100}` or `\777`): matches
     /// nothing in raw byte mode.
     Nothing,
+    /// A Unicode class cut to Latin-1 (folded and negated already).
+    Set(ByteSet),
 }
 
 /// What one escape sequence stands for.
@@ -358,6 +367,8 @@ enum Escape {
     /// A code point above 0xFF: never matches a single byte.
     Wide,
     Perl(u8, bool),
+    /// A Unicode class cut to Latin-1 (folded and negated already).
+    Set(ByteSet),
 }
 
 struct Translator<'p> {
@@ -370,6 +381,8 @@ struct Translator<'p> {
     last: Last,
     names: Vec<&'p [u8]>,
     top_level_alternation: bool,
+    /// Whether `(?i)` is on here.
+    fold: bool,
 }
 
 /// Parses an RE2 pattern and returns the equivalent `regex` crate syntax
@@ -392,6 +405,7 @@ pub(crate) fn translate(pat: &[u8]) -> Result<Translated, RegexError> {
         last: Last::Nothing,
         names: Vec::new(),
         top_level_alternation: false,
+        fold: false,
     };
     t.run()?;
     Ok(Translated {
@@ -420,6 +434,27 @@ impl<'p> Translator<'p> {
     fn atom(&mut self) {
         self.last = Last::Atom(1);
         self.weight = self.weight.max(1);
+    }
+
+    /// A literal byte; under `(?i)` a Latin-1 letter beyond ASCII is
+    /// written with its other case (the `regex` crate, in byte mode, folds
+    /// ASCII only).
+    fn push_literal(&mut self, b: u8) {
+        match latin1::case_partner(b).filter(|_| self.fold && !b.is_ascii()) {
+            Some(p) => {
+                let _ = write!(self.out, "[\\x{b:02X}\\x{p:02X}]");
+            }
+            None => self.push_byte(b),
+        }
+    }
+
+    /// A Unicode class cut to Latin-1, as a class of its own.
+    fn push_set(&mut self, set: &ByteSet) {
+        self.out.push('[');
+        if !latin1::write_class_items(&mut self.out, set) {
+            self.out.push_str(r"^\x00-\xFF");
+        }
+        self.out.push(']');
     }
 
     fn push_byte(&mut self, b: u8) {
@@ -454,7 +489,7 @@ impl<'p> Translator<'p> {
                     Some((lo, hi, len)) => self.counted(lo, hi, len)?,
                     None => {
                         self.pos += 1;
-                        self.push_byte(b'{');
+                        self.push_literal(b'{');
                         self.atom();
                     }
                 },
@@ -465,7 +500,7 @@ impl<'p> Translator<'p> {
                 }
                 _ => {
                     self.pos += 1;
-                    self.push_byte(c);
+                    self.push_literal(c);
                     self.atom();
                 }
             }
@@ -682,6 +717,11 @@ impl<'p> Translator<'p> {
                         flags.extend(off.iter().map(|&b| char::from(b)));
                     }
                     self.pos += i;
+                    let fold = if on.contains(&b'i') {
+                        true
+                    } else {
+                        self.fold && !off.contains(&b'i')
+                    };
                     if c == b':' {
                         self.out.push_str("(?");
                         self.out.push_str(&flags);
@@ -689,10 +729,13 @@ impl<'p> Translator<'p> {
                         self.frames.push(Frame {
                             weight: self.weight,
                             start,
+                            fold: self.fold,
                         });
+                        self.fold = fold;
                         self.weight = 1;
                         self.last = Last::Nothing;
                     } else {
+                        self.fold = fold;
                         if !flags.is_empty() {
                             self.out.push_str("(?");
                             self.out.push_str(&flags);
@@ -717,6 +760,7 @@ impl<'p> Translator<'p> {
         self.frames.push(Frame {
             weight: self.weight,
             start,
+            fold: self.fold,
         });
         self.weight = 1;
         self.last = Last::Nothing;
@@ -728,6 +772,7 @@ impl<'p> Translator<'p> {
         };
         self.pos += 1;
         self.out.push(')');
+        self.fold = frame.fold;
         let inner = self.weight;
         self.weight = frame.weight.max(inner);
         self.last = Last::Atom(inner);
@@ -760,13 +805,17 @@ impl<'p> Translator<'p> {
                     }
                     let b = self.peek().unwrap_or(0);
                     self.pos += 1;
-                    self.push_byte(b);
+                    self.push_literal(b);
                     self.atom();
                 }
             }
             _ => match self.escape_value()? {
                 Escape::Byte(b) => {
-                    self.push_byte(b);
+                    self.push_literal(b);
+                    self.atom();
+                }
+                Escape::Set(set) => {
+                    self.push_set(&set);
                     self.atom();
                 }
                 Escape::Wide => {
@@ -853,13 +902,50 @@ impl<'p> Translator<'p> {
             b'a' | b'f' | b't' | b'n' | b'r' | b'v' => Ok(Escape::Byte(control_escape(c))),
             b'd' | b's' | b'w' => Ok(Escape::Perl(c, false)),
             b'D' | b'S' | b'W' => Ok(Escape::Perl(c.to_ascii_lowercase(), true)),
-            b'p' | b'P' => Err(RegexError::Unsupported(
-                "Unicode classes (\\p, \\P) are not supported by this playground".to_string(),
-            )),
+            b'p' | b'P' => self.unicode_class(start, c == b'P'),
             b'_' => Ok(Escape::Byte(b'_')),
             c if c.is_ascii() && !is_word(c) => Ok(Escape::Byte(c)),
             _ => Err(bad(self)),
         }
+    }
+
+    /// The rest of `\p…` or `\P…` (`negated`) begun at `start`, after
+    /// the `p`: a one-letter name or `{name}` (`{^name}` negates), as a
+    /// set of bytes. A name RE2 does not know is its "invalid character
+    /// class range" error, quoting the sequence.
+    fn unicode_class(&mut self, start: usize, negated: bool) -> Result<Escape, RegexError> {
+        let name_start = self.pos;
+        let name_end = match self.peek() {
+            Some(b'{') => match self.rest().iter().position(|&b| b == b'}') {
+                Some(end) => {
+                    self.pos += end + 1;
+                    self.pos - 1
+                }
+                None => self.pat.len(),
+            },
+            Some(_) => {
+                self.pos += 1;
+                self.pos
+            }
+            None => self.pos,
+        };
+        let seq = self.pat.get(start..self.pos.max(name_end)).unwrap_or(&[]);
+        let bad = || invalid(format!("invalid character class range: {}", shown(seq)));
+        if name_end == self.pat.len() && self.pat.get(name_start) == Some(&b'{') {
+            return Err(bad());
+        }
+        let mut name = self.pat.get(name_start..name_end).unwrap_or(&[]);
+        if let Some(inner) = name.strip_prefix(b"{") {
+            name = inner;
+        }
+        let (negated, name) = match name.strip_prefix(b"^") {
+            Some(inner) => (!negated, inner),
+            None => (negated, name),
+        };
+        let name = std::str::from_utf8(name).map_err(|_| bad())?;
+        latin1::unicode_class(name, negated, self.fold)
+            .map(Escape::Set)
+            .ok_or_else(bad)
     }
 
     /// A bracketed class, `[...]`.
@@ -902,6 +988,10 @@ impl<'p> Translator<'p> {
                     items.push(ClassItem::Perl(class, neg));
                     continue;
                 }
+                ClassChar::Set(set) => {
+                    items.push(ClassItem::Set(set));
+                    continue;
+                }
             };
             // A range: `-` not followed by the closing `]`.
             if self.peek() == Some(b'-') && self.peek_at(1).is_some_and(|n| n != b']') {
@@ -912,7 +1002,7 @@ impl<'p> Translator<'p> {
                 let hi = match self.class_char()? {
                     ClassChar::Byte(b) => Some(b),
                     ClassChar::Wide => None,
-                    ClassChar::Perl(..) => {
+                    ClassChar::Perl(..) | ClassChar::Set(_) => {
                         return Err(invalid(format!(
                             "invalid character class range: {}",
                             shown(self.pat.get(lo_start..self.pos).unwrap_or(&[]))
@@ -937,6 +1027,9 @@ impl<'p> Translator<'p> {
                     None => items.push(ClassItem::Nothing),
                 }
             }
+        }
+        if self.fold {
+            items.push(ClassItem::Set(latin1_partners(&items)));
         }
         self.out.push('[');
         if negated {
@@ -968,6 +1061,9 @@ impl<'p> Translator<'p> {
                     self.out.push_str(name);
                     self.out.push_str(":]");
                     wrote = true;
+                }
+                ClassItem::Set(set) => {
+                    wrote |= latin1::write_class_items(&mut self.out, &set);
                 }
                 ClassItem::Nothing => {}
             }
@@ -1020,6 +1116,7 @@ impl<'p> Translator<'p> {
                     Escape::Byte(b) => ClassChar::Byte(b),
                     Escape::Wide => ClassChar::Wide,
                     Escape::Perl(c, n) => ClassChar::Perl(c, n),
+                    Escape::Set(set) => ClassChar::Set(set),
                 }),
             },
             Some(b) => {
@@ -1035,6 +1132,21 @@ enum ClassChar {
     Byte(u8),
     Wide,
     Perl(u8, bool),
+    Set(ByteSet),
+}
+
+/// The other case of each Latin-1 letter beyond ASCII in a class's
+/// ranges, for `(?i)` (the `regex` crate folds the ASCII ones).
+fn latin1_partners(items: &[ClassItem]) -> ByteSet {
+    let mut partners = ByteSet::EMPTY;
+    for item in items {
+        if let ClassItem::Range(lo, hi) = *item {
+            (lo.max(0x80)..=hi)
+                .filter_map(latin1::case_partner)
+                .for_each(|p| partners.add(p));
+        }
+    }
+    partners
 }
 
 /// RE2's ASCII definitions of the Perl classes, as class contents.
@@ -1060,7 +1172,7 @@ mod tests {
     fn rejected(p: &[u8]) -> String {
         match ByteRegex::new(p) {
             Ok(_) => panic!("pattern {:?} accepted", String::from_utf8_lossy(p)),
-            Err(RegexError::Invalid(m) | RegexError::Unsupported(m)) => m,
+            Err(RegexError::Invalid(m)) => m,
         }
     }
 
@@ -1177,10 +1289,52 @@ mod tests {
         assert!(rejected(b"(?i-)a").contains("Perl syntax"));
         assert!(rejected(b"(?P<n>a)(?P<n>b)").contains("duplicate"));
         assert!(rejected(b"(?P<>a)").contains("named capture"));
-        assert!(matches!(
-            ByteRegex::new(b"\\pL"),
-            Err(RegexError::Unsupported(_))
-        ));
+        assert!(rejected(b"\\p{Letter}").contains("invalid character class range: \\p{Letter}"));
+        assert!(rejected(b"\\pX").contains("invalid character class range: \\pX"));
+        assert!(rejected(b"\\p{Greek").contains("invalid character class range"));
+    }
+
+    /// Unicode classes match the bytes whose Latin-1 code point is in
+    /// the class, outside and inside brackets, negated either way.
+    #[test]
+    fn unicode_classes_are_cut_to_latin1() {
+        assert!(re(b"\\pL+").is_match(b"caf\xe9"));
+        assert!(!re(b"\\pL+").is_match(b"cafe1"));
+        assert!(re(b"\\p{Lu}\\p{Ll}").is_match(b"\xc9t"));
+        assert!(re(b"\\pN\\pN").is_match(b"1\xbd"), "½ is a number");
+        assert!(!re(b"\\p{Greek}").is_match(b"a"));
+        assert!(!re(b"\\p{Greek}").is_match(b"\xb5"), "µ is Common");
+        assert!(re(b"\\P{Greek}").is_match(b"a"));
+        assert!(re(b"\\p{^L}").is_match(b"1") && !re(b"\\p{^L}").is_match(b"a"));
+        assert!(re(b"\\PL").is_match(b"-") && !re(b"\\PL").is_match(b"\xe9"));
+        assert!(re(b"[\\pN_]+").is_match(b"1_2"));
+        assert!(
+            re(b"[\\pN-]+").is_match(b"1-2"),
+            "a - after a class is itself"
+        );
+        assert!(re(b"[^\\pL]").is_match(b"7") && !re(b"[^\\pL]").is_match(b"q"));
+        assert!(re(b"\\p{Any}").is_match(b"\n"));
+        assert!(re(b"\\p{Latin}+").is_match(b"\xc0b"));
+    }
+
+    /// `(?i)` pairs a Latin-1 letter with its other case when both are
+    /// bytes, in literals, classes and Unicode classes, for as long as
+    /// the flag is on.
+    #[test]
+    fn case_folding_covers_latin1_letters() {
+        assert!(re(b"(?i)caf\xe9").is_match(b"CAF\xc9"));
+        assert!(!re(b"caf\xe9").is_match(b"caf\xc9"), "only under (?i)");
+        assert!(re(b"(?i)[\xe0-\xe9]").is_match(b"\xc9"));
+        assert!(!re(b"(?i)[^\xe9]").is_match(b"\xc9"));
+        assert!(re(b"(?i)\\p{Lu}").is_match(b"\xe9"));
+        assert!(!re(b"(?i)\xff").is_match(b"x"), "ÿ has no Latin-1 capital");
+        assert!(re(b"(?i:\xe9)\xe9").is_match(b"\xc9\xe9"));
+        assert!(
+            !re(b"(?i:\xe9)\xe9").is_match(b"\xc9\xc9"),
+            "the group ends the flag"
+        );
+        assert!(!re(b"(?i)\xe9(?-i)\xe9").is_match(b"\xe9\xc9"));
+        assert!(re(b"(?i)\\Q\xe9\\E").is_match(b"\xc9"));
     }
 
     #[test]

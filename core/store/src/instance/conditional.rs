@@ -114,10 +114,9 @@ fn read_one(
 ) -> Option<OwnedRow> {
     table.prepare_read();
     let opts = ReadOptions {
-        reversed: false,
         limit: Some(1),
         plan,
-        now_micros: now,
+        ..ReadOptions::plain(now)
     };
     let mut found = None;
     let stats = table.read(&single_row(key), &opts, &mut |row: RowView<'_>| {

@@ -1,7 +1,7 @@
 //! Switching an instance from the emulator's answers back to production's
-//! ([`Instance::set_fidelity`], [`Instance::switch_fidelity`]): what the
-//! emulator kept that production would not have is brought to production's
-//! form where it can be, so later writes and reads work. HyperLogLog++
+//! ([`Instance::switch_fidelity`]): what the emulator kept that production
+//! would not have is brought to production's form where it can be, so
+//! later writes and reads work. HyperLogLog++
 //! cells hold the raw last input under the emulator (it does not aggregate
 //! them); production keeps a sketch, so each such cell becomes the sketch
 //! of that input. What production refuses outright (a row key over 4 KiB,
@@ -22,13 +22,14 @@ use crate::row_set::KeyRange;
 use crate::schema::{Aggregator, ValueType};
 
 impl Instance {
-    /// Chooses production's answers or the emulator's, as
-    /// [`Instance::set_fidelity`] does, for an instance that may hold data
-    /// (the playground's switch, the JS `emulatorParity` setter): leaving
-    /// the emulator's answers is `FAILED_PRECONDITION`, naming what is in
-    /// the way, while the instance holds what production refuses (a row
-    /// key over 4 KiB, a GC rule that keeps nothing), and nothing changes.
-    /// Returns how many HyperLogLog cells became sketches.
+    /// Chooses production's answers or the emulator's (see [`Fidelity`]);
+    /// the one way to do so from outside the crate. Leaving the emulator's
+    /// answers is `FAILED_PRECONDITION`, naming what is in the way, while
+    /// the instance holds what production refuses (a row key over 4 KiB,
+    /// a GC rule that keeps nothing), and nothing changes; otherwise each
+    /// HyperLogLog cell holding the emulator's raw input becomes the
+    /// sketch of it. Returns how many cells became sketches. Entering the
+    /// emulator's answers is never refused.
     pub fn switch_fidelity(&mut self, fidelity: Fidelity) -> Result<usize> {
         self.check_fidelity_switch(fidelity)?;
         Ok(self.set_fidelity(fidelity))
@@ -63,12 +64,7 @@ impl Instance {
                 return Some(format!("table \"{id}\" has {}", e.message()));
             }
             table.prepare_read();
-            let opts = ReadOptions {
-                reversed: false,
-                limit: None,
-                plan: None,
-                now_micros: now,
-            };
+            let opts = ReadOptions::plain(now);
             let mut long: Option<usize> = None;
             table.read(&[KeyRange::all()], &opts, &mut |row: RowView<'_>| {
                 if row.key.len() > crate::MAX_ROW_KEY_BYTES {
@@ -152,12 +148,7 @@ fn hll_rewrites(table: &mut Table, now: i64) -> Vec<(Vec<u8>, Vec<Rewrite>)> {
         return Vec::new();
     }
     table.prepare_read();
-    let opts = ReadOptions {
-        reversed: false,
-        limit: None,
-        plan: None,
-        now_micros: now,
-    };
+    let opts = ReadOptions::plain(now);
     let mut rows: Vec<OwnedRow> = Vec::new();
     table.read(&[KeyRange::all()], &opts, &mut |row: RowView<'_>| {
         rows.push(row.to_owned_row());

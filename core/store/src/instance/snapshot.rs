@@ -554,12 +554,7 @@ fn write_table(w: &mut Writer, table: &Table, now: i64) {
         out: Writer::default(),
         count: 0,
     };
-    let opts = ReadOptions {
-        reversed: false,
-        limit: None,
-        plan: None,
-        now_micros: now,
-    };
+    let opts = ReadOptions::plain(now);
     table.read(&[KeyRange::all()], &opts, &mut rows);
     w.uint(rows.count);
     w.raw(&rows.out.buf);
@@ -830,4 +825,65 @@ fn fnv64(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use crate::{
+        ColumnFamily, CreateTableRequest, Fidelity, GcRule, Instance, Mutation, TableSchema,
+    };
+
+    fn table(id: &str, gc_rule: Option<GcRule>) -> CreateTableRequest {
+        let mut schema = TableSchema::default();
+        schema
+            .families
+            .insert("cf".into(), ColumnFamily::with_gc(gc_rule));
+        CreateTableRequest {
+            table_id: id.into(),
+            schema,
+            initial_splits: vec![],
+        }
+    }
+
+    /// A production instance's reader refuses what only the emulator
+    /// takes, as a write would: a snapshot edited by hand, or one written
+    /// by an instance switched without the check (only the crate can do
+    /// that), does not load as production's.
+    #[test]
+    fn a_production_snapshot_holding_what_production_refuses_does_not_load() {
+        let mut db = Instance::default();
+        db.switch_fidelity(Fidelity::Emulator).expect("switch");
+        db.create_table(table("t", None)).expect("create");
+        let long_key = vec![b'k'; 5000];
+        let write = Mutation::SetCell {
+            family_name: Cow::Borrowed("cf"),
+            column_qualifier: Cow::Borrowed(b"q"),
+            timestamp_micros: 1000,
+            value: Cow::Borrowed(b"v"),
+        };
+        db.mutate_row("t", &long_key, &[write])
+            .expect("the emulator takes a long key");
+        db.set_fidelity(Fidelity::Production);
+        let e = Instance::restore(&db.snapshot()).expect_err("a long key");
+        assert!(
+            e.message().contains("a row key over 4 KiB"),
+            "{}",
+            e.message()
+        );
+
+        db.set_fidelity(Fidelity::Emulator);
+        db.mutate_row("t", &long_key, &[Mutation::DeleteFromRow])
+            .expect("delete");
+        db.create_table(table("zero", Some(GcRule::MaxNumVersions(0))))
+            .expect("the emulator takes a rule that keeps nothing");
+        db.set_fidelity(Fidelity::Production);
+        let e = Instance::restore(&db.snapshot()).expect_err("a rule that keeps nothing");
+        assert!(
+            e.message().contains("snapshot table \"zero\""),
+            "{}",
+            e.message()
+        );
+    }
 }

@@ -116,23 +116,12 @@ pub(crate) fn print_stats(out: &mut Vec<u8>, stats: &ReadStats) {
 mod tests {
     use super::*;
 
-    fn cell<'a>(family: &'a str, qualifier: &'a [u8], ts: i64, value: &'a [u8]) -> CellView<'a> {
-        CellView {
-            family,
-            qualifier,
-            timestamp_micros: ts,
-            value,
-            label: None,
-            gc_eligible: false,
-        }
-    }
-
     #[test]
     fn rows_print_like_cbt() {
         let cells = [
-            cell("zz", b"a b", 6000, b"\x07"),
-            cell("aa", b"", 5000, b""),
-            cell("f1", &[b'q'; 45], 2000, b"long"),
+            CellView::plain("zz", b"a b", 6000, b"\x07"),
+            CellView::plain("aa", b"", 5000, b""),
+            CellView::plain("f1", &[b'q'; 45], 2000, b"long"),
         ];
         let mut out = Vec::new();
         print_row(&mut out, b"r1", &cells, &ValueFormatting::default()).unwrap();

@@ -14,7 +14,7 @@
 //! [`Table::note_changed`]; [`Table::check_upkeep`] checks the records
 //! against a walk over every tablet (debug builds check it at every tick).
 
-use super::Table;
+use super::{Table, key_prefix};
 use crate::engine::EngineConfig;
 use crate::engine::tablet::Tablet;
 
@@ -125,7 +125,7 @@ impl Table {
     }
 
     /// Checks the records against a walk over every tablet: one record per
-    /// tablet, the count right, the GC bound below every unchanged
+    /// tablet, the start prefixes the tablets' own, the count right, the GC bound below every unchanged
     /// tablet's, and every tablet the tick's rules under `cfg` find work
     /// for (a flush, a compaction, a split, a merge with a neighbour) is
     /// changed, but for a GC come due, which the bound covers. Returns what
@@ -138,6 +138,10 @@ impl Table {
                 records.len(),
                 self.tablets.len()
             ));
+        }
+        let starts = self.tablets.iter().map(|t| key_prefix(&t.start));
+        if !self.start_prefixes.iter().copied().eq(starts) {
+            return Err("the start prefixes are not the tablets'".to_string());
         }
         let count = records.iter().filter(|&&c| c).count();
         if count != self.upkeep.changed_count {
@@ -197,9 +201,10 @@ pub(crate) fn compaction_due(t: &Tablet, now: i64, cfg: &EngineConfig) -> bool {
 }
 
 /// Whether `t` needs a compaction whatever the time: it has too many
-/// runs, or is mostly deleted cells, or is past the split size and not
-/// compacted yet (a compacted one waiting for its split is cut as it is,
-/// rather than copied again).
+/// runs, or is mostly deleted cells, or is past the split size (splits
+/// on) and cannot be cut as it is (see [`Tablet::cuts_cleanly`]): the
+/// compaction is a piece of the tick's budget, and the split then only
+/// slices its run.
 fn compaction_needed(t: &Tablet, cfg: &EngineConfig) -> bool {
     if t.mem.is_empty() && t.runs.is_empty() {
         return false;
@@ -207,8 +212,13 @@ fn compaction_needed(t: &Tablet, cfg: &EngineConfig) -> bool {
     let cells: usize = t.runs.iter().map(|r| r.cell_count()).sum();
     let dead: usize = t.runs.iter().map(|r| r.dead_count()).sum();
     let mostly_deleted = dead > 0 && dead * 3 >= cells;
-    let split_needs_compaction = t.wants_split(cfg.split_bytes) && !t.is_compacted();
-    t.runs.len() > cfg.max_runs || mostly_deleted || split_needs_compaction
+    t.runs.len() > cfg.max_runs || mostly_deleted || split_waits_for_compaction(t, cfg)
+}
+
+/// Whether `t` is past the split size, with splits on, but must be
+/// compacted before a split can cut it.
+fn split_waits_for_compaction(t: &Tablet, cfg: &EngineConfig) -> bool {
+    cfg.split_bytes > 0 && t.wants_split(cfg.split_bytes) && !t.cuts_cleanly()
 }
 
 #[cfg(test)]
@@ -218,7 +228,7 @@ mod tests {
 
     use super::*;
     use crate::engine::EngineEvent;
-    use crate::engine::pace::OutOfTime;
+    use crate::engine::pace::{OutOfTime, Pace};
     use crate::mutation::Mutation;
     use crate::schema::{ColumnFamily, GcRule, TableSchema};
 
@@ -327,6 +337,120 @@ mod tests {
             assert!(!compaction_due(t, now, cfg) && !has_own_work(t, cfg));
             assert!(i == 0 || !table.mergeable(i - 1, cfg));
         }
+    }
+
+    /// A pace that refuses every piece: what a tick still does with it,
+    /// it does outside its budget.
+    struct RefuseAll;
+
+    impl Pace for RefuseAll {
+        fn may_start(&mut self, _bytes: u64) -> bool {
+            false
+        }
+
+        fn done(&mut self, _bytes: u64) {}
+
+        fn out_of_time(&mut self) -> bool {
+            true
+        }
+    }
+
+    fn one_family_table() -> Table {
+        let schema = TableSchema {
+            families: [(
+                "f".to_string(),
+                ColumnFamily::with_gc(Some(GcRule::MaxNumVersions(1))),
+            )]
+            .into(),
+        };
+        Table::new("t", &schema, vec![], 0).unwrap()
+    }
+
+    fn count(events: &[EngineEvent], f: fn(&EngineEvent) -> bool) -> usize {
+        events.iter().filter(|e| f(e)).count()
+    }
+
+    /// With splits off (`split_bytes` 0) no tablet is ever past the split
+    /// size: a tick leaves a tablet whose GC is not due and whose memtable
+    /// is not full as it is, rather than compacting it for a split that
+    /// will not come.
+    #[test]
+    fn with_splits_off_a_tick_compacts_nothing_that_is_not_due() {
+        let cfg = EngineConfig {
+            split_bytes: 0,
+            merge_bytes: 0,
+            ..configs()[0].clone()
+        };
+        let mut table = one_family_table();
+        let set = [Mutation::set_cell("f", b"q", 0, &b"v"[..])];
+        table.mutate_row(b"k", &set, 0, &cfg).unwrap();
+        let mut events = Vec::new();
+        table.tick(0, &cfg, &mut events);
+        assert_eq!(
+            count(&events, |e| matches!(e, EngineEvent::Compaction { .. })),
+            0,
+            "{events:?}"
+        );
+        assert!(
+            !table.tablets[0].mem.is_empty(),
+            "the write stays in memory"
+        );
+    }
+
+    /// A compacted tablet past the split size that has since taken a
+    /// deletion is compacted first, as a piece of the tick's budget, and
+    /// only then cut: a tick with no time left does not split it (that
+    /// split copied its rows whatever the budget), and one with time cuts
+    /// the compacted run into slices without the deleted row.
+    #[test]
+    fn a_deletion_in_a_compacted_tablet_waits_for_a_budgeted_compaction_before_the_split() {
+        let roomy = EngineConfig {
+            memtable_flush_bytes: 1 << 20,
+            split_bytes: 1 << 20,
+            merge_bytes: 0,
+            gc_interval_micros: 1 << 40,
+            max_runs: 4,
+        };
+        let mut table = one_family_table();
+        let value = [b'v'; 150];
+        for r in 0..40 {
+            let set = [Mutation::set_cell("f", b"q", 0, &value[..])];
+            table
+                .mutate_row(format!("row{r:02}").as_bytes(), &set, 0, &roomy)
+                .unwrap();
+        }
+        let mut events = Vec::new();
+        table.compact_all(0, &mut events);
+        table.tick(0, &roomy, &mut events);
+        let del = [Mutation::DeleteFromRow];
+        table.mutate_row(b"row07", &del, 0, &roomy).unwrap();
+        assert!(table.tablets[0].is_compacted() && !table.tablets[0].cuts_cleanly());
+
+        let tight = EngineConfig {
+            split_bytes: 2_000,
+            ..roomy
+        };
+        events.clear();
+        table.tick_within(0, &tight, &mut events, &mut RefuseAll);
+        assert_eq!(
+            table.tablets.len(),
+            1,
+            "no split without a budget: {events:?}"
+        );
+
+        let mut never_out = OutOfTime(&mut || false);
+        table.tick_within(0, &tight, &mut events, &mut never_out);
+        assert_eq!(
+            count(&events, |e| matches!(e, EngineEvent::Compaction { .. })),
+            1,
+            "{events:?}"
+        );
+        assert!(table.tablets.len() > 1, "split once compacted: {events:?}");
+        for t in &table.tablets {
+            assert!(t.cuts_cleanly(), "every piece is a clean slice");
+        }
+        let rows: usize = table.tablets.iter().map(|t| t.runs[0].row_count()).sum();
+        assert_eq!(rows, 39, "the deleted row is gone");
     }
 
     /// A tick with nothing due looks at no tablet: the records list none,
