@@ -168,11 +168,12 @@ pub const REDRAW_MEASURE: &str = "tabletop:redraw";
 pub const REFRESH_MEASURE: &str = "tabletop:refresh";
 /// The User Timing names of a load's catching up, one step each (see
 /// [`CatchUp`]): the tables and tablets, then the rows window, then the
-/// load's end.
-pub const CATCH_UP_MEASURES: [&str; 3] = [
+/// load's end, then the SampleRowKeys list.
+pub const CATCH_UP_MEASURES: [&str; 4] = [
     "tabletop:catch-up-tablets",
     "tabletop:catch-up-rows",
     "tabletop:catch-up-end",
+    "tabletop:catch-up-samples",
 ];
 
 /// After slices of the data generator's load changed the data, the
@@ -187,9 +188,12 @@ enum CatchUp {
     Tablets,
     /// The rows window (the Rows panel).
     Rows,
-    /// A finished load's end: its progress goes, the SampleRowKeys list
-    /// it held is drawn again.
+    /// A finished load's end: its progress goes, the Rows panel's form
+    /// comes back.
     End,
+    /// The SampleRowKeys list the load held (up to 200 keys) is drawn
+    /// again.
+    Samples,
 }
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
@@ -571,6 +575,12 @@ impl AppState {
     /// one per animation frame (see [`LOAD_BUDGET_MS`]).
     pub fn loading(&self) -> bool {
         self.job.is_some() || !self.queue.is_empty() || self.scenario_data.loading()
+    }
+
+    /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
+    /// rows load, and until the last step of catching up with a load.
+    pub fn samples_held(&self) -> bool {
+        self.loading() || self.catch_up == Some(CatchUp::Samples)
     }
 
     /// Whether the live Key Visualizer is on screen.
@@ -1341,13 +1351,15 @@ impl AppState {
                 if let Some(job) = self.job.take_if(|j| j.is_done()) {
                     self.finish_job(job);
                 }
-                None
+                Some(CatchUp::Samples)
             }
+            CatchUp::Samples => None,
         };
         let name = match step {
             CatchUp::Tablets => CATCH_UP_MEASURES[0],
             CatchUp::Rows => CATCH_UP_MEASURES[1],
             CatchUp::End => CATCH_UP_MEASURES[2],
+            CatchUp::Samples => CATCH_UP_MEASURES[3],
         };
         self.clock.measure(name, start);
     }
@@ -1626,6 +1638,10 @@ mod tests {
         assert_eq!(state.tablets.as_deref(), Some(&fresh));
         assert_eq!(state.rows.table.as_deref(), Some("gen"));
         assert_eq!(state.loads.last().map(|l| l.rows), Some(60_000));
+        // The SampleRowKeys list is drawn again one task later.
+        assert!(state.samples_held());
+        let state = state.apply(Action::Work);
+        assert!(!state.samples_held());
         let state = settle(state);
         assert_eq!(state.rows.total_rows(), 60_000);
         assert!(state.rows.index.exact);
