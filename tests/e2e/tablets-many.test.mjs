@@ -3,7 +3,9 @@
 // tablets as blocks (a few hundred elements, not one per tablet), a click
 // on it still chooses one tablet and shows its rows, the list under it
 // names every tablet on demand and each entry shows its rows too, and axe
-// finds nothing. Screenshots: tests/e2e/screenshots/panel-tablets-1m*.png.
+// finds nothing. On a phone the SampleRowKeys list scrolls in a bounded,
+// focusable box. Screenshots: tests/e2e/screenshots/panel-tablets-1m*.png,
+// panel-tablets-phone-*.png and page-phone-100k-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -59,4 +61,42 @@ test('a million rows: the tablet bar groups neighbours, and clicks and the list 
   assert.deepEqual(await audit(page), []);
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('on a phone the SampleRowKeys list scrolls in a box of its own, which a keyboard reaches', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems, context } = await open(env, { colorScheme, viewport: { width: 390, height: 844 } });
+    const rows = region(page, 'Rows');
+    await rows.getByText('Load sample data').click();
+    await rows.getByRole('textbox', { name: 'Table to load into' }).fill('phone');
+    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption('100000');
+    await rows.getByRole('button', { name: 'Generate' }).click();
+    await page.waitForSelector('[aria-label="Loading sample data"]');
+    await waitForLoad(page);
+
+    const tablets = region(page, 'Tablets');
+    const list = tablets.getByRole('region', { name: 'SampleRowKeys answer' });
+    assert.ok((await list.locator('tbody tr').count()) > 20, 'the load made a long list');
+    const size = await list.evaluate((e) => ({
+      box: e.getBoundingClientRect().height,
+      content: e.scrollHeight,
+      rem: parseFloat(getComputedStyle(document.documentElement).fontSize),
+      tabindex: e.getAttribute('tabindex'),
+    }));
+    assert.ok(size.box <= 16 * size.rem + 1, `the list is ${size.box} px tall`);
+    assert.ok(size.content > size.box + 100, 'the rest of the list is a scroll away');
+    assert.equal(size.tabindex, '0');
+    // The keyboard scrolls it once focused.
+    await list.focus();
+    await page.keyboard.press('PageDown');
+    await page.waitForFunction((e) => e.scrollTop > 0, await list.elementHandle());
+    const panel = await tablets.boundingBox();
+    assert.ok(panel.height < 900, `the Tablets panel is ${panel.height} px tall`);
+
+    await tablets.screenshot({ path: path.join(SCREENSHOTS, `panel-tablets-phone-${colorScheme}.png`) });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `page-phone-100k-${colorScheme}.png`), fullPage: true });
+    assert.deepEqual(await audit(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
 });

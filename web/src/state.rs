@@ -144,8 +144,8 @@ impl Clock for TestClock {
 pub const WORK_BUDGET_MS: f64 = 9.0;
 /// How much time one slice may take while rows are written in bulk, in
 /// milliseconds: slices then run back to back (not one per animation
-/// frame), each short enough that no task reaches 50 ms with the redraw
-/// after it.
+/// frame), each well under 50 ms with the small redraw after it (the
+/// panels' bigger redraws take tasks of their own: see [`CatchUp`]).
 pub const LOAD_BUDGET_MS: f64 = 24.0;
 /// While data loads, the tables, tablets and rows are redrawn every this
 /// many slices (about eight times a second on an idle machine). Counting
@@ -166,6 +166,35 @@ pub const REDRAW_MEASURE: &str = "tabletop:redraw";
 /// The User Timing name of bringing the tables, tablets and rows up to
 /// date after data changed (inside a slice, before its redraw).
 pub const REFRESH_MEASURE: &str = "tabletop:refresh";
+/// The User Timing names of a load's catching up, one step each (see
+/// [`CatchUp`]): the tables and tablets, then the rows window, then the
+/// load's end, then the SampleRowKeys list.
+pub const CATCH_UP_MEASURES: [&str; 4] = [
+    "tabletop:catch-up-tablets",
+    "tabletop:catch-up-rows",
+    "tabletop:catch-up-end",
+    "tabletop:catch-up-samples",
+];
+
+/// After slices of the data generator's load changed the data, the
+/// tables, tablets and rows are brought up to date in tasks of their own,
+/// one step per task, rather than at the end of a slice: a slice's writes
+/// plus the redraw of every panel made the page's longest tasks (over
+/// 50 ms at a million rows). Each step's redraw touches what it changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CatchUp {
+    /// The tables list, the selection and the selected table's tablets
+    /// (the Schema and Tablets panels).
+    Tablets,
+    /// The rows window (the Rows panel).
+    Rows,
+    /// A finished load's end: its progress goes, the Rows panel's form
+    /// comes back.
+    End,
+    /// The SampleRowKeys list the load held (up to 200 keys) is drawn
+    /// again.
+    Samples,
+}
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -448,6 +477,8 @@ pub struct AppState {
     pub pending_import: Option<PendingImport>,
     next_ghost: u64,
     work_frames: u64,
+    /// What the panels still have to catch up with after a load's slices.
+    catch_up: Option<CatchUp>,
 }
 
 impl PartialEq for AppState {
@@ -505,6 +536,7 @@ impl AppState {
             pending_import: None,
             next_ghost: 0,
             work_frames: 0,
+            catch_up: None,
         }
     }
 
@@ -528,6 +560,7 @@ impl AppState {
     /// index.
     pub fn has_work(&self) -> bool {
         self.job.is_some()
+            || self.catch_up.is_some()
             || !self.queue.is_empty()
             || self.indexer.borrow().pending(self.data_rev)
             || self.tools_has_work()
@@ -542,6 +575,12 @@ impl AppState {
     /// one per animation frame (see [`LOAD_BUDGET_MS`]).
     pub fn loading(&self) -> bool {
         self.job.is_some() || !self.queue.is_empty() || self.scenario_data.loading()
+    }
+
+    /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
+    /// rows load, and until the last step of catching up with a load.
+    pub fn samples_held(&self) -> bool {
+        self.loading() || self.catch_up == Some(CatchUp::Samples)
     }
 
     /// Whether the live Key Visualizer is on screen.
@@ -935,6 +974,7 @@ impl AppState {
             }
             Action::CancelJob => {
                 self.queue.clear();
+                self.catch_up = None;
                 let Some(job) = self.job.take() else {
                     return false;
                 };
@@ -975,17 +1015,26 @@ impl AppState {
             return self.scenario_data_work();
         }
         tools::views_work(&cx!(self));
+        if let Some(step) = self.catch_up.take() {
+            self.catch_up_step(step);
+            return false;
+        }
         let budget = if self.loading() {
             LOAD_BUDGET_MS
         } else {
             WORK_BUDGET_MS
         };
         let wrote = self.work(budget);
-        if wrote && self.job.is_some() && !self.refresh_due() {
+        if wrote && let Some(job) = &self.job {
             // Mid-load: the data moved on, but redrawing the tables,
             // tablets and rows every slice would cost more than the load
-            // itself. They catch up every few slices.
+            // itself. They catch up every few slices and once the last
+            // row is in, in the tasks that follow (see [`CatchUp`]).
+            let done = job.is_done();
             self.data_rev += 1;
+            if self.refresh_due() || done {
+                self.catch_up = Some(CatchUp::Tablets);
+            }
             false
         } else if wrote {
             true
@@ -1031,6 +1080,7 @@ impl AppState {
     /// rows index wants frames.
     fn data_work_pending(&self) -> bool {
         self.job.is_some()
+            || self.catch_up.is_some()
             || !self.queue.is_empty()
             || self.scenario_data.has_work()
             || self.indexer.borrow().pending(self.data_rev)
@@ -1149,6 +1199,11 @@ impl AppState {
             self.job = Some(GeneratorJob::new(spec));
         }
         if let Some(mut job) = self.job.take() {
+            if job.is_done() {
+                // Written already; only the panels are behind.
+                self.job = Some(job);
+                return true;
+            }
             let result = self.load_slice(&mut job, deadline, budget_ms);
             match result {
                 Err(e) => {
@@ -1159,7 +1214,8 @@ impl AppState {
                     self.queue.clear();
                     self.finish_job(job);
                 }
-                Ok(()) if job.is_done() => self.finish_job(job),
+                // A finished load stays until the panels caught up with
+                // it (the last step of [`CatchUp`] ends it).
                 Ok(()) => self.job = Some(job),
             }
             return true;
@@ -1258,6 +1314,13 @@ impl AppState {
     /// tables are up to date at once).
     fn data_changed(&mut self) {
         self.data_rev += 1;
+        self.refresh_tables();
+        self.refresh_tablets();
+        self.select_rows();
+    }
+
+    /// The tables list, and the selection when its table is gone.
+    fn refresh_tables(&mut self) {
         self.tables = Rc::new(tables(&self.instance.borrow()));
         let exists = |name: &str| self.tables.iter().any(|t| t.name == name);
         if self.selected.as_deref().is_none_or(|s| !exists(s)) {
@@ -1266,8 +1329,39 @@ impl AppState {
                 .filter(|t| exists(t))
                 .or_else(|| self.tables.first().map(|t| t.name.clone()));
         }
-        self.refresh_tablets();
-        self.select_rows();
+    }
+
+    /// One step of catching up with a load (see [`CatchUp`]); the next
+    /// step waits for the next task.
+    fn catch_up_step(&mut self, step: CatchUp) {
+        let start = self.clock.now_ms();
+        let done = self.job.as_ref().is_none_or(GeneratorJob::is_done);
+        self.catch_up = match step {
+            CatchUp::Tablets => {
+                self.refresh_tables();
+                self.refresh_tablets();
+                Some(CatchUp::Rows)
+            }
+            CatchUp::Rows => {
+                self.select_rows();
+                done.then_some(CatchUp::End)
+            }
+            CatchUp::End => {
+                // The rows index goes on in the frames that follow.
+                if let Some(job) = self.job.take_if(|j| j.is_done()) {
+                    self.finish_job(job);
+                }
+                Some(CatchUp::Samples)
+            }
+            CatchUp::Samples => None,
+        };
+        let name = match step {
+            CatchUp::Tablets => CATCH_UP_MEASURES[0],
+            CatchUp::Rows => CATCH_UP_MEASURES[1],
+            CatchUp::End => CATCH_UP_MEASURES[2],
+            CatchUp::Samples => CATCH_UP_MEASURES[3],
+        };
+        self.clock.measure(name, start);
     }
 }
 
@@ -1497,6 +1591,60 @@ mod tests {
         assert!(!keys(&state).is_empty());
         let bottom = state.apply(Action::ScrollRows(u64::MAX));
         assert_eq!(bottom.rows.top, bottom.rows.max_top());
+    }
+
+    #[test]
+    fn a_load_s_slices_and_the_panels_catching_up_take_separate_tasks() {
+        // 2 ms per clock reading: a load of many slices.
+        let slow = AppState::new(Rc::new(TestClock::new(NOW, 2.0)), false, Panels::default())
+            .apply(Action::Boot(Boot::Demo));
+        let mut state = slow
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table: "gen".into(),
+                rows: 60_000,
+                seed: 3,
+            }))
+            .apply(Action::StartGenerator);
+        let same = |a: &AppState, b: &AppState| {
+            Rc::ptr_eq(&a.tables, &b.tables)
+                && Rc::ptr_eq(&a.rows, &b.rows)
+                && match (&a.tablets, &b.tablets) {
+                    (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+                    (x, y) => x.is_none() && y.is_none(),
+                }
+        };
+        let (mut slices, mut catch_ups) = (0, 0);
+        while state.job.is_some() {
+            let next = state.apply(Action::Work);
+            let wrote = next.job.as_ref().map(|j| j.done) != state.job.as_ref().map(|j| j.done);
+            let redrawn = !same(&state, &next);
+            assert!(
+                !(wrote && redrawn),
+                "a slice wrote rows and redrew the panels"
+            );
+            slices += usize::from(wrote);
+            catch_ups += usize::from(redrawn);
+            state = next;
+            assert!(slices + catch_ups < 1_000, "the load ends");
+        }
+        assert!(slices > REFRESH_EVERY_FRAMES as usize, "{slices} slices");
+        assert!(
+            catch_ups > 2,
+            "the panels caught up mid-load too ({catch_ups})"
+        );
+        // When the progress goes, every panel shows the whole load.
+        assert_eq!(*state.tables, tables(&state.instance()));
+        let fresh = tablets_view(&state.instance(), "gen");
+        assert_eq!(state.tablets.as_deref(), Some(&fresh));
+        assert_eq!(state.rows.table.as_deref(), Some("gen"));
+        assert_eq!(state.loads.last().map(|l| l.rows), Some(60_000));
+        // The SampleRowKeys list is drawn again one task later.
+        assert!(state.samples_held());
+        let state = state.apply(Action::Work);
+        assert!(!state.samples_held());
+        let state = settle(state);
+        assert_eq!(state.rows.total_rows(), 60_000);
+        assert!(state.rows.index.exact);
     }
 
     #[test]

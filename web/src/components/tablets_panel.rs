@@ -459,17 +459,22 @@ fn samples(props: &SamplesProps) -> Html {
             if props.held {
                 <p class="hint">{ "Updated when the load ends." }</p>
             }
-            <table class="sample-table">
-                <thead><tr><th>{ "row key" }</th><th class="num">{ "offset" }</th></tr></thead>
-                <tbody>
-                    { for view.samples.iter().take(SAMPLES_SHOWN).map(|s| html! {
-                        <tr>
-                            <td class="mono">{ if s.key.text.is_empty() { html! { <span class="key-empty">{ "\"\" (end)" }</span> } } else { key_html(&s.key) } }</td>
-                            <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ human_bytes(s.offset as f64) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
+            // Its own scrolling box (bounded on narrow screens, where the
+            // panel grows with its content): focusable and named, so a
+            // keyboard can scroll it too.
+            <div class="sample-scroll" tabindex="0" role="region" aria-label="SampleRowKeys answer">
+                <table class="sample-table">
+                    <thead><tr><th>{ "row key" }</th><th class="num">{ "offset" }</th></tr></thead>
+                    <tbody>
+                        { for view.samples.iter().take(SAMPLES_SHOWN).map(|s| html! {
+                            <tr>
+                                <td class="mono">{ if s.key.text.is_empty() { html! { <span class="key-empty">{ "\"\" (end)" }</span> } } else { key_html(&s.key) } }</td>
+                                <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ human_bytes(s.offset as f64) }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
             if more > 0 {
                 <p class="hint">{ format!("and {} more", format_count(more as u64)) }</p>
             }

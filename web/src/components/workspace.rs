@@ -618,7 +618,7 @@ fn tablets_panel(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
             on_go_to={cb.go_to_key.clone()}
             switch={app.sim.loaded().then(|| html! { <TabletsSwitch view={app.sim.tablets_view} on_sim={cb.sim.clone()} /> })}
             maximize={grid.maximize(PanelId::Tablets, cb)}
-            loading={app.loading()}
+            loading={app.samples_held()}
         />
     }
 }

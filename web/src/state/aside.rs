@@ -145,6 +145,7 @@ impl AppState {
         if let Some(job) = self.job.take() {
             self.finish_job(job);
         }
+        self.catch_up = None;
         let mut instance = std::mem::take(&mut *self.instance.borrow_mut());
         let loads = std::mem::take(&mut self.loads);
         let queue = std::mem::take(&mut self.queue);
@@ -192,6 +193,7 @@ impl AppState {
     /// now (which is dropped).
     pub(crate) fn put_back(&mut self, aside: SetAside) {
         self.job = None;
+        self.catch_up = None;
         if self.scenario_data.job.is_some() || self.scenario_data.table.is_some() {
             Rc::make_mut(&mut self.scenario_data).forget_instance();
         }

@@ -229,6 +229,7 @@ impl AppState {
         }
         *self.instance.borrow_mut() = Instance::default();
         self.job = None;
+        self.catch_up = None;
         self.queue.clear();
         self.loads.clear();
         self.selected = shared.selected;
