@@ -773,43 +773,49 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Property tests run natively only (proptest needs a random source).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod property {
+        use super::*;
 
-        /// Seeks agree with a plain search on random keys sharing a random
-        /// prefix (bytes from a small alphabet with 0 and 255, so ties on
-        /// words and padding come up often), and so do the pieces a cut
-        /// makes, whose shared prefixes can be longer.
-        #[test]
-        fn seeks_agree_with_a_plain_search(
-            shared in proptest::collection::vec(proptest::sample::select(vec![0u8, b'a', b'b', 255]), 0..10),
-            tails in proptest::collection::btree_set(
-                proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', 255]), 0..12),
-                1..40,
-            ),
-            probes in proptest::collection::vec(
-                proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', b'b', 255]), 0..22),
-                0..20,
-            ),
-            cut_at in 0usize..40,
-        ) {
-            let keys: Vec<Vec<u8>> = tails.iter().map(|t| [shared.as_slice(), t].concat()).collect();
-            let run = run_of(&keys);
-            let mut all_probes: Vec<Vec<u8>> = probes;
-            for k in &keys {
-                all_probes.push(k.clone());
-                all_probes.push([k.as_slice(), b"\0"].concat());
-                all_probes.push(k[..k.len() / 2].to_vec());
-            }
-            for p in &all_probes {
-                check_seeks(&run, &keys, p);
-            }
-            if keys.len() > 1 {
-                let at = 1 + cut_at % (keys.len() - 1);
-                let pieces = run.cut(&[at]);
-                for (piece, part) in pieces.iter().zip([&keys[..at], &keys[at..]]) {
-                    for p in &all_probes {
-                        check_seeks(piece, part, p);
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+            /// Seeks agree with a plain search on random keys sharing a random
+            /// prefix (bytes from a small alphabet with 0 and 255, so ties on
+            /// words and padding come up often), and so do the pieces a cut
+            /// makes, whose shared prefixes can be longer.
+            #[test]
+            fn seeks_agree_with_a_plain_search(
+                shared in proptest::collection::vec(proptest::sample::select(vec![0u8, b'a', b'b', 255]), 0..10),
+                tails in proptest::collection::btree_set(
+                    proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', 255]), 0..12),
+                    1..40,
+                ),
+                probes in proptest::collection::vec(
+                    proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', b'b', 255]), 0..22),
+                    0..20,
+                ),
+                cut_at in 0usize..40,
+            ) {
+                let keys: Vec<Vec<u8>> = tails.iter().map(|t| [shared.as_slice(), t].concat()).collect();
+                let run = run_of(&keys);
+                let mut all_probes: Vec<Vec<u8>> = probes;
+                for k in &keys {
+                    all_probes.push(k.clone());
+                    all_probes.push([k.as_slice(), b"\0"].concat());
+                    all_probes.push(k[..k.len() / 2].to_vec());
+                }
+                for p in &all_probes {
+                    check_seeks(&run, &keys, p);
+                }
+                if keys.len() > 1 {
+                    let at = 1 + cut_at % (keys.len() - 1);
+                    let pieces = run.cut(&[at]);
+                    for (piece, part) in pieces.iter().zip([&keys[..at], &keys[at..]]) {
+                        for p in &all_probes {
+                            check_seeks(piece, part, p);
+                        }
                     }
                 }
             }
