@@ -14,6 +14,7 @@
 //! Nothing here reads a clock or starts a thread: time is always passed in.
 
 pub(crate) mod family;
+pub(crate) mod fence;
 pub(crate) mod memtable;
 pub(crate) mod merge;
 pub(crate) mod pace;

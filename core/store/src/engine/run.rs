@@ -15,6 +15,7 @@
 use std::sync::OnceLock;
 
 use super::family::FamilyId;
+use super::fence::{Fences, Seek};
 use super::value_index::ValueIndex;
 
 /// One row of a run.
@@ -56,6 +57,8 @@ impl RunCell {
 pub(crate) struct Run {
     keys: Vec<u8>,
     rows: Vec<RunRow>,
+    /// A word of each row's key, for seeks.
+    fences: Fences,
     /// `row_end_bytes[i]`: logical bytes of rows `0..=i`.
     row_end_bytes: Vec<u64>,
     cells: Vec<RunCell>,
@@ -110,6 +113,7 @@ impl Run {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.keys.capacity()
             + self.rows.capacity() * std::mem::size_of::<RunRow>()
+            + self.fences.heap_bytes()
             + self.row_end_bytes.capacity() * 8
             + self.cells.capacity() * std::mem::size_of::<RunCell>()
             + self.quals.capacity() * 8
@@ -150,13 +154,42 @@ impl Run {
 
     /// First row whose key is not less than `key`.
     pub(crate) fn lower_bound(&self, key: &[u8]) -> usize {
-        self.rows.partition_point(|r| {
-            crate::bytes::cmp(
-                &self.keys[r.key_off as usize..(r.key_off + r.key_len) as usize],
-                key,
-            )
-            .is_lt()
-        })
+        self.lower_bound_from(0, key)
+    }
+
+    /// First row whose key is not less than `key`, when the rows before
+    /// `from` are all less. It looks at rows `from`, `from + 1`,
+    /// `from + 3`, ... (doubling the stride) before it halves, so the end
+    /// of a short range just after its start costs a few neighbouring
+    /// words, not a search of the whole run.
+    pub(crate) fn lower_bound_from(&self, from: usize, key: &[u8]) -> usize {
+        let n = self.rows.len();
+        if from >= n {
+            return n;
+        }
+        let w = match self.fences.seek(key, self.row_key(0)) {
+            Seek::First => return from,
+            Seek::Past => return n,
+            Seek::Word(w) => w,
+        };
+        let before = |row: usize| self.fences.row_before(row, w, self.row_key(row), key);
+        debug_assert!(
+            from == 0 || before(from - 1),
+            "rows before `from` not all less"
+        );
+        let (mut lo, mut step) = (from, 1);
+        let hi = loop {
+            let probe = lo + step - 1;
+            if probe >= n {
+                break n;
+            }
+            if !before(probe) {
+                break probe;
+            }
+            lo = probe + 1;
+            step *= 2;
+        };
+        Fences::partition(lo..hi, before)
     }
 
     #[inline]
@@ -302,7 +335,7 @@ impl Run {
             max_row_bytes = max_row_bytes.max(end - prev);
             prev = end;
         }
-        Run {
+        let mut run = Run {
             keys: self.keys[k0..k1].to_vec(),
             rows: self.rows[lo..hi]
                 .iter()
@@ -312,6 +345,7 @@ impl Run {
                     first_cell: r.first_cell - c0 as u32,
                 })
                 .collect(),
+            fences: Fences::default(),
             row_end_bytes,
             cells,
             quals,
@@ -325,7 +359,9 @@ impl Run {
                 .map(|fid| fid as FamilyId)
                 .collect(),
             value_index: OnceLock::new(),
-        }
+        };
+        run.fences = Fences::build((0..run.rows.len()).map(|row| run.row_key(row)));
+        run
     }
 }
 
@@ -529,6 +565,7 @@ impl RunBuilder {
             .filter(|&fid| present[fid])
             .map(|fid| fid as FamilyId)
             .collect();
+        run.fences = Fences::build((0..run.rows.len()).map(|row| run.row_key(row)));
         run.keys.shrink_to_fit();
         run.rows.shrink_to_fit();
         run.row_end_bytes.shrink_to_fit();
@@ -657,6 +694,132 @@ mod tests {
         assert_eq!(copy.row_count(), 1);
         assert_eq!(copy.cell_count(), 1);
         assert_eq!(copy.value(copy.cell(0)), b"1");
+    }
+
+    /// A run of one cell per key (`keys` sorted, distinct).
+    fn run_of(keys: &[Vec<u8>]) -> Run {
+        let mut b = RunBuilder::new(vec![1]);
+        for k in keys {
+            b.start_row(k);
+            b.add_cell(0, b"q", 0, b"v");
+        }
+        b.finish()
+    }
+
+    /// Checks every seek of `probe` into `run` against a plain search of
+    /// the keys, from every row the rows before which sort below it.
+    fn check_seeks(run: &Run, keys: &[Vec<u8>], probe: &[u8]) {
+        let expected = keys.partition_point(|k| k.as_slice() < probe);
+        assert_eq!(run.lower_bound(probe), expected, "{probe:?} in {keys:?}");
+        for from in 0..=expected {
+            assert_eq!(
+                run.lower_bound_from(from, probe),
+                expected,
+                "{probe:?} from {from} in {keys:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn seeks_at_the_fences_edges() {
+        // Keys shorter than the shared prefix plus a word, keys that tie on
+        // their word only through zero padding, an empty key, one key.
+        let sets: Vec<Vec<&[u8]>> = vec![
+            vec![b"", b"\0", b"\0\0", b"a", b"a\0", b"a\0\0\0\0\0\0\0\0"],
+            vec![
+                b"abcdefgh",
+                b"abcdefgh\0",
+                b"abcdefghi",
+                b"abcdefgi",
+                b"abcdefgia",
+            ],
+            vec![
+                b"user#0001#a",
+                b"user#0001#ab",
+                b"user#0002",
+                b"user#0002\0",
+            ],
+            vec![b"user#0001"],
+            vec![b""],
+            vec![],
+        ];
+        let probes: &[&[u8]] = &[
+            b"",
+            b"\0",
+            b"a",
+            b"a\0",
+            b"a\0\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\0\0",
+            b"abcdefgi",
+            b"abcdefgj",
+            b"user",
+            b"user#",
+            b"user#0001",
+            b"user#0001#a\0",
+            b"user#0002",
+            b"user#0003",
+            b"z",
+            b"\xff",
+        ];
+        for set in sets {
+            let keys: Vec<Vec<u8>> = set.iter().map(|k| k.to_vec()).collect();
+            let run = run_of(&keys);
+            assert_eq!(run.row_count(), keys.len());
+            for p in probes {
+                check_seeks(&run, &keys, p);
+            }
+        }
+    }
+
+    /// Property tests run natively only (proptest needs a random source).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod property {
+        use super::*;
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+            /// Seeks agree with a plain search on random keys sharing a random
+            /// prefix (bytes from a small alphabet with 0 and 255, so ties on
+            /// words and padding come up often), and so do the pieces a cut
+            /// makes, whose shared prefixes can be longer.
+            #[test]
+            fn seeks_agree_with_a_plain_search(
+                shared in proptest::collection::vec(proptest::sample::select(vec![0u8, b'a', b'b', 255]), 0..10),
+                tails in proptest::collection::btree_set(
+                    proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', 255]), 0..12),
+                    1..40,
+                ),
+                probes in proptest::collection::vec(
+                    proptest::collection::vec(proptest::sample::select(vec![0u8, 1, b'a', b'b', 255]), 0..22),
+                    0..20,
+                ),
+                cut_at in 0usize..40,
+            ) {
+                let keys: Vec<Vec<u8>> = tails.iter().map(|t| [shared.as_slice(), t].concat()).collect();
+                let run = run_of(&keys);
+                let mut all_probes: Vec<Vec<u8>> = probes;
+                for k in &keys {
+                    all_probes.push(k.clone());
+                    all_probes.push([k.as_slice(), b"\0"].concat());
+                    all_probes.push(k[..k.len() / 2].to_vec());
+                }
+                for p in &all_probes {
+                    check_seeks(&run, &keys, p);
+                }
+                if keys.len() > 1 {
+                    let at = 1 + cut_at % (keys.len() - 1);
+                    let pieces = run.cut(&[at]);
+                    for (piece, part) in pieces.iter().zip([&keys[..at], &keys[at..]]) {
+                        for p in &all_probes {
+                            check_seeks(piece, part, p);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -71,8 +71,13 @@ impl<'t> RunReader<'t> {
         } else {
             self.run.lower_bound(start)
         };
-        let hi = end.map_or(self.run.row_count(), |e| self.run.lower_bound(e));
-        lo..hi.max(lo)
+        let hi = match end {
+            None => self.run.row_count(),
+            // The rows before `lo` sort before `start`, so before `e`.
+            Some(e) if crate::bytes::cmp(e, start).is_gt() => self.run.lower_bound_from(lo, e),
+            Some(_) => lo,
+        };
+        lo..hi
     }
 
     pub(crate) fn row_key(&self, row: usize) -> &'t [u8] {

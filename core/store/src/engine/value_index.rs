@@ -191,15 +191,14 @@ impl Lists {
         let cells = run.cells(0..run.cell_count());
         let arena = run.values();
         let mut lists = Lists::default();
-        let mut dict = Some(ValueDict {
-            slots: vec![u32::MAX; 16],
-            counts: Vec::new(),
-        });
-        // Each of the group's cells' value number (`LOOSE`: tested one by
-        // one), in cell order.
+        let mut dict = Some(ValueDict::new());
+        // The group's cells and each one's value number (`LOOSE`: tested
+        // one by one), in cell order.
+        let mut mine: Vec<u32> = Vec::with_capacity(group.cells);
         let mut ids: Vec<u32> = Vec::with_capacity(group.cells);
         let mut short = 0usize;
-        for c in cells.iter().filter(|c| c.fid == group.fid) {
+        for (i, c) in cells.iter().enumerate().filter(|(_, c)| c.fid == group.fid) {
+            mine.push(i as u32);
             let (off, len) = c.value_span();
             let id = match dict.as_mut().filter(|_| len <= MAX_SHORT) {
                 Some(d) => {
@@ -231,13 +230,12 @@ impl Lists {
         lists.values.shrink_to_fit();
         // The lists, in cell order, so each comes out increasing.
         let mut next = lists.starts.clone();
-        let mine = cells.iter().enumerate().filter(|(_, c)| c.fid == group.fid);
-        for ((i, _), &id) in mine.zip(&ids) {
+        for (&i, &id) in mine.iter().zip(&ids) {
             if id == LOOSE || lists.values.is_empty() {
-                lists.loose.push(i as u32);
+                lists.loose.push(i);
             } else {
                 let at = &mut next[id as usize];
-                lists.postings[*at as usize] = i as u32;
+                lists.postings[*at as usize] = i;
                 *at += 1;
             }
         }
@@ -249,11 +247,69 @@ impl Lists {
 /// A dictionary of values: an interning table over `(offset, length)`
 /// entries of the run's value arena.
 struct ValueDict {
+    /// Value numbers, `u32::MAX` for empty; a power of two long.
     slots: Vec<u32>,
+    /// A value's slot is its hash's top `64 - shift` bits.
+    shift: u32,
+    /// How many cells hold each value.
     counts: Vec<u32>,
+    /// Each value as a [`word`] when it is [`WORD`] bytes or shorter
+    /// (compared in one step), else 0.
+    words: Vec<u64>,
+}
+
+/// Values of up to this many bytes are hashed and compared as one word.
+const WORD: usize = 8;
+
+/// `value` (at most [`WORD`] bytes) as a word: its bytes little-endian,
+/// zero-padded, and its length in the top byte when it is shorter than a
+/// word (so `0` and `0\0` differ).
+#[inline]
+fn word(value: &[u8]) -> u64 {
+    let mut b = [0u8; WORD];
+    b[..value.len()].copy_from_slice(value);
+    let w = u64::from_le_bytes(b);
+    if value.len() < WORD {
+        w | ((value.len() as u64) << 56)
+    } else {
+        w
+    }
+}
+
+/// The dictionary's hash of `value`: for a value of one word (flags,
+/// small numbers, short codes: most repeated values), one multiplication,
+/// whose top bits depend on every bit of the word; beyond, the qualifier
+/// table's hash.
+#[inline]
+fn value_hash(value: &[u8]) -> u64 {
+    if value.len() <= WORD {
+        word(value).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    } else {
+        QualDict::hash(value)
+    }
 }
 
 impl ValueDict {
+    fn new() -> ValueDict {
+        ValueDict {
+            slots: vec![u32::MAX; 16],
+            shift: 64 - 4,
+            counts: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+
+    /// Whether entry `id` (`(o, l)` in `arena`) holds `value`, whose word
+    /// is `w` when it is short.
+    #[inline]
+    fn holds(&self, arena: &[u8], id: u32, (o, l): (u32, u32), value: &[u8], w: u64) -> bool {
+        if value.len() <= WORD {
+            l as usize == value.len() && self.words[id as usize] == w
+        } else {
+            bytes::eq(&arena[o as usize..(o + l) as usize], value)
+        }
+    }
+
     /// The number of `value` (stored at `off` in `arena`), added to
     /// `entries` if new.
     fn intern(
@@ -267,18 +323,19 @@ impl ValueDict {
             self.grow(arena, entries);
         }
         let mask = self.slots.len() - 1;
-        let mut i = (QualDict::hash(value) >> 32) as usize & mask;
+        let w = if value.len() <= WORD { word(value) } else { 0 };
+        let mut i = (value_hash(value) >> self.shift) as usize;
         loop {
             let id = self.slots[i];
             if id == u32::MAX {
                 let new_id = entries.len() as u32;
                 entries.push((off as u32, value.len() as u32));
                 self.counts.push(1);
+                self.words.push(w);
                 self.slots[i] = new_id;
                 return new_id;
             }
-            let (o, l) = entries[id as usize];
-            if bytes::eq(&arena[o as usize..(o + l) as usize], value) {
+            if self.holds(arena, id, entries[id as usize], value, w) {
                 self.counts[id as usize] += 1;
                 return id;
             }
@@ -287,12 +344,13 @@ impl ValueDict {
     }
 
     fn grow(&mut self, arena: &[u8], entries: &[(u32, u32)]) {
-        let cap = (self.slots.len() * 2).max(16);
+        let cap = self.slots.len() * 2;
         self.slots = vec![u32::MAX; cap];
+        self.shift -= 1;
         let mask = cap - 1;
         for (id, &(o, l)) in entries.iter().enumerate() {
             let value = &arena[o as usize..(o + l) as usize];
-            let mut i = (QualDict::hash(value) >> 32) as usize & mask;
+            let mut i = (value_hash(value) >> self.shift) as usize;
             while self.slots[i] != u32::MAX {
                 i = (i + 1) & mask;
             }
@@ -370,6 +428,56 @@ mod tests {
         let postings: usize = lists().map(|l| l.postings.len()).sum();
         let loose: usize = lists().map(|l| l.loose.len()).sum();
         assert_eq!(postings + loose, run.cell_count());
+    }
+
+    #[test]
+    fn short_values_that_share_a_word_stay_apart() {
+        // `abcdefg` (seven bytes, its length in the top byte) and
+        // `abcdefg\x07` (eight) make the same word; so do values told
+        // apart only by trailing zero bytes, were the length left out.
+        let tricky: [&[u8]; 9] = [
+            b"",
+            b"\0",
+            b"\0\0",
+            b"0",
+            b"0\0",
+            b"abcdefg",
+            b"abcdefg\x07",
+            b"abcdefgh",
+            b"abcdefgh\0",
+        ];
+        let mut b = RunBuilder::new(vec![1]);
+        for r in 0..tricky.len() * 8 {
+            b.start_row(format!("r{r:04}").as_bytes());
+            b.add_cell(0, b"v", 0, tricky[r % tricky.len()]);
+        }
+        let run = b.finish();
+        let index = ValueIndex::build(&run);
+        let n = run.cell_count();
+        for pattern in [
+            &b"abcdefg"[..],
+            b"abcdefg\\x07",
+            b"\\x00",
+            b"",
+            b"0",
+            b"0\\x00",
+            b"abcdefgh",
+            b"\\C{8}",
+        ] {
+            assert_eq!(
+                passing(&run, &index, 0..n, pattern),
+                by_hand(&run, 0..n, pattern),
+                "{}",
+                String::from_utf8_lossy(pattern)
+            );
+        }
+        let lists = index.groups[0].lists.get().unwrap();
+        assert_eq!(
+            lists.values.len(),
+            tricky.len(),
+            "one entry per distinct value"
+        );
+        assert!(lists.loose.is_empty());
     }
 
     #[test]
