@@ -166,6 +166,9 @@ pub const REDRAW_MEASURE: &str = "tabletop:redraw";
 /// The User Timing name of bringing the tables, tablets and rows up to
 /// date after data changed (inside a slice, before its redraw).
 pub const REFRESH_MEASURE: &str = "tabletop:refresh";
+/// The User Timing name of a slice of the live Key Visualizer's build (or
+/// of a refresh of its traffic).
+pub const LIVE_MEASURE: &str = "tabletop:live";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -1093,7 +1096,9 @@ impl AppState {
         };
         Rc::make_mut(&mut self.live).observe_activity(print);
         let shown = self.live_shown();
-        let loading = self.loading();
+        // A replay's writes change the data every slice, as a load's do:
+        // a large table's build waits for its end (which asks for one).
+        let loading = self.loading() || self.scenario_data.replaying() == Some(true);
         let sig = live::Signature {
             table: self.selected.clone(),
             data_rev: self.data_rev,
@@ -1109,6 +1114,7 @@ impl AppState {
         if shown && state.observe(sig) && state.due(now, loading) {
             let clock = Rc::clone(&self.clock);
             state.rebuild(&mut self.instance.borrow_mut(), &move || clock.now_ms());
+            self.clock.measure(LIVE_MEASURE, now);
         }
     }
 
