@@ -1113,7 +1113,11 @@ impl AppState {
         let state = Rc::make_mut(&mut self.live);
         if shown && state.observe(sig) && state.due(now, loading) {
             let clock = Rc::clone(&self.clock);
-            state.rebuild(&mut self.instance.borrow_mut(), &move || clock.now_ms());
+            state.rebuild(
+                &mut self.instance.borrow_mut(),
+                &move || clock.now_ms(),
+                loading,
+            );
             self.clock.measure(LIVE_MEASURE, now);
         }
     }

@@ -570,8 +570,11 @@ impl LiveState {
     /// about [`SLICE_MS`] (timed with `now_ms`): a refresh of the traffic
     /// when only that changed, else the next steps of a build (started
     /// here if none is under way), and, at the build's last step, the new
-    /// map. Until then the previous map stays.
-    pub(crate) fn rebuild(&mut self, db: &mut Instance, now_ms: &dyn Fn() -> f64) {
+    /// map. Until then the previous map stays. During a data load
+    /// (`loading`), whose every slice changes the data, a cheap build (the
+    /// only kind due there unless asked for, [`LiveState::due`]) is done
+    /// whole: in slices it would start over at every one of the load's.
+    pub(crate) fn rebuild(&mut self, db: &mut Instance, now_ms: &dyn Fn() -> f64, loading: bool) {
         let Some(sig) = self.stale.clone() else {
             return;
         };
@@ -587,6 +590,7 @@ impl LiveState {
             self.finish(sig, None, Job::idle(started), now_ms);
             return;
         };
+        let whole = loading && self.full_ms.max(self.estimate_ms(sig.bytes)) <= LOAD_BUILD_MS;
         let mut job = match self.job.take() {
             Some(job) if job.follows(&sig) => job,
             _ => Job::new(&table, &sig, &self.options(), started),
@@ -599,7 +603,7 @@ impl LiveState {
             let t1 = now_ms();
             self.note_rate(job.cells_read() - before, t1 - t0);
             match step {
-                Ok(None) if self.goes_on(&job, t1 - started) => {}
+                Ok(None) if whole || self.goes_on(&job, t1 - started) => {}
                 Ok(None) => break None,
                 Ok(Some(live)) => break Some(Ok(live)),
                 Err(e) => break Some(Err(e.to_string())),
@@ -742,7 +746,7 @@ mod tests {
     use crate::state::console::Tab;
     use crate::state::layout::Panels;
     use crate::state::sim::SimAction;
-    use crate::state::{Action, AppState, Boot, TestClock, run_console, settle, test_app};
+    use crate::state::{Action, AppState, Boot, Clock, TestClock, run_console, settle, test_app};
     use crate::view_model::keyviz::cell_info;
 
     const NOW: i64 = 1_700_000_000_000_000;
@@ -1136,6 +1140,34 @@ mod tests {
         assert_eq!(summary.totals, once.totals);
         assert_eq!(*summary.tablets, once.tablets);
         assert_eq!(*done.live.diagnostics, once.diagnostics);
+    }
+
+    #[test]
+    fn during_a_load_a_cheap_build_is_done_whole_never_in_slices() {
+        // Table big, 3,000 rows of 5 cells: more than one step's worth.
+        let state = loaded(0.5, 3000);
+        let clock = TestClock::new(NOW, 5.0);
+        let now = || clock.now_ms();
+        let sig = Signature {
+            table: Some("big".into()),
+            data_rev: state.data_rev,
+            traffic: 1,
+            // Small enough to look cheap: due during a load.
+            bytes: 100_000,
+        };
+        let mut sliced = LiveState::default();
+        assert!(sliced.observe(sig.clone()) && sliced.due(0.0, false));
+        sliced.rebuild(&mut state.instance.borrow_mut(), &now, false);
+        assert!(sliced.building().is_some(), "one step fills a slice");
+        assert_eq!(sliced.builds, 0);
+        // During a load every slice of it changes the data: a build in
+        // slices would start over each time, so a cheap one is done whole.
+        let mut whole = LiveState::default();
+        assert!(whole.observe(sig) && whole.due(0.0, true));
+        whole.rebuild(&mut state.instance.borrow_mut(), &now, true);
+        assert!(whole.building().is_none());
+        assert_eq!(whole.builds, 1);
+        assert_eq!(whole.summary.as_ref().unwrap().rows, 3000.0);
     }
 
     #[test]
