@@ -310,12 +310,12 @@ impl LiveKeyViz {
         opts: &LiveOptions,
     ) -> Layout {
         let fine_max = Self::fine_max(opts);
-        let mut samples = census.keys.clone();
-        if census.seen < fine_max as u64 {
+        let quantiles = if census.seen < fine_max as u64 {
             // A small table: the keys traffic touched also cut the axis, so
             // reads of missing rows and dropped ranges keep their place.
             // Keys cut at 16 bytes are left out: each lies just before a
             // real key, and would cut an empty bucket there.
+            let mut samples = census.keys.clone();
             for b in traffic.buckets() {
                 samples.extend(
                     b.spans()
@@ -324,8 +324,11 @@ impl LiveKeyViz {
                         .filter(|k| k.len() < 16),
                 );
             }
-        }
-        let quantiles = KeyAxis::from_samples(&mut samples, fine_max);
+            KeyAxis::from_samples(&mut samples, fine_max)
+        } else {
+            // The keys were read in order: no copy, no sort.
+            KeyAxis::from_sorted_samples(&census.keys, fine_max)
+        };
         let mut anchors: Vec<&[u8]> = (0..quantiles.len()).map(|i| quantiles.start(i)).collect();
         anchors.extend(tablets.iter().map(|t| t.start_key.as_slice()));
         anchors.sort_unstable();
