@@ -62,7 +62,11 @@ pub const SLICE_MS: f64 = 6.0;
 const FIRST_STEP_CELLS: u64 = 2048;
 /// Fewest and most cells one step reads.
 const MIN_STEP_CELLS: u64 = 256;
-const MAX_STEP_CELLS: u64 = 1 << 22;
+const MAX_STEP_CELLS: u64 = 1 << 16;
+/// Steps shorter than this (ms) are not timed: a browser's clock is
+/// coarse (0.1 ms or worse), so their rate would be noise. The next step
+/// reads twice as many cells instead.
+const TIMED_STEP_MS: f64 = 1.0;
 /// Builds of tables at least this big (bytes) measure what a byte costs.
 const RATE_FROM_BYTES: u64 = 256 * 1024;
 /// What a build costs per byte before one was measured (ms): about 4 ms
@@ -203,8 +207,8 @@ pub struct LiveState {
     refresh_ms: Option<f64>,
     /// What a build cost per byte of table, lately (ms).
     ms_per_byte: Option<f64>,
-    /// Cells a step of a build read per ms, lately.
-    cells_per_ms: Option<f64>,
+    /// Cells the next step of a build reads.
+    step_cells: u64,
     /// The build under way, if one is.
     job: Option<Job>,
     /// The person asked for the map to be brought up to date (without
@@ -587,7 +591,7 @@ impl LiveState {
         self.rev += 1;
         let Some(table) = sig.table.clone() else {
             self.job = None;
-            self.finish(sig, None, Job::idle(started), now_ms);
+            self.finish(sig, None, Job::idle(started), started, now_ms);
             return;
         };
         let whole = loading && self.full_ms.max(self.estimate_ms(sig.bytes)) <= LOAD_BUILD_MS;
@@ -609,12 +613,14 @@ impl LiveState {
                 Err(e) => break Some(Err(e.to_string())),
             }
         };
-        job.add_slice(now_ms() - started);
         match done {
-            None => self.job = Some(job),
+            None => {
+                job.add_slice(now_ms() - started);
+                self.job = Some(job);
+            }
             Some(result) => {
                 self.stale = None;
-                self.finish(sig, Some(result), job, now_ms);
+                self.finish(sig, Some(result), job, started, now_ms);
             }
         }
     }
@@ -632,33 +638,41 @@ impl LiveState {
         }
     }
 
-    /// Cells the next step of a build reads: about half a slice's worth
-    /// at the rate measured lately.
+    /// Cells the next step of a build reads.
     fn step_cells(&self) -> u64 {
-        self.cells_per_ms.map_or(FIRST_STEP_CELLS, |rate| {
-            ((rate * SLICE_MS / 2.0) as u64).clamp(MIN_STEP_CELLS, MAX_STEP_CELLS)
-        })
+        if self.step_cells == 0 {
+            FIRST_STEP_CELLS
+        } else {
+            self.step_cells
+        }
     }
 
-    /// Notes that a step read `cells` cells in `ms`.
+    /// Notes that a step read `cells` cells in `ms`: the next reads about
+    /// half a slice's worth at that rate, or, when the step was too short
+    /// to time, twice as many.
     fn note_rate(&mut self, cells: u64, ms: f64) {
         if cells < MIN_STEP_CELLS {
             return;
         }
-        let rate = cells as f64 / ms.max(0.05);
-        self.cells_per_ms = Some(self.cells_per_ms.map_or(rate, |old| (old + rate) / 2.0));
+        let next = if ms < TIMED_STEP_MS {
+            cells.saturating_mul(2)
+        } else {
+            (cells as f64 / ms * SLICE_MS / 2.0) as u64
+        };
+        self.step_cells = next.clamp(MIN_STEP_CELLS, MAX_STEP_CELLS);
     }
 
     /// Shows what a finished build gave (`None`: no table is selected)
-    /// and notes what it cost.
+    /// and notes what it cost, its last slice having started at
+    /// `started`.
     fn finish(
         &mut self,
         sig: Signature,
         result: Option<Result<LiveKeyViz, String>>,
         mut job: Job,
+        started: f64,
         now_ms: &dyn Fn() -> f64,
     ) {
-        let started = now_ms();
         self.builds += 1;
         if self.table != sig.table {
             self.keyviz.zoom = None;
@@ -1168,6 +1182,25 @@ mod tests {
         assert!(whole.building().is_none());
         assert_eq!(whole.builds, 1);
         assert_eq!(whole.summary.as_ref().unwrap().rows, 3000.0);
+    }
+
+    #[test]
+    fn steps_grow_until_they_can_be_timed_then_fill_half_a_slice() {
+        let mut live = LiveState::default();
+        assert_eq!(live.step_cells(), FIRST_STEP_CELLS);
+        // Too short for a browser's coarse clock: twice as many next.
+        live.note_rate(FIRST_STEP_CELLS, 0.0);
+        assert_eq!(live.step_cells(), 2 * FIRST_STEP_CELLS);
+        live.note_rate(2 * FIRST_STEP_CELLS, 0.5);
+        assert_eq!(live.step_cells(), 4 * FIRST_STEP_CELLS);
+        // Timed: 8,192 cells in 2 ms is 4,096 per ms, half a slice's worth.
+        live.note_rate(4 * FIRST_STEP_CELLS, 2.0);
+        assert_eq!(live.step_cells(), (4096.0 * SLICE_MS / 2.0) as u64);
+        // Never past the most, however fast; a step too small says nothing.
+        live.note_rate(MAX_STEP_CELLS, 1.0);
+        assert_eq!(live.step_cells(), MAX_STEP_CELLS);
+        live.note_rate(10, 100.0);
+        assert_eq!(live.step_cells(), MAX_STEP_CELLS);
     }
 
     #[test]
