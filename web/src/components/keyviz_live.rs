@@ -59,7 +59,7 @@ pub fn live_body(props: &LiveBodyProps) -> Html {
     };
     let building = live
         .building()
-        .map(|fraction| building_line(fraction, shown && live.map.is_some()));
+        .map(|_| building_line(shown && live.map.is_some()));
     html! {
         <>
             <div class="kv-live-bar">
@@ -155,19 +155,17 @@ pub fn summary_text(s: &LiveSummary) -> String {
     )
 }
 
-/// A build is under way, in slices between frames: how far it has read
-/// the table, while the map drawn before (if any) stays.
-fn building_line(fraction: f64, has_map: bool) -> Html {
-    let what = if has_map {
-        "Adding your latest operations to the map"
+/// A build is under way, in slices between frames, while the map drawn
+/// before (if any) stays. The line is drawn once, when the build starts:
+/// drawing the panel at every slice would cost more than the slice.
+fn building_line(has_map: bool) -> Html {
+    let text = if has_map {
+        "Adding your latest operations to the map: reading the table…"
     } else {
-        "Drawing this table's map"
+        "Drawing this table's map: reading the table…"
     };
-    let percent = (fraction * 100.0).floor();
     html! {
-        <p class="kv-building" role="status">
-            { format!("{what}: {percent}% of the table read…") }
-        </p>
+        <p class="kv-building" role="status">{ text }</p>
     }
 }
 

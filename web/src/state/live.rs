@@ -6,7 +6,7 @@
 //! while drawing, and never in one piece for a table of any size: a
 //! [`LiveBuild`] reads the table in steps of a few milliseconds, one
 //! slice per frame ([`SLICE_MS`]), while the previous map stays on screen
-//! and a quiet line says how far the reading has come. After every
+//! and a quiet line says the table is being read. After every
 //! action the state compares a cheap [`Signature`] of the table (its
 //! name, the data revision and the newest traffic bucket's totals) with
 //! the one the map was built from; only when they differ, and only while
@@ -588,16 +588,21 @@ impl LiveState {
             return;
         }
         let started = now_ms();
-        self.rev += 1;
         let Some(table) = sig.table.clone() else {
             self.job = None;
             self.finish(sig, None, Job::idle(started), started, now_ms);
             return;
         };
         let whole = loading && self.full_ms.max(self.estimate_ms(sig.bytes)) <= LOAD_BUILD_MS;
+        // The panel is drawn again when a build starts (to say so) and
+        // when it ends, not at every slice: with thousands of tablets one
+        // drawing of the map costs more than a slice.
         let mut job = match self.job.take() {
             Some(job) if job.follows(&sig) => job,
-            _ => Job::new(&table, &sig, &self.options(), started),
+            _ => {
+                self.rev += 1;
+                Job::new(&table, &sig, &self.options(), started)
+            }
         };
         let done = loop {
             let budget = self.step_cells();
@@ -673,6 +678,7 @@ impl LiveState {
         started: f64,
         now_ms: &dyn Fn() -> f64,
     ) {
+        self.rev += 1;
         self.builds += 1;
         if self.table != sig.table {
             self.keyviz.zoom = None;
