@@ -195,6 +195,10 @@ enum CatchUp {
     /// again.
     Samples,
 }
+
+/// The User Timing name of a slice of the live Key Visualizer's build (or
+/// of a refresh of its traffic).
+pub const LIVE_MEASURE: &str = "tabletop:live";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -1143,7 +1147,9 @@ impl AppState {
         };
         Rc::make_mut(&mut self.live).observe_activity(print);
         let shown = self.live_shown();
-        let loading = self.loading();
+        // A replay's writes change the data every slice, as a load's do:
+        // a large table's build waits for its end (which asks for one).
+        let loading = self.loading() || self.scenario_data.replaying() == Some(true);
         let sig = live::Signature {
             table: self.selected.clone(),
             data_rev: self.data_rev,
@@ -1158,7 +1164,12 @@ impl AppState {
         let state = Rc::make_mut(&mut self.live);
         if shown && state.observe(sig) && state.due(now, loading) {
             let clock = Rc::clone(&self.clock);
-            state.rebuild(&mut self.instance.borrow_mut(), &move || clock.now_ms());
+            state.rebuild(
+                &mut self.instance.borrow_mut(),
+                &move || clock.now_ms(),
+                loading,
+            );
+            self.clock.measure(LIVE_MEASURE, now);
         }
     }
 

@@ -23,7 +23,8 @@
 //!   pressure indexes ([`pressure_index`]) and the messages Key Visualizer
 //!   shows above a heatmap ([`google_messages`]).
 //! - [`LiveKeyViz`]: the same pieces fed by what a real instance's table
-//!   served ([`tabletop_store::traffic`]) instead of by the simulator.
+//!   served ([`tabletop_store::traffic`]) instead of by the simulator;
+//!   [`LiveBuild`] makes one in steps, for a page that must not stall.
 //!
 //! Nothing here knows about nodes or workloads except through the plain
 //! numbers handed to [`diagnose`] in a [`Context`].
@@ -33,6 +34,7 @@ mod diagnose;
 mod heatmap;
 mod labels;
 mod live;
+mod live_build;
 mod messages;
 mod placement;
 mod pressure;
@@ -48,6 +50,7 @@ pub use heatmap::{
 pub(crate) use labels::grouped_prefix_shares;
 pub use labels::{PrefixNode, PrefixShare, PrefixTree, prefixes_text};
 pub use live::{LiveKeyViz, LiveOptions, LiveReport, LiveTablet, LiveTotals};
+pub use live_build::LiveBuild;
 pub use messages::{GoogleMessage, MessageIcon, MessageKind, google_messages, messages_text};
 pub use placement::tablet_nodes;
 pub use pressure::{

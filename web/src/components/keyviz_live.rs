@@ -54,12 +54,12 @@ pub fn live_body(props: &LiveBodyProps) -> Html {
             &on_map,
         ),
         (None, Some(_), _) if shown => empty_state(props.selected.as_deref().unwrap_or("")),
-        _ if live.behind_ms.is_some() => Html::default(),
+        _ if live.building().is_some() => Html::default(),
         _ => html! { <p class="hint">{ "Reading the table's traffic…" }</p> },
     };
-    let behind = live
-        .behind_ms
-        .map(|ms| behind_bar(ms, &props.on_live, shown));
+    let building = live
+        .building()
+        .map(|_| building_line(shown && live.map.is_some()));
     html! {
         <>
             <div class="kv-live-bar">
@@ -69,7 +69,7 @@ pub fn live_body(props: &LiveBodyProps) -> Html {
                     <span class="kv-live-summary">{ summary_text(summary) }</span>
                 }
             </div>
-            { behind.unwrap_or_default() }
+            { building.unwrap_or_default() }
             { body }
         </>
     }
@@ -155,25 +155,17 @@ pub fn summary_text(s: &LiveSummary) -> String {
     )
 }
 
-/// The map is behind the table, and bringing it up to date would hold
-/// the page up for about `ms`: it waits for a click.
-fn behind_bar(ms: f64, on_live: &Callback<LiveAction>, has_map: bool) -> Html {
-    let onclick = {
-        let on_live = on_live.clone();
-        Callback::from(move |_: MouseEvent| on_live.emit(LiveAction::Update))
-    };
-    let what = if has_map {
-        "Your latest operations are not on the map yet."
+/// A build is under way, in slices between frames, while the map drawn
+/// before (if any) stays. The line is drawn once, when the build starts:
+/// drawing the panel at every slice would cost more than the slice.
+fn building_line(has_map: bool) -> Html {
+    let text = if has_map {
+        "Adding your latest operations to the map: reading the table…"
     } else {
-        "This table's map is not drawn yet."
+        "Drawing this table's map: reading the table…"
     };
     html! {
-        <div class="kv-behind" role="status">
-            <span>
-                { format!("{what} Drawing it reads the whole table, which takes about {} ms and holds the page up meanwhile.", ms.round()) }
-            </span>
-            <button type="button" class="button small" {onclick}>{ "Update map" }</button>
-        </div>
+        <p class="kv-building" role="status">{ text }</p>
     }
 }
 

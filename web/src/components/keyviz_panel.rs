@@ -105,7 +105,9 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
             aria-label="Key Visualizer" style="grid-area: keyviz"
             data-view={match view { KvView::Live => "live", KvView::Simulation => "simulation", KvView::Ab => "ab" }}
             data-map-ms={format!("{:.2}", sim.map_ms)} data-diagnose-ms={format!("{:.2}", sim.diagnose_ms)}
-            data-live-build-ms={format!("{:.2}", live.build_ms)} data-live-builds={live.builds.to_string()}>
+            data-live-build-ms={format!("{:.2}", live.build_ms)} data-live-builds={live.builds.to_string()}
+            data-live-slice-ms={format!("{:.2}", live.slice_ms)} data-live-build-wall-ms={format!("{:.2}", live.build_wall_ms)}
+            data-live-building={live.building().is_some().to_string()}>
             <header class="panel-head">
                 <h2 class="panel-title">{ "Key Visualizer" }</h2>
                 <span class="panel-meta" title={meta.clone().unwrap_or_default()}>{ meta.unwrap_or_default() }</span>

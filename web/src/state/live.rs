@@ -3,28 +3,32 @@
 //! findings, and which of the two the Key Visualizer panel shows.
 //!
 //! Building a [`LiveKeyViz`] reads the whole table, so it is never done
-//! while drawing. After every action the state compares a cheap
-//! [`Signature`] of the table (its name, the data revision and the newest
-//! traffic bucket's totals) with the one the map was built from; only
-//! when they differ, and only while the live map is on screen, is it
-//! rebuilt: at once when the last build was cheap, otherwise in a later
-//! frame, spaced so that rebuilding takes at most a tenth of the time,
-//! and not during a data load when one build costs more than a frame's
-//! share. When only the traffic changed (same table, same data revision,
-//! as after a read), the map is refreshed instead
-//! ([`LiveKeyViz::refresh_traffic`]): the new traffic is laid on the last
-//! build's key axis without reading the table, so even a large table
-//! follows by itself, with no Update map to click. Changing the metric,
-//! scale, buckets or zoom rebuilds only the map, from the table's traffic
-//! as last read.
+//! while drawing, and never in one piece for a table of any size: a
+//! [`LiveBuild`] reads the table in steps of a few milliseconds, one
+//! slice per frame ([`SLICE_MS`]), while the previous map stays on screen
+//! and a quiet line says the table is being read. After every
+//! action the state compares a cheap [`Signature`] of the table (its
+//! name, the data revision and the newest traffic bucket's totals) with
+//! the one the map was built from; only when they differ, and only while
+//! the live map is on screen, is it rebuilt: at once when the last build
+//! was cheap, otherwise after a gap as long as the last build's work (at
+//! least [`MIN_GAP_MS`]), and not during a data load when a build costs
+//! more than a frame's share. A build under way starts again when the
+//! table's data changes under it. When only the traffic changed (same
+//! table, same data revision, as after a read), the map is refreshed
+//! instead ([`LiveKeyViz::refresh_traffic`]): the new traffic is laid on
+//! the last build's key axis without reading the table. Changing the
+//! metric, scale, buckets or zoom rebuilds only the map, from the
+//! table's traffic as last read.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 use tabletop_core::Instance;
 use tabletop_core::keyviz::{
-    BucketMode, ColorScale, Diagnostic, LiveKeyViz, LiveOptions, LiveReport, LiveTablet,
+    BucketMode, ColorScale, Diagnostic, LiveBuild, LiveKeyViz, LiveOptions, LiveReport, LiveTablet,
     LiveTotals, Metric,
 };
 
@@ -44,16 +48,25 @@ pub enum KvView {
 
 /// A rebuild this cheap (ms) is done in the action that made it due.
 const INLINE_BUILD_MS: f64 = 4.0;
-/// Least time between two rebuilds that follow each other (ms), and how
-/// many times a build's own cost must pass before the next one: at most
-/// a tenth of the time goes to rebuilding.
-const MIN_GAP_MS: f64 = 250.0;
-const GAP_PER_BUILD_COST: f64 = 9.0;
+/// Least time between two rebuilds that follow each other (ms).
+pub const MIN_GAP_MS: f64 = 250.0;
+/// A refresh (one piece) waits this many times its own cost before the
+/// next: at most a tenth of the time goes to refreshing.
+const GAP_PER_REFRESH_COST: f64 = 9.0;
 /// During a data load, builds dearer than this (ms) wait for its end.
 const LOAD_BUILD_MS: f64 = 12.0;
-/// A build expected to take longer than this (ms) would be a long task
-/// (one that holds the page up): it waits for the person to ask for it.
-pub const LONG_BUILD_MS: f64 = 45.0;
+/// Time a build may take in one frame (ms): the reading stops at the
+/// first step that ends past it, and goes on in the next frame.
+pub const SLICE_MS: f64 = 6.0;
+/// Cells the first step of a build reads, before a rate was measured.
+const FIRST_STEP_CELLS: u64 = 2048;
+/// Fewest and most cells one step reads.
+const MIN_STEP_CELLS: u64 = 256;
+const MAX_STEP_CELLS: u64 = 1 << 16;
+/// Steps shorter than this (ms) are not timed: a browser's clock is
+/// coarse (0.1 ms or worse), so their rate would be noise. The next step
+/// reads twice as many cells instead.
+const TIMED_STEP_MS: f64 = 1.0;
 /// Builds of tables at least this big (bytes) measure what a byte costs.
 const RATE_FROM_BYTES: u64 = 256 * 1024;
 /// What a build costs per byte before one was measured (ms): about 4 ms
@@ -175,9 +188,14 @@ pub struct LiveState {
     pub placement: Option<super::placement::Placement>,
     /// Why the table's traffic could not be read.
     pub error: Option<String>,
-    /// What the last build or refresh cost (ms), shown to the
-    /// performance test.
+    /// What the last build (its slices' work, summed) or refresh cost
+    /// (ms), shown to the performance test.
     pub build_ms: f64,
+    /// The longest slice of the last build (ms): what it held one frame.
+    pub slice_ms: f64,
+    /// From the first slice of the last build to its end (ms, the app
+    /// clock's).
+    pub build_wall_ms: f64,
     /// Builds and refreshes done (for tests and the performance test).
     pub builds: u64,
     /// How many of [`LiveState::builds`] were refreshes of the traffic
@@ -187,13 +205,14 @@ pub struct LiveState {
     full_ms: f64,
     /// What the last refresh cost (ms), once one was done.
     refresh_ms: Option<f64>,
-    /// When the map is behind the table and bringing it up to date would
-    /// hold the page up: how long that is expected to take (ms). The
-    /// panel offers to do it ([`LiveAction::Update`]).
-    pub behind_ms: Option<f64>,
     /// What a build cost per byte of table, lately (ms).
     ms_per_byte: Option<f64>,
-    /// The person asked for the map to be brought up to date.
+    /// Cells the next step of a build reads.
+    step_cells: u64,
+    /// The build under way, if one is.
+    job: Option<Job>,
+    /// The person asked for the map to be brought up to date (without
+    /// waiting for a gap or a load's end).
     update_asked: bool,
     engine: Option<Rc<LiveKeyViz>>,
     built: Option<Signature>,
@@ -220,6 +239,73 @@ impl fmt::Debug for LiveState {
             .field("choice", &self.choice)
             .field("active", &self.active)
             .finish_non_exhaustive()
+    }
+}
+
+/// A build under way: the [`LiveBuild`] (shared by the states that
+/// follow each other, as the instance is) and what its slices cost.
+#[derive(Clone)]
+struct Job {
+    /// The table and data revision it reads.
+    table: Option<String>,
+    data_rev: u64,
+    /// The table's logical size when it started (for the progress).
+    bytes: u64,
+    build: Rc<RefCell<LiveBuild>>,
+    /// When its first slice started (ms, the app clock's).
+    started_at: f64,
+    /// Its slices' time, summed, and the longest (ms).
+    work_ms: f64,
+    slice_ms: f64,
+}
+
+impl Job {
+    fn new(table: &str, sig: &Signature, opts: &LiveOptions, now_ms: f64) -> Job {
+        Job {
+            table: Some(table.to_string()),
+            data_rev: sig.data_rev,
+            bytes: sig.bytes,
+            build: Rc::new(RefCell::new(LiveBuild::new(table, opts))),
+            started_at: now_ms,
+            work_ms: 0.0,
+            slice_ms: 0.0,
+        }
+    }
+
+    /// The empty job of a map with no table to read.
+    fn idle(now_ms: f64) -> Job {
+        Job {
+            table: None,
+            data_rev: 0,
+            bytes: 0,
+            build: Rc::new(RefCell::new(LiveBuild::new("", &LiveOptions::default()))),
+            started_at: now_ms,
+            work_ms: 0.0,
+            slice_ms: 0.0,
+        }
+    }
+
+    /// Whether it reads the data `sig` stands for (its traffic may have
+    /// moved on: the build reads that at its end).
+    fn follows(&self, sig: &Signature) -> bool {
+        self.table == sig.table && self.data_rev == sig.data_rev
+    }
+
+    fn cells_read(&self) -> u64 {
+        self.build.borrow().cells_read()
+    }
+
+    /// How far the reading has come (0 to 1; the table's size is an
+    /// estimate, so it stops short of 1 until the build ends).
+    fn progress(&self) -> f64 {
+        let read = self.build.borrow().bytes_read() as f64;
+        (read / self.bytes.max(1) as f64).clamp(0.0, 0.99)
+    }
+
+    fn add_slice(&mut self, ms: f64) {
+        let ms = ms.max(0.0);
+        self.work_ms += ms;
+        self.slice_ms = self.slice_ms.max(ms);
     }
 }
 
@@ -306,10 +392,16 @@ impl LiveState {
         }
     }
 
-    /// Whether the map is behind the table and will be rebuilt in a
-    /// coming frame (not when that waits for the person to ask).
+    /// Whether the map is behind the table (it is rebuilt in coming
+    /// frames, or once a data load ends).
     pub fn is_stale(&self) -> bool {
-        self.stale.is_some() && self.behind_ms.is_none()
+        self.stale.is_some()
+    }
+
+    /// How far the build under way has read the table (0 to 1), if one
+    /// is under way.
+    pub fn building(&self) -> Option<f64> {
+        self.job.as_ref().map(Job::progress)
     }
 
     /// Applies an action of this slice.
@@ -317,10 +409,7 @@ impl LiveState {
         self.rev += 1;
         match action {
             LiveAction::Show(view) => self.choice = Some(view),
-            LiveAction::Update => {
-                self.update_asked = true;
-                self.behind_ms = None;
-            }
+            LiveAction::Update => self.update_asked = true,
             LiveAction::Nodes(n) => {
                 let n = n.clamp(1, MAX_NODES);
                 self.nodes_set = (n != LiveOptions::default().nodes).then_some(n);
@@ -374,25 +463,20 @@ impl LiveState {
     }
 
     /// Notes the table's current signature; returns whether the map is
-    /// now behind it (and may be rebuilt without holding the page up, or
-    /// was asked for).
+    /// now behind it. A build under way of other data than `sig`'s is
+    /// dropped: the next one starts from the table as it is.
     pub(crate) fn observe(&mut self, sig: Signature) -> bool {
         if self.built.as_ref() == Some(&sig) {
             self.stale = None;
         } else if self.stale.as_ref() != Some(&sig) {
             self.stale = Some(sig);
         }
-        let behind = match &self.stale {
-            Some(sig) if !self.update_asked && !self.traffic_only(sig) => {
-                Some(self.estimate_ms(sig.bytes)).filter(|ms| *ms > LONG_BUILD_MS)
-            }
-            _ => None,
-        };
-        if behind.is_some() != self.behind_ms.is_some() {
+        let follows = |job: &Job| self.stale.as_ref().is_some_and(|s| job.follows(s));
+        if self.job.as_ref().is_some_and(|job| !follows(job)) {
+            self.job = None;
             self.rev += 1;
         }
-        self.behind_ms = behind;
-        self.stale.is_some() && behind.is_none()
+        self.stale.is_some()
     }
 
     /// What a build of a table of `bytes` is expected to cost (ms), from
@@ -412,29 +496,28 @@ impl LiveState {
                 .is_some_and(|b| b.table == sig.table && b.data_rev == sig.data_rev)
     }
 
-    /// Whether a rebuild may run now (`now_ms` on the app clock), given
-    /// whether a data load is running.
+    /// Whether a rebuild (or its next slice) may run now (`now_ms` on the
+    /// app clock), given whether rows are being written in bulk.
     pub(crate) fn due(&self, now_ms: f64, loading: bool) -> bool {
         let Some(stale) = &self.stale else {
             return false;
         };
-        if self.behind_ms.is_some() {
-            return false;
-        }
         if self.update_asked {
             return true;
         }
-        if self.traffic_only(stale) {
+        if self.job.is_none() && self.traffic_only(stale) {
             // A refresh costs no more than a build: until one was timed,
             // the last build's cost stands for it.
             let cost = self.refresh_ms.unwrap_or(self.full_ms);
             return cost <= INLINE_BUILD_MS || now_ms >= self.next_at;
         }
-        let bytes = stale.bytes;
-        if loading && self.full_ms.max(self.estimate_ms(bytes)) > LOAD_BUILD_MS {
+        if loading && self.full_ms.max(self.estimate_ms(stale.bytes)) > LOAD_BUILD_MS {
             return false;
         }
-        self.built.is_none() || self.full_ms <= INLINE_BUILD_MS || now_ms >= self.next_at
+        self.job.is_some()
+            || self.built.is_none()
+            || self.full_ms <= INLINE_BUILD_MS
+            || now_ms >= self.next_at
     }
 
     /// Lays the table's new traffic on the map's key axis without reading
@@ -452,22 +535,26 @@ impl LiveState {
                     let report = live.report(None);
                     self.show_report(report);
                 }
-                Err(e) => {
-                    self.error = Some(e.to_string());
-                    self.engine = None;
-                    self.map = None;
-                    self.summary = None;
-                    self.diagnostics = Rc::default();
-                }
+                Err(e) => self.show_error(e.to_string()),
             }
         }
         self.built = Some(sig);
         self.update_asked = false;
-        self.behind_ms = None;
         let ended = now_ms();
         self.build_ms = (ended - started).max(0.0);
+        self.slice_ms = self.build_ms;
+        self.build_wall_ms = self.build_ms;
         self.refresh_ms = Some(self.build_ms);
-        self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
+        self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_REFRESH_COST);
+    }
+
+    /// Forgets the map, which could not be built: `message` says why.
+    fn show_error(&mut self, message: String) {
+        self.error = Some(message);
+        self.engine = None;
+        self.map = None;
+        self.summary = None;
+        self.diagnostics = Rc::default();
     }
 
     /// Shows the live engine's fresh `report`: the summary line, the
@@ -483,17 +570,114 @@ impl LiveState {
         self.rebuild_map();
     }
 
-    /// Rebuilds the live Key Visualizer of the stale signature's table
-    /// from `db`, timing it with `now_ms`.
-    pub(crate) fn rebuild(&mut self, db: &mut Instance, now_ms: &dyn Fn() -> f64) {
-        let Some(sig) = self.stale.take() else {
+    /// Brings the map closer to the stale signature's table in `db`, for
+    /// about [`SLICE_MS`] (timed with `now_ms`): a refresh of the traffic
+    /// when only that changed, else the next steps of a build (started
+    /// here if none is under way), and, at the build's last step, the new
+    /// map. Until then the previous map stays. During a data load
+    /// (`loading`), whose every slice changes the data, a cheap build (the
+    /// only kind due there unless asked for, [`LiveState::due`]) is done
+    /// whole: in slices it would start over at every one of the load's.
+    pub(crate) fn rebuild(&mut self, db: &mut Instance, now_ms: &dyn Fn() -> f64, loading: bool) {
+        let Some(sig) = self.stale.clone() else {
             return;
         };
-        if self.traffic_only(&sig) {
+        if self.job.is_none() && self.traffic_only(&sig) {
+            self.stale = None;
             self.refresh(db, sig, now_ms);
             return;
         }
         let started = now_ms();
+        let Some(table) = sig.table.clone() else {
+            self.job = None;
+            self.finish(sig, None, Job::idle(started), started, now_ms);
+            return;
+        };
+        let whole = loading && self.full_ms.max(self.estimate_ms(sig.bytes)) <= LOAD_BUILD_MS;
+        // The panel is drawn again when a build starts (to say so) and
+        // when it ends, not at every slice: with thousands of tablets one
+        // drawing of the map costs more than a slice.
+        let mut job = match self.job.take() {
+            Some(job) if job.follows(&sig) => job,
+            _ => {
+                self.rev += 1;
+                Job::new(&table, &sig, &self.options(), started)
+            }
+        };
+        let done = loop {
+            let budget = self.step_cells();
+            let before = job.cells_read();
+            let t0 = now_ms();
+            let step = job.build.borrow_mut().step(db, budget);
+            let t1 = now_ms();
+            self.note_rate(job.cells_read() - before, t1 - t0);
+            match step {
+                Ok(None) if whole || self.goes_on(&job, t1 - started) => {}
+                Ok(None) => break None,
+                Ok(Some(live)) => break Some(Ok(live)),
+                Err(e) => break Some(Err(e.to_string())),
+            }
+        };
+        match done {
+            None => {
+                job.add_slice(now_ms() - started);
+                self.job = Some(job);
+            }
+            Some(result) => {
+                self.stale = None;
+                self.finish(sig, Some(result), job, started, now_ms);
+            }
+        }
+    }
+
+    /// Whether a build that has run `elapsed` ms in this frame takes
+    /// another step in it: reading goes on until [`SLICE_MS`]; the last
+    /// step (laying the traffic over the keys read, which costs more the
+    /// larger the table) starts in the first half of a frame, or at once
+    /// for a small table, whose last step is cheap.
+    fn goes_on(&self, job: &Job, elapsed: f64) -> bool {
+        if job.build.borrow().has_read_all() {
+            job.bytes < RATE_FROM_BYTES || elapsed < SLICE_MS / 2.0
+        } else {
+            elapsed < SLICE_MS
+        }
+    }
+
+    /// Cells the next step of a build reads.
+    fn step_cells(&self) -> u64 {
+        if self.step_cells == 0 {
+            FIRST_STEP_CELLS
+        } else {
+            self.step_cells
+        }
+    }
+
+    /// Notes that a step read `cells` cells in `ms`: the next reads about
+    /// half a slice's worth at that rate, or, when the step was too short
+    /// to time, twice as many.
+    fn note_rate(&mut self, cells: u64, ms: f64) {
+        if cells < MIN_STEP_CELLS {
+            return;
+        }
+        let next = if ms < TIMED_STEP_MS {
+            cells.saturating_mul(2)
+        } else {
+            (cells as f64 / ms * SLICE_MS / 2.0) as u64
+        };
+        self.step_cells = next.clamp(MIN_STEP_CELLS, MAX_STEP_CELLS);
+    }
+
+    /// Shows what a finished build gave (`None`: no table is selected)
+    /// and notes what it cost, its last slice having started at
+    /// `started`.
+    fn finish(
+        &mut self,
+        sig: Signature,
+        result: Option<Result<LiveKeyViz, String>>,
+        mut job: Job,
+        started: f64,
+        now_ms: &dyn Fn() -> f64,
+    ) {
         self.rev += 1;
         self.builds += 1;
         if self.table != sig.table {
@@ -502,33 +686,35 @@ impl LiveState {
         }
         self.table.clone_from(&sig.table);
         self.error = None;
-        self.engine = None;
-        self.map = None;
-        self.summary = None;
-        self.diagnostics = Rc::default();
-        if let Some(table) = sig.table.as_deref() {
-            match LiveKeyViz::build(db, table, &self.options()) {
-                Ok(live) => {
-                    let report = live.report(None);
-                    self.engine = Some(Rc::new(live));
-                    self.show_report(report);
-                }
-                Err(e) => self.error = Some(e.to_string()),
+        match result {
+            Some(Ok(live)) => {
+                let report = live.report(None);
+                self.engine = Some(Rc::new(live));
+                self.show_report(report);
+            }
+            Some(Err(e)) => self.show_error(e),
+            None => {
+                self.engine = None;
+                self.map = None;
+                self.summary = None;
+                self.diagnostics = Rc::default();
             }
         }
         let bytes = sig.bytes;
         self.built = Some(sig);
         self.update_asked = false;
-        self.behind_ms = None;
         let ended = now_ms();
-        self.build_ms = (ended - started).max(0.0);
-        self.full_ms = self.build_ms;
+        job.add_slice(ended - started);
+        self.build_ms = job.work_ms;
+        self.slice_ms = job.slice_ms;
+        self.build_wall_ms = (ended - job.started_at).max(0.0);
+        self.full_ms = job.work_ms;
         // Small tables cost mostly the fixed part of a build: only larger
         // ones tell what a byte costs.
         if bytes >= RATE_FROM_BYTES {
-            self.ms_per_byte = Some(self.build_ms / bytes as f64);
+            self.ms_per_byte = Some(job.work_ms / bytes as f64);
         }
-        self.next_at = ended + MIN_GAP_MS.max(self.build_ms * GAP_PER_BUILD_COST);
+        self.next_at = ended + MIN_GAP_MS.max(job.work_ms);
     }
 
     /// Gives the tablets to the nodes picked again, without reading the
@@ -580,7 +766,7 @@ mod tests {
     use crate::state::console::Tab;
     use crate::state::layout::Panels;
     use crate::state::sim::SimAction;
-    use crate::state::{Action, AppState, Boot, TestClock, run_console, settle, test_app};
+    use crate::state::{Action, AppState, Boot, Clock, TestClock, run_console, settle, test_app};
     use crate::view_model::keyviz::cell_info;
 
     const NOW: i64 = 1_700_000_000_000_000;
@@ -884,21 +1070,58 @@ mod tests {
         assert_eq!(back.nodes(), 1);
     }
 
-    #[test]
-    fn a_large_table_refreshes_after_a_read_but_waits_for_a_click_after_a_write() {
+    /// The demo with the live view shown, on a clock that moves `step_ms`
+    /// per reading, after loading `rows` sample rows into table `big`.
+    fn loaded(step_ms: f64, rows: u64) -> AppState {
         use crate::state::generator::GeneratorSpec;
-        // 50 ms per clock reading: every build looks like a long task.
-        let slow = AppState::new(Rc::new(TestClock::new(NOW, 50.0)), false, Panels::default())
-            .apply(Action::Boot(Boot::Demo))
-            .apply(Action::Live(LiveAction::Show(KvView::Live)));
-        let loaded = settle(
+        let slow = AppState::new(
+            Rc::new(TestClock::new(NOW, step_ms)),
+            false,
+            Panels::default(),
+        )
+        .apply(Action::Boot(Boot::Demo))
+        .apply(Action::Live(LiveAction::Show(KvView::Live)));
+        settle(
             slow.apply(Action::SetGenerator(GeneratorSpec {
                 table: "big".into(),
-                rows: 5000,
+                rows,
                 seed: 1,
             }))
             .apply(Action::StartGenerator),
-        );
+        )
+    }
+
+    /// Runs frames until the live map is no longer behind; returns the
+    /// state and how many frames had a build under way.
+    fn frames_until_built(mut state: AppState) -> (AppState, usize) {
+        let mut building = 0;
+        for _ in 0..100_000 {
+            if !state.has_work() {
+                return (state, building);
+            }
+            state = state.apply(Action::Work);
+            if state.live.building().is_some() {
+                building += 1;
+            }
+        }
+        panic!("the build never ended");
+    }
+
+    /// Runs frames until a build of the live map is under way.
+    fn until_building(mut state: AppState) -> AppState {
+        for _ in 0..100_000 {
+            state = state.apply(Action::Work);
+            if state.live.building().is_some() {
+                return state;
+            }
+        }
+        panic!("no build started");
+    }
+
+    #[test]
+    fn a_large_table_follows_a_write_in_slices_keeping_its_map_meanwhile() {
+        // 5 ms per clock reading: one step of a build fills a slice.
+        let loaded = loaded(5.0, 5000);
         let bytes = loaded
             .tables
             .iter()
@@ -910,42 +1133,118 @@ mod tests {
         assert_eq!(
             loaded.live.summary.as_ref().unwrap().rows,
             5000.0,
-            "drawn once loaded"
+            "drawn once loaded, without a click"
         );
-        assert_eq!(loaded.live.behind_ms, None);
+        assert!(loaded.live.slice_ms < loaded.live.build_ms, "in slices");
         let builds = loaded.live.builds;
-        let refreshes = loaded.live.refreshes;
-        // A read now changes no rows: its traffic is laid on the keys of
-        // the last build, without reading the table, so the map follows
-        // by itself although a build is known to be long.
-        let read = run(&loaded, "read big count=1");
-        assert_eq!(read.live.behind_ms, None, "no Update map to click");
-        let read = settle(read);
-        assert_eq!(read.live.builds, builds + 1);
-        assert_eq!(read.live.refreshes, refreshes + 1);
-        assert_eq!(read.live.behind_ms, None);
-        let summary = read.live.summary.as_ref().unwrap();
-        assert_eq!(summary.totals.read_rows, 1.0);
-        assert_eq!(summary.rows, 5000.0);
-        // A write changes the data: the next build reads the table, is
-        // known to be long, and waits.
-        let written = settle(run(&read, "set big zzzz stats_summary:q=v"));
-        assert_eq!(written.live.builds, builds + 1);
-        let behind = written.live.behind_ms.expect("the map says it is behind");
-        assert!(behind > LONG_BUILD_MS, "{behind}");
-        assert!(!written.has_work(), "no frames are spent waiting");
-        // Asked for, it is done.
-        let updated = settle(written.apply(Action::Live(LiveAction::Update)));
-        assert_eq!(updated.live.builds, builds + 2);
-        assert_eq!(updated.live.refreshes, refreshes + 1);
-        assert_eq!(updated.live.behind_ms, None);
-        let summary = updated.live.summary.as_ref().unwrap();
+        let map = Rc::clone(loaded.live.map.as_ref().unwrap());
+        // A write changes the data: the table is read again, a slice per
+        // frame, while the map drawn before stays.
+        let state = until_building(run(&loaded, "set big zzzz stats_summary:q=v"));
+        let halfway = state.live.building().expect("a build under way");
+        assert!(halfway < 1.0, "{halfway}");
+        assert!(Rc::ptr_eq(state.live.map.as_ref().unwrap(), &map));
+        assert_eq!(state.live.summary.as_ref().unwrap().rows, 5000.0);
+        let (done, frames) = frames_until_built(state);
+        assert!(frames > 2, "{frames} frames");
+        assert_eq!(done.live.builds, builds + 1, "one build, no refresh");
+        assert!(done.live.building().is_none());
+        assert!(done.live.slice_ms < done.live.build_ms);
+        // The map the slices gave is the one a build in one go gives.
+        let once = LiveKeyViz::build(&mut done.instance.borrow_mut(), "big", &done.live.options())
+            .unwrap()
+            .report(None);
+        let summary = done.live.summary.as_ref().unwrap();
         assert_eq!(summary.rows, 5001.0);
-        assert_eq!(summary.totals.read_rows, 1.0);
+        assert_eq!(summary.rows, once.rows);
+        assert_eq!(summary.totals, once.totals);
+        assert_eq!(*summary.tablets, once.tablets);
+        assert_eq!(*done.live.diagnostics, once.diagnostics);
     }
 
     #[test]
-    fn a_large_table_waits_for_a_click_before_its_first_build() {
+    fn during_a_load_a_cheap_build_is_done_whole_never_in_slices() {
+        // Table big, 3,000 rows of 5 cells: more than one step's worth.
+        let state = loaded(0.5, 3000);
+        let clock = TestClock::new(NOW, 5.0);
+        let now = || clock.now_ms();
+        let sig = Signature {
+            table: Some("big".into()),
+            data_rev: state.data_rev,
+            traffic: 1,
+            // Small enough to look cheap: due during a load.
+            bytes: 100_000,
+        };
+        let mut sliced = LiveState::default();
+        assert!(sliced.observe(sig.clone()) && sliced.due(0.0, false));
+        sliced.rebuild(&mut state.instance.borrow_mut(), &now, false);
+        assert!(sliced.building().is_some(), "one step fills a slice");
+        assert_eq!(sliced.builds, 0);
+        // During a load every slice of it changes the data: a build in
+        // slices would start over each time, so a cheap one is done whole.
+        let mut whole = LiveState::default();
+        assert!(whole.observe(sig) && whole.due(0.0, true));
+        whole.rebuild(&mut state.instance.borrow_mut(), &now, true);
+        assert!(whole.building().is_none());
+        assert_eq!(whole.builds, 1);
+        assert_eq!(whole.summary.as_ref().unwrap().rows, 3000.0);
+    }
+
+    #[test]
+    fn steps_grow_until_they_can_be_timed_then_fill_half_a_slice() {
+        let mut live = LiveState::default();
+        assert_eq!(live.step_cells(), FIRST_STEP_CELLS);
+        // Too short for a browser's coarse clock: twice as many next.
+        live.note_rate(FIRST_STEP_CELLS, 0.0);
+        assert_eq!(live.step_cells(), 2 * FIRST_STEP_CELLS);
+        live.note_rate(2 * FIRST_STEP_CELLS, 0.5);
+        assert_eq!(live.step_cells(), 4 * FIRST_STEP_CELLS);
+        // Timed: 8,192 cells in 2 ms is 4,096 per ms, half a slice's worth.
+        live.note_rate(4 * FIRST_STEP_CELLS, 2.0);
+        assert_eq!(live.step_cells(), (4096.0 * SLICE_MS / 2.0) as u64);
+        // Never past the most, however fast; a step too small says nothing.
+        live.note_rate(MAX_STEP_CELLS, 1.0);
+        assert_eq!(live.step_cells(), MAX_STEP_CELLS);
+        live.note_rate(10, 100.0);
+        assert_eq!(live.step_cells(), MAX_STEP_CELLS);
+    }
+
+    #[test]
+    fn a_large_table_refreshes_after_a_read_without_reading_the_table() {
+        let loaded = loaded(5.0, 5000);
+        let builds = loaded.live.builds;
+        let refreshes = loaded.live.refreshes;
+        // A read changes no rows: its traffic is laid on the keys of the
+        // last build, in one piece, without reading the table.
+        let read = settle(run(&loaded, "read big count=1"));
+        assert_eq!(read.live.builds, builds + 1);
+        assert_eq!(read.live.refreshes, refreshes + 1);
+        let summary = read.live.summary.as_ref().unwrap();
+        assert_eq!(summary.totals.read_rows, 1.0);
+        assert_eq!(summary.rows, 5000.0);
+    }
+
+    #[test]
+    fn a_build_under_way_starts_again_when_the_data_changes() {
+        let loaded = loaded(5.0, 5000);
+        let builds = loaded.live.builds;
+        let mut state = until_building(run(&loaded, "set big zzzz1 stats_summary:q=v"));
+        for _ in 0..2 {
+            state = state.apply(Action::Work);
+        }
+        let before = state.live.building().expect("a build under way");
+        assert!(before > 0.0);
+        // Another write: what was read is of the old data, so the build
+        // starts over and reads the new rows too.
+        let again = run(&state, "set big zzzz2 stats_summary:q=v");
+        assert!(again.live.building().is_none_or(|f| f < before));
+        let (done, _) = frames_until_built(again);
+        assert_eq!(done.live.builds, builds + 1, "the first build was dropped");
+        assert_eq!(done.live.summary.as_ref().unwrap().rows, 5002.0);
+    }
+
+    #[test]
+    fn a_large_table_waits_for_the_end_of_a_load_unless_asked() {
         let mut live = LiveState::default();
         let sig = |bytes: u64| Signature {
             table: Some("t".into()),
@@ -953,16 +1252,14 @@ mod tests {
             traffic: 7,
             bytes,
         };
-        // A sample table of 10,000 rows (1.8 MiB) is drawn at once...
-        assert!(live.observe(sig(1_800_000)));
-        assert!(live.due(0.0, false));
-        assert_eq!(live.behind_ms, None);
-        // ...one of a million rows (180 MiB) waits to be asked for.
-        assert!(!live.observe(sig(180 << 20)));
-        assert!(!live.due(0.0, false) && !live.is_stale());
-        assert!(live.behind_ms.unwrap() > 500.0);
-        live.reduce(LiveAction::Update);
+        // A sample table of 1,000 rows (180 KiB) is drawn during a load...
+        assert!(live.observe(sig(180_000)));
+        assert!(live.due(0.0, true));
+        // ...one of a million rows (180 MiB) waits for the load to end.
         assert!(live.observe(sig(180 << 20)));
+        assert!(!live.due(0.0, true) && live.is_stale());
+        assert!(live.due(0.0, false));
+        live.reduce(LiveAction::Update);
         assert!(live.due(0.0, true), "asked for, even during a load");
     }
 

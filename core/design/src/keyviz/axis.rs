@@ -33,6 +33,13 @@ impl KeyAxis {
     #[must_use]
     pub fn from_samples(samples: &mut [Vec<u8>], max_buckets: usize) -> KeyAxis {
         samples.sort_unstable();
+        KeyAxis::from_sorted_samples(samples, max_buckets)
+    }
+
+    /// [`KeyAxis::from_samples`] of samples already sorted (as keys read
+    /// from a table in order are), without copying or sorting them.
+    #[must_use]
+    pub fn from_sorted_samples(samples: &[Vec<u8>], max_buckets: usize) -> KeyAxis {
         let max_buckets = max_buckets.max(1);
         let mut anchors: Vec<&[u8]> = Vec::with_capacity(max_buckets);
         anchors.push(&[]);

@@ -2,10 +2,10 @@
 //! ([`tabletop_store::traffic`]), on the table's real key space, through
 //! the same [`Recorder`], [`Heatmap`] and [`diagnose`] the simulator uses.
 //!
-//! [`LiveKeyViz::build`] reads the table once (without counting that read
-//! as traffic) to cut its key space into fine buckets of about equal row
-//! counts, the real tablets' boundaries among them, and to know the rows
-//! and bytes stored in each. It then lays every recorded span of traffic
+//! [`LiveKeyViz::build`] (or a [`LiveBuild`], in steps) reads the table
+//! once (without counting that read as traffic) to cut its key space into
+//! fine buckets of about equal row counts, the real tablets' boundaries
+//! among them, and to know the rows and bytes stored in each. It then lays every recorded span of traffic
 //! over the buckets its keys cover: counts spread in proportion to the
 //! rows stored there, a scan counting once in every bucket it covers.
 //! Time buckets are the store's ten seconds of the instance clock, merged
@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::live_build::{Census, LiveBuild};
 use super::placement::{node_seconds, place, tablet_loads};
 use super::{
     BucketMode, Context, Diagnostic, GoogleMessage, Heatmap, HotKey, KeyAxis, KeyGrouping,
@@ -34,9 +35,7 @@ use tabletop_store::traffic::TableTraffic;
 use tabletop_store::traffic::{
     TRAFFIC_BUCKET_MICROS, TrafficCounts, TrafficSpan, key_prefix16, prefix16_bytes,
 };
-use tabletop_store::{
-    ReadRowsRequest, Result, RowView, TabletInfo, cell_bytes, escape_bytes, human_bytes,
-};
+use tabletop_store::{Result, TabletInfo, escape_bytes, human_bytes};
 
 /// How a live Key Visualizer is cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,8 +66,6 @@ impl Default for LiveOptions {
     }
 }
 
-/// Keys kept while reading the table, at most (every k-th row beyond).
-const MAX_SAMPLED_KEYS: usize = 32_768;
 /// Busiest keys handed to the rules.
 const HOT_KEYS: usize = 10;
 
@@ -198,81 +195,6 @@ struct Layout {
     starts: Vec<u128>,
 }
 
-/// The table's keys as read once: every k-th key with the rows and bytes
-/// from it to the next kept key.
-#[derive(Debug)]
-struct Census {
-    keys: Vec<Vec<u8>>,
-    rows: Vec<f64>,
-    bytes: Vec<f64>,
-    every: u64,
-    seen: u64,
-}
-
-impl Census {
-    fn read(db: &mut Instance, table: &str) -> Result<Census> {
-        let mut c = Census {
-            keys: Vec::new(),
-            rows: Vec::new(),
-            bytes: Vec::new(),
-            every: 1,
-            seen: 0,
-        };
-        let mut sink = |row: RowView<'_>| {
-            c.add(row);
-            true
-        };
-        db.read_rows_unrecorded(table, &ReadRowsRequest::default(), &mut sink)?;
-        Ok(c)
-    }
-
-    fn add(&mut self, row: RowView<'_>) {
-        let size: u64 = row
-            .cells
-            .iter()
-            .map(|c| {
-                cell_bytes(
-                    row.key.len(),
-                    c.family.len(),
-                    c.qualifier.len(),
-                    c.value.len(),
-                )
-            })
-            .sum();
-        if self.seen.is_multiple_of(self.every) {
-            self.keys.push(row.key.to_vec());
-            self.rows.push(0.0);
-            self.bytes.push(0.0);
-        }
-        self.seen += 1;
-        if let (Some(r), Some(b)) = (self.rows.last_mut(), self.bytes.last_mut()) {
-            *r += 1.0;
-            *b += size as f64;
-        }
-        if self.keys.len() >= 2 * MAX_SAMPLED_KEYS {
-            self.halve();
-        }
-    }
-
-    /// Keeps every other key, each standing for the rows of both.
-    fn halve(&mut self) {
-        let n = self.keys.len() / 2;
-        for i in 0..n {
-            self.keys.swap(i, 2 * i);
-            let (r, b) = (
-                self.rows[2 * i] + self.rows.get(2 * i + 1).copied().unwrap_or(0.0),
-                self.bytes[2 * i] + self.bytes.get(2 * i + 1).copied().unwrap_or(0.0),
-            );
-            self.rows[i] = r;
-            self.bytes[i] = b;
-        }
-        self.keys.truncate(n);
-        self.rows.truncate(n);
-        self.bytes.truncate(n);
-        self.every *= 2;
-    }
-}
-
 /// Where a span lies on the axis: fine buckets `first..=last`.
 fn span_buckets(axis: &KeyAxis, s: &TrafficSpan) -> (usize, usize) {
     let lo = prefix16_bytes(s.lo);
@@ -308,14 +230,29 @@ fn split_segments(key: &[u8]) -> Vec<Range<usize>> {
 
 impl LiveKeyViz {
     /// The live Key Visualizer of `table`: reads its keys (not counted as
-    /// traffic) and lays its recorded traffic over them.
+    /// traffic) and lays its recorded traffic over them. The same as a
+    /// [`LiveBuild`] run to its end, in one go.
+    ///
+    /// # Errors
+    ///
+    /// When the table does not exist.
     pub fn build(db: &mut Instance, table: &str, opts: &LiveOptions) -> Result<LiveKeyViz> {
-        let census = Census::read(db, table)?;
+        LiveBuild::new(table, opts).finish(db)
+    }
+
+    /// The map of `table` from its keys as read ([`LiveBuild`]) and its
+    /// tablets and traffic as they are now.
+    pub(super) fn from_census(
+        db: &Instance,
+        table: &str,
+        census: &Census,
+        opts: &LiveOptions,
+    ) -> Result<LiveKeyViz> {
         let tablets = db.tablets(table)?;
         let traffic = db.traffic(table)?;
-        let layout = Self::layout(&census, &tablets, traffic, opts);
-        let source =
-            (census.seen < Self::fine_max(opts) as u64).then(|| Arc::new((census, tablets)));
+        let layout = Self::layout(census, &tablets, traffic, opts);
+        let source = (census.seen < Self::fine_max(opts) as u64)
+            .then(|| Arc::new((census.clone(), tablets)));
         Ok(Self::lay(
             table,
             layout,
@@ -373,12 +310,12 @@ impl LiveKeyViz {
         opts: &LiveOptions,
     ) -> Layout {
         let fine_max = Self::fine_max(opts);
-        let mut samples = census.keys.clone();
-        if census.seen < fine_max as u64 {
+        let quantiles = if census.seen < fine_max as u64 {
             // A small table: the keys traffic touched also cut the axis, so
             // reads of missing rows and dropped ranges keep their place.
             // Keys cut at 16 bytes are left out: each lies just before a
             // real key, and would cut an empty bucket there.
+            let mut samples = census.keys.clone();
             for b in traffic.buckets() {
                 samples.extend(
                     b.spans()
@@ -387,8 +324,11 @@ impl LiveKeyViz {
                         .filter(|k| k.len() < 16),
                 );
             }
-        }
-        let quantiles = KeyAxis::from_samples(&mut samples, fine_max);
+            KeyAxis::from_samples(&mut samples, fine_max)
+        } else {
+            // The keys were read in order: no copy, no sort.
+            KeyAxis::from_sorted_samples(&census.keys, fine_max)
+        };
         let mut anchors: Vec<&[u8]> = (0..quantiles.len()).map(|i| quantiles.start(i)).collect();
         anchors.extend(tablets.iter().map(|t| t.start_key.as_slice()));
         anchors.sort_unstable();
