@@ -747,7 +747,7 @@ mod tests {
         let stopped = state.apply(Action::ScenarioData(ScenarioDataAction::Cancel));
         assert!(stopped.scenario_data.job.is_none());
         let kept = keys(&stopped, &table);
-        assert!(kept.len() > 0 && kept.len() < all.len(), "{}", kept.len());
+        assert!(!kept.is_empty() && kept.len() < all.len(), "{}", kept.len());
         assert_eq!(kept[..], all[..kept.len()]);
         let status = &stopped.scenario_data.status;
         assert!(

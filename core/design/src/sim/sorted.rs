@@ -272,9 +272,8 @@ impl SortedRows {
         self.buckets = (0..=self.bounds.len())
             .map(|_| Vec::with_capacity(expected + expected / 4))
             .collect();
-        if drawn > 0 {
-            // The rest of the keys will be about as long as the sample's.
-            let average = self.arena.keys.len() / drawn;
+        // The rest of the keys will be about as long as the sample's.
+        if let Some(average) = self.arena.keys.len().checked_div(drawn) {
             let left = (self.target as usize).saturating_sub(drawn);
             self.arena
                 .keys
