@@ -46,6 +46,18 @@ pub enum SortedPhase {
     Done,
 }
 
+/// The first 16 bytes of `key` as a number (zeros past its end): keys
+/// compare as their prefixes do, and on a tie as the whole keys do. Most
+/// comparisons are then settled without reaching into the arena.
+fn prefix(key: &[u8]) -> u128 {
+    let mut bytes = [0u8; 16];
+    let n = key.len().min(bytes.len());
+    if let (Some(to), Some(from)) = (bytes.get_mut(..n), key.get(..n)) {
+        to.copy_from_slice(from);
+    }
+    u128::from_be_bytes(bytes)
+}
+
 /// The drawn rows, back to back (see the module docs).
 #[derive(Clone, Debug, Default)]
 struct Arena {
@@ -95,8 +107,12 @@ pub struct SortedRows {
     /// the keys from bound `i - 1` (included) to bound `i` (excluded).
     /// Empty until the sample is drawn.
     bounds: Vec<u32>,
+    /// The bounds' key prefixes (see [`prefix`]).
+    bound_prefixes: Vec<u128>,
     /// Arena rows of each bucket (sorted when its turn comes).
     buckets: Vec<Vec<u32>>,
+    /// The bucket being sorted, with each row's key prefix.
+    scratch: Vec<(u128, u32)>,
     /// Whether the bounds are chosen (every drawn row is then in a
     /// bucket).
     bucketed: bool,
@@ -131,7 +147,9 @@ impl SortedRows {
             arena,
             sample_rows,
             bounds: Vec::new(),
+            bound_prefixes: Vec::new(),
             buckets: Vec::new(),
+            scratch: Vec::new(),
             bucketed: false,
             bucket: 0,
             in_bucket: 0,
@@ -244,8 +262,17 @@ impl SortedRows {
             return;
         };
         let key = self.arena.key(row);
+        let p = prefix(key);
         let arena = &self.arena;
-        let bucket = self.bounds.partition_point(|&b| arena.key(b) <= key);
+        let (bounds, prefixes) = (&self.bounds, &self.bound_prefixes);
+        let bucket = prefixes.partition_point(|&bp| bp <= p);
+        // Bounds sharing the row's prefix are settled by the whole key.
+        let tied = prefixes.partition_point(|&bp| bp < p);
+        let bucket = tied
+            + bounds
+                .get(tied..bucket)
+                .unwrap_or_default()
+                .partition_point(|&b| arena.key(b) <= key);
         if let Some(rows) = self.buckets.get_mut(bucket) {
             rows.push(row);
         }
@@ -267,6 +294,11 @@ impl SortedRows {
             .into_iter()
             .filter(|&p| p > 0)
             .filter_map(|p| sample.get(p).copied())
+            .collect();
+        self.bound_prefixes = self
+            .bounds
+            .iter()
+            .map(|&b| prefix(self.arena.key(b)))
             .collect();
         let expected = (self.target as usize / (self.bounds.len() + 1)).saturating_add(1);
         self.buckets = (0..=self.bounds.len())
@@ -352,7 +384,15 @@ impl SortedRows {
             return false;
         };
         let arena = &self.arena;
-        rows.sort_unstable_by(|&a, &b| arena.key(a).cmp(arena.key(b)));
+        let keyed = &mut self.scratch;
+        keyed.clear();
+        keyed.extend(rows.iter().map(|&r| (prefix(arena.key(r)), r)));
+        keyed.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| arena.key(a.1).cmp(arena.key(b.1)))
+        });
+        rows.clear();
+        rows.extend(keyed.iter().map(|&(_, r)| r));
         self.bucket_sorted = true;
         true
     }
@@ -365,5 +405,36 @@ impl SortedRows {
         self.bucket += 1;
         self.in_bucket = 0;
         self.bucket_sorted = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::prefix;
+
+    #[test]
+    fn prefixes_never_contradict_the_key_order() {
+        // Short keys, zero bytes, ties past 16 bytes.
+        let mut keys: Vec<&[u8]> = vec![
+            b"",
+            b"\0",
+            b"ab",
+            b"ab\0",
+            b"ab\0\x01",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnopq",
+            b"abcdefghijklmnop\0",
+            b"b",
+            b"\xff\xff",
+        ];
+        keys.sort();
+        for pair in keys.windows(2) {
+            assert!(prefix(pair[0]) <= prefix(pair[1]), "{pair:?}");
+        }
+        assert_eq!(prefix(b"ab"), prefix(b"ab\0"), "a tie the keys settle");
+        assert!(prefix(b"ab") < prefix(b"ab\0\x01"));
     }
 }
