@@ -60,6 +60,7 @@ mod replay;
 mod report;
 mod sample;
 mod served;
+mod sorted;
 mod views;
 
 use serde::{Deserialize, Serialize};
@@ -90,6 +91,7 @@ pub use sample::{
     SampleMoment, SampleRows, SampleSpec,
 };
 pub use served::ServedSpan;
+pub use sorted::{BUCKET_ROWS, SortedPhase, SortedRows};
 pub use views::ViewLag;
 
 use cluster::{Cluster, Thresholds, prefix_sums};

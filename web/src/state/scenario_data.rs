@@ -6,7 +6,10 @@
 //! Visualizer all show the design's keys and pattern.
 //!
 //! Both run in slices of background work within a time budget, with
-//! progress, and stop on request (rows written so far stay). Nothing of
+//! progress, and stop on request. The rows are drawn first, then written
+//! in key order through the store's sorted import ([`SortedRows`]): a stop
+//! while drawing leaves the new table empty, a stop while writing keeps
+//! the rows written so far, which are the smallest keys of the set. Nothing of
 //! the person's own work is touched: the table gets the design's table
 //! id, or that id with a number after it when a table of that name
 //! exists.
@@ -16,9 +19,12 @@ use std::fmt;
 use std::rc::Rc;
 
 use tabletop_core::lesson::PendingSample;
-use tabletop_core::sim::{Replay, ReplaySpec, SampleMoment, SampleRows, SampleSpec, Simulation};
+use tabletop_core::sim::{
+    Replay, ReplaySpec, SampleMoment, SampleRows, SampleSpec, Simulation, SortedPhase, SortedRows,
+};
 
 use super::live::{KvView, LiveAction};
+use super::load_pace::LoadPace;
 use super::{Action, Cx, Effects, Notice};
 
 /// The sizes offered, in rows.
@@ -29,18 +35,23 @@ pub const DEFAULT_ROWS: u64 = 10_000;
 pub const REPLAY_OPS: u64 = 20_000;
 /// Traffic buckets (ten seconds of instance time each) a replay spans.
 pub const REPLAY_COLUMNS: u32 = 30;
-/// Rows per MutateRows call; the time budget is checked between calls.
-const BATCH_ROWS: usize = 256;
-/// Batches between two engine ticks while rows are written.
-const TICK_EVERY_BATCHES: u32 = 4;
+/// Most rows per sorted import; the pace sizes each batch to the time
+/// left (see [`LoadPace`]).
+const MAX_BATCH_ROWS: u64 = 2_000;
+/// Rows drawn between two looks at the clock (about a millisecond's
+/// worth in the page).
+const DRAW_STEP: usize = 2_048;
+/// The share of the progress bar that drawing the rows fills (it takes
+/// about that share of a load's time); writing fills the rest.
+const DRAW_SHARE: f64 = 0.3;
 /// Requests between two looks at the clock during a replay.
 const REPLAY_CHECK_EVERY: u32 = 32;
 
 /// What runs now.
 #[derive(Clone)]
 pub enum Job {
-    /// Writing the rows.
-    Load(Rc<RefCell<SampleRows>>),
+    /// Drawing, then writing the rows.
+    Load(Rc<RefCell<LoadJob>>),
     /// Replaying the workload; paused when `false`.
     Replay(Rc<RefCell<Replay>>, bool),
 }
@@ -50,6 +61,31 @@ impl fmt::Debug for Job {
         match self {
             Job::Load(_) => f.write_str("Load"),
             Job::Replay(_, running) => write!(f, "Replay(running: {running})"),
+        }
+    }
+}
+
+/// Rows being loaded, and how the slices' time is being spent.
+pub struct LoadJob {
+    rows: SortedRows,
+    pace: LoadPace,
+}
+
+impl LoadJob {
+    fn new(stream: SampleRows) -> LoadJob {
+        LoadJob {
+            rows: SortedRows::new(stream),
+            pace: LoadPace::default(),
+        }
+    }
+
+    /// Progress over both phases, 0.0 to 1.0.
+    fn fraction(&self) -> f64 {
+        let f = self.rows.phase_fraction();
+        match self.rows.phase() {
+            SortedPhase::Drawing => f * DRAW_SHARE,
+            SortedPhase::Writing => DRAW_SHARE + f * (1.0 - DRAW_SHARE),
+            SortedPhase::Done => 1.0,
         }
     }
 }
@@ -196,20 +232,35 @@ impl ScenarioDataState {
             }
             ScenarioDataAction::Cancel => {
                 let what = match self.job.take() {
-                    Some(Job::Load(_)) => "Stopped writing rows; the rows written so far stay.",
-                    Some(Job::Replay(..)) => "Stopped the replay; the requests sent so far stay.",
+                    Some(Job::Load(job)) => Self::stopped_load(&job.borrow().rows),
+                    Some(Job::Replay(..)) => {
+                        "Stopped the replay; the requests sent so far stay.".to_string()
+                    }
                     None => return Effects::default(),
                 };
-                self.status = what.to_string();
+                self.status = what.clone();
                 Effects {
                     data_changed: true,
                     notice: Some(Notice {
                         error: false,
-                        text: what.into(),
+                        text: what,
                     }),
                     ..Effects::default()
                 }
             }
+        }
+    }
+
+    /// What a load stopped part way keeps.
+    fn stopped_load(rows: &SortedRows) -> String {
+        match rows.phase() {
+            SortedPhase::Drawing => {
+                "Stopped before any row was written; the new table stays, empty.".to_string()
+            }
+            _ => format!(
+                "Stopped writing rows; the {} written so far stay (the first in key order).",
+                human(rows.rows_written())
+            ),
         }
     }
 
@@ -244,10 +295,10 @@ impl ScenarioDataState {
                 moment: SampleMoment::EndOfRun,
             })
             .cells_end_at(db.now_micros());
-        self.status = format!("Writing {} rows into {table}…", human(stream.target()));
+        self.status = format!("Drawing {} rows for {table}…", human(stream.target()));
         self.fraction = 0.0;
         self.table = Some((table.clone(), cx.design.rev));
-        self.job = Some(Job::Load(Rc::new(RefCell::new(stream))));
+        self.job = Some(Job::Load(Rc::new(RefCell::new(LoadJob::new(stream)))));
         Effects {
             data_changed: true,
             select: Some(table.clone()),
@@ -267,10 +318,10 @@ impl ScenarioDataState {
     pub(crate) fn adopt(&mut self, sample: PendingSample, design_rev: u64) -> Effects {
         self.rev += 1;
         let PendingSample { table, rows } = sample;
-        self.status = format!("Writing {} rows into {table}…", human(rows.target()));
+        self.status = format!("Drawing {} rows for {table}…", human(rows.target()));
         self.fraction = 0.0;
         self.table = Some((table.clone(), design_rev));
-        self.job = Some(Job::Load(Rc::new(RefCell::new(rows))));
+        self.job = Some(Job::Load(Rc::new(RefCell::new(LoadJob::new(rows)))));
         Effects {
             data_changed: true,
             select: Some(table),
@@ -340,7 +391,7 @@ impl ScenarioDataState {
     ) -> Effects {
         let deadline = now_ms() + budget_ms;
         match self.job.clone() {
-            Some(Job::Load(stream)) => self.work_load(cx, &stream, deadline, now_ms),
+            Some(Job::Load(job)) => self.work_load(cx, &job, deadline, budget_ms, now_ms),
             Some(Job::Replay(replay, true)) => {
                 self.work_replay(cx, &replay, &|| now_ms() >= deadline)
             }
@@ -351,8 +402,9 @@ impl ScenarioDataState {
     fn work_load(
         &mut self,
         cx: &Cx<'_>,
-        stream: &RefCell<SampleRows>,
+        job: &RefCell<LoadJob>,
         deadline: f64,
+        budget_ms: f64,
         now_ms: &dyn Fn() -> f64,
     ) -> Effects {
         self.rev += 1;
@@ -360,33 +412,22 @@ impl ScenarioDataState {
             self.job = None;
             return Effects::default();
         };
-        let mut stream = stream.borrow_mut();
-        // The engine's due work (flushes, compactions, splits) runs every
-        // few batches and starts only the pieces that fit before the
-        // deadline (the engine's starvation guard keeps it from falling
-        // behind), so it never piles up into one long tick.
-        let mut batches = 0u32;
-        let result = loop {
-            // The bulk write, not the sorted import: the design's keys are
-            // drawn at random, so after the first batches every tablet
-            // holds rows and the import sends its groups of one or two
-            // rows through the memtable anyway, for about a tenth more
-            // CPU (BENCHMARKS.md, bulk loads, fifth pass).
-            let written = stream.write_batch(&mut cx.instance.borrow_mut(), &table, BATCH_ROWS);
-            batches += 1;
-            if batches.is_multiple_of(TICK_EVERY_BATCHES) {
-                cx.sync_clock_until(deadline);
-            }
-            match written {
-                Ok(0) => break Ok(()),
-                Ok(_) if now_ms() >= deadline => break Ok(()),
-                Ok(_) => {}
-                Err(e) => break Err(e),
-            }
+        let mut job = job.borrow_mut();
+        let job = &mut *job;
+        while job.rows.phase() == SortedPhase::Drawing && now_ms() < deadline {
+            job.rows.draw(DRAW_STEP);
+        }
+        let result = if job.rows.phase() == SortedPhase::Writing {
+            Self::write_sorted(cx, job, &table, deadline, budget_ms, now_ms)
+        } else {
+            Ok(())
         };
-        cx.sync_clock_until(deadline);
-        self.fraction = stream.fraction();
-        let rows = human(stream.rows());
+        if job.rows.is_done() {
+            cx.sync_clock_until(deadline);
+        }
+        let stream = &job.rows;
+        self.fraction = job.fraction();
+        let rows = human(stream.rows_written());
         match result {
             Err(e) => {
                 self.job = None;
@@ -411,16 +452,68 @@ impl ScenarioDataState {
                     ..Effects::default()
                 }
             }
+            Ok(()) if stream.phase() == SortedPhase::Drawing => {
+                self.status = format!(
+                    "Drawing rows for {table}: {} of {}…",
+                    human(stream.rows_drawn()),
+                    human(stream.target())
+                );
+                Effects::default()
+            }
             Ok(()) => {
                 self.status = format!(
-                    "Writing rows into {table}: {rows} of {}…",
-                    human(stream.target())
+                    "Writing rows into {table} in key order: {rows} of {}…",
+                    human(stream.rows_drawn())
                 );
                 Effects {
                     data_changed: true,
                     ..Effects::default()
                 }
             }
+        }
+    }
+
+    /// Imports batches in key order until `deadline`: each sized to the
+    /// time left, the engine's due work between them when enough rows went
+    /// in and enough time is left (as *Load sample data* paces it, see
+    /// [`LoadPace`]). A bucket's sort runs before the batch is timed.
+    fn write_sorted(
+        cx: &Cx<'_>,
+        job: &mut LoadJob,
+        table: &str,
+        deadline: f64,
+        budget_ms: f64,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Result<(), tabletop_core::Error> {
+        let LoadJob { rows, pace } = job;
+        let mut written: Option<(u64, f64)> = None;
+        loop {
+            let now = now_ms();
+            // At the slice's start the whole budget is its own, so a tick
+            // that is due runs however late the drawing left it.
+            let left = match written {
+                Some((n, since)) => {
+                    pace.wrote(n, now - since);
+                    deadline - now
+                }
+                None => (deadline - now).max(budget_ms / 2.0),
+            };
+            if pace.tick_due(left) {
+                cx.sync_clock_until(deadline);
+                pace.ticked();
+            }
+            rows.sort_next();
+            let since = now_ms();
+            let want = pace.next_batch(deadline - since, MAX_BATCH_ROWS);
+            if want == 0 {
+                return Ok(());
+            }
+            let max = usize::try_from(want).unwrap_or(usize::MAX);
+            let n = rows.import_batch(&mut cx.instance.borrow_mut(), table, max)?;
+            if n == 0 {
+                return Ok(());
+            }
+            written = Some((n as u64, since));
         }
     }
 
@@ -490,7 +583,7 @@ impl ScenarioDataState {
 mod tests {
     use super::*;
     use crate::state::sim::SimAction;
-    use crate::state::{Action, AppState, test_app};
+    use crate::state::{Action, AppState, settle, test_app};
 
     fn with_scenario() -> AppState {
         test_app().apply(Action::Sim(SimAction::PickScenario(
@@ -543,18 +636,128 @@ mod tests {
         );
     }
 
+    /// The keys of `table`, in order.
+    fn keys(state: &AppState, table: &str) -> Vec<Vec<u8>> {
+        let mut rows = tabletop_core::CollectRows::default();
+        state
+            .instance
+            .borrow_mut()
+            .read_rows(table, &tabletop_core::ReadRowsRequest::default(), &mut rows)
+            .unwrap();
+        rows.rows.into_iter().map(|r| r.key).collect()
+    }
+
+    fn phase(state: &AppState) -> Option<SortedPhase> {
+        match &state.scenario_data.job {
+            Some(Job::Load(job)) => Some(job.borrow().rows.phase()),
+            _ => None,
+        }
+    }
+
     #[test]
-    fn cancel_stops_a_load_and_keeps_what_was_written() {
-        let state = with_scenario()
+    fn a_load_draws_then_writes_every_row_with_progress() {
+        // Large enough that each phase takes more than one slice.
+        let mut state = with_scenario()
             .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
-            .apply(Action::ScenarioData(ScenarioDataAction::Load))
-            .apply(Action::Work);
-        assert!(state.scenario_data.loading());
+            .apply(Action::ScenarioData(ScenarioDataAction::Load));
+        assert!(
+            state
+                .scenario_data
+                .status
+                .starts_with("Drawing 100,000 rows")
+        );
+        let mut seen = Vec::new();
+        let mut last = 0.0;
+        while state.scenario_data.has_work() {
+            state = state.apply(Action::Work);
+            let fraction = state.scenario_data.fraction;
+            assert!(fraction >= last, "progress never goes back");
+            last = fraction;
+            if let Some(p) = phase(&state) {
+                if seen.last() != Some(&p) {
+                    seen.push(p);
+                }
+                let status = &state.scenario_data.status;
+                let word = if p == SortedPhase::Drawing {
+                    "Drawing rows"
+                } else {
+                    "Writing rows"
+                };
+                assert!(status.starts_with(word), "{status}");
+            }
+        }
+        assert_eq!(seen, [SortedPhase::Drawing, SortedPhase::Writing]);
+        let table = state.selected.clone().unwrap();
+        let written = keys(&state, &table);
+        assert_eq!(written.len(), 100_000);
+        assert_eq!(
+            state.scenario_data.status,
+            format!("100,000 rows in {table}.")
+        );
+        assert_eq!(written, drawn_keys(&state, 100_000));
+    }
+
+    /// The keys the design's random stream draws for `rows` rows, sorted.
+    fn drawn_keys(state: &AppState, rows: u64) -> Vec<Vec<u8>> {
+        let sim = ScenarioDataState::simulation(&cx!(state)).unwrap();
+        let mut stream = sim.sample_rows(SampleSpec {
+            rows,
+            seed: 0,
+            moment: SampleMoment::EndOfRun,
+        });
+        let mut drawn = Vec::new();
+        loop {
+            let b = stream.next_batch(1_000);
+            if b.is_empty() {
+                break;
+            }
+            drawn.extend((0..b.len()).map(|i| b.key(i).to_vec()));
+        }
+        drawn.sort();
+        drawn
+    }
+
+    #[test]
+    fn cancel_keeps_nothing_while_drawing_and_the_smallest_keys_while_writing() {
+        // Large enough that drawing takes more than one slice and
+        // writing several.
+        let start = || {
+            with_scenario()
+                .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
+                .apply(Action::ScenarioData(ScenarioDataAction::Load))
+        };
+        // While drawing: the new table stays, empty.
+        let drawing = start();
+        assert_eq!(phase(&drawing), Some(SortedPhase::Drawing));
+        let table = drawing.selected.clone().unwrap();
+        let stopped = drawing.apply(Action::ScenarioData(ScenarioDataAction::Cancel));
+        assert!(stopped.scenario_data.job.is_none());
+        assert!(stopped.scenario_data.status.contains("stays, empty"));
+        assert!(keys(&stopped, &table).is_empty());
+        // While writing: what was written stays, and it is the start of
+        // the whole set in key order.
+        let mut state = start();
+        let table = state.selected.clone().unwrap();
+        while phase(&state) == Some(SortedPhase::Drawing) {
+            state = state.apply(Action::Work);
+        }
+        state = state.apply(Action::Work);
+        assert_eq!(phase(&state), Some(SortedPhase::Writing));
+        let all = drawn_keys(&state, 100_000);
         let stopped = state.apply(Action::ScenarioData(ScenarioDataAction::Cancel));
         assert!(stopped.scenario_data.job.is_none());
-        let rows = stopped.rows.total_rows();
-        assert!(rows > 0 && rows < 100_000, "{rows}");
-        assert!(!stopped.has_work() || stopped.sim.has_work() || rows > 0);
+        let kept = keys(&stopped, &table);
+        assert!(!kept.is_empty() && kept.len() < all.len(), "{}", kept.len());
+        assert_eq!(kept[..], all[..kept.len()]);
+        let status = &stopped.scenario_data.status;
+        assert!(
+            status.contains(&format!(
+                "the {} written so far stay",
+                human(kept.len() as u64)
+            )),
+            "{status}"
+        );
+        assert_eq!(settle(stopped).rows.total_rows(), kept.len() as u64);
     }
 
     #[test]

@@ -78,7 +78,17 @@ impl RowBatch {
         self.key_ends.is_empty()
     }
 
-    fn clear(&mut self) {
+    /// Appends a row: its key, the value made from `entity` (see
+    /// [`push_value`]) and its cell timestamp.
+    pub(super) fn push(&mut self, key: &[u8], entity: u64, timestamp: i64, value_bytes: usize) {
+        self.keys.extend_from_slice(key);
+        self.key_ends.push(self.keys.len());
+        push_value(&mut self.values, entity, value_bytes);
+        self.value_ends.push(self.values.len());
+        self.timestamps.push(timestamp);
+    }
+
+    pub(super) fn clear(&mut self) {
         self.keys.clear();
         self.key_ends.clear();
         self.values.clear();
@@ -172,6 +182,24 @@ fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         }
     }
     out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends the value of the row of `entity`: `entity N`, padded with
+/// dots (or cut) to `value_bytes`.
+fn push_value(out: &mut Vec<u8>, entity: u64, value_bytes: usize) {
+    let start = out.len();
+    out.extend_from_slice(b"entity ");
+    push_decimal(out, entity);
+    out.resize(start + value_bytes, b'.');
+}
+
+/// A row as drawn: the key is in the stream's key buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Drawn {
+    /// The entity the row is about (its value is made from it).
+    pub entity: u64,
+    /// The cell timestamp in microseconds.
+    pub timestamp: i64,
 }
 
 /// One of the instance's bulk paths ([`Instance::bulk_write`],
@@ -349,6 +377,29 @@ impl SampleRows {
 
     /// Draws one row; adds it to the batch unless its key came before.
     fn draw(&mut self) {
+        if let Some(row) = self.draw_row() {
+            let b = &mut self.batch;
+            b.push(&self.key, row.entity, row.timestamp, self.value_bytes);
+        }
+    }
+
+    /// The bytes of each row's value.
+    pub(super) fn value_bytes(&self) -> usize {
+        self.value_bytes
+    }
+
+    /// The key of the row [`SampleRows::draw_row`] drew last.
+    pub(super) fn last_key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// Draws one row (one attempt): `None` when its key came before or
+    /// the stream is over, else the row, whose key is
+    /// [`SampleRows::last_key`].
+    pub(super) fn draw_row(&mut self) -> Option<Drawn> {
+        if self.is_done() {
+            return None;
+        }
         self.attempts_left = self.attempts_left.saturating_sub(1);
         let rng = &mut self.rng;
         let entity = rng.below(self.population);
@@ -362,18 +413,13 @@ impl SampleRows {
         };
         self.renderer.render(&input, &mut self.key);
         if !self.seen.insert(hash_bytes(0x5a3e, &self.key)) {
-            return;
+            return None;
         }
-        let b = &mut self.batch;
-        b.keys.extend_from_slice(&self.key);
-        b.key_ends.push(b.keys.len());
-        let start = b.values.len();
-        b.values.extend_from_slice(b"entity ");
-        push_decimal(&mut b.values, entity);
-        b.values.resize(start + self.value_bytes, b'.');
-        b.value_ends.push(b.values.len());
         let ts = time_micros.saturating_add(self.cell_shift_micros);
-        b.timestamps.push((ts / 1000).max(0) * 1000);
+        Some(Drawn {
+            entity,
+            timestamp: (ts / 1000).max(0) * 1000,
+        })
     }
 
     /// Draws up to `max_rows` rows and writes them into `table_id` with
