@@ -1015,14 +1015,16 @@ impl AppState {
                 return false;
             }
         }
-        if self.scenario_data.has_work() {
-            return self.scenario_data_work();
-        }
-        tools::views_work(&cx!(self));
+        // A load's panels catch up before its next slice, so a design's
+        // rows being written cannot hold them back.
         if let Some(step) = self.catch_up.take() {
             self.catch_up_step(step);
             return false;
         }
+        if self.scenario_data.has_work() {
+            return self.scenario_data_work();
+        }
+        tools::views_work(&cx!(self));
         let budget = if self.loading() {
             LOAD_BUDGET_MS
         } else {
@@ -1054,8 +1056,10 @@ impl AppState {
     }
 
     /// One slice of the design's rows being written or its workload
-    /// replayed; the tables, tablets and rows are redrawn every few
-    /// slices and at the end. Returns whether to redraw them now.
+    /// replayed; the tables, tablets and rows catch up every few slices
+    /// and at the end, in tasks of their own (see [`CatchUp`]), as for
+    /// the sample data. Returns whether to redraw them now (never: the
+    /// catching up does).
     fn scenario_data_work(&mut self) -> bool {
         let clock = Rc::clone(&self.clock);
         let budget = if self.scenario_data.loading() {
@@ -1066,9 +1070,12 @@ impl AppState {
         let mut effects =
             Rc::make_mut(&mut self.scenario_data).work(&cx!(self), &move || clock.now_ms(), budget);
         let mid_job = self.scenario_data.has_work();
-        if mid_job && effects.data_changed && !self.refresh_due() {
+        if effects.data_changed {
             effects.data_changed = false;
             self.data_rev += 1;
+            if self.refresh_due() || !mid_job {
+                self.catch_up = Some(CatchUp::Tablets);
+            }
         }
         self.apply_effects(effects)
     }

@@ -593,7 +593,8 @@ mod tests {
 
     fn run_work(mut state: AppState) -> AppState {
         for _ in 0..10_000 {
-            if !state.scenario_data.has_work() {
+            // The panels catch up in the tasks after the last slice.
+            if !state.scenario_data.has_work() && state.catch_up.is_none() {
                 return state;
             }
             state = state.apply(Action::Work);
