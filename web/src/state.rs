@@ -1302,6 +1302,12 @@ impl AppState {
             );
         }
         rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+        // An index older than the data (a load wrote into the table on
+        // screen) is no count yet: the panel says it is counting until
+        // the rebuild, which starts in a later frame, takes over.
+        if self.indexer.borrow().pending(self.data_rev) {
+            rows.index.exact = false;
+        }
     }
 
     fn refresh_tablets(&mut self) {
@@ -1632,6 +1638,29 @@ mod tests {
         let rows = tablets.apply(Action::Work);
         assert_eq!(rows.rows.table.as_deref(), Some("gen"));
         assert!(rows.loading());
+    }
+
+    #[test]
+    fn a_load_into_the_table_on_screen_counts_its_rows_again() {
+        let before = app();
+        let table = before.rows.table.clone().expect("the demo shows a table");
+        assert!(before.rows.index.exact);
+        let shown = before.rows.total_rows();
+        let mut state = before
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table,
+                rows: 20_000,
+                seed: 2,
+            }))
+            .apply(Action::StartGenerator);
+        while state.loading() || state.catch_up.is_some() {
+            state = state.apply(Action::Work);
+        }
+        // The old index's count is no longer the table's.
+        assert!(!state.rows.index.exact);
+        let state = settle(state);
+        assert!(state.rows.index.exact);
+        assert_eq!(state.rows.total_rows(), shown + 20_000);
     }
 
     #[test]
