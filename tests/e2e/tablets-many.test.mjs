@@ -3,8 +3,10 @@
 // tablets as blocks (a few hundred elements, not one per tablet), a click
 // on it still chooses one tablet and shows its rows, the list under it
 // names every tablet on demand and each entry shows its rows too, and axe
-// finds nothing. On a phone the SampleRowKeys list scrolls in a bounded,
-// focusable box. Screenshots: tests/e2e/screenshots/panel-tablets-1m*.png,
+// finds nothing. The SampleRowKeys list shows its first 40 keys and the
+// rest up to 200 on demand; on a phone it scrolls in a bounded, focusable
+// box, on a laptop (where it does not scroll) it is no tab stop.
+// Screenshots: tests/e2e/screenshots/panel-tablets-1m*.png,
 // panel-tablets-phone-*.png and page-phone-100k-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +34,16 @@ test('a million rows: the tablet bar groups neighbours, and clicks and the list 
   assert.ok(count > 200, meta);
   const drawn = await tablets.locator('.tablet-bar .tablet').count();
   assert.ok(drawn > 50 && drawn < 450, `${drawn} blocks for ${count} tablets`);
+
+  // The SampleRowKeys list draws its first keys, the rest on demand. On a
+  // laptop the panel scrolls, not the list: the list is no tab stop.
+  const samples = tablets.getByRole('region', { name: 'SampleRowKeys answer' });
+  assert.equal(await samples.locator('tbody tr').count(), 40);
+  assert.equal(await samples.getAttribute('tabindex'), null);
+  await tablets.getByRole('button', { name: /^Show 160 more \(of [\d,]+\)$/ }).click();
+  await samples.locator('tbody tr').nth(199).waitFor();
+  assert.equal(await samples.locator('tbody tr').count(), 200);
+  assert.match(await tablets.locator('.samples').textContent(), /and [\d,]+ more/);
 
   // A click in the bar chooses the tablet under it and shows its rows.
   const bar = tablets.locator('.tablet-bar');

@@ -969,12 +969,15 @@ impl AppState {
                 if self.job.is_some() {
                     return false;
                 }
+                // The click only starts the job (the Rows panel turns into
+                // its progress): the first slice, which creates the table,
+                // runs in the next task, and the panels follow the new
+                // selection once it exists (see `work_frame`).
                 let mut spec = self.generator.clone();
                 spec.rows = spec.rows.min(generator::MAX_ROWS);
                 self.selected = Some(spec.table.clone());
                 self.job = Some(GeneratorJob::new(spec));
-                self.select_rows();
-                self.work(WORK_BUDGET_MS)
+                false
             }
             Action::CancelJob => {
                 self.queue.clear();
@@ -1030,15 +1033,18 @@ impl AppState {
         } else {
             WORK_BUDGET_MS
         };
+        let first = self.job.as_ref().is_some_and(|j| j.done == 0);
         let wrote = self.work(budget);
         if wrote && let Some(job) = &self.job {
             // Mid-load: the data moved on, but redrawing the tables,
             // tablets and rows every slice would cost more than the load
-            // itself. They catch up every few slices and once the last
-            // row is in, in the tasks that follow (see [`CatchUp`]).
+            // itself. They catch up every few slices, after the first (the
+            // table now exists: the panels show it) and once the last row
+            // is in, in the tasks that follow (see [`CatchUp`]).
             let done = job.is_done();
             self.data_rev += 1;
-            if self.refresh_due() || done {
+            let due = self.refresh_due();
+            if due || done || first {
                 self.catch_up = Some(CatchUp::Tablets);
             }
             false
@@ -1314,6 +1320,12 @@ impl AppState {
             );
         }
         rows.read(&mut self.instance.borrow_mut(), &self.indexer.borrow());
+        // An index older than the data (a load wrote into the table on
+        // screen) is no count yet: the panel says it is counting until
+        // the rebuild, which starts in a later frame, takes over.
+        if self.indexer.borrow().pending(self.data_rev) {
+            rows.index.exact = false;
+        }
     }
 
     fn refresh_tablets(&mut self) {
@@ -1612,6 +1624,64 @@ mod tests {
     }
 
     #[test]
+    fn the_click_on_generate_writes_nothing_and_the_first_slice_brings_the_new_table() {
+        let before = app();
+        let started = before
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table: "gen".into(),
+                rows: 50_000,
+                seed: 9,
+            }))
+            .apply(Action::StartGenerator);
+        // The click shows the progress only: no row, no table, the panels
+        // as they were.
+        assert!(started.loading());
+        assert_eq!(started.job.as_ref().map(|j| j.done), Some(0));
+        assert!(!tables(&started.instance()).iter().any(|t| t.name == "gen"));
+        assert!(Rc::ptr_eq(&started.tables, &before.tables));
+        assert!(Rc::ptr_eq(&started.rows, &before.rows));
+        // The next task writes the first slice; the panels then follow the
+        // new table in the tasks after it, before the load's end.
+        let first = started.apply(Action::Work);
+        assert!(
+            first
+                .job
+                .as_ref()
+                .is_some_and(|j| j.done > 0 && !j.is_done())
+        );
+        assert_eq!(first.catch_up, Some(CatchUp::Tablets));
+        let tablets = first.apply(Action::Work);
+        assert!(tablets.tables.iter().any(|t| t.name == "gen"));
+        assert!(tablets.tablets.as_deref().is_some_and(|v| v.is_ok()));
+        let rows = tablets.apply(Action::Work);
+        assert_eq!(rows.rows.table.as_deref(), Some("gen"));
+        assert!(rows.loading());
+    }
+
+    #[test]
+    fn a_load_into_the_table_on_screen_counts_its_rows_again() {
+        let before = app();
+        let table = before.rows.table.clone().expect("the demo shows a table");
+        assert!(before.rows.index.exact);
+        let shown = before.rows.total_rows();
+        let mut state = before
+            .apply(Action::SetGenerator(GeneratorSpec {
+                table,
+                rows: 20_000,
+                seed: 2,
+            }))
+            .apply(Action::StartGenerator);
+        while state.loading() || state.catch_up.is_some() {
+            state = state.apply(Action::Work);
+        }
+        // The old index's count is no longer the table's.
+        assert!(!state.rows.index.exact);
+        let state = settle(state);
+        assert!(state.rows.index.exact);
+        assert_eq!(state.rows.total_rows(), shown + 20_000);
+    }
+
+    #[test]
     fn a_load_s_slices_and_the_panels_catching_up_take_separate_tasks() {
         // 2 ms per clock reading: a load of many slices.
         let slow = AppState::new(Rc::new(TestClock::new(NOW, 2.0)), false, Panels::default())
@@ -1680,8 +1750,12 @@ mod tests {
             panic!("the load is still running");
         };
         assert!(after.shares_buffers_with(before));
-        // The next batch still writes through the shared buffers.
-        let later = next.apply(Action::Work);
+        // The next batch still writes through the shared buffers (after
+        // the panels caught up with the first slice: two tasks).
+        let later = next
+            .apply(Action::Work)
+            .apply(Action::Work)
+            .apply(Action::Work);
         assert!(later.job.as_ref().is_none_or(|j| j.done > after.done));
     }
 

@@ -445,28 +445,45 @@ struct SamplesProps {
 
 /// Most sample rows listed (a million-row table has a couple of thousand).
 const SAMPLES_SHOWN: usize = 200;
+/// Sample rows drawn at first; the rest up to [`SAMPLES_SHOWN`] on demand.
+/// Each row is a dozen elements (the key's tinted segments), so drawing
+/// all of them once a large load ends made one of the load's longest tasks.
+const SAMPLES_FIRST: usize = 40;
 
 /// SampleRowKeys' answer: keys at tablet boundaries with byte offsets.
 #[component(Samples)]
 fn samples(props: &SamplesProps) -> Html {
+    let all = use_state(|| false);
+    let scroll = use_node_ref();
+    let scrolls = use_scrolls(&scroll);
     let Ok(view) = props.view.as_ref() else {
         return html! {};
     };
-    let more = view.samples.len().saturating_sub(SAMPLES_SHOWN);
+    let listed = view.samples.len().min(SAMPLES_SHOWN);
+    let drawn = if *all {
+        listed
+    } else {
+        listed.min(SAMPLES_FIRST)
+    };
+    let more = view.samples.len().saturating_sub(drawn);
+    let show_all = {
+        let all = all.clone();
+        Callback::from(move |_: MouseEvent| all.set(true))
+    };
     html! {
         <div class="samples">
             <h3 class="section-title" title="What the SampleRowKeys RPC answers: a key at each tablet boundary and the bytes before it">{ "SampleRowKeys" }</h3>
             if props.held {
                 <p class="hint">{ "Updated when the load ends." }</p>
             }
-            // Its own scrolling box (bounded on narrow screens, where the
-            // panel grows with its content): focusable and named, so a
-            // keyboard can scroll it too.
-            <div class="sample-scroll" tabindex="0" role="region" aria-label="SampleRowKeys answer">
+            // Its own scrolling box where the screen bounds it (a phone,
+            // where the panel grows with its content). Only a box that
+            // scrolls is a tab stop, so a keyboard can scroll it.
+            <div class="sample-scroll" ref={scroll} tabindex={scrolls.then_some("0")} role="region" aria-label="SampleRowKeys answer">
                 <table class="sample-table">
                     <thead><tr><th>{ "row key" }</th><th class="num">{ "offset" }</th></tr></thead>
                     <tbody>
-                        { for view.samples.iter().take(SAMPLES_SHOWN).map(|s| html! {
+                        { for view.samples.iter().take(drawn).map(|s| html! {
                             <tr>
                                 <td class="mono">{ if s.key.text.is_empty() { html! { <span class="key-empty">{ "\"\" (end)" }</span> } } else { key_html(&s.key) } }</td>
                                 <td class="num mono" title={format!("{} bytes", format_count(s.offset))}>{ human_bytes(s.offset as f64) }</td>
@@ -475,9 +492,40 @@ fn samples(props: &SamplesProps) -> Html {
                     </tbody>
                 </table>
             </div>
-            if more > 0 {
+            if drawn < listed {
+                <button type="button" class="link-button hint" onclick={show_all}>
+                    { format!("Show {} more (of {})", format_count((listed - drawn) as u64), format_count(view.samples.len() as u64)) }
+                </button>
+            } else if more > 0 {
                 <p class="hint">{ format!("and {} more", format_count(more as u64)) }</p>
             }
         </div>
     }
+}
+
+/// Whether the element scrolls (its content overflows it), checked after
+/// every draw and when the window is resized (the layout bounds the box
+/// on a phone only).
+#[hook]
+fn use_scrolls(node: &NodeRef) -> bool {
+    let scrolls = use_state(|| false);
+    {
+        let node = node.clone();
+        let scrolls = scrolls.clone();
+        use_effect(move || {
+            let check = move || {
+                if let Some(e) = node.cast::<web_sys::Element>() {
+                    let now = e.scroll_height() > e.client_height();
+                    if now != *scrolls {
+                        scrolls.set(now);
+                    }
+                }
+            };
+            check();
+            let listener = web_sys::window()
+                .map(|w| gloo::events::EventListener::new(&w, "resize", move |_| check()));
+            move || drop(listener)
+        });
+    }
+    *scrolls
 }
