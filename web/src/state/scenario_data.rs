@@ -603,6 +603,53 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_of_the_designs_rows_never_also_redraws_the_panels() {
+        // 2 ms per clock reading: a load of many slices.
+        let slow = AppState::new(
+            Rc::new(crate::state::TestClock::new(crate::state::tests::NOW, 2.0)),
+            false,
+            crate::state::layout::Panels::default(),
+        )
+        .apply(Action::Boot(crate::state::boot::Boot::Demo))
+        .apply(Action::Sim(SimAction::PickScenario(
+            "mobile_timestamp_first.toml".into(),
+        )));
+        let mut state = slow
+            .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
+            .apply(Action::ScenarioData(ScenarioDataAction::Load));
+        let same = |a: &AppState, b: &AppState| {
+            Rc::ptr_eq(&a.tables, &b.tables)
+                && Rc::ptr_eq(&a.rows, &b.rows)
+                && match (&a.tablets, &b.tablets) {
+                    (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+                    (x, y) => x.is_none() && y.is_none(),
+                }
+        };
+        let (mut slices, mut catch_ups) = (0, 0);
+        while state.scenario_data.has_work() || state.catch_up.is_some() {
+            let next = state.apply(Action::Work);
+            let sliced = next.scenario_data.rev() != state.scenario_data.rev();
+            let redrawn = !same(&state, &next);
+            assert!(
+                !(sliced && redrawn),
+                "a slice wrote rows and redrew the panels"
+            );
+            slices += usize::from(sliced);
+            catch_ups += usize::from(redrawn);
+            state = next;
+            assert!(slices + catch_ups < 20_000, "the load ends");
+        }
+        assert!(slices > 16, "{slices} slices");
+        assert!(catch_ups > 2, "the panels caught up ({catch_ups})");
+        // Once the panels caught up, they show the whole table.
+        let table = state.scenario_data.table.clone().map(|(t, _)| t);
+        assert_eq!(state.rows.table, table);
+        assert_eq!(*state.tables, crate::state::tables(&state.instance()));
+        let state = settle(state);
+        assert_eq!(state.rows.total_rows(), 100_000);
+    }
+
+    #[test]
     fn free_ids_get_a_number() {
         let taken = ["t", "t-2"];
         assert_eq!(free_table_id("u", |x| taken.contains(&x)), "u");
