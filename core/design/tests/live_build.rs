@@ -4,29 +4,18 @@
 //! recorded while the build is under way is on the finished map; a table
 //! dropped half way is an error, not a panic.
 
+mod common;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use tabletop_design::keyviz::{BucketMode, LiveBuild, LiveKeyViz, LiveOptions, LiveReport};
 use tabletop_sql::Instance;
-use tabletop_store::{
-    ColumnFamily, CountRows, CreateTableRequest, InstanceConfig, MutateRowsEntry, Mutation,
-    ReadRowsRequest, RowRange, RowSet,
-};
+use tabletop_store::{CountRows, MutateRowsEntry, Mutation, ReadRowsRequest, RowRange, RowSet};
 
 /// An instance with table `t` split at `splits`, its clock fixed.
 fn table(splits: &[&str]) -> Instance {
-    let mut db = Instance::new(InstanceConfig {
-        simulated_clock: true,
-        ..InstanceConfig::default()
-    });
-    db.set_now(1_700_000_000_000_000);
-    db.create_table(
-        CreateTableRequest::with_families("t", [("cf", ColumnFamily::default())])
-            .split_at(splits.iter().copied()),
-    )
-    .unwrap();
-    db
+    common::split_table(splits)
 }
 
 /// Writes row `key` with `cells` cells of `len`-byte values.

@@ -2,28 +2,18 @@
 //! [`LiveOptions::nodes`] nodes with the simulator's balancer rule, so a
 //! heatmap cell can name its node as a simulated one does.
 
+mod common;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, tablet_nodes};
 use tabletop_sql::Instance;
-use tabletop_store::{
-    ColumnFamily, CountRows, CreateTableRequest, InstanceConfig, Mutation, ReadRowsRequest,
-    RowRange, RowSet,
-};
+use tabletop_store::{CountRows, Mutation, ReadRowsRequest, RowRange, RowSet};
 
 /// A table split into six tablets (at b, c, d, e, f), a row in each.
 fn six_tablets() -> Instance {
-    let mut db = Instance::new(InstanceConfig {
-        simulated_clock: true,
-        ..InstanceConfig::default()
-    });
-    db.set_now(1_700_000_000_000_000);
-    db.create_table(
-        CreateTableRequest::with_families("t", [("cf", ColumnFamily::default())])
-            .split_at(["b", "c", "d", "e", "f"]),
-    )
-    .unwrap();
+    let mut db = common::split_table(&["b", "c", "d", "e", "f"]);
     for key in ["a1", "b1", "c1", "d1", "e1", "f1"] {
         db.mutate_row(
             "t",

@@ -4,13 +4,13 @@
 //! for the same design, even though the bulk load is one bucket far
 //! busier than any bucket of the replay.
 
+mod common;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use tabletop_design::keyviz::{LiveKeyViz, LiveOptions, LiveReport, MessageKind, Pattern};
 use tabletop_design::sim::{ReplaySpec, SampleMoment, SampleSpec, Simulation};
-use tabletop_sql::Instance;
-use tabletop_store::InstanceConfig;
 
 const TIMESTAMP_FIRST: &str = include_str!("../../../static/scenarios/mobile_timestamp_first.toml");
 const DEVICE_FIRST: &str = include_str!("../../../static/scenarios/mobile_device_first.toml");
@@ -19,11 +19,7 @@ const DEVICE_FIRST: &str = include_str!("../../../static/scenarios/mobile_device
 /// workload, and returns the live report of its table.
 fn load_then_replay(scenario: &str, rows: u64, ops: u64) -> LiveReport {
     let sim = Simulation::from_toml(scenario).expect("the example scenarios parse");
-    let mut db = Instance::new(InstanceConfig {
-        simulated_clock: true,
-        ..InstanceConfig::default()
-    });
-    db.set_now(1_700_000_000_000_000);
+    let mut db = common::fixed_clock();
     let table = sim.scenario().table.id.clone();
     db.create_table(sim.table_request(&table)).unwrap();
     let mut sample = sim
