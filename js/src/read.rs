@@ -793,13 +793,8 @@ mod tests {
         for (key, cells) in rows {
             let views: Vec<CellView<'_>> = cells
                 .iter()
-                .map(|&(family, qualifier, timestamp_micros, value)| CellView {
-                    family,
-                    qualifier,
-                    timestamp_micros,
-                    value,
-                    label: None,
-                    gc_eligible: false,
+                .map(|&(family, qualifier, ts, value)| {
+                    CellView::plain(family, qualifier, ts, value)
                 })
                 .collect();
             assert!(p.accept(RowView { key, cells: &views }));
