@@ -483,6 +483,10 @@ pub struct AppState {
     work_frames: u64,
     /// What the panels still have to catch up with after a load's slices.
     catch_up: Option<CatchUp>,
+    /// Whether this action ran a slice of a load: the live map's build
+    /// then waits for a task of its own (the tables' sizes it would be
+    /// sized from are only brought up to date by the catching up).
+    load_sliced: bool,
 }
 
 impl PartialEq for AppState {
@@ -541,6 +545,7 @@ impl AppState {
             next_ghost: 0,
             work_frames: 0,
             catch_up: None,
+            load_sliced: false,
         }
     }
 
@@ -1043,6 +1048,7 @@ impl AppState {
             // is in, in the tasks that follow (see [`CatchUp`]).
             let done = job.is_done();
             self.data_rev += 1;
+            self.load_sliced = true;
             let due = self.refresh_due();
             if due || done || first {
                 self.catch_up = Some(CatchUp::Tablets);
@@ -1079,7 +1085,9 @@ impl AppState {
         if effects.data_changed {
             effects.data_changed = false;
             self.data_rev += 1;
-            if self.refresh_due() || !mid_job {
+            self.load_sliced = true;
+            // A new table (the load's start) is shown at once.
+            if self.refresh_due() || !mid_job || effects.select.is_some() {
                 self.catch_up = Some(CatchUp::Tablets);
             }
         }
@@ -1146,6 +1154,7 @@ impl AppState {
     /// selected table's data or traffic changed and a rebuild is due (see
     /// [`live`]).
     fn follow_live(&mut self) {
+        let sliced = std::mem::take(&mut self.load_sliced);
         if !self.panels.has(PanelId::KeyVisualizer) {
             return;
         }
@@ -1163,6 +1172,10 @@ impl AppState {
         // A replay's writes change the data every slice, as a load's do:
         // a large table's build waits for its end (which asks for one).
         let loading = self.loading() || self.scenario_data.replaying() == Some(true);
+        // Not after a load's slice: the two together could pass 50 ms.
+        if sliced && loading {
+            return;
+        }
         let sig = live::Signature {
             table: self.selected.clone(),
             data_rev: self.data_rev,

@@ -54,7 +54,7 @@ pub fn scenario_data_bar(props: &ScenarioDataBarProps) -> Html {
     let busy = data.job.is_some();
     let progress = data.job.as_ref().map(|job| {
         let label = match job {
-            Job::Load(_) => "Rows written",
+            Job::Start(_) | Job::Load(_) => "Rows written",
             Job::Replay(..) => "Requests replayed",
         };
         html! {
@@ -65,7 +65,7 @@ pub fn scenario_data_bar(props: &ScenarioDataBarProps) -> Html {
         }
     });
     let buttons = match &data.job {
-        Some(Job::Load(_)) => html! {
+        Some(Job::Start(_) | Job::Load(_)) => html! {
             <button type="button" class="button small" onclick={send(ScenarioDataAction::Cancel)}>{ "Stop" }</button>
         },
         Some(Job::Replay(_, running)) => html! {

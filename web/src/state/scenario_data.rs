@@ -50,6 +50,10 @@ const REPLAY_CHECK_EVERY: u32 = 32;
 /// What runs now.
 #[derive(Clone)]
 pub enum Job {
+    /// Getting a load ready, one part per task (each costs tens of
+    /// milliseconds for a big design): the design's simulation is built
+    /// (`None` until then), then the table and the rows' stream are made.
+    Start(Option<Rc<Simulation>>),
     /// Drawing, then writing the rows.
     Load(Rc<RefCell<LoadJob>>),
     /// Replaying the workload; paused when `false`.
@@ -59,6 +63,7 @@ pub enum Job {
 impl fmt::Debug for Job {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Job::Start(sim) => write!(f, "Start(simulation built: {})", sim.is_some()),
             Job::Load(_) => f.write_str("Load"),
             Job::Replay(_, running) => write!(f, "Replay(running: {running})"),
         }
@@ -182,7 +187,7 @@ impl ScenarioDataState {
     /// Whether a slice of work is wanted.
     pub fn has_work(&self) -> bool {
         match &self.job {
-            Some(Job::Load(_)) => true,
+            Some(Job::Start(_) | Job::Load(_)) => true,
             Some(Job::Replay(_, running)) => *running,
             None => false,
         }
@@ -190,7 +195,7 @@ impl ScenarioDataState {
 
     /// Whether rows are being written (saving a snapshot waits).
     pub fn loading(&self) -> bool {
-        matches!(self.job, Some(Job::Load(_)))
+        matches!(self.job, Some(Job::Start(_) | Job::Load(_)))
     }
 
     /// Whether a replay is under way (running or paused).
@@ -232,6 +237,7 @@ impl ScenarioDataState {
             }
             ScenarioDataAction::Cancel => {
                 let what = match self.job.take() {
+                    Some(Job::Start(_)) => "Stopped before the table was created.".to_string(),
                     Some(Job::Load(job)) => Self::stopped_load(&job.borrow().rows),
                     Some(Job::Replay(..)) => {
                         "Stopped the replay; the requests sent so far stay.".to_string()
@@ -273,15 +279,43 @@ impl ScenarioDataState {
         Simulation::new(scenario.clone()).map_err(|e| format!("This design has no table: {e}"))
     }
 
-    /// Creates the design's table under a free id and starts writing.
+    /// Starts a load of the design's rows: the click only shows the
+    /// progress; the work begins in the next task ([`Job::Start`]).
     fn load(&mut self, cx: &Cx<'_>) -> Effects {
         if self.job.is_some() {
             return Effects::default();
         }
-        let sim = match Self::simulation(cx) {
-            Ok(sim) => sim,
-            Err(e) => return Effects::error(e),
+        if cx.design.scenario.is_none() {
+            return Effects::error("Pick a scenario first.".to_string());
+        }
+        self.status = "Preparing the design's table…".to_string();
+        self.fraction = 0.0;
+        self.job = Some(Job::Start(None));
+        Effects::default()
+    }
+
+    /// One part of getting a load ready: the design's simulation, or
+    /// (once it is built) the table and the stream of rows.
+    fn work_start(&mut self, cx: &Cx<'_>, sim: Option<Rc<Simulation>>) -> Effects {
+        self.rev += 1;
+        self.job = None;
+        let Some(sim) = sim else {
+            return match Self::simulation(cx) {
+                Ok(sim) => {
+                    self.job = Some(Job::Start(Some(Rc::new(sim))));
+                    Effects::default()
+                }
+                Err(e) => {
+                    self.status = e.clone();
+                    Effects::error(e)
+                }
+            };
         };
+        self.begin_load(cx, &sim)
+    }
+
+    /// Creates the design's table under a free id and starts writing.
+    fn begin_load(&mut self, cx: &Cx<'_>, sim: &Simulation) -> Effects {
         cx.sync_clock();
         let mut db = cx.instance.borrow_mut();
         let table = free_table_id(&sim.scenario().table.id, |t| db.has_table(t));
@@ -391,6 +425,7 @@ impl ScenarioDataState {
     ) -> Effects {
         let deadline = now_ms() + budget_ms;
         match self.job.clone() {
+            Some(Job::Start(sim)) => self.work_start(cx, sim),
             Some(Job::Load(job)) => self.work_load(cx, &job, deadline, budget_ms, now_ms),
             Some(Job::Replay(replay, true)) => {
                 self.work_replay(cx, &replay, &|| now_ms() >= deadline)
@@ -591,6 +626,28 @@ mod tests {
         )))
     }
 
+    /// Clicks *Create table with rows* and runs the two tasks that get
+    /// the load ready: neither the click nor the first (the design's
+    /// simulation) creates anything; the second creates the table.
+    fn click_load(state: AppState) -> AppState {
+        let count = |s: &AppState| crate::state::tables(&s.instance()).len();
+        let before = count(&state);
+        let clicked = state.apply(Action::ScenarioData(ScenarioDataAction::Load));
+        assert!(clicked.scenario_data.loading());
+        assert_eq!(count(&clicked), before, "the click creates nothing");
+        let built = clicked.apply(Action::Work);
+        assert!(matches!(built.scenario_data.job, Some(Job::Start(Some(_)))));
+        assert_eq!(
+            count(&built),
+            before,
+            "the simulation's task creates nothing"
+        );
+        let started = built.apply(Action::Work);
+        assert!(matches!(started.scenario_data.job, Some(Job::Load(_))));
+        assert_eq!(count(&started), before + 1);
+        started
+    }
+
     fn run_work(mut state: AppState) -> AppState {
         for _ in 0..10_000 {
             // The panels catch up in the tasks after the last slice.
@@ -658,9 +715,9 @@ mod tests {
 
     #[test]
     fn loading_writes_the_designs_keys_into_a_new_table() {
-        let state = with_scenario()
-            .apply(Action::ScenarioData(ScenarioDataAction::SetRows(1_000)))
-            .apply(Action::ScenarioData(ScenarioDataAction::Load));
+        let state = click_load(
+            with_scenario().apply(Action::ScenarioData(ScenarioDataAction::SetRows(1_000))),
+        );
         let table = state.selected.clone().unwrap();
         assert_eq!(table, "mobile_time_series");
         assert!(state.scenario_data.loading());
@@ -705,9 +762,9 @@ mod tests {
     #[test]
     fn a_load_draws_then_writes_every_row_with_progress() {
         // Large enough that each phase takes more than one slice.
-        let mut state = with_scenario()
-            .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
-            .apply(Action::ScenarioData(ScenarioDataAction::Load));
+        let mut state = click_load(
+            with_scenario().apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000))),
+        );
         assert!(
             state
                 .scenario_data
@@ -717,7 +774,12 @@ mod tests {
         let mut seen = Vec::new();
         let mut last = 0.0;
         while state.scenario_data.has_work() {
+            let rev = state.scenario_data.rev();
             state = state.apply(Action::Work);
+            if state.scenario_data.rev() == rev {
+                // The panels catching up: no slice ran.
+                continue;
+            }
             let fraction = state.scenario_data.fraction;
             assert!(fraction >= last, "progress never goes back");
             last = fraction;
@@ -770,9 +832,9 @@ mod tests {
         // Large enough that drawing takes more than one slice and
         // writing several.
         let start = || {
-            with_scenario()
-                .apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000)))
-                .apply(Action::ScenarioData(ScenarioDataAction::Load))
+            click_load(
+                with_scenario().apply(Action::ScenarioData(ScenarioDataAction::SetRows(100_000))),
+            )
         };
         // While drawing: the new table stays, empty.
         let drawing = start();
