@@ -1450,6 +1450,19 @@ pub(crate) fn settle(mut state: AppState) -> AppState {
     panic!("the work never ended");
 }
 
+/// Whether `a` and `b` hold the same tables, tablets and rows (the same
+/// values, not copies): nothing of them was rebuilt in between. For the
+/// slices' tests.
+#[cfg(test)]
+pub(crate) fn panels_unchanged(a: &AppState, b: &AppState) -> bool {
+    Rc::ptr_eq(&a.tables, &b.tables)
+        && Rc::ptr_eq(&a.rows, &b.rows)
+        && match (&a.tablets, &b.tablets) {
+            (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+            (x, y) => x.is_none() && y.is_none(),
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1706,19 +1719,11 @@ mod tests {
                 seed: 3,
             }))
             .apply(Action::StartGenerator);
-        let same = |a: &AppState, b: &AppState| {
-            Rc::ptr_eq(&a.tables, &b.tables)
-                && Rc::ptr_eq(&a.rows, &b.rows)
-                && match (&a.tablets, &b.tablets) {
-                    (Some(x), Some(y)) => Rc::ptr_eq(x, y),
-                    (x, y) => x.is_none() && y.is_none(),
-                }
-        };
         let (mut slices, mut catch_ups) = (0, 0);
         while state.job.is_some() {
             let next = state.apply(Action::Work);
             let wrote = next.job.as_ref().map(|j| j.done) != state.job.as_ref().map(|j| j.done);
-            let redrawn = !same(&state, &next);
+            let redrawn = !panels_unchanged(&state, &next);
             assert!(
                 !(wrote && redrawn),
                 "a slice wrote rows and redrew the panels"
