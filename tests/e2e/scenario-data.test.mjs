@@ -57,8 +57,12 @@ test('a scenario becomes a table of its keys, and its replay lights up the live 
   assert.match(await status(page), /Replayed 20,000 requests on mobile_time_series: [\d,]+ writes, [\d,]+ reads/);
   assert.equal(await kv.getAttribute('data-view'), 'live');
   await page.waitForFunction(() => !!document.querySelector('.kv-live-summary'));
-  const update = kv.getByRole('button', { name: 'Update map', exact: true });
-  if (await update.count()) await update.click();
+  // The map follows by itself, in slices: wait for the build to end.
+  await page.waitForFunction(
+    () => document.querySelector('[data-live-building]')?.getAttribute('data-live-building') === 'false',
+    null,
+    { timeout: 60_000 },
+  );
   await kv.getByRole('combobox', { name: 'Metric' }).selectOption('write_rows');
   const table = await dataTable(page);
   // Columns with writes; the first is the load itself (writes everywhere),

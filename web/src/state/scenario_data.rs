@@ -587,8 +587,8 @@ impl ScenarioDataState {
                 human(p.ops),
                 rate_note(replay.rate())
             );
-            // The person asked to see this traffic: draw the map now, even
-            // where a table this large would otherwise wait for Update map.
+            // The person asked to see this traffic: draw the map now, with
+            // no wait between builds (it is still built in slices).
             Effects {
                 data_changed: true,
                 then: Some(Action::Live(LiveAction::Update)),
