@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(bytes(&digits), (b'0'..=b'9').collect::<Vec<_>>());
         let numbers = unicode_class("N", false, false).unwrap();
         assert!(numbers.contains(0xB2) && numbers.contains(0xBD), "² and ½");
-        assert_eq!(bytes(&unicode_class("Greek", false, false).unwrap()), []);
+        assert!(bytes(&unicode_class("Greek", false, false).unwrap()).is_empty());
         assert_eq!(
             bytes(&unicode_class("Greek", true, false).unwrap()).len(),
             256
