@@ -15,6 +15,7 @@ pub mod ingest;
 mod naive;
 pub mod sim;
 mod traffic;
+pub mod warm;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write;
@@ -226,6 +227,11 @@ impl MobileData {
         self.cells.len()
     }
 
+    /// The newest timestamp of the data set (the last row's).
+    fn last_ts(&self) -> i64 {
+        self.rows.last().map_or(0, |r| r.ts)
+    }
+
     fn key(&self, r: &RowSpec) -> &[u8] {
         &self.buf[r.key_off as usize..r.key_off as usize + r.key_len as usize]
     }
@@ -388,20 +394,10 @@ fn phase(report: &mut Report, store: &'static str, name: &str, ms: f64, ops: u64
     });
 }
 
-fn run_tabletop(
-    data: &MobileData,
-    keys: &[Vec<u8>],
-    prefixes: &[Vec<u8>],
-    report: &mut Report,
-    now_ms: &dyn Fn() -> f64,
-) {
-    let mut engine = EngineConfig::bulk();
-    if let Some(mb) = option_env_u64("TT_FLUSH_MB") {
-        engine.memtable_flush_bytes = mb << 20;
-    }
-    if let Some(mb) = option_env_u64("TT_SPLIT_MB") {
-        engine.split_bytes = mb << 20;
-    }
+/// An instance with the engine thresholds `engine`, its clock at the data
+/// set's last timestamp, and the empty table `mobile` with the data set's
+/// two families.
+fn mobile_instance(data: &MobileData, engine: EngineConfig) -> Instance {
     let mut db = Instance::new(InstanceConfig {
         engine,
         ..InstanceConfig::default()
@@ -418,13 +414,14 @@ fn run_tabletop(
         schema,
         initial_splits: Vec::new(),
     });
-    let now = data.rows.last().map_or(0, |r| r.ts);
-    db.set_now(now);
+    db.set_now(data.last_ts());
+    db
+}
 
-    let heap_before = live_bytes();
-    reset_peak();
-    let calls_before = allocation_calls();
-    let start = now_ms();
+/// Writes every row of `data` into `mobile`, one `mutate_row` each, with a
+/// tick every 100,000 rows and one at the end; answers the failed writes.
+fn load_mobile(db: &mut Instance, data: &MobileData) -> u64 {
+    let now = data.last_ts();
     let mut mutations: Vec<Mutation<'_>> = Vec::with_capacity(9);
     let mut errors = 0u64;
     for (i, r) in data.rows.iter().enumerate() {
@@ -445,6 +442,30 @@ fn run_tabletop(
         }
     }
     db.tick(now);
+    errors
+}
+
+fn run_tabletop(
+    data: &MobileData,
+    keys: &[Vec<u8>],
+    prefixes: &[Vec<u8>],
+    report: &mut Report,
+    now_ms: &dyn Fn() -> f64,
+) {
+    let mut engine = EngineConfig::bulk();
+    if let Some(mb) = option_env_u64("TT_FLUSH_MB") {
+        engine.memtable_flush_bytes = mb << 20;
+    }
+    if let Some(mb) = option_env_u64("TT_SPLIT_MB") {
+        engine.split_bytes = mb << 20;
+    }
+    let mut db = mobile_instance(data, engine);
+
+    let heap_before = live_bytes();
+    reset_peak();
+    let calls_before = allocation_calls();
+    let start = now_ms();
+    let errors = load_mobile(&mut db, data);
     let load_ms = now_ms() - start;
     let write_calls = allocation_calls() - calls_before;
     let heap = live_bytes() - heap_before;
@@ -501,28 +522,13 @@ fn run_tabletop(
     // repeated this many times, untimed, before the timed rounds.
     for _ in 0..option_env_u64("TT_READ_ROUNDS").unwrap_or(0) {
         let mut sink = CountRows::default();
-        for k in keys {
-            let _ = db.read_rows(
-                "mobile",
-                &ReadRowsRequest::rows(RowSet::single(k.clone())),
-                &mut sink,
-            );
-        }
-        for p in prefixes {
-            let req = ReadRowsRequest::rows(RowSet::range(RowRange::prefix(p.clone())));
-            let _ = db.read_rows("mobile", &req, &mut sink);
-        }
+        point_reads(&mut db, keys, &mut sink);
+        prefix_scans(&mut db, prefixes, &mut sink);
     }
 
     let mut sink = CountRows::default();
     let start = now_ms();
-    for k in keys {
-        let _ = db.read_rows(
-            "mobile",
-            &ReadRowsRequest::rows(RowSet::single(k.clone())),
-            &mut sink,
-        );
-    }
+    point_reads(&mut db, keys, &mut sink);
     let ms = now_ms() - start;
     phase(
         report,
@@ -535,10 +541,7 @@ fn run_tabletop(
 
     let mut sink = CountRows::default();
     let start = now_ms();
-    for p in prefixes {
-        let req = ReadRowsRequest::rows(RowSet::range(RowRange::prefix(p.clone())));
-        let _ = db.read_rows("mobile", &req, &mut sink);
-    }
+    prefix_scans(&mut db, prefixes, &mut sink);
     let ms = now_ms() - start;
     phase(
         report,
@@ -608,6 +611,25 @@ fn run_tabletop(
     );
 }
 
+/// One read of each key in `mobile`, into `sink`.
+fn point_reads(db: &mut Instance, keys: &[Vec<u8>], sink: &mut CountRows) {
+    for k in keys {
+        let _ = db.read_rows(
+            "mobile",
+            &ReadRowsRequest::rows(RowSet::single(k.clone())),
+            sink,
+        );
+    }
+}
+
+/// One scan of each prefix's rows in `mobile`, into `sink`.
+fn prefix_scans(db: &mut Instance, prefixes: &[Vec<u8>], sink: &mut CountRows) {
+    for p in prefixes {
+        let req = ReadRowsRequest::rows(RowSet::range(RowRange::prefix(p.clone())));
+        let _ = db.read_rows("mobile", &req, sink);
+    }
+}
+
 /// The filtered full scans both stores run: a value regex, a chain of three
 /// filters, and the newest version of each column.
 fn filtered_scans() -> Vec<(&'static str, RowFilter)> {
@@ -650,8 +672,17 @@ const QUALIFIER_REGEX: &str = "cpu_usage|memory_usage";
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn run_bench(rows: u32, baseline: bool) -> String {
+    run(rows as usize, baseline, &host_clock()).to_text()
+}
+
+/// The host's clock in milliseconds: the global `performance.now()`, looked
+/// up once and called each time (so a caller may put its own `performance`
+/// in place first, such as one answering CPU time), or `Date.now()`
+/// without one.
+#[cfg(target_arch = "wasm32")]
+fn host_clock() -> impl Fn() -> f64 {
     let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
-    let now = move || -> f64 {
+    move || -> f64 {
         perf.as_ref()
             .and_then(|p| {
                 let f = js_sys::Reflect::get(p, &"now".into()).ok()?;
@@ -659,8 +690,7 @@ pub fn run_bench(rows: u32, baseline: bool) -> String {
                 f.call0(p).ok()?.as_f64()
             })
             .unwrap_or_else(js_sys::Date::now)
-    };
-    run(rows as usize, baseline, &now).to_text()
+    }
 }
 
 fn option_env_u64(name: &str) -> Option<u64> {
