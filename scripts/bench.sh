@@ -6,7 +6,9 @@
 #   scripts/bench.sh --js [ROWS]     tabletop-js against sql.js (default 100000
 #                                    rows), beside the core's own wasm figures
 #                                    on the same data, in the same sitting;
-#                                    wall-clock and CPU-time figures both
+#                                    wall-clock and CPU-time figures both;
+#                                    then issue 18's goals measured warm, all
+#                                    stores in one process (bench/js/goals.mjs)
 #
 # Results go to stdout; BENCHMARKS.md explains them. Needs what
 # scripts/setup.sh installs (the wasm32 target and wasm-bindgen-cli).
@@ -38,8 +40,19 @@ if [ "${1:-}" = "--js" ]; then
         process.stdout.write(b.run_bench(Number(process.argv[2]), false));
     ' "$ROOT/target/bench-node/tabletop_bench.js" "$rows"
     echo
+    echo "== the core's reads warm: 10 untimed rounds, then 11 timed (read_rounds, CPU time), $rows rows"
+    node -e '
+        const b = require(process.argv[1]);
+        const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+        Object.defineProperty(globalThis, "performance", { value: { now: cpuMs }, configurable: true });
+        process.stdout.write(b.read_rounds(Number(process.argv[2]), 10, 11) + "\n");
+    ' "$ROOT/target/bench-node/tabletop_bench.js" "$rows"
+    echo
     echo "== tabletop-js and sql.js (bench/js/peer.mjs), $rows rows"
     node bench/js/peer.mjs "$rows" target/tabletop-js
+    echo
+    echo "== issue 18's goals, warm, in one process (bench/js/goals.mjs), $rows rows"
+    node --expose-gc bench/js/goals.mjs "$rows" 11 target/tabletop-js
     exit 0
 fi
 sizes=("$@")

@@ -1,7 +1,6 @@
 // The peer workload's data set: the mobile time series of bench/src/lib.rs
 // (the same generator ported to JavaScript, so the same rows, cells, sampled
-// keys and month prefixes), shared by bench/js/peer.mjs and
-// bench/js/reads.mjs.
+// keys and month prefixes), shared by the scripts of bench/js/.
 
 const MASK = (1n << 64n) - 1n;
 export class Rng {
@@ -20,6 +19,8 @@ export class Rng {
 export const QUALIFIERS = ['connected_cell', 'connected_wifi', 'os_build', 'battery_level', 'cpu_usage',
   'memory_usage', 'signal_strength', 'storage_free', 'data_sent'];
 export const SUMMARY = 'stats_summary';
+/** The value regex of the workload's filtered scan: one month of os_build values. */
+export const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
 export const DETAIL = 'stats_detail';
 const DAYS = 10;
 const MONTHS = 5;

@@ -9,14 +9,18 @@
 //   node bench/js/peer.mjs [ROWS] [PACKAGE_DIR]    defaults: 100000, target/tabletop-js
 //
 // scripts/bench.sh --js builds the package and runs this beside the core's
-// own in-process figures. BENCHMARKS.md explains the phases.
+// own in-process figures. BENCHMARKS.md explains the phases. Each read
+// here is timed once, after 100 untimed point reads and prefix scans:
+// bench/js/goals.mjs times the goals' reads warm, over many rounds.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { DETAIL, QUALIFIERS, SUMMARY, generate, prefixEnd, sample } from './mobile-data.mjs';
+import { DETAIL, QUALIFIERS, SUMMARY, VALUE_REGEX, generate, prefixEnd, sample } from './mobile-data.mjs';
+import { TABLE, createMobileTable, pointRequests, prefixRequests, REGEX_REQUEST, writeAll, writeBatches } from './package-requests.mjs';
+import { CellReads, insertAll, insertBatches, openCells } from './sqljs-store.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -25,7 +29,6 @@ const PKG = path.resolve(process.argv[3] ?? path.join(ROOT, 'target', 'tabletop-
 const ONLY = process.argv[4] === '--only' ? process.argv[5] : null;
 const require = createRequire(import.meta.url);
 const { Tabletop } = require(path.join(PKG, 'node', 'index.cjs'));
-const initSqlJs = require('sql.js');
 
 // ----------------------------------------------------------------- timing
 
@@ -51,47 +54,18 @@ function time(fn) {
 const BATCH = 1000;
 /** Point reads and prefix scans made before the timed ones, on each store (JIT warm-up). */
 const WARM_UP = 100;
-const TABLE = 'projects/p/instances/i/tables/mobile';
-const VALUE_REGEX = 'PQ2A\\.19040[0-9]\\.003';
-const VALUE_GLOB = 'PQ2A.19040[0-9].003';
-
 function tabletop(data, keys, prefixes, options = {}) {
-  const enc = new TextEncoder();
-  const b64 = (text) => Buffer.from(text).toString('base64');
-  const qualifiers = new Map(QUALIFIERS.map((q) => [q, b64(q)]));
-  // Requests are built before the clock starts, as sql.js's parameters
-  // are: byte fields as base64 text, the form of Bigtable's REST JSON.
-  let batches = [];
-  for (let i = 0; i < data.rows.length; i += BATCH) {
-    batches.push({
-      tableName: TABLE,
-      entries: data.rows.slice(i, i + BATCH).map((r) => ({
-        rowKey: b64(r.key),
-        mutations: r.cells.map(([family, q, value]) => ({
-          setCell: { familyName: family, columnQualifier: qualifiers.get(q), timestampMicros: r.ts, value: b64(value) },
-        })),
-      })),
-    });
-  }
+  // Requests are built before the clock starts, as sql.js's parameters are.
+  let batches = writeBatches(data.rows, BATCH);
   const db = new Tabletop(options.engine ? { engine: options.engine } : undefined);
   const read = options.values || options.shape ? { values: options.values, shape: options.shape } : undefined;
-  db.createTable({
-    parent: 'projects/p/instances/i', tableId: 'mobile',
-    table: { columnFamilies: { [SUMMARY]: {}, [DETAIL]: {} } },
-  });
+  createMobileTable(db);
   const out = {};
-  [out.load, , out.loadCpu] = time(() => {
-    for (const req of batches) {
-      const answer = db.mutateRows(req);
-      if (answer.entries.some((e) => e.status.code !== 0)) throw new Error('a write failed');
-    }
-  });
+  [out.load, , out.loadCpu] = time(() => writeAll(db, batches));
   batches = null;
   [out.compact] = time(() => db.compact({ tableName: TABLE }));
-  const pointReqs = keys.map((k) => ({ tableName: TABLE, rows: { rowKeys: [enc.encode(k)] } }));
-  const prefixReqs = prefixes.map((p) => ({
-    tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
-  }));
+  const pointReqs = pointRequests(keys);
+  const prefixReqs = prefixRequests(prefixes);
   for (const q of pointReqs.slice(0, WARM_UP)) db.readRows(q, read);
   for (const q of prefixReqs.slice(0, WARM_UP)) db.readRows(q, read);
   let n = 0;
@@ -100,7 +74,7 @@ function tabletop(data, keys, prefixes, options = {}) {
   n = 0;
   [out.prefix, , out.prefixCpu] = time(() => { for (const q of prefixReqs) n += db.readRows(q, read).rows.length; });
   out.prefixRows = n;
-  const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
+  const regex = REGEX_REQUEST;
   [out.regex, out.regexRows, out.regexCpu] = time(() => db.readRows(regex, read).rows.length);
   [out.regexIter, out.regexIterRows, out.regexIterCpu] = time(() => {
     let count = 0;
@@ -169,85 +143,23 @@ function textApi(data, keys, prefixes) {
 }
 
 async function sqljs(data, keys, prefixes) {
-  const SQL = await initSqlJs();
-  const db = new SQL.Database();
-  db.run(`CREATE TABLE cells (row_key TEXT, family TEXT, qualifier TEXT, ts INTEGER, value TEXT,
-          PRIMARY KEY (row_key, family, qualifier, ts DESC)) WITHOUT ROWID`);
-  let batches = [];
-  for (let i = 0; i < data.rows.length; i += BATCH) {
-    const params = [];
-    for (const r of data.rows.slice(i, i + BATCH)) {
-      for (const [family, q, value] of r.cells) params.push([r.key, family, q, r.ts, value]);
-    }
-    batches.push(params);
-  }
+  const db = await openCells();
+  let batches = insertBatches(data.rows, BATCH);
   const out = {};
-  [out.load, , out.loadCpu] = time(() => {
-    const insert = db.prepare('INSERT INTO cells VALUES (?, ?, ?, ?, ?)');
-    for (const params of batches) {
-      db.run('BEGIN');
-      for (const p of params) insert.run(p);
-      db.run('COMMIT');
-    }
-    insert.free();
-  });
+  [out.load, , out.loadCpu] = time(() => insertAll(db, batches));
   batches = null;
-  const rowsOf = (stmt) => {
-    // Cells grouped into rows, as a Bigtable read returns them.
-    let rows = 0;
-    let last = null;
-    while (stmt.step()) {
-      const cell = stmt.get();
-      if (cell[0] !== last) {
-        rows += 1;
-        last = cell[0];
-      }
-    }
-    return rows;
-  };
-  const point = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key = ? ORDER BY row_key, family, qualifier, ts DESC');
-  for (const k of keys.slice(0, WARM_UP)) {
-    point.bind([k]);
-    rowsOf(point);
-    point.reset();
-  }
+  const reads = new CellReads(db);
+  reads.points(keys.slice(0, WARM_UP));
   let n = 0;
-  [out.point, , out.pointCpu] = time(() => {
-    for (const k of keys) {
-      point.bind([k]);
-      n += rowsOf(point);
-      point.reset();
-    }
-  });
+  [out.point, , out.pointCpu] = time(() => { n = reads.points(keys); });
   out.pointRows = n;
-  const range = db.prepare('SELECT row_key, family, qualifier, ts, value FROM cells WHERE row_key >= ? AND row_key < ? ORDER BY row_key, family, qualifier, ts DESC');
-  for (const p of prefixes.slice(0, WARM_UP)) {
-    range.bind([p, prefixEnd(p)]);
-    rowsOf(range);
-    range.reset();
-  }
-  n = 0;
-  [out.prefix, , out.prefixCpu] = time(() => {
-    for (const p of prefixes) {
-      range.bind([p, prefixEnd(p)]);
-      n += rowsOf(range);
-      range.reset();
-    }
-  });
+  reads.prefixes(prefixes.slice(0, WARM_UP));
+  [out.prefix, , out.prefixCpu] = time(() => { n = reads.prefixes(prefixes); });
   out.prefixRows = n;
-  const scan = (where) => {
-    const stmt = db.prepare(`SELECT row_key, family, qualifier, ts, value FROM cells ${where} ORDER BY row_key, family, qualifier, ts DESC`);
-    const rows = rowsOf(stmt);
-    stmt.free();
-    return rows;
-  };
-  [out.regex, out.regexRows, out.regexCpu] = time(() => scan(`WHERE value GLOB '${VALUE_GLOB}'`));
-  const re = new RegExp(`^(?:${VALUE_REGEX})$`);
-  db.create_function('regexp', (pattern, value) => (re.test(value) ? 1 : 0));
-  [out.regexFn, out.regexFnRows, out.regexFnCpu] = time(() => scan(`WHERE value REGEXP '${VALUE_REGEX}'`));
-  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => scan(''));
-  point.free();
-  range.free();
+  [out.regex, out.regexRows, out.regexCpu] = time(() => reads.globScan());
+  [out.regexFn, out.regexFnRows, out.regexFnCpu] = time(() => reads.regexpScan());
+  [out.fullScan, out.fullRows, out.fullScanCpu] = time(() => reads.scan());
+  reads.free();
   db.close();
   return out;
 }
