@@ -17,8 +17,10 @@
 // garbage collection outside its time, and is timed by the CPU time of the
 // process (user + system, which counts the work done, the garbage
 // collector's and compiler's threads included, but not time spent waiting
-// for a core) and by the wall clock. The goals' status is computed from
-// the CPU medians.
+// for a core) and by the wall clock. Then the core's rounds alone, back to
+// back with no collection between them (its best case, caches hot). The
+// goals' status is computed from the CPU medians, against both figures of
+// the core.
 //
 // The "floor" row is plain JavaScript, no wasm: the regex answer's row
 // keys made as strings from base64 text in a buffer (Buffer's latin1Slice,
@@ -45,9 +47,9 @@ if (!(ROWS > 0) || !(ROUNDS > 0)) {
 }
 /**
  * Untimed rounds before the timed ones. The core's wasm read code reaches
- * its steady cost after 4 to 8 rounds of the three phases in Node 20
- * (read_rounds with no warm-up: 1000 point reads 6-8 ms CPU in the first
- * rounds, 1.1 ms from about the tenth; see BENCHMARKS.md).
+ * its steady cost after about 8 to 10 rounds of the three phases in Node 20
+ * (read_rounds with no warm-up: 1000 point reads 6-9 ms of CPU in the
+ * first round, 1.0-1.3 ms from about the tenth; see BENCHMARKS.md).
  */
 const WARM_UP = 10;
 const BATCH = 1000;
@@ -61,9 +63,9 @@ if (typeof globalThis.gc !== 'function') {
   globalThis.gc = vm.runInNewContext('gc');
 }
 
-/** CPU ms and wall ms of `fn()`, and its result; a full GC first, untimed. */
-function time(fn) {
-  globalThis.gc();
+/** CPU ms and wall ms of `fn()`, and its result; a full GC first, untimed, unless `collect` is false. */
+function time(fn, collect = true) {
+  if (collect) globalThis.gc();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
@@ -177,12 +179,16 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
 }
-// The core's phases once more, back to back with nothing else between
-// them (as read_rounds times them): code and caches hot from the phase
-// before, the best case the interleaved rounds' figures can be set against.
+// The core's phases once more, back to back with nothing between them, not
+// even the collection (as read_rounds times them): its store still in the
+// processor's caches from the phase before. A full collection walks the
+// whole JavaScript heap and leaves the caches cold: the same wasm phases
+// then cost about twice as much (100,000 rows: the regex scan 3.7-3.9 ms of
+// CPU after a collection, 1.7-1.8 ms without), so this is the core's best
+// case, and the interleaved rounds the like-for-like comparison.
 const CORE_PHASES = { point: PHASES.point.core, prefix: PHASES.prefix.core, regex: PHASES.regex.core };
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [phase, run] of Object.entries(CORE_PHASES)) (figures[`${phase} coreAlone`] ??= []).push(time(run));
+  for (const [phase, run] of Object.entries(CORE_PHASES)) (figures[`${phase} coreAlone`] ??= []).push(time(run, false));
 }
 const loadAtEnd = loadAverage();
 sqlReads.free();
@@ -236,7 +242,7 @@ function rowsBy(clock) {
 const rowCount = (r) => (typeof r.rows === 'number' ? r.rows.toLocaleString('en') : r.rows);
 function table(clock) {
   const rows = rowsBy(clock);
-  console.log('| phase | rows | core, interleaved | core, its rounds alone | package, nested | package, flat | sql.js | speed-up over sql.js, nested / flat | to the core interleaved, nested / flat | to the core alone, nested / flat |');
+  console.log('| phase | rows | core, interleaved | core, its rounds alone (no GC) | package, nested | package, flat | sql.js | speed-up over sql.js, nested / flat | to the core interleaved, nested / flat | to the core alone, nested / flat |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const over = (p) => (p && r.sql ? x(r.sql.median / p.median) : '-');
