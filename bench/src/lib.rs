@@ -22,8 +22,8 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use tabletop_core::{
-    ColumnFamily, CountRows, CreateTableRequest, EngineConfig, Instance, InstanceConfig, KeyBound,
-    Mutation, ReadRowsRequest, RowFilter, RowRange, RowSet, TableSchema,
+    ColumnFamily, CountRows, CreateTableRequest, DropTarget, EngineConfig, Instance,
+    InstanceConfig, KeyBound, Mutation, ReadRowsRequest, RowFilter, RowRange, RowSet, TableSchema,
 };
 
 pub use naive::Naive;
@@ -498,6 +498,8 @@ fn run_tabletop(
         ),
     );
 
+    merging_reads(&mut db, keys, prefixes, report, now_ms);
+
     let start = now_ms();
     let _ = db.compact(None);
     let ms = now_ms() - start;
@@ -609,6 +611,61 @@ fn run_tabletop(
             (live_bytes() - heap_before) as f64 / report.raw_bytes as f64
         ),
     );
+}
+
+/// Rows written after the load and dropped before the compaction, so that
+/// [`merging_reads`] find a memtable beside the load's runs.
+const EXTRA_ROWS: &[u8] = b"~merging/";
+
+/// The point reads and prefix scans of the general read path, which merges
+/// a tablet's runs and memtable: 1,000 one-cell rows (sorting after every
+/// phone's, out of the reads' ranges) are written into the memtable first
+/// and dropped after, before the major compaction, so the other phases see
+/// the same data. Each figure is the median of five rounds after two
+/// untimed ones (a wasm build compiles the read code lazily).
+fn merging_reads(
+    db: &mut Instance,
+    keys: &[Vec<u8>],
+    prefixes: &[Vec<u8>],
+    report: &mut Report,
+    now_ms: &dyn Fn() -> f64,
+) {
+    for i in 0..1000 {
+        let key = [EXTRA_ROWS, format!("{i:04}").as_bytes()].concat();
+        let cell = Mutation::set_cell(SUMMARY, b"extra", 1, b"x");
+        let _ = db.mutate_row("mobile", &key, &[cell]);
+    }
+    let sources: usize = db
+        .tablets("mobile")
+        .map(|t| t.iter().map(|t| t.runs.len() + 1).sum())
+        .unwrap_or(0);
+    type Reads = fn(&mut Instance, &[Vec<u8>], &mut CountRows);
+    let phases: [(&str, Reads, &[Vec<u8>]); 2] = [
+        ("1000 point reads, merging", point_reads, keys),
+        ("1000 prefix scans, merging", prefix_scans, prefixes),
+    ];
+    for (name, read, args) in phases {
+        let mut times = Vec::with_capacity(5);
+        let mut sink = CountRows::default();
+        for round in 0..7 {
+            sink = CountRows::default();
+            let start = now_ms();
+            read(db, args, &mut sink);
+            if round >= 2 {
+                times.push(now_ms() - start);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        phase(
+            report,
+            "tabletop",
+            name,
+            times[times.len() / 2],
+            sink.rows,
+            format!("median of 5 rounds; {sources} sources (runs and memtables) to merge"),
+        );
+    }
+    let _ = db.drop_row_range("mobile", &DropTarget::Prefix(EXTRA_ROWS.to_vec()));
 }
 
 /// One read of each key in `mobile`, into `sink`.
