@@ -424,28 +424,31 @@ function viewsOf(buffer, byteOffset = 0, byteLength = buffer.byteLength - byteOf
 }
 
 /**
- * A copy of a short scratch array made as a literal, longer ones by
- * slice. After one large nested answer, V8 allocates the row's objects in
- * the old generation, and an array from slice (always young) written into
- * each of them made every later small answer slow (nested prefix scans
- * 1.6x main's in bench/js/pair.mjs after the nested regex scan; 0.6x with
- * literals).
+ * The first `n` elements of a scratch array as a new array of exactly that
+ * length, a literal up to 6. After one large nested answer, V8 allocates
+ * the row's objects in the old generation, and an array from slice
+ * (always young) written into each of them made every later small answer
+ * slow (nested prefix scans 1.6x main's in bench/js/pair.mjs after the
+ * nested regex scan; 0.6x with literals). The scratch array is never
+ * shortened (setting `length` is a call into V8's runtime): what lies past
+ * `n` is left from earlier rows of the same answer.
  */
-function copyOf(a) {
-  switch (a.length) {
+function firstOf(a, n) {
+  switch (n) {
     case 1: return [a[0]];
     case 2: return [a[0], a[1]];
     case 3: return [a[0], a[1], a[2]];
     case 4: return [a[0], a[1], a[2], a[3]];
     case 5: return [a[0], a[1], a[2], a[3], a[4]];
     case 6: return [a[0], a[1], a[2], a[3], a[4], a[5]];
-    default: return a.slice();
+    default: return a.slice(0, n);
   }
 }
 
 /** Views of no buffer: what an unpacker holds when it reads nothing. */
 const NO_VIEWS = viewsOf(new ArrayBuffer(0));
-const WHOLE = { raw: false, flat: false };
+/** What a let-go unpacker holds instead of its arrays (never written to). */
+const NOTHING = [];
 
 /**
  * Turns the packed rows of js/src/read.rs (`at` to `end` of `views`) into
@@ -470,6 +473,7 @@ class Unpacker {
     this.shared = [];
     this.fams = [];
     this.cols = [];
+    this.cells = [];
   }
 
   /** Points this unpacker at the rows from `at` to `end` of `views`. */
@@ -487,12 +491,24 @@ class Unpacker {
     // cost the young generation's collector a remembered pointer.
     this.fams = [];
     this.cols = [];
+    this.cells = [];
     return this;
   }
 
-  /** Lets go of the answer's buffer and dictionary once they are read. */
+  /**
+   * Lets go of the answer's buffer, dictionary and scratch arrays once they
+   * are read (allocating nothing: an unpacker let go of reads no row).
+   */
   release() {
-    this.aim(NO_VIEWS, 0, 0, WHOLE, []);
+    this.u8 = NO_VIEWS.u8;
+    this.view = NO_VIEWS.view;
+    this.node = NO_VIEWS.node;
+    this.end = 0;
+    this.at = 0;
+    this.shared = NOTHING;
+    this.fams = NOTHING;
+    this.cols = NOTHING;
+    this.cells = NOTHING;
   }
 
   u32() {
@@ -517,68 +533,126 @@ class Unpacker {
     return this.at >= this.end;
   }
 
+  /** A cell's value: base64 text (undefined for none) or a view of its bytes. */
+  value() {
+    if (this.rawValues) {
+      // The value's own bytes: a view into the answer's one buffer.
+      const n = this.u32();
+      const bytes = n === 0 ? undefined : this.u8.subarray(this.at, this.at + n);
+      this.at += n;
+      return bytes;
+    }
+    const text = this.str();
+    return text === '' ? undefined : text;
+  }
+
+  /** A cell of the nested shape, in the few shapes answers have, each one literal. */
+  static cell(ts, value, label) {
+    if (ts !== '') {
+      if (value !== undefined) return label === '' ? { timestampMicros: ts, value } : { timestampMicros: ts, value, labels: [label] };
+      return label === '' ? { timestampMicros: ts } : { timestampMicros: ts, labels: [label] };
+    }
+    if (value !== undefined) return label === '' ? { value } : { value, labels: [label] };
+    return label === '' ? {} : { labels: [label] };
+  }
+
+  /**
+   * A column of one cell. The usual cell (a timestamp and a value, no
+   * label) is made in the same literal as its column and its list: V8 then
+   * allocates the three at once, in the same generation (measured: the
+   * nested regex scan, whose rows have one cell, at half its cost when its
+   * whole row was one literal).
+   */
+  static column(qualifier, ts, value, label) {
+    if (ts !== '' && value !== undefined && label === '') {
+      return qualifier === ''
+        ? { cells: [{ timestampMicros: ts, value }] }
+        : { qualifier, cells: [{ timestampMicros: ts, value }] };
+    }
+    const cell = Unpacker.cell(ts, value, label);
+    return qualifier === '' ? { cells: [cell] } : { qualifier, cells: [cell] };
+  }
+
+  /** cell() in the flat shape: the cell names its family and qualifier. */
+  flatCell(flags, family, qualifier) {
+    const ts = this.str();
+    const value = this.value();
+    const label = flags & 4 ? this.str() : '';
+    if (ts !== '') {
+      if (value !== undefined) return label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
+      return label === '' ? { family, qualifier, timestampMicros: ts } : { family, qualifier, timestampMicros: ts, labels: [label] };
+    }
+    if (value !== undefined) return label === '' ? { family, qualifier, value } : { family, qualifier, value, labels: [label] };
+    return label === '' ? { family, qualifier } : { family, qualifier, labels: [label] };
+  }
+
   row() {
     const key = this.str();
     const count = this.u32();
-    // Arrays are made at their final size (a literal or a slice of a
-    // scratch array): an array grown by push from empty reserves room for
-    // 17 elements, and answers of many small rows then cost the garbage
-    // collector several times their size. A column's object is made once
-    // its cells are all read, and a family's once its columns are: an
-    // object is never written to after it is made (when V8 has learnt to
-    // make them in the old generation, after a large answer, writing a new
-    // object into an old one costs every later young collection).
+    if (count === 0) return { key };
+    // The first cell of a row always starts a family (and so a column).
+    if (count === 1) {
+      const flags = this.u8[this.at++];
+      const name = flags & 1 ? this.str() : '';
+      const qualifier = flags & 2 ? this.str() : '';
+      const ts = this.str();
+      const value = this.value();
+      const label = flags & 4 ? this.str() : '';
+      if (ts !== '' && value !== undefined && label === '' && qualifier !== '') {
+        return { key, families: [{ name, columns: [{ qualifier, cells: [{ timestampMicros: ts, value }] }] }] };
+      }
+      return { key, families: [{ name, columns: [Unpacker.column(qualifier, ts, value, label)] }] };
+    }
+    // Arrays are made at their final size (firstOf the scratch arrays): an
+    // array grown by push from empty reserves room for 17 elements, and
+    // answers of many small rows then cost the garbage collector several
+    // times their size. A column's object is made once its cells are all
+    // read, and a family's once its columns are: an object is never
+    // written to after it is made (when V8 has learnt to make them in the
+    // old generation, after a large answer, writing a new object into an
+    // old one costs every later young collection).
+    const u8 = this.u8;
     const fams = this.fams;
     const cols = this.cols;
-    fams.length = 0;
-    cols.length = 0;
-    let name = null;
+    const cells = this.cells;
+    let families = 0;
+    let columns = 0;
+    let n = 0;
+    let name = '';
     let qualifier = '';
-    let cells = null;
     for (let i = 0; i < count; i++) {
-      const flags = this.u8[this.at++];
-      // A new family always starts a new column.
+      const flags = u8[this.at++];
       if (flags & 3) {
-        if (cells !== null) cols.push(qualifier === '' ? { cells } : { qualifier, cells });
-        cells = null;
+        if (n !== 0) {
+          const list = firstOf(cells, n);
+          cols[columns++] = qualifier === '' ? { cells: list } : { qualifier, cells: list };
+          n = 0;
+        }
         if (flags & 1) {
-          if (name !== null) {
-            fams.push({ name, columns: copyOf(cols) });
-            cols.length = 0;
+          if (columns !== 0) {
+            fams[families++] = { name, columns: firstOf(cols, columns) };
+            columns = 0;
           }
           name = this.str();
         }
         if (flags & 2) qualifier = this.str();
       }
       const ts = this.str();
-      let value;
-      if (this.rawValues) {
-        // The value's own bytes: a view into the answer's one buffer.
-        const n = this.u32();
-        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
-        this.at += n;
-      } else {
-        value = this.str();
-        if (value === '') value = undefined;
-      }
+      const value = this.value();
       const label = flags & 4 ? this.str() : '';
-      // Cells are made in the few shapes answers have, each as one literal.
-      let cell;
-      if (ts !== '') {
-        if (value !== undefined) cell = label === '' ? { timestampMicros: ts, value } : { timestampMicros: ts, value, labels: [label] };
-        else cell = label === '' ? { timestampMicros: ts } : { timestampMicros: ts, labels: [label] };
-      } else if (value !== undefined) {
-        cell = label === '' ? { value } : { value, labels: [label] };
+      // A column's only cell: the next cell (if any) starts a column.
+      if (n === 0 && (i + 1 === count || u8[this.at] & 3)) {
+        cols[columns++] = Unpacker.column(qualifier, ts, value, label);
       } else {
-        cell = label === '' ? {} : { labels: [label] };
+        cells[n++] = Unpacker.cell(ts, value, label);
       }
-      if (cells === null) cells = [cell];
-      else cells.push(cell);
     }
-    if (name === null) return { key };
-    cols.push(qualifier === '' ? { cells } : { qualifier, cells });
-    fams.push({ name, columns: copyOf(cols) });
-    return { key, families: copyOf(fams) };
+    if (n !== 0) {
+      const list = firstOf(cells, n);
+      cols[columns++] = qualifier === '' ? { cells: list } : { qualifier, cells: list };
+    }
+    fams[families++] = { name, columns: firstOf(cols, columns) };
+    return { key, families: firstOf(fams, families) };
   }
 
   /**
@@ -590,6 +664,12 @@ class Unpacker {
     const key = this.str();
     const count = this.u32();
     if (count === 0) return { key, cells: [] };
+    if (count === 1) {
+      const flags = this.u8[this.at++];
+      const family = flags & 1 ? this.str() : '';
+      const qualifier = flags & 2 ? this.str() : '';
+      return { key, cells: [this.flatCell(flags, family, qualifier)] };
+    }
     const cells = new Array(count);
     let family = '';
     let qualifier = '';
@@ -597,27 +677,7 @@ class Unpacker {
       const flags = this.u8[this.at++];
       if (flags & 1) family = this.str();
       if (flags & 2) qualifier = this.str();
-      const ts = this.str();
-      let value;
-      if (this.rawValues) {
-        const n = this.u32();
-        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
-        this.at += n;
-      } else {
-        value = this.str();
-        if (value === '') value = undefined;
-      }
-      const label = flags & 4 ? this.str() : '';
-      let cell;
-      if (ts !== '') {
-        if (value !== undefined) cell = label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
-        else cell = label === '' ? { family, qualifier, timestampMicros: ts } : { family, qualifier, timestampMicros: ts, labels: [label] };
-      } else if (value !== undefined) {
-        cell = label === '' ? { family, qualifier, value } : { family, qualifier, value, labels: [label] };
-      } else {
-        cell = label === '' ? { family, qualifier } : { family, qualifier, labels: [label] };
-      }
-      cells[i] = cell;
+      cells[i] = this.flatCell(flags, family, qualifier);
     }
     return { key, cells };
   }
@@ -646,13 +706,21 @@ class Unpacker {
  */
 const answers = new Unpacker();
 
+/** The four sets of read options, made once (a read allocates none). */
+const READ_OPTIONS = [
+  { raw: false, flat: false },
+  { raw: true, flat: false },
+  { raw: false, flat: true },
+  { raw: true, flat: true },
+];
+
 /**
  * The options of readRows and readRowsIter: whether cell values come as
  * base64 text (Bigtable's REST JSON, the default) or as bytes, and whether
  * rows come in Bigtable's nested shape (the default) or flat.
  */
 function readOptions(method, options) {
-  if (options === undefined) return { raw: false, flat: false };
+  if (options === undefined) return READ_OPTIONS[0];
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
   }
@@ -669,7 +737,7 @@ function readOptions(method, options) {
   if (shape !== undefined && shape !== 'nested' && shape !== 'flat') {
     throw new TypeError(`${method}: options.shape must be 'nested' or 'flat', got ${describe(shape)}`);
   }
-  return { raw: v === 'bytes', flat: shape === 'flat' };
+  return READ_OPTIONS[(v === 'bytes' ? 1 : 0) | (shape === 'flat' ? 2 : 0)];
 }
 
 // ------------------------------------------------------------- the class
