@@ -56,7 +56,7 @@ use tabletop_core::{
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Packed};
+use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Format, Packed};
 use self::value::{error_to_js, from_js, to_js};
 
 /// A Bigtable instance in memory, driven by JSON requests or `cbt`
@@ -85,7 +85,7 @@ impl Tabletop {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             cursors: HashMap::new(),
             next_cursor: 1,
-            answer: Packed::new(0, u64::MAX, false),
+            answer: Packed::new(0, u64::MAX, Format::default()),
         }
     }
 }
@@ -255,7 +255,8 @@ impl Tabletop {
     /// format is in `read.rs`: a `u32` length, the dictionary base, the
     /// rows, then that many bytes of `requestStats` JSON, none unless asked
     /// for). Past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED.
-    /// `raw_values` packs cell values as their own bytes instead of base64;
+    /// `format` says what goes as bytes rather than base64 (bit 0 the cell
+    /// values, bit 1 the row keys; see `read::Format`);
     /// `known` is how many dictionary entries the caller holds. Answers
     /// the answer's length; the answer itself is in this module's memory at
     /// [`Tabletop::answer_at`], until the next call.
@@ -263,13 +264,13 @@ impl Tabletop {
     pub fn read_packed(
         &mut self,
         request: JsValue,
-        raw_values: bool,
+        format: u32,
         known: u32,
     ) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req, full) =
             api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
-        let to = self.answer_for(raw_values, known);
+        let to = self.answer_for(format, known);
         let stats = read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
             .map_err(|e| error_to_js(&e))?;
         let stats = if full {
@@ -287,13 +288,13 @@ impl Tabletop {
     pub fn read_packed_request(
         &mut self,
         packed: &[u8],
-        raw_values: bool,
+        format: u32,
         known: u32,
     ) -> Result<Option<u32>, JsValue> {
         let Some((table, req)) = request::decode(packed) else {
             return Ok(None);
         };
-        let to = self.answer_for(raw_values, known);
+        let to = self.answer_for(format, known);
         read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
             .map_err(|e| error_to_js(&e))?;
         Ok(Some(read::len32(self.answer.finish(&[]).len())))
@@ -326,14 +327,16 @@ impl Tabletop {
     }
 
     /// Opens a cursor over a readRows request object; its rows come a
-    /// chunk at a time from [`Tabletop::next_rows`].
+    /// chunk at a time from [`Tabletop::next_rows`], packed as `format`
+    /// says (as for [`Tabletop::read_packed`]).
     #[wasm_bindgen(js_name = openRows)]
-    pub fn open_rows(&mut self, request: JsValue, raw_values: bool) -> Result<u32, JsValue> {
+    pub fn open_rows(&mut self, request: JsValue, format: u32) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req) = api::read_rows_request(&request).map_err(|e| error_to_js(&e))?;
         let id = self.next_cursor;
         self.next_cursor = self.next_cursor.wrapping_add(1).max(1);
-        self.cursors.insert(id, Cursor::new(table, req, raw_values));
+        self.cursors
+            .insert(id, Cursor::new(table, req, Format::from_bits(format)));
         Ok(id)
     }
 
@@ -425,10 +428,10 @@ impl Tabletop {
 }
 
 impl Tabletop {
-    fn answer_for(&self, raw_values: bool, known: u32) -> AnswerFor {
+    fn answer_for(&self, format: u32, known: u32) -> AnswerFor {
         AnswerFor {
             max_bytes: self.max_answer_bytes,
-            raw_values,
+            format: Format::from_bits(format),
             known,
         }
     }
