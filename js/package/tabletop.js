@@ -783,9 +783,12 @@ function makeTabletop(raw) {
   let memory = null;
   let views = null;
   function memoryViews() {
-    memory ??= Raw.memory();
-    const buffer = memory.buffer;
-    if (views === null || views.buffer !== buffer) views = viewsOf(buffer);
+    // A grown memory detaches the old buffer, whose views then have no
+    // bytes (cheaper to check than fetching `memory.buffer` each read).
+    if (views === null || views.u8.byteLength === 0) {
+      memory ??= Raw.memory();
+      views = viewsOf(memory.buffer);
+    }
     return views;
   }
 
@@ -862,12 +865,36 @@ function makeTabletop(raw) {
       try {
         return fn(this.#raw);
       } catch (e) {
-        if (e instanceof WebAssembly.RuntimeError) {
-          this.#broken = new TabletopError(13, 'INTERNAL',
-            `the wasm code failed (${e.message}); this Tabletop object can no longer be used, create a new one`);
-          throw this.#broken;
-        }
-        throw convert(e);
+        throw this.#failure(e);
+      }
+    }
+
+    /**
+     * What to throw for an error from wasm: a failure of the wasm code
+     * itself leaves this object unusable.
+     */
+    #failure(e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        this.#broken = new TabletopError(13, 'INTERNAL',
+          `the wasm code failed (${e.message}); this Tabletop object can no longer be used, create a new one`);
+        return this.#broken;
+      }
+      return convert(e);
+    }
+
+    /**
+     * A readRows answer packed in wasm's memory (js/src/read.rs); answers
+     * its length. The packed request when there is one, else the request
+     * as JSON text. #run's work spelled out, without a closure per read.
+     */
+    #readPacked(plain, request, format, known) {
+      if (this.#broken) throw this.#broken;
+      const raw = this.#raw;
+      try {
+        const length = plain === null ? undefined : raw.readPackedRequest(plain, format, known);
+        return length === undefined ? raw.readPacked(requestText(request), format, known) : length;
+      } catch (e) {
+        throw this.#failure(e);
       }
     }
 
@@ -921,11 +948,7 @@ function makeTabletop(raw) {
       const opts = readOptions('readRows', options);
       const plain = packRead(request);
       const shared = this.#shared;
-      let length = plain ? this.#run((r) => r.readPackedRequest(plain, opts.format, shared.length)) : undefined;
-      if (length === undefined) {
-        const text = requestText(request);
-        length = this.#run((r) => r.readPacked(text, opts.format, shared.length));
-      }
+      const length = this.#readPacked(plain, request, opts.format, shared.length);
       // The answer is read where wasm packed it, before any other call
       // into wasm (which may reuse that buffer or grow the memory). Raw
       // values stay views into the answer, so that answer is copied first.
@@ -945,7 +968,9 @@ function makeTabletop(raw) {
       if (base > shared.length) {
         throw new TabletopError(13, 'INTERNAL', `readRows: the answer refers to ${base} strings, this object holds ${shared.length}`);
       }
-      shared.length = base;
+      // (Setting an array's length is a call into V8's runtime, even to
+      // the length it has.)
+      if (shared.length !== base) shared.length = base;
       const end = start + length - statsLength;
       let rows;
       try {
