@@ -84,11 +84,26 @@ class Packer {
     this.buf = new Uint8Array(size);
     this.view = new DataView(this.buf.buffer);
     this.at = 0;
+    /** The table name packRead last wrote at the start, and its end. */
+    this.table = null;
+    this.tableEnd = 0;
+  }
+
+  /**
+   * A packer that writes into `length` bytes of `buffer` from `offset`
+   * (wasm's memory), until it needs more room: it then goes on in a
+   * buffer of its own.
+   */
+  static over(buffer, offset, length) {
+    const p = new Packer(0);
+    p.buf = new Uint8Array(buffer, offset, length);
+    p.view = new DataView(buffer, offset, length);
+    return p;
   }
 
   room(n) {
     if (this.at + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(this.buf.length * 2, 256);
     while (size < this.at + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.at));
@@ -138,11 +153,20 @@ class Packer {
       this.u8(2);
       this.str(v);
     } else if (v instanceof Uint8Array) {
-      this.u8(1);
-      this.u32(v.length);
-      this.room(v.length);
-      this.buf.set(v, this.at);
-      this.at += v.length;
+      const n = v.length;
+      this.room(5 + n);
+      const buf = this.buf;
+      buf[this.at] = 1;
+      this.view.setUint32(this.at + 1, n, true);
+      const at = this.at + 5;
+      // Short arrays (row keys) by a loop: TypedArray set's call costs
+      // more than copying a few dozen bytes.
+      if (n <= 64) {
+        for (let i = 0; i < n; i++) buf[at + i] = v[i];
+      } else {
+        buf.set(v, at);
+      }
+      this.at = at + n;
     } else {
       throw DECLINE;
     }
@@ -318,12 +342,11 @@ function packRange(p, range) {
   packBound(p, ec, eo);
 }
 
-/** The packer of plain reads, reused call after call (wasm copies what it is given). */
-const readPacker = new Packer(256);
-
-/** A plain readRows (no filter) packed, or `null` for JSON text. */
-function packRead(request) {
-  const p = readPacker;
+/**
+ * A plain readRows (no filter) packed into `p` from its start; false when
+ * it must go as JSON text.
+ */
+function packRead(p, request) {
   p.at = 0;
   try {
     let table, rows, limit, reversed;
@@ -346,7 +369,16 @@ function packRead(request) {
       }
       if (!Array.isArray(keys) || !Array.isArray(ranges)) throw DECLINE;
     }
-    p.str(table);
+    // The table name is at the start of every request: when it is the
+    // last one this packer wrote, its bytes are still there.
+    if (table === p.table) {
+      p.at = p.tableEnd;
+    } else {
+      p.table = null;
+      p.str(table);
+      p.table = table;
+      p.tableEnd = p.at;
+    }
     p.u32(keys.length);
     for (let i = 0; i < keys.length; i++) {
       if (keys[i] === undefined) throw DECLINE;
@@ -359,16 +391,10 @@ function packRead(request) {
     else if (reversed === true) p.u8(1);
     else throw DECLINE;
   } catch (e) {
-    if (e === DECLINE) return null;
+    if (e === DECLINE) return false;
     throw e;
   }
-  const packed = p.buf.subarray(0, p.at);
-  // A read of very many keys leaves no big buffer behind.
-  if (p.buf.length > 0x10000) {
-    p.buf = new Uint8Array(256);
-    p.view = new DataView(p.buf.buffer);
-  }
-  return packed;
+  return true;
 }
 
 // ------------------------------------------------------------------ reads
@@ -771,6 +797,16 @@ const GENERAL = [
 /** Answers longer than this give their buffer back once read (js/src/read.rs's KEEP_BYTES). */
 const RELEASE_BYTES = 1 << 20;
 
+/**
+ * The size of each object's request buffer in wasm's memory; larger plain
+ * reads (hundreds of keys) are packed apart and copied in.
+ */
+const REQUEST_BYTES = 4096;
+
+/** What readRequested answers for a declined request and for a failed read (js/src/lib.rs). */
+const READ_DECLINED = 0xffffffff;
+const READ_FAILED = 0xfffffffe;
+
 function makeTabletop(raw) {
   const Raw = raw.Tabletop;
 
@@ -811,6 +847,12 @@ function makeTabletop(raw) {
      * order: later answers refer to them by index (js/src/read.rs).
      */
     #shared = [];
+    /**
+     * Where this object's request buffer starts in wasm's memory (0 until
+     * first asked for) and the packer over it (see #requestPacker).
+     */
+    #requestAt = 0;
+    #request = null;
 
     /**
      * `options.engine`: 'default' (the playground's engine thresholds:
@@ -884,18 +926,45 @@ function makeTabletop(raw) {
 
     /**
      * A readRows answer packed in wasm's memory (js/src/read.rs); answers
-     * its length. The packed request when there is one, else the request
-     * as JSON text. #run's work spelled out, without a closure per read.
+     * its length. A plain read is packed (js/src/request.rs) straight into
+     * this object's request buffer in wasm's memory, unless it outgrows
+     * it; anything else goes as JSON text. #run's work spelled out, with
+     * no closure per read.
      */
-    #readPacked(plain, request, format, known) {
+    #readPacked(request, format, known) {
       if (this.#broken) throw this.#broken;
       const raw = this.#raw;
       try {
-        const length = plain === null ? undefined : raw.readPackedRequest(plain, format, known);
-        return length === undefined ? raw.readPacked(requestText(request), format, known) : length;
+        const p = this.#requestPacker();
+        let length = READ_DECLINED;
+        if (packRead(p, request)) {
+          length = p.buf.buffer === memoryViews().buffer
+            ? raw.readRequested(p.at, format, known)
+            : raw.readPackedRequest(p.buf.subarray(0, p.at), format, known) ?? READ_DECLINED;
+        }
+        if (length === READ_FAILED) throw raw.takeFailure();
+        if (length === READ_DECLINED) length = raw.readPacked(requestText(request), format, known);
+        return length;
       } catch (e) {
         throw this.#failure(e);
       }
+    }
+
+    /**
+     * The packer over this object's request buffer in wasm's memory,
+     * remade when the memory has grown (its view is then of the old
+     * buffer) or a request outgrew it.
+     */
+    #requestPacker() {
+      let p = this.#request;
+      const { buffer } = memoryViews();
+      if (p === null || p.buf.buffer !== buffer) {
+        if (this.#requestAt === 0) this.#requestAt = this.#raw.requestBuffer(REQUEST_BYTES);
+        // requestBuffer may have grown the memory.
+        p = Packer.over(memoryViews().buffer, this.#requestAt, REQUEST_BYTES);
+        this.#request = p;
+      }
+      return p;
     }
 
     /** Runs any method of the protocol by name on a request object. */
@@ -946,9 +1015,8 @@ function makeTabletop(raw) {
     readRows(request, options) {
       requireObject('readRows', request);
       const opts = readOptions('readRows', options);
-      const plain = packRead(request);
       const shared = this.#shared;
-      const length = this.#readPacked(plain, request, opts.format, shared.length);
+      const length = this.#readPacked(request, opts.format, shared.length);
       // The answer is read where wasm packed it, before any other call
       // into wasm (which may reuse that buffer or grow the memory). Raw
       // values stay views into the answer, so that answer is copied first.
@@ -1064,6 +1132,8 @@ function makeTabletop(raw) {
       this.#raw = next;
       this.#broken = null;
       this.#shared = [];
+      this.#requestAt = 0;
+      this.#request = null;
     }
 
     /** A new object holding the instance `bytes` (from `snapshot()`) describe. */

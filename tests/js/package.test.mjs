@@ -770,6 +770,47 @@ describe('the strings dictionary kept across calls', () => {
     assert.equal(iter.next().done, true);
   });
 
+  test('plain reads packed in wasm memory: other tables, many keys, failures, grown memory', () => {
+    // Plain reads are packed straight into a buffer of each object's in
+    // wasm memory, the table name left in place from the read before when
+    // it is the same (tabletop.js, packRead): reads that switch tables,
+    // one that outgrows the buffer, reads that fail in the core, reads
+    // after an answer that grew the memory, and two objects in turn.
+    const db = withTable({ a: {}, b: {} });
+    db.createTable({ parent: PARENT, tableId: 'u', table: { columnFamilies: { a: {} } } });
+    writeRows(db, 0, 300);
+    const OTHER = `${PARENT}/tables/u`;
+    db.mutateRow({ tableName: OTHER, rowKey: key(1), mutations: [{ setCell: { familyName: 'a', value: b64('other') } }] });
+    const point = (table, i) => ({ tableName: table, rows: { rowKeys: [key(i)] } });
+    for (let i = 0; i < 4; i++) {
+      sameAsHandle(db, point(TABLE, 1));
+      sameAsHandle(db, point(OTHER, 1));
+      // A name of another length, then one that differs in its last byte.
+      throwsStatus(() => db.readRows(point(`${PARENT}/tables/nope`, 1)), 'NOT_FOUND');
+      throwsStatus(() => db.readRows(point(`${PARENT}/tables/v`, 1)), 'NOT_FOUND');
+      sameAsHandle(db, point(TABLE, 2));
+    }
+    assert.equal(db.readRows(point(OTHER, 1)).rows[0].families[0].columns[0].cells[0].value, b64('other'));
+    // 600 keys: more than the buffer holds.
+    const many = { tableName: TABLE, rows: { rowKeys: Array.from({ length: 600 }, (_, i) => key(i % 300)) } };
+    sameAsHandle(db, many);
+    sameAsHandle(db, point(TABLE, 3));
+    sameAsHandle(db, many);
+    // An answer of several megabytes grows the memory.
+    writeRows(db, 300, 20000);
+    assert.equal(db.readRows({ tableName: TABLE }).rows.length, 20000);
+    sameAsHandle(db, point(TABLE, 19999));
+    const other = withTable({ a: {}, b: {} });
+    writeRows(other, 0, 10, 'o');
+    for (let i = 0; i < 3; i++) {
+      sameAsHandle(other, point(TABLE, i));
+      sameAsHandle(db, point(TABLE, i));
+    }
+    db.restore(other.snapshot());
+    sameAsHandle(db, point(TABLE, 5));
+    other.free();
+  });
+
   test('two objects side by side keep dictionaries of their own', () => {
     const one = withTable({ a: {}, b: {} });
     const two = withTable({ b: {}, a: {} });
