@@ -114,6 +114,9 @@ pub(crate) struct Packed {
     /// string costs a new string.
     byte_values: [u32; 256],
     pub(crate) rows: u64,
+    /// The key of the last row written, for a cursor's chunk (where the
+    /// next chunk resumes); whole answers, which never resume, leave it
+    /// empty rather than copy every row's key.
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
     pub(crate) over: bool,
@@ -439,8 +442,10 @@ impl RowSink for Packed {
         }
         std::mem::swap(&mut self.columns, &mut self.prev_columns);
         self.rows += 1;
-        self.last_key.clear();
-        self.last_key.extend_from_slice(row.key);
+        if self.max_rows != u64::MAX {
+            self.last_key.clear();
+            self.last_key.extend_from_slice(row.key);
+        }
         if self.rows >= self.max_rows {
             self.full = true;
             return false;
