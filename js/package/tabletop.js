@@ -593,23 +593,6 @@ class Unpacker {
     return label === '' ? {} : { labels: [label] };
   }
 
-  /**
-   * A column of one cell. The usual cell (a timestamp and a value, no
-   * label) is made in the same literal as its column and its list: V8 then
-   * allocates the three at once, in the same generation (measured: the
-   * nested regex scan, whose rows have one cell, at half its cost when its
-   * whole row was one literal).
-   */
-  static column(qualifier, ts, value, label) {
-    if (ts !== '' && value !== undefined && label === '') {
-      return qualifier === ''
-        ? { cells: [{ timestampMicros: ts, value }] }
-        : { qualifier, cells: [{ timestampMicros: ts, value }] };
-    }
-    const cell = Unpacker.cell(ts, value, label);
-    return qualifier === '' ? { cells: [cell] } : { qualifier, cells: [cell] };
-  }
-
   /** cell() in the flat shape: the cell names its family and qualifier. */
   flatCell(flags, family, qualifier) {
     const ts = this.str();
@@ -635,10 +618,18 @@ class Unpacker {
       const ts = this.str();
       const value = this.value();
       const label = flags & 4 ? this.str() : '';
+      // The usual cell (a timestamp and a value, no label) is made in the
+      // same literal as the rest of the row: the nested value-regex scan
+      // (33,433 rows of one cell) then costs about what the flat one does,
+      // where it cost 2x to 2.5x (bench/js/pair.mjs and reads.mjs). The
+      // same for each column of one cell in longer rows made the nested
+      // prefix scans slower alone in a process (reads.mjs), so those are
+      // made cell, list, column in turn.
       if (ts !== '' && value !== undefined && label === '' && qualifier !== '') {
         return { key, families: [{ name, columns: [{ qualifier, cells: [{ timestampMicros: ts, value }] }] }] };
       }
-      return { key, families: [{ name, columns: [Unpacker.column(qualifier, ts, value, label)] }] };
+      const cells = [Unpacker.cell(ts, value, label)];
+      return { key, families: [{ name, columns: [qualifier === '' ? { cells } : { qualifier, cells }] }] };
     }
     // Arrays are made at their final size (firstOf the scratch arrays): an
     // array grown by push from empty reserves room for 17 elements, and
@@ -677,12 +668,7 @@ class Unpacker {
       const ts = this.str();
       const value = this.value();
       const label = flags & 4 ? this.str() : '';
-      // A column's only cell: the next cell (if any) starts a column.
-      if (n === 0 && (i + 1 === count || u8[this.at] & 3)) {
-        cols[columns++] = Unpacker.column(qualifier, ts, value, label);
-      } else {
-        cells[n++] = Unpacker.cell(ts, value, label);
-      }
+      cells[n++] = Unpacker.cell(ts, value, label);
     }
     if (n !== 0) {
       const list = firstOf(cells, n);
