@@ -593,7 +593,10 @@ class Unpacker {
     return label === '' ? {} : { labels: [label] };
   }
 
-  /** cell() in the flat shape: the cell names its family and qualifier. */
+  /**
+   * The rest of a cell whose `flags` have been read, in the flat shape: the
+   * cell names its family and qualifier (the shapes as in Unpacker.cell).
+   */
   flatCell(flags, family, qualifier) {
     const ts = this.str();
     const value = this.value();

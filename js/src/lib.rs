@@ -60,8 +60,8 @@ use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Format, Packed};
 use self::value::{error_to_js, from_js, to_js};
 
 /// What [`Tabletop::read_requested`] answers for a request the packed path
-/// declines, and for a read that failed (an answer is never that long: it
-/// is at most `maxAnswerBytes`, below 2^32 - 2, plus its stats).
+/// declines, and for a read that failed. No answer is that long: it lives
+/// in the module's 32-bit memory beside the instance it was read from.
 const READ_DECLINED: u32 = u32::MAX;
 const READ_FAILED: u32 = u32::MAX - 1;
 
@@ -363,8 +363,9 @@ impl Tabletop {
         error_to_js(&e)
     }
 
-    /// Where the last answer of [`Tabletop::read_packed`] or
-    /// [`Tabletop::read_packed_request`] starts in this module's memory
+    /// Where the last answer of [`Tabletop::read_packed`],
+    /// [`Tabletop::read_packed_request`] or [`Tabletop::read_requested`]
+    /// starts in this module's memory
     /// ([`Tabletop::memory`]). The package's JavaScript reads the answer
     /// straight from there, with no copy, and before it calls into the
     /// module again: the next call may reuse the buffer, or grow the memory
