@@ -11,7 +11,9 @@
 //   defaults: 100000, target/tabletop-js, 7, point,prefix,regex
 //
 // More phases, for builds that have `{ shape: 'flat' }`: point-flat,
-// prefix-flat, regex-flat (the same reads in the flat shape).
+// prefix-flat, regex-flat (the same reads in the flat shape), and empty
+// (1000 flat reads of a range with no rows, as in bench/js/pair.mjs: what
+// a call costs before its rows).
 //
 // Unlike bench/js/peer.mjs, nothing else lives in the process (no sql.js,
 // no second store, the write requests dropped before the reads), so the
@@ -98,6 +100,9 @@ const points = sample(data.rows.map((r) => r.key), 1000, 7n)
 const prefixes = sample(data.monthPrefixes, 1000, 11n).map((p) => ({
   tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(p), endKeyOpen: enc.encode(prefixEnd(p)) }] },
 }));
+const empties = prefixes.map((_, i) => ({
+  tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: enc.encode(`zzz${i}`), endKeyOpen: enc.encode(`zzz${i}a`) }] },
+}));
 const regex = { tableName: TABLE, filter: { valueRegexFilter: Buffer.from(VALUE_REGEX).toString('base64') } };
 const db = load(data);
 data.rows.length = 0;
@@ -109,6 +114,7 @@ const phases = {
   'point-flat': () => points.reduce((n, q) => n + db.readRows(q, FLAT).rows.length, 0),
   'prefix-flat': () => prefixes.reduce((n, q) => n + db.readRows(q, FLAT).rows.length, 0),
   'regex-flat': () => db.readRows(regex, FLAT).rows.length,
+  empty: () => empties.reduce((n, q) => n + db.readRows(q, FLAT).rows.length, 0),
 };
 for (const q of points.slice(0, 100)) db.readRows(q);
 const runs = new Map(PHASES.map((p) => [p, []]));

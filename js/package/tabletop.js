@@ -84,11 +84,26 @@ class Packer {
     this.buf = new Uint8Array(size);
     this.view = new DataView(this.buf.buffer);
     this.at = 0;
+    /** The table name packRead last wrote at the start, and its end. */
+    this.table = null;
+    this.tableEnd = 0;
+  }
+
+  /**
+   * A packer that writes into `length` bytes of `buffer` from `offset`
+   * (wasm's memory), until it needs more room: it then goes on in a
+   * buffer of its own.
+   */
+  static over(buffer, offset, length) {
+    const p = new Packer(0);
+    p.buf = new Uint8Array(buffer, offset, length);
+    p.view = new DataView(buffer, offset, length);
+    return p;
   }
 
   room(n) {
     if (this.at + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(this.buf.length * 2, 256);
     while (size < this.at + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.at));
@@ -138,11 +153,20 @@ class Packer {
       this.u8(2);
       this.str(v);
     } else if (v instanceof Uint8Array) {
-      this.u8(1);
-      this.u32(v.length);
-      this.room(v.length);
-      this.buf.set(v, this.at);
-      this.at += v.length;
+      const n = v.length;
+      this.room(5 + n);
+      const buf = this.buf;
+      buf[this.at] = 1;
+      this.view.setUint32(this.at + 1, n, true);
+      const at = this.at + 5;
+      // Short arrays (row keys) by a loop: TypedArray set's call costs
+      // more than copying a few dozen bytes.
+      if (n <= 64) {
+        for (let i = 0; i < n; i++) buf[at + i] = v[i];
+      } else {
+        buf.set(v, at);
+      }
+      this.at = at + n;
     } else {
       throw DECLINE;
     }
@@ -318,12 +342,11 @@ function packRange(p, range) {
   packBound(p, ec, eo);
 }
 
-/** The packer of plain reads, reused call after call (wasm copies what it is given). */
-const readPacker = new Packer(256);
-
-/** A plain readRows (no filter) packed, or `null` for JSON text. */
-function packRead(request) {
-  const p = readPacker;
+/**
+ * A plain readRows (no filter) packed into `p` from its start; false when
+ * it must go as JSON text.
+ */
+function packRead(p, request) {
   p.at = 0;
   try {
     let table, rows, limit, reversed;
@@ -346,7 +369,16 @@ function packRead(request) {
       }
       if (!Array.isArray(keys) || !Array.isArray(ranges)) throw DECLINE;
     }
-    p.str(table);
+    // The table name is at the start of every request: when it is the
+    // last one this packer wrote, its bytes are still there.
+    if (table === p.table) {
+      p.at = p.tableEnd;
+    } else {
+      p.table = null;
+      p.str(table);
+      p.table = table;
+      p.tableEnd = p.at;
+    }
     p.u32(keys.length);
     for (let i = 0; i < keys.length; i++) {
       if (keys[i] === undefined) throw DECLINE;
@@ -359,16 +391,10 @@ function packRead(request) {
     else if (reversed === true) p.u8(1);
     else throw DECLINE;
   } catch (e) {
-    if (e === DECLINE) return null;
+    if (e === DECLINE) return false;
     throw e;
   }
-  const packed = p.buf.subarray(0, p.at);
-  // A read of very many keys leaves no big buffer behind.
-  if (p.buf.length > 0x10000) {
-    p.buf = new Uint8Array(256);
-    p.view = new DataView(p.buf.buffer);
-  }
-  return packed;
+  return true;
 }
 
 // ------------------------------------------------------------------ reads
@@ -424,28 +450,31 @@ function viewsOf(buffer, byteOffset = 0, byteLength = buffer.byteLength - byteOf
 }
 
 /**
- * A copy of a short scratch array made as a literal, longer ones by
- * slice. After one large nested answer, V8 allocates the row's objects in
- * the old generation, and an array from slice (always young) written into
- * each of them made every later small answer slow (nested prefix scans
- * 1.6x main's in bench/js/pair.mjs after the nested regex scan; 0.6x with
- * literals).
+ * The first `n` elements of a scratch array as a new array of exactly that
+ * length, a literal up to 6. After one large nested answer, V8 allocates
+ * the row's objects in the old generation, and an array from slice
+ * (always young) written into each of them made every later small answer
+ * slow (nested prefix scans 1.6x main's in bench/js/pair.mjs after the
+ * nested regex scan; 0.6x with literals). The scratch array is never
+ * shortened (setting `length` is a call into V8's runtime): what lies past
+ * `n` is left from earlier rows of the same answer.
  */
-function copyOf(a) {
-  switch (a.length) {
+function firstOf(a, n) {
+  switch (n) {
     case 1: return [a[0]];
     case 2: return [a[0], a[1]];
     case 3: return [a[0], a[1], a[2]];
     case 4: return [a[0], a[1], a[2], a[3]];
     case 5: return [a[0], a[1], a[2], a[3], a[4]];
     case 6: return [a[0], a[1], a[2], a[3], a[4], a[5]];
-    default: return a.slice();
+    default: return a.slice(0, n);
   }
 }
 
 /** Views of no buffer: what an unpacker holds when it reads nothing. */
 const NO_VIEWS = viewsOf(new ArrayBuffer(0));
-const WHOLE = { raw: false, flat: false };
+/** What a let-go unpacker holds instead of its arrays (never written to). */
+const NOTHING = [];
 
 /**
  * Turns the packed rows of js/src/read.rs (`at` to `end` of `views`) into
@@ -461,6 +490,7 @@ class Unpacker {
    */
   constructor() {
     this.rawValues = false;
+    this.rawKeys = false;
     this.flat = false;
     this.u8 = NO_VIEWS.u8;
     this.view = NO_VIEWS.view;
@@ -470,11 +500,13 @@ class Unpacker {
     this.shared = [];
     this.fams = [];
     this.cols = [];
+    this.cells = [];
   }
 
   /** Points this unpacker at the rows from `at` to `end` of `views`. */
-  aim(views, at, end, { raw, flat }, shared) {
+  aim(views, at, end, { raw, flat, format }, shared) {
     this.rawValues = raw;
+    this.rawKeys = (format & 2) !== 0;
     this.flat = flat;
     this.u8 = views.u8;
     this.view = views.view;
@@ -487,12 +519,24 @@ class Unpacker {
     // cost the young generation's collector a remembered pointer.
     this.fams = [];
     this.cols = [];
+    this.cells = [];
     return this;
   }
 
-  /** Lets go of the answer's buffer and dictionary once they are read. */
+  /**
+   * Lets go of the answer's buffer, dictionary and scratch arrays once they
+   * are read (allocating nothing: an unpacker let go of reads no row).
+   */
   release() {
-    this.aim(NO_VIEWS, 0, 0, WHOLE, []);
+    this.u8 = NO_VIEWS.u8;
+    this.view = NO_VIEWS.view;
+    this.node = NO_VIEWS.node;
+    this.end = 0;
+    this.at = 0;
+    this.shared = NOTHING;
+    this.fams = NOTHING;
+    this.cols = NOTHING;
+    this.cells = NOTHING;
   }
 
   u32() {
@@ -517,68 +561,127 @@ class Unpacker {
     return this.at >= this.end;
   }
 
+  /** A row's key: base64 text, or its bytes that Node writes as base64. */
+  key() {
+    if (!this.rawKeys) return this.str();
+    const n = this.u32();
+    const s = this.at;
+    this.at = s + n;
+    return this.node.base64Slice(s, s + n);
+  }
+
+  /** A cell's value: base64 text (undefined for none) or a view of its bytes. */
+  value() {
+    if (this.rawValues) {
+      // The value's own bytes: a view into the answer's one buffer.
+      const n = this.u32();
+      const bytes = n === 0 ? undefined : this.u8.subarray(this.at, this.at + n);
+      this.at += n;
+      return bytes;
+    }
+    const text = this.str();
+    return text === '' ? undefined : text;
+  }
+
+  /** A cell of the nested shape, in the few shapes answers have, each one literal. */
+  static cell(ts, value, label) {
+    if (ts !== '') {
+      if (value !== undefined) return label === '' ? { timestampMicros: ts, value } : { timestampMicros: ts, value, labels: [label] };
+      return label === '' ? { timestampMicros: ts } : { timestampMicros: ts, labels: [label] };
+    }
+    if (value !== undefined) return label === '' ? { value } : { value, labels: [label] };
+    return label === '' ? {} : { labels: [label] };
+  }
+
+  /**
+   * The rest of a cell whose `flags` have been read, in the flat shape: the
+   * cell names its family and qualifier (the shapes as in Unpacker.cell).
+   */
+  flatCell(flags, family, qualifier) {
+    const ts = this.str();
+    const value = this.value();
+    const label = flags & 4 ? this.str() : '';
+    if (ts !== '') {
+      if (value !== undefined) return label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
+      return label === '' ? { family, qualifier, timestampMicros: ts } : { family, qualifier, timestampMicros: ts, labels: [label] };
+    }
+    if (value !== undefined) return label === '' ? { family, qualifier, value } : { family, qualifier, value, labels: [label] };
+    return label === '' ? { family, qualifier } : { family, qualifier, labels: [label] };
+  }
+
   row() {
-    const key = this.str();
+    const key = this.key();
     const count = this.u32();
-    // Arrays are made at their final size (a literal or a slice of a
-    // scratch array): an array grown by push from empty reserves room for
-    // 17 elements, and answers of many small rows then cost the garbage
-    // collector several times their size. A column's object is made once
-    // its cells are all read, and a family's once its columns are: an
-    // object is never written to after it is made (when V8 has learnt to
-    // make them in the old generation, after a large answer, writing a new
-    // object into an old one costs every later young collection).
+    if (count === 0) return { key };
+    // The first cell of a row always starts a family (and so a column).
+    if (count === 1) {
+      const flags = this.u8[this.at++];
+      const name = flags & 1 ? this.str() : '';
+      const qualifier = flags & 2 ? this.str() : '';
+      const ts = this.str();
+      const value = this.value();
+      const label = flags & 4 ? this.str() : '';
+      // The usual cell (a timestamp and a value, no label) is made in the
+      // same literal as the rest of the row: the nested value-regex scan
+      // (33,433 rows of one cell) then costs about what the flat one does,
+      // where it cost 2x to 2.5x (bench/js/pair.mjs and reads.mjs). The
+      // same for each column of one cell in longer rows made the nested
+      // prefix scans slower alone in a process (reads.mjs), so those are
+      // made cell, list, column in turn.
+      if (ts !== '' && value !== undefined && label === '' && qualifier !== '') {
+        return { key, families: [{ name, columns: [{ qualifier, cells: [{ timestampMicros: ts, value }] }] }] };
+      }
+      const cells = [Unpacker.cell(ts, value, label)];
+      return { key, families: [{ name, columns: [qualifier === '' ? { cells } : { qualifier, cells }] }] };
+    }
+    // Arrays are made at their final size (firstOf the scratch arrays): an
+    // array grown by push from empty reserves room for 17 elements, and
+    // answers of many small rows then cost the garbage collector several
+    // times their size. A column's object is made once its cells are all
+    // read, and a family's once its columns are: an object is never
+    // written to after it is made (when V8 has learnt to make them in the
+    // old generation, after a large answer, writing a new object into an
+    // old one costs every later young collection). A column's list of
+    // one cell (the usual case) is made here rather than in firstOf: V8
+    // does not inline firstOf, and with the literal here the nested
+    // prefix scans cost a fifth less alone in a process (reads.mjs).
+    const u8 = this.u8;
     const fams = this.fams;
     const cols = this.cols;
-    fams.length = 0;
-    cols.length = 0;
-    let name = null;
+    const cells = this.cells;
+    let families = 0;
+    let columns = 0;
+    let n = 0;
+    let name = '';
     let qualifier = '';
-    let cells = null;
     for (let i = 0; i < count; i++) {
-      const flags = this.u8[this.at++];
-      // A new family always starts a new column.
+      const flags = u8[this.at++];
       if (flags & 3) {
-        if (cells !== null) cols.push(qualifier === '' ? { cells } : { qualifier, cells });
-        cells = null;
+        if (n !== 0) {
+          const list = n === 1 ? [cells[0]] : firstOf(cells, n);
+          cols[columns++] = qualifier === '' ? { cells: list } : { qualifier, cells: list };
+          n = 0;
+        }
         if (flags & 1) {
-          if (name !== null) {
-            fams.push({ name, columns: copyOf(cols) });
-            cols.length = 0;
+          if (columns !== 0) {
+            fams[families++] = { name, columns: firstOf(cols, columns) };
+            columns = 0;
           }
           name = this.str();
         }
         if (flags & 2) qualifier = this.str();
       }
       const ts = this.str();
-      let value;
-      if (this.rawValues) {
-        // The value's own bytes: a view into the answer's one buffer.
-        const n = this.u32();
-        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
-        this.at += n;
-      } else {
-        value = this.str();
-        if (value === '') value = undefined;
-      }
+      const value = this.value();
       const label = flags & 4 ? this.str() : '';
-      // Cells are made in the few shapes answers have, each as one literal.
-      let cell;
-      if (ts !== '') {
-        if (value !== undefined) cell = label === '' ? { timestampMicros: ts, value } : { timestampMicros: ts, value, labels: [label] };
-        else cell = label === '' ? { timestampMicros: ts } : { timestampMicros: ts, labels: [label] };
-      } else if (value !== undefined) {
-        cell = label === '' ? { value } : { value, labels: [label] };
-      } else {
-        cell = label === '' ? {} : { labels: [label] };
-      }
-      if (cells === null) cells = [cell];
-      else cells.push(cell);
+      cells[n++] = Unpacker.cell(ts, value, label);
     }
-    if (name === null) return { key };
-    cols.push(qualifier === '' ? { cells } : { qualifier, cells });
-    fams.push({ name, columns: copyOf(cols) });
-    return { key, families: copyOf(fams) };
+    if (n !== 0) {
+      const list = n === 1 ? [cells[0]] : firstOf(cells, n);
+      cols[columns++] = qualifier === '' ? { cells: list } : { qualifier, cells: list };
+    }
+    fams[families++] = { name, columns: firstOf(cols, columns) };
+    return { key, families: firstOf(fams, families) };
   }
 
   /**
@@ -587,9 +690,15 @@ class Unpacker {
    * Three objects for a one-cell row where row() makes seven.
    */
   flatRow() {
-    const key = this.str();
+    const key = this.key();
     const count = this.u32();
     if (count === 0) return { key, cells: [] };
+    if (count === 1) {
+      const flags = this.u8[this.at++];
+      const family = flags & 1 ? this.str() : '';
+      const qualifier = flags & 2 ? this.str() : '';
+      return { key, cells: [this.flatCell(flags, family, qualifier)] };
+    }
     const cells = new Array(count);
     let family = '';
     let qualifier = '';
@@ -597,27 +706,7 @@ class Unpacker {
       const flags = this.u8[this.at++];
       if (flags & 1) family = this.str();
       if (flags & 2) qualifier = this.str();
-      const ts = this.str();
-      let value;
-      if (this.rawValues) {
-        const n = this.u32();
-        if (n !== 0) value = this.u8.subarray(this.at, this.at + n);
-        this.at += n;
-      } else {
-        value = this.str();
-        if (value === '') value = undefined;
-      }
-      const label = flags & 4 ? this.str() : '';
-      let cell;
-      if (ts !== '') {
-        if (value !== undefined) cell = label === '' ? { family, qualifier, timestampMicros: ts, value } : { family, qualifier, timestampMicros: ts, value, labels: [label] };
-        else cell = label === '' ? { family, qualifier, timestampMicros: ts } : { family, qualifier, timestampMicros: ts, labels: [label] };
-      } else if (value !== undefined) {
-        cell = label === '' ? { family, qualifier, value } : { family, qualifier, value, labels: [label] };
-      } else {
-        cell = label === '' ? { family, qualifier } : { family, qualifier, labels: [label] };
-      }
-      cells[i] = cell;
+      cells[i] = this.flatCell(flags, family, qualifier);
     }
     return { key, cells };
   }
@@ -647,12 +736,28 @@ class Unpacker {
 const answers = new Unpacker();
 
 /**
+ * Row keys come as their bytes, which Node's Buffer turns into base64 text
+ * natively (faster than the packer's base64 in wasm and the copy of its
+ * text here); elsewhere they come as base64 text (js/src/read.rs, Format).
+ */
+const KEYS_AS_BYTES = NodeBuffer !== null && typeof NodeBuffer.prototype.base64Slice === 'function';
+
+/**
+ * The four sets of read options, made once (a read allocates none), each
+ * with the `format` number wasm packs its answer by: bit 0 values as
+ * bytes, bit 1 row keys as bytes.
+ */
+const READ_OPTIONS = [false, true].flatMap((flat) => [false, true].map((raw) => ({
+  raw, flat, format: (raw ? 1 : 0) | (KEYS_AS_BYTES ? 2 : 0),
+})));
+
+/**
  * The options of readRows and readRowsIter: whether cell values come as
  * base64 text (Bigtable's REST JSON, the default) or as bytes, and whether
  * rows come in Bigtable's nested shape (the default) or flat.
  */
 function readOptions(method, options) {
-  if (options === undefined) return { raw: false, flat: false };
+  if (options === undefined) return READ_OPTIONS[0];
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`${method}: options must be an object, got ${describe(options)}`);
   }
@@ -669,7 +774,7 @@ function readOptions(method, options) {
   if (shape !== undefined && shape !== 'nested' && shape !== 'flat') {
     throw new TypeError(`${method}: options.shape must be 'nested' or 'flat', got ${describe(shape)}`);
   }
-  return { raw: v === 'bytes', flat: shape === 'flat' };
+  return READ_OPTIONS[(v === 'bytes' ? 1 : 0) | (shape === 'flat' ? 2 : 0)];
 }
 
 // ------------------------------------------------------------- the class
@@ -684,6 +789,16 @@ const GENERAL = [
 /** Answers longer than this give their buffer back once read (js/src/read.rs's KEEP_BYTES). */
 const RELEASE_BYTES = 1 << 20;
 
+/**
+ * The size of each object's request buffer in wasm's memory; larger plain
+ * reads (hundreds of keys) are packed apart and copied in.
+ */
+const REQUEST_BYTES = 4096;
+
+/** What readRequested answers for a declined request and for a failed read (js/src/lib.rs). */
+const READ_DECLINED = 0xffffffff;
+const READ_FAILED = 0xfffffffe;
+
 function makeTabletop(raw) {
   const Raw = raw.Tabletop;
 
@@ -696,9 +811,12 @@ function makeTabletop(raw) {
   let memory = null;
   let views = null;
   function memoryViews() {
-    memory ??= Raw.memory();
-    const buffer = memory.buffer;
-    if (views === null || views.buffer !== buffer) views = viewsOf(buffer);
+    // A grown memory detaches the old buffer, whose views then have no
+    // bytes (cheaper to check than fetching `memory.buffer` each read).
+    if (views === null || views.u8.byteLength === 0) {
+      memory ??= Raw.memory();
+      views = viewsOf(memory.buffer);
+    }
     return views;
   }
 
@@ -721,6 +839,12 @@ function makeTabletop(raw) {
      * order: later answers refer to them by index (js/src/read.rs).
      */
     #shared = [];
+    /**
+     * Where this object's request buffer starts in wasm's memory (0 until
+     * first asked for) and the packer over it (see #requestPacker).
+     */
+    #requestAt = 0;
+    #request = null;
 
     /**
      * `options.engine`: 'default' (the playground's engine thresholds:
@@ -775,13 +899,64 @@ function makeTabletop(raw) {
       try {
         return fn(this.#raw);
       } catch (e) {
-        if (e instanceof WebAssembly.RuntimeError) {
-          this.#broken = new TabletopError(13, 'INTERNAL',
-            `the wasm code failed (${e.message}); this Tabletop object can no longer be used, create a new one`);
-          throw this.#broken;
-        }
-        throw convert(e);
+        throw this.#failure(e);
       }
+    }
+
+    /**
+     * What to throw for an error from wasm: a failure of the wasm code
+     * itself leaves this object unusable.
+     */
+    #failure(e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        this.#broken = new TabletopError(13, 'INTERNAL',
+          `the wasm code failed (${e.message}); this Tabletop object can no longer be used, create a new one`);
+        return this.#broken;
+      }
+      return convert(e);
+    }
+
+    /**
+     * A readRows answer packed in wasm's memory (js/src/read.rs); answers
+     * its length. A plain read is packed (js/src/request.rs) straight into
+     * this object's request buffer in wasm's memory, unless it outgrows
+     * it; anything else goes as JSON text. #run's work spelled out, with
+     * no closure per read.
+     */
+    #readPacked(request, format, known) {
+      if (this.#broken) throw this.#broken;
+      const raw = this.#raw;
+      try {
+        const p = this.#requestPacker();
+        let length = READ_DECLINED;
+        if (packRead(p, request)) {
+          length = p.buf.buffer === memoryViews().buffer
+            ? raw.readRequested(p.at, format, known)
+            : raw.readPackedRequest(p.buf.subarray(0, p.at), format, known) ?? READ_DECLINED;
+        }
+        if (length === READ_FAILED) throw raw.takeFailure();
+        if (length === READ_DECLINED) length = raw.readPacked(requestText(request), format, known);
+        return length;
+      } catch (e) {
+        throw this.#failure(e);
+      }
+    }
+
+    /**
+     * The packer over this object's request buffer in wasm's memory,
+     * remade when the memory has grown (its view is then of the old
+     * buffer) or a request outgrew it.
+     */
+    #requestPacker() {
+      let p = this.#request;
+      const { buffer } = memoryViews();
+      if (p === null || p.buf.buffer !== buffer) {
+        if (this.#requestAt === 0) this.#requestAt = this.#raw.requestBuffer(REQUEST_BYTES);
+        // requestBuffer may have grown the memory.
+        p = Packer.over(memoryViews().buffer, this.#requestAt, REQUEST_BYTES);
+        this.#request = p;
+      }
+      return p;
     }
 
     /** Runs any method of the protocol by name on a request object. */
@@ -832,13 +1007,8 @@ function makeTabletop(raw) {
     readRows(request, options) {
       requireObject('readRows', request);
       const opts = readOptions('readRows', options);
-      const plain = packRead(request);
       const shared = this.#shared;
-      let length = plain ? this.#run((r) => r.readPackedRequest(plain, opts.raw, shared.length)) : undefined;
-      if (length === undefined) {
-        const text = requestText(request);
-        length = this.#run((r) => r.readPacked(text, opts.raw, shared.length));
-      }
+      const length = this.#readPacked(request, opts.format, shared.length);
       // The answer is read where wasm packed it, before any other call
       // into wasm (which may reuse that buffer or grow the memory). Raw
       // values stay views into the answer, so that answer is copied first.
@@ -858,7 +1028,9 @@ function makeTabletop(raw) {
       if (base > shared.length) {
         throw new TabletopError(13, 'INTERNAL', `readRows: the answer refers to ${base} strings, this object holds ${shared.length}`);
       }
-      shared.length = base;
+      // (Setting an array's length is a call into V8's runtime, even to
+      // the length it has.)
+      if (shared.length !== base) shared.length = base;
       const end = start + length - statsLength;
       let rows;
       try {
@@ -884,7 +1056,7 @@ function makeTabletop(raw) {
       requireObject('readRowsIter', request);
       const opts = readOptions('readRowsIter', options);
       const text = requestText(request);
-      const id = this.#run((r) => r.openRows(text, opts.raw));
+      const id = this.#run((r) => r.openRows(text, opts.format));
       const next = () => this.#run((r) => r.nextRows(id));
       const close = () => {
         if (!this.#broken) this.#raw.closeRows(id);
@@ -952,6 +1124,8 @@ function makeTabletop(raw) {
       this.#raw = next;
       this.#broken = null;
       this.#shared = [];
+      this.#requestAt = 0;
+      this.#request = null;
     }
 
     /** A new object holding the instance `bytes` (from `snapshot()`) describe. */

@@ -30,10 +30,16 @@ use rustc_hash::{FxHashMap as HashMap, FxHasher};
 /// ([`Dictionary::truncate`]): entries of an answer that failed, or that
 /// JavaScript never read, are never referred to. The caller bounds its
 /// size (`read.rs`'s `MAX_SHARED`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Dictionary {
     /// Entry ids of keys up to [`SMALL_LEN`] bytes, by [`small_key`].
     small: HashMap<u128, u32>,
+    /// Short keys found lately and their entries, one per slot
+    /// ([`recent_slot`]): an answer looks up the same few values cell
+    /// after cell (the value-regex scan's 33,433 rows have 10), and a slot
+    /// is one compare where the map is a hash and a probe. Emptied
+    /// whenever entries are dropped.
+    recent: Box<[(u128, u32)]>,
     /// Entry ids of longer keys, found by the hash of their key.
     table: HashTable<u32>,
     /// Each entry's key: its kind and its `(offset, len)` in `keys`.
@@ -55,16 +61,59 @@ const SMALL_LEN: usize = 15;
 
 /// A key of up to [`SMALL_LEN`] bytes as one number: its bytes, then (in
 /// the last byte) its length and its kind, so two keys are equal exactly
-/// when their numbers are.
+/// when their numbers are. Read with two loads that may overlap (the
+/// second one shifted past the bytes the first one took) rather than by
+/// copying the key into a zeroed array, a call to `memcpy` in wasm.
 fn small_key(kind: Kind, s: &[u8]) -> Option<u128> {
-    if s.len() > SMALL_LEN {
+    let n = s.len();
+    if n > SMALL_LEN {
         return None;
     }
-    let mut b = [0u8; 16];
-    b[..s.len()].copy_from_slice(s);
+    let bytes = if n >= 8 {
+        // Bytes 8.. are the top n - 8 bytes of the word ending at n.
+        let high = le64(&s[n - 8..])
+            .checked_shr(8 * (16 - n) as u32)
+            .unwrap_or(0);
+        u128::from(le64(s)) | (u128::from(high) << 64)
+    } else if n >= 4 {
+        let high = le32(&s[n - 4..])
+            .checked_shr(8 * (8 - n) as u32)
+            .unwrap_or(0);
+        u128::from(le32(s)) | (u128::from(high) << 32)
+    } else {
+        s.iter()
+            .enumerate()
+            .fold(0, |v, (i, &b)| v | (u128::from(b) << (8 * i)))
+    };
     // The length is at most 15: four bits.
-    b[15] = (s.len() as u8) | ((kind as u8) << 4);
-    Some(u128::from_le_bytes(b))
+    let tag = (n as u8) | ((kind as u8) << 4);
+    Some(bytes | (u128::from(tag) << 120))
+}
+
+/// The first 8 (4) bytes of `b` as a little-endian word.
+fn le64(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(w)
+}
+
+fn le32(b: &[u8]) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[..4]);
+    u32::from_le_bytes(w)
+}
+
+/// How many short keys [`Dictionary`] remembers as recently found, and
+/// the slot of a key among them (a multiply of its two halves' mix, top
+/// bits).
+const RECENT_BITS: u32 = 8;
+const RECENT: usize = 1 << RECENT_BITS;
+/// A slot that holds no key (no key has kind bits 0xf).
+const NO_KEY: u128 = u128::MAX;
+
+fn recent_slot(k: u128) -> usize {
+    let mixed = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
+    (mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_BITS)) as usize
 }
 
 fn key_hash(kind: Kind, s: &[u8]) -> u64 {
@@ -78,8 +127,21 @@ fn len32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+impl Default for Dictionary {
+    fn default() -> Dictionary {
+        Dictionary {
+            small: HashMap::default(),
+            recent: vec![(NO_KEY, 0); RECENT].into_boxed_slice(),
+            table: HashTable::new(),
+            spans: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+}
+
 impl Dictionary {
     pub(crate) fn clear(&mut self) {
+        self.recent.fill((NO_KEY, 0));
         self.small.clear();
         self.table.clear();
         self.spans.clear();
@@ -96,6 +158,7 @@ impl Dictionary {
             return;
         }
         let limit = len32(n);
+        self.recent.fill((NO_KEY, 0));
         self.small.retain(|_, id| *id < limit);
         self.table.retain(|id| *id < limit);
         self.keys.truncate(self.spans[n].1 as usize);
@@ -112,9 +175,17 @@ impl Dictionary {
     }
 
     /// The entry for `s` of `kind`, if any.
-    pub(crate) fn find(&self, kind: Kind, s: &[u8]) -> Option<u32> {
+    pub(crate) fn find(&mut self, kind: Kind, s: &[u8]) -> Option<u32> {
         if let Some(k) = small_key(kind, s) {
-            return self.small.get(&k).copied();
+            let slot = &mut self.recent[recent_slot(k)];
+            if slot.0 == k {
+                return Some(slot.1);
+            }
+            let id = self.small.get(&k).copied();
+            if let Some(id) = id {
+                *slot = (k, id);
+            }
+            return id;
         }
         self.table
             .find(key_hash(kind, s), |&id| self.key(id) == (kind, s))
@@ -169,6 +240,70 @@ mod tests {
         let text = d.add(Kind::Text, b"");
         assert_eq!(d.find(Kind::Text, b""), Some(text));
         assert_ne!(d.find(Kind::Base64, b""), Some(text));
+    }
+
+    /// [`small_key`] spelled out: the bytes copied into a zeroed array.
+    fn small_key_by_copy(kind: Kind, s: &[u8]) -> u128 {
+        let mut b = [0u8; 16];
+        b[..s.len()].copy_from_slice(s);
+        b[15] = (s.len() as u8) | ((kind as u8) << 4);
+        u128::from_le_bytes(b)
+    }
+
+    #[test]
+    fn small_keys_read_by_words_are_the_bytes_then_the_tag() {
+        for n in 0..=SMALL_LEN {
+            for seed in 0..16u32 {
+                let s: Vec<u8> = (0..n as u32)
+                    .map(|i| (i.wrapping_mul(0x9d).wrapping_add(seed * 0x3b)) as u8)
+                    .collect();
+                for kind in [Kind::Text, Kind::Base64] {
+                    assert_eq!(
+                        small_key(kind, &s),
+                        Some(small_key_by_copy(kind, &s)),
+                        "{s:?}"
+                    );
+                }
+            }
+            let ones = vec![0xffu8; n];
+            assert_eq!(
+                small_key(Kind::Base64, &ones),
+                Some(small_key_by_copy(Kind::Base64, &ones))
+            );
+        }
+        assert_eq!(small_key(Kind::Text, &[0; SMALL_LEN + 1]), None);
+    }
+
+    #[test]
+    fn keys_found_lately_are_forgotten_with_their_entries() {
+        let mut d = Dictionary::default();
+        let values: Vec<Vec<u8>> = (0..40u8)
+            .map(|i| format!("PQ2A.1904{i:02}.003").into_bytes())
+            .collect();
+        for v in &values[..20] {
+            d.add(Kind::Base64, v);
+        }
+        // Found twice: the second time from the recent slots.
+        for _ in 0..2 {
+            for (id, v) in values.iter().enumerate() {
+                let want = (id < 20).then_some(id as u32);
+                assert_eq!(d.find(Kind::Base64, v), want, "{v:?}");
+                assert_eq!(d.find(Kind::Text, v), None);
+            }
+        }
+        d.truncate(10);
+        for (id, v) in values.iter().enumerate() {
+            assert_eq!(d.find(Kind::Base64, v), (id < 10).then_some(id as u32));
+        }
+        // Other keys take the dropped ids.
+        assert_eq!(d.add(Kind::Base64, &values[30]), 10);
+        assert_eq!(d.find(Kind::Base64, &values[30]), Some(10));
+        assert_eq!(d.find(Kind::Base64, &values[10]), None);
+        d.clear();
+        assert_eq!(d.find(Kind::Base64, &values[0]), None);
+        assert_eq!(d.add(Kind::Base64, &values[5]), 0);
+        assert_eq!(d.find(Kind::Base64, &values[5]), Some(0));
+        assert_eq!(d.find(Kind::Base64, &values[30]), None);
     }
 
     #[test]

@@ -56,8 +56,14 @@ use tabletop_core::{
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Packed};
+use self::read::{AnswerFor, Cursor, DEFAULT_MAX_ANSWER_BYTES, Format, Packed};
 use self::value::{error_to_js, from_js, to_js};
+
+/// What [`Tabletop::read_requested`] answers for a request the packed path
+/// declines, and for a read that failed. No answer is that long: it lives
+/// in the module's 32-bit memory beside the instance it was read from.
+const READ_DECLINED: u32 = u32::MAX;
+const READ_FAILED: u32 = u32::MAX - 1;
 
 /// A Bigtable instance in memory, driven by JSON requests or `cbt`
 /// commands.
@@ -70,6 +76,12 @@ pub struct Tabletop {
     next_cursor: u32,
     /// The buffer readRows answers are packed into, reused call after call.
     answer: Packed,
+    /// Where the package's JavaScript packs plain reads, in place
+    /// ([`Tabletop::request_buffer`], [`Tabletop::read_requested`]).
+    request: Vec<u8>,
+    /// The error of the last [`Tabletop::read_requested`] that failed,
+    /// until [`Tabletop::take_failure`] hands it over.
+    failure: Option<Error>,
 }
 
 impl Default for Tabletop {
@@ -85,7 +97,9 @@ impl Tabletop {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             cursors: HashMap::new(),
             next_cursor: 1,
-            answer: Packed::new(0, u64::MAX, false),
+            answer: Packed::new(0, u64::MAX, Format::default()),
+            request: Vec::new(),
+            failure: None,
         }
     }
 }
@@ -255,7 +269,8 @@ impl Tabletop {
     /// format is in `read.rs`: a `u32` length, the dictionary base, the
     /// rows, then that many bytes of `requestStats` JSON, none unless asked
     /// for). Past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED.
-    /// `raw_values` packs cell values as their own bytes instead of base64;
+    /// `format` says what goes as bytes rather than base64 (bit 0 the cell
+    /// values, bit 1 the row keys; see `read::Format`);
     /// `known` is how many dictionary entries the caller holds. Answers
     /// the answer's length; the answer itself is in this module's memory at
     /// [`Tabletop::answer_at`], until the next call.
@@ -263,13 +278,13 @@ impl Tabletop {
     pub fn read_packed(
         &mut self,
         request: JsValue,
-        raw_values: bool,
+        format: u32,
         known: u32,
     ) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req, full) =
             api::read_rows_request_full(&request).map_err(|e| error_to_js(&e))?;
-        let to = self.answer_for(raw_values, known);
+        let to = self.answer_for(format, known);
         let stats = read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
             .map_err(|e| error_to_js(&e))?;
         let stats = if full {
@@ -287,20 +302,70 @@ impl Tabletop {
     pub fn read_packed_request(
         &mut self,
         packed: &[u8],
-        raw_values: bool,
+        format: u32,
         known: u32,
     ) -> Result<Option<u32>, JsValue> {
         let Some((table, req)) = request::decode(packed) else {
             return Ok(None);
         };
-        let to = self.answer_for(raw_values, known);
+        let to = self.answer_for(format, known);
         read::answer(&mut self.instance, &table, &req, to, &mut self.answer)
             .map_err(|e| error_to_js(&e))?;
         Ok(Some(read::len32(self.answer.finish(&[]).len())))
     }
 
-    /// Where the last answer of [`Tabletop::read_packed`] or
-    /// [`Tabletop::read_packed_request`] starts in this module's memory
+    /// Makes the request buffer `len` bytes long and answers where it
+    /// starts in this module's memory. The package's JavaScript packs a
+    /// plain read straight into it (the format is in `request.rs`) and
+    /// then calls [`Tabletop::read_requested`]: no copy of the request
+    /// into a new allocation per read. The buffer stays where it is until
+    /// the next call of this method (growing the memory does not move it).
+    #[wasm_bindgen(js_name = requestBuffer)]
+    pub fn request_buffer(&mut self, len: u32) -> u32 {
+        self.request.clear();
+        self.request.resize(len as usize, 0);
+        // wasm32 addresses are 32-bit.
+        read::len32(self.request.as_ptr() as usize)
+    }
+
+    /// [`Tabletop::read_packed_request`] for the first `len` bytes of the
+    /// request buffer, answering one number rather than a result (which
+    /// costs JavaScript an array per call): the answer's length;
+    /// [`READ_DECLINED`] when the request must go as JSON text instead
+    /// (or `len` is past the buffer); [`READ_FAILED`] when the read
+    /// failed, its error then waiting in [`Tabletop::take_failure`].
+    #[wasm_bindgen(js_name = readRequested)]
+    pub fn read_requested(&mut self, len: u32, format: u32, known: u32) -> u32 {
+        let Some(packed) = self.request.get(..len as usize) else {
+            return READ_DECLINED;
+        };
+        let Some((table, req)) = request::decode(packed) else {
+            return READ_DECLINED;
+        };
+        let to = self.answer_for(format, known);
+        match read::answer(&mut self.instance, &table, &req, to, &mut self.answer) {
+            Ok(_) => read::len32(self.answer.finish(&[]).len()),
+            Err(e) => {
+                self.failure = Some(e);
+                READ_FAILED
+            }
+        }
+    }
+
+    /// The error of the last [`Tabletop::read_requested`] that answered
+    /// [`READ_FAILED`] (an INTERNAL error if there is none).
+    #[wasm_bindgen(js_name = takeFailure)]
+    pub fn take_failure(&mut self) -> JsValue {
+        let e = self
+            .failure
+            .take()
+            .unwrap_or_else(|| Error::internal("no read failed"));
+        error_to_js(&e)
+    }
+
+    /// Where the last answer of [`Tabletop::read_packed`],
+    /// [`Tabletop::read_packed_request`] or [`Tabletop::read_requested`]
+    /// starts in this module's memory
     /// ([`Tabletop::memory`]). The package's JavaScript reads the answer
     /// straight from there, with no copy, and before it calls into the
     /// module again: the next call may reuse the buffer, or grow the memory
@@ -326,14 +391,16 @@ impl Tabletop {
     }
 
     /// Opens a cursor over a readRows request object; its rows come a
-    /// chunk at a time from [`Tabletop::next_rows`].
+    /// chunk at a time from [`Tabletop::next_rows`], packed as `format`
+    /// says (as for [`Tabletop::read_packed`]).
     #[wasm_bindgen(js_name = openRows)]
-    pub fn open_rows(&mut self, request: JsValue, raw_values: bool) -> Result<u32, JsValue> {
+    pub fn open_rows(&mut self, request: JsValue, format: u32) -> Result<u32, JsValue> {
         let request = from_js(request).map_err(|e| error_to_js(&e))?;
         let (table, req) = api::read_rows_request(&request).map_err(|e| error_to_js(&e))?;
         let id = self.next_cursor;
         self.next_cursor = self.next_cursor.wrapping_add(1).max(1);
-        self.cursors.insert(id, Cursor::new(table, req, raw_values));
+        self.cursors
+            .insert(id, Cursor::new(table, req, Format::from_bits(format)));
         Ok(id)
     }
 
@@ -425,10 +492,10 @@ impl Tabletop {
 }
 
 impl Tabletop {
-    fn answer_for(&self, raw_values: bool, known: u32) -> AnswerFor {
+    fn answer_for(&self, format: u32, known: u32) -> AnswerFor {
         AnswerFor {
             max_bytes: self.max_answer_bytes,
-            raw_values,
+            format: Format::from_bits(format),
             known,
         }
     }
@@ -452,6 +519,62 @@ mod tests {
         );
         let out = t.handle("nonsense");
         assert!(out.starts_with(r#"{"error":{"code":3,"#), "{out}");
+    }
+
+    /// A plain read of `keys` from `table`, packed as the package's
+    /// JavaScript packs it (`request.rs`).
+    fn packed_read(table: &str, keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&read::len32(table.len()).to_le_bytes());
+        out.extend_from_slice(table.as_bytes());
+        out.extend_from_slice(&read::len32(keys.len()).to_le_bytes());
+        for k in keys {
+            out.push(1);
+            out.extend_from_slice(&read::len32(k.len()).to_le_bytes());
+            out.extend_from_slice(k);
+        }
+        // No ranges, no limit, forward.
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
+
+    #[test]
+    fn reads_packed_in_the_request_buffer() {
+        let mut t = Tabletop::new();
+        t.cbt("createtable t families=cf");
+        t.cbt("set t k cf:q=v@1000");
+        let table = "projects/p/instances/i/tables/t";
+        let read = |t: &mut Tabletop, packed: &[u8]| {
+            let at = t.request_buffer(64);
+            if cfg!(target_arch = "wasm32") {
+                assert_eq!(at as usize, t.request.as_ptr() as usize);
+            }
+            assert_eq!(t.request.len(), 64);
+            t.request[..packed.len()].copy_from_slice(packed);
+            t.read_requested(read::len32(packed.len()), 0, 0)
+        };
+        // A row: the header, the key and one cell.
+        let n = read(&mut t, &packed_read(table, &[b"k"]));
+        assert!(n > 8 && n < READ_FAILED, "{n}");
+        assert_eq!(n as usize, t.answer.buf.len());
+        assert!(t.failure.is_none());
+        // No row: the header alone.
+        assert_eq!(read(&mut t, &packed_read(table, &[b"nope"])), 8);
+        // A missing table fails; its error waits.
+        let missing = packed_read("projects/p/instances/i/tables/u", &[b"k"]);
+        assert_eq!(read(&mut t, &missing), READ_FAILED);
+        assert_eq!(
+            t.failure.take().map(|e| e.code()),
+            Some(tabletop_core::Code::NotFound)
+        );
+        // What the packed path declines: an empty key, a table name of
+        // another shape, a length past the buffer.
+        assert_eq!(read(&mut t, &packed_read(table, &[b""])), READ_DECLINED);
+        assert_eq!(read(&mut t, &packed_read("t", &[b"k"])), READ_DECLINED);
+        t.request_buffer(4);
+        assert_eq!(t.read_requested(5, 0, 0), READ_DECLINED);
+        assert!(t.failure.is_none());
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //! Keys, qualifiers and values are base64 (as proto3 JSON writes bytes),
 //! timestamps decimal (empty for 0), so every string is ASCII; but for an
 //! answer asked with raw values (`{ values: 'bytes' }`), a cell's value is
-//! `len:u32 byte*len`, the value's own bytes, never in the dictionary. Flag 1
+//! `len:u32 byte*len`, the value's own bytes, never in the dictionary, and
+//! for an answer asked with raw keys (what Node's reader asks, see
+//! [`Format`]) so is each row's key. Flag 1
 //! starts a new family, flag 2 a new column, flag 4 says the cell has a
 //! label (most have none: their label is not sent); cells come in the order
 //! the engine returns them (family, qualifier, newest first). Which strings
@@ -52,6 +54,27 @@ pub(crate) const DEFAULT_MAX_ANSWER_BYTES: usize = 256 << 20;
 /// A chunk of a cursor stops after this many bytes or rows.
 const CHUNK_BYTES: usize = 4 << 20;
 const CHUNK_ROWS: u64 = 4096;
+
+/// How an answer's bytes are written: as base64 text, as proto3 JSON
+/// writes them, or as the bytes themselves for the reader to turn into
+/// what it needs. The JavaScript side passes it as a number: bit 0 for
+/// values as bytes (`{ values: 'bytes' }`), bit 1 for row keys as bytes
+/// (Node, which makes base64 text natively from a buffer faster than the
+/// packer writes it and the reader copies it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Format {
+    pub(crate) raw_values: bool,
+    pub(crate) raw_keys: bool,
+}
+
+impl Format {
+    pub(crate) fn from_bits(bits: u32) -> Format {
+        Format {
+            raw_values: bits & 1 != 0,
+            raw_keys: bits & 2 != 0,
+        }
+    }
+}
 
 /// A sink that packs rows until a byte budget or a row budget runs out.
 ///
@@ -91,6 +114,9 @@ pub(crate) struct Packed {
     /// string costs a new string.
     byte_values: [u32; 256],
     pub(crate) rows: u64,
+    /// The key of the last row written, for a cursor's chunk (where the
+    /// next chunk resumes); whole answers, which never resume, leave it
+    /// empty rather than copy every row's key.
     pub(crate) last_key: Vec<u8>,
     /// A row did not fit the byte budget (it was not written).
     pub(crate) over: bool,
@@ -98,12 +124,12 @@ pub(crate) struct Packed {
     pub(crate) full: bool,
     max_bytes: usize,
     max_rows: u64,
-    /// Values as their own bytes rather than base64 text.
-    raw_values: bool,
+    /// Values (and keys) as their own bytes rather than base64 text.
+    format: Format,
 }
 
 impl Packed {
-    pub(crate) fn new(max_bytes: usize, max_rows: u64, raw_values: bool) -> Packed {
+    pub(crate) fn new(max_bytes: usize, max_rows: u64, format: Format) -> Packed {
         let mut p = Packed {
             buf: Vec::new(),
             rows_at: 0,
@@ -122,9 +148,9 @@ impl Packed {
             full: false,
             max_bytes,
             max_rows,
-            raw_values,
+            format,
         };
-        p.reset(0, max_bytes, max_rows, raw_values);
+        p.reset(0, max_bytes, max_rows, format);
         p
     }
 
@@ -139,11 +165,11 @@ impl Packed {
         &mut self,
         header: usize,
         max_bytes: usize,
-        raw_values: bool,
+        format: Format,
         known: u32,
     ) -> u32 {
         self.trim();
-        self.reset(header, max_bytes, u64::MAX, raw_values);
+        self.reset(header, max_bytes, u64::MAX, format);
         let keep = if self.dict.len() >= MAX_SHARED {
             0
         } else {
@@ -181,7 +207,7 @@ impl Packed {
     /// Empties the buffer for a new answer or chunk, keeping its memory
     /// (the dictionary stays as it is); the buffer starts with `header`
     /// zero bytes for the caller to fill.
-    fn reset(&mut self, header: usize, max_bytes: usize, max_rows: u64, raw_values: bool) {
+    fn reset(&mut self, header: usize, max_bytes: usize, max_rows: u64, format: Format) {
         self.buf.clear();
         self.buf.resize(header, 0);
         self.rows_at = header;
@@ -191,7 +217,7 @@ impl Packed {
         self.full = false;
         self.max_bytes = max_bytes;
         self.max_rows = max_rows;
-        self.raw_values = raw_values;
+        self.format = format;
     }
 
     /// A string: short ones go through the dictionary, so the JavaScript
@@ -222,6 +248,13 @@ impl Packed {
     /// A dictionary reference to entry `id`.
     fn shared_ref(&mut self, id: u32) {
         self.buf.extend_from_slice(&(id | SHARED_REF).to_le_bytes());
+    }
+
+    /// Bytes as they are: `len:u32 byte*len`.
+    fn raw(&mut self, bytes: &[u8]) {
+        self.buf
+            .extend_from_slice(&len32(bytes.len()).to_le_bytes());
+        self.buf.extend_from_slice(bytes);
     }
 
     /// The empty string (a timestamp of 0).
@@ -372,7 +405,11 @@ impl RowSink for Packed {
             self.over = true;
             return false;
         }
-        self.base64(row.key, false);
+        if self.format.raw_keys {
+            self.raw(row.key);
+        } else {
+            self.base64(row.key, false);
+        }
         self.columns.clear();
         self.buf
             .extend_from_slice(&len32(row.cells.len()).to_le_bytes());
@@ -393,10 +430,8 @@ impl RowSink for Packed {
                 self.qualifier(c.qualifier);
             }
             self.timestamp(c.timestamp_micros);
-            if self.raw_values {
-                self.buf
-                    .extend_from_slice(&len32(c.value.len()).to_le_bytes());
-                self.buf.extend_from_slice(c.value);
+            if self.format.raw_values {
+                self.raw(c.value);
             } else {
                 self.value(c.value);
             }
@@ -407,8 +442,10 @@ impl RowSink for Packed {
         }
         std::mem::swap(&mut self.columns, &mut self.prev_columns);
         self.rows += 1;
-        self.last_key.clear();
-        self.last_key.extend_from_slice(row.key);
+        if self.max_rows != u64::MAX {
+            self.last_key.clear();
+            self.last_key.extend_from_slice(row.key);
+        }
         if self.rows >= self.max_rows {
             self.full = true;
             return false;
@@ -422,7 +459,7 @@ impl RowSink for Packed {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AnswerFor {
     pub(crate) max_bytes: usize,
-    pub(crate) raw_values: bool,
+    pub(crate) format: Format,
     pub(crate) known: u32,
 }
 
@@ -436,7 +473,7 @@ pub(crate) fn answer(
     to: AnswerFor,
     sink: &mut Packed,
 ) -> Result<ReadStats, Error> {
-    let base = sink.start_answer(8, to.max_bytes, to.raw_values, to.known);
+    let base = sink.start_answer(8, to.max_bytes, to.format, to.known);
     sink.buf[4..8].copy_from_slice(&base.to_le_bytes());
     let stats = db.read_rows(table, req, sink)?;
     let max_bytes = to.max_bytes;
@@ -528,16 +565,16 @@ pub(crate) struct Cursor {
     table: String,
     req: ReadRowsRequest,
     done: bool,
-    raw_values: bool,
+    format: Format,
 }
 
 impl Cursor {
-    pub(crate) fn new(table: String, req: ReadRowsRequest, raw_values: bool) -> Cursor {
+    pub(crate) fn new(table: String, req: ReadRowsRequest, format: Format) -> Cursor {
         Cursor {
             table,
             req,
             done: false,
-            raw_values,
+            format,
         }
     }
 
@@ -546,7 +583,7 @@ impl Cursor {
         if self.done {
             return Ok(None);
         }
-        let mut sink = Packed::new(CHUNK_BYTES, CHUNK_ROWS, self.raw_values);
+        let mut sink = Packed::new(CHUNK_BYTES, CHUNK_ROWS, self.format);
         db.read_rows(&self.table, &self.req, &mut sink)?;
         let more = sink.full || sink.over;
         if sink.rows == 0 {
@@ -672,15 +709,15 @@ mod tests {
 
     #[test]
     fn the_dictionary_keeps_what_the_reader_holds() {
-        let mut p = Packed::new(usize::MAX, u64::MAX, false);
-        assert_eq!(p.start_answer(8, usize::MAX, false, 0), 0);
+        let mut p = Packed::new(usize::MAX, u64::MAX, Format::default());
+        assert_eq!(p.start_answer(8, usize::MAX, Format::default(), 0), 0);
         p.family("cf");
         p.timestamp(5);
         p.base64(b"q", true);
         p.empty();
         assert_eq!(p.dict.len(), 4);
         // The reader read them all: the next answer refers to them.
-        assert_eq!(p.start_answer(8, usize::MAX, false, 4), 4);
+        assert_eq!(p.start_answer(8, usize::MAX, Format::default(), 4), 4);
         assert_eq!(p.buf.len(), 8);
         p.timestamp(5);
         p.base64(b"q", true);
@@ -691,7 +728,7 @@ mod tests {
         );
         // The reader holds two (an answer failed, or was not read): the
         // others are sent again, as new entries with the next ids.
-        assert_eq!(p.start_answer(8, usize::MAX, false, 2), 2);
+        assert_eq!(p.start_answer(8, usize::MAX, Format::default(), 2), 2);
         p.base64(b"q", true);
         assert_eq!(word(&p, 8), 4 | SHARED_NEW);
         assert_eq!(&p.buf[12..16], b"cQ==");
@@ -704,9 +741,9 @@ mod tests {
         assert_eq!(p.dict.find(Kind::Text, b""), Some(3));
         // A reader holding more than was sent (a restored object's old
         // strings) starts from what the dictionary has.
-        assert_eq!(p.start_answer(8, usize::MAX, false, 100), 4);
+        assert_eq!(p.start_answer(8, usize::MAX, Format::default(), 100), 4);
         // A reader holding none starts from an empty dictionary.
-        assert_eq!(p.start_answer(8, usize::MAX, false, 0), 0);
+        assert_eq!(p.start_answer(8, usize::MAX, Format::default(), 0), 0);
         assert_eq!(p.dict.find(Kind::Text, b"cf"), None);
         p.timestamp(5);
         assert_eq!(word(&p, 8), 1 | SHARED_NEW);
@@ -716,9 +753,16 @@ mod tests {
     /// value as the answer's text.
     type Decoded = (String, String, String, String);
 
-    /// Reads the rows of an answer (`buf[from..]`) the way the package's
-    /// JavaScript does, with `shared` the reader's dictionary.
-    fn decode(buf: &[u8], from: usize, shared: &mut Vec<String>) -> Vec<(String, Vec<Decoded>)> {
+    /// Reads the rows of an answer (`buf[from..]`) packed as `format` says
+    /// the way the package's JavaScript does, with `shared` the reader's
+    /// dictionary; keys sent as bytes are turned into base64 here, as Node
+    /// does for the package.
+    fn decode(
+        buf: &[u8],
+        from: usize,
+        format: Format,
+        shared: &mut Vec<String>,
+    ) -> Vec<(String, Vec<Decoded>)> {
         let mut at = from;
         let word = |at: &mut usize| {
             let w = u32::from_le_bytes(buf[*at..*at + 4].try_into().unwrap());
@@ -740,7 +784,13 @@ mod tests {
         };
         let mut rows = Vec::new();
         while at < buf.len() {
-            let key = text(&mut at, shared);
+            let key = if format.raw_keys {
+                let n = word(&mut at) as usize;
+                at += n;
+                STANDARD.encode(&buf[at - n..at])
+            } else {
+                text(&mut at, shared)
+            };
             let count = word(&mut at);
             let (mut family, mut qualifier) = (String::new(), String::new());
             let mut cells = Vec::new();
@@ -785,10 +835,11 @@ mod tests {
     /// `shared`, and reads them back.
     fn round_trip(
         p: &mut Packed,
+        format: Format,
         shared: &mut Vec<String>,
         rows: &[(&[u8], Vec<Cell<'_>>)],
     ) -> Vec<(String, Vec<Decoded>)> {
-        let base = p.start_answer(8, usize::MAX, false, len32(shared.len()));
+        let base = p.start_answer(8, usize::MAX, format, len32(shared.len()));
         shared.truncate(base as usize);
         for (key, cells) in rows {
             let views: Vec<CellView<'_>> = cells
@@ -799,14 +850,16 @@ mod tests {
                 .collect();
             assert!(p.accept(RowView { key, cells: &views }));
         }
-        decode(&p.buf, 8, shared)
+        decode(&p.buf, 8, format, shared)
     }
 
     #[test]
     fn rows_read_back_as_written_across_answers() {
-        // Values at the inline bound and past it, empty and binary keys,
-        // qualifiers in the previous row's order, in another order, and
-        // too long for the dictionary.
+        // Values at the inline bound and past it, empty, binary and long
+        // keys (every byte value, past the base64 loop's bound), qualifiers
+        // in the previous row's order, in another order, and too long for
+        // the dictionary; answers with keys as text and as bytes in turn,
+        // on one dictionary.
         let long_q = [b'q'; 40];
         let at_bound = [0xffu8; INLINE_VALUE_LEN];
         let past_bound = [0u8; INLINE_VALUE_LEN + 1];
@@ -826,20 +879,31 @@ mod tests {
             ("cf", &long_q, 7, b""),
             ("dd", b"a", 7, b"\xff"),
         ];
+        let every_byte: Vec<u8> = (0..=255).collect();
         let rows: Vec<(&[u8], Vec<_>)> = vec![
             (b"", a.clone()),
             (b"\xff\x00k", a.clone()),
             (b"k2", b.clone()),
-            (b"k3", c.clone()),
+            (&every_byte, c.clone()),
             (b"k4", a.clone()),
         ];
-        let mut p = Packed::new(usize::MAX, u64::MAX, false);
+        let mut p = Packed::new(usize::MAX, u64::MAX, Format::default());
         let mut shared = Vec::new();
-        for known in [None, Some(0), Some(3), None] {
+        let as_text = Format::default();
+        let as_bytes = Format::from_bits(2);
+        assert!(as_bytes.raw_keys && !as_bytes.raw_values);
+        for (known, format) in [
+            (None, as_text),
+            (None, as_bytes),
+            (Some(0), as_bytes),
+            (Some(3), as_text),
+            (Some(3), as_bytes),
+            (None, as_text),
+        ] {
             if let Some(n) = known {
                 shared.truncate(n);
             }
-            let got = round_trip(&mut p, &mut shared, &rows);
+            let got = round_trip(&mut p, format, &mut shared, &rows);
             let keys: Vec<String> = rows.iter().map(|(k, _)| STANDARD.encode(k)).collect();
             assert_eq!(got.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), keys);
             for (row, (_, cells)) in got.iter().zip(&rows) {
@@ -857,8 +921,8 @@ mod tests {
 
     #[test]
     fn a_full_dictionary_is_emptied_before_the_next_answer() {
-        let mut p = Packed::new(usize::MAX, u64::MAX, false);
-        p.start_answer(8, usize::MAX, false, 0);
+        let mut p = Packed::new(usize::MAX, u64::MAX, Format::default());
+        p.start_answer(8, usize::MAX, Format::default(), 0);
         for i in 0..=MAX_SHARED as u32 {
             p.base64(&i.to_le_bytes(), true);
         }
@@ -867,7 +931,10 @@ mod tests {
         let at = p.buf.len();
         p.base64(b"new", true);
         assert_eq!(word(&p, at), 4);
-        assert_eq!(p.start_answer(8, usize::MAX, false, len32(MAX_SHARED)), 0);
+        assert_eq!(
+            p.start_answer(8, usize::MAX, Format::default(), len32(MAX_SHARED)),
+            0
+        );
         assert_eq!(p.dict.len(), 0);
         p.base64(b"new", true);
         assert_eq!(word(&p, 8), 4 | SHARED_NEW);

@@ -199,15 +199,19 @@ fn build<'b>(p: &Planned<'b>, buf: &'b [u8]) -> Mutation<'b> {
     }
 }
 
-/// The table id of a well-formed table name (the shape the core's own
-/// fast path accepts; anything else goes to the general decoder).
+/// The table id of a well-formed table name,
+/// `projects/P/instances/I/tables/T` with `P`, `I` and `T` non-empty and
+/// printable ASCII (the shape the core's own fast path accepts; anything
+/// else goes to the general decoder). Read in place: every packed read
+/// and write comes through here.
 pub(crate) fn table_id(name: &str) -> Option<&str> {
     let ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b'/');
-    let parts: Vec<&str> = name.split('/').collect();
-    match parts.as_slice() {
-        ["projects", p, "instances", i, "tables", t] if ok(p) && ok(i) && ok(t) => Some(t),
-        _ => None,
-    }
+    let rest = name.strip_prefix("projects/")?;
+    let (project, rest) = rest.split_once('/')?;
+    let rest = rest.strip_prefix("instances/")?;
+    let (instance, rest) = rest.split_once('/')?;
+    let table = rest.strip_prefix("tables/")?;
+    (ok(project) && ok(instance) && ok(table)).then_some(table)
 }
 
 /// What a packed write did.
@@ -283,6 +287,33 @@ mod tests {
             let mut out = vec![9];
             let fast = decode_base64(text.as_bytes(), &mut out).map(|()| out[1..].to_vec());
             assert_eq!(fast, base64_text::decode(text).ok(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn table_names_of_the_one_shape_give_their_id() {
+        assert_eq!(table_id("projects/p/instances/i/tables/t"), Some("t"));
+        assert_eq!(
+            table_id("projects/my-p/instances/i_1/tables/mobile.v2"),
+            Some("mobile.v2")
+        );
+        for name in [
+            "",
+            "projects/p/instances/i/tables/",
+            "projects//instances/i/tables/t",
+            "projects/p/instances//tables/t",
+            "projects/p/instances/i/tables/t/",
+            "projects/p/instances/i/tables/t/x",
+            "projects/p/x/instances/i/tables/t",
+            "projects/p/instances/i/tables",
+            "projects/p/instances/i/table/t",
+            "/projects/p/instances/i/tables/t",
+            "projects/p/instances/i/tables/t u",
+            "projects/p/instances/i/tables/\u{e9}",
+            "projects/p/instances/i/tables/t\n",
+            "project/p/instances/i/tables/t",
+        ] {
+            assert_eq!(table_id(name), None, "{name:?}");
         }
     }
 }

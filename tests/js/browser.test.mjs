@@ -58,6 +58,16 @@ window.run = async () => {
   const req = { tableName: TABLE, rows: { rowKeys: [bytes('a'), bytes('c'), bytes('long')] } };
   out.again = [db.readRows(req), db.readRows(req)];
   out.againJson = JSON.parse(db.handle(JSON.stringify({ method: 'readRows', request: { tableName: TABLE, rows: { rowKeys: ['YQ==', 'Yw==', btoa('long')] } } }))).response;
+  // Binary and long row keys (here the packer writes their base64; Node's
+  // reader takes their bytes), and a plain read that fails in the core
+  // followed by one that answers.
+  const odd = [Uint8Array.of(0), Uint8Array.of(0xff, 0xfe), Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256)];
+  db.mutateRows({ tableName: TABLE, entries: odd.map((rowKey) => ({ rowKey, mutations: [{ setCell: { familyName: 'cf', value: bytes('v') } }] })) });
+  const base64 = (u8) => btoa(String.fromCharCode(...u8));
+  out.oddKeys = db.readRows({ tableName: TABLE, rows: { rowKeys: odd } }).rows.map((r) => r.key);
+  out.oddExpected = [odd[0], odd[2], odd[1]].map(base64);
+  out.missing = attempt(() => db.readRows({ tableName: TABLE + 'x', rows: { rowKeys: [bytes('a')] } }));
+  out.afterMissing = db.readRows({ tableName: TABLE, rows: { rowKeys: [bytes('a')] } }).rows.length;
   return out;
 };
 window.ready = true;
@@ -101,5 +111,10 @@ test('the browser build loads with init() and answers like the Node one', async 
   assert.equal(out.cbt, '4\n');
   assert.equal(out.againJson.rows.length, 3);
   assert.deepEqual(out.again, [out.againJson, out.againJson]);
+  assert.equal(out.oddKeys.length, 3);
+  assert.deepEqual(out.oddKeys, out.oddExpected);
+  assert.equal(out.missing.status, 'NOT_FOUND');
+  assert.equal(out.missing.isTabletopError, true);
+  assert.equal(out.afterMissing, 1);
   await page.close();
 });

@@ -697,6 +697,45 @@ describe('the strings dictionary kept across calls', () => {
     }
   });
 
+  test('row keys of any bytes and length read as the JSON path writes them', () => {
+    // In Node, keys cross from wasm as their bytes and Buffer writes their
+    // base64 (js/src/read.rs, Format): every byte value, lengths around the
+    // base64 groups of 3, keys up to the 4 KiB limit, the first row of an answer, a
+    // one-cell row and a many-cell one, in whole answers, with values as
+    // bytes, and through the iterator's chunks.
+    const db = withTable({ a: {}, b: {} });
+    const keys = [Uint8Array.of(0), Uint8Array.of(0xff), Uint8Array.of(0xc3, 0x28), Uint8Array.of(0xed, 0xa0, 0x80)];
+    for (let n = 1; n <= 9; n++) keys.push(Uint8Array.from({ length: n }, (_, i) => 0x80 + n * 13 + i));
+    for (let i = 0; i < 256; i += 17) keys.push(Uint8Array.from({ length: 64 }, (_, j) => (i + j * 5) % 256));
+    keys.push(Uint8Array.from({ length: 4096 }, (_, j) => (j * 31) % 256));
+    keys.push(Uint8Array.from({ length: 4095 }, (_, j) => 255 - (j % 256)));
+    const entries = keys.map((rowKey, i) => ({
+      rowKey,
+      mutations: i % 2
+        ? [{ setCell: { familyName: 'a', columnQualifier: bytes('q'), timestampMicros: 1000, value: bytes(`v${i}`) } }]
+        : [
+          { setCell: { familyName: 'a', columnQualifier: bytes('q'), timestampMicros: 1000, value: bytes('same') } },
+          { setCell: { familyName: 'b', columnQualifier: bytes('r'), timestampMicros: 2000, value: bytes('same') } },
+        ],
+    }));
+    assert.ok(db.mutateRows({ tableName: TABLE, entries }).entries.every((e) => e.status.code === 0));
+    for (const req of [
+      { tableName: TABLE },
+      { tableName: TABLE, reversed: true },
+      { tableName: TABLE, rows: { rowKeys: keys.slice(-3) } },
+      { tableName: TABLE, rows: { rowKeys: [keys[0]] } },
+      { tableName: TABLE, filter: { valueRegexFilter: b64('v.*') } },
+    ]) {
+      sameAsHandle(db, req);
+      const expected = viaHandle(db, 'readRows', asJson(req)).response.rows;
+      assert.deepEqual(db.readRows(req, { values: 'bytes' }).rows.map((r) => r.key), expected.map((r) => r.key));
+      assert.deepEqual([...db.readRowsIter(req)], expected);
+      assert.deepEqual([...db.readRowsIter(req, { shape: 'flat', values: 'bytes' })].map((r) => r.key), expected.map((r) => r.key));
+    }
+    const all = db.readRows({ tableName: TABLE }).rows.map((r) => Buffer.from(r.key, 'base64'));
+    assert.deepEqual(all.map((k) => k.toString('hex')).sort(), keys.map((k) => Buffer.from(k).toString('hex')).sort());
+  });
+
   test('one-byte values, repeated timestamps, and an answer that failed part way', () => {
     // The packer keeps each one-byte value's dictionary entry and the last
     // timestamp's (js/src/read.rs): an answer that failed after sending new
@@ -729,6 +768,47 @@ describe('the strings dictionary kept across calls', () => {
       if (i % 50 === 0) sameAsHandle(db, rows(i % 200, (i % 200) + 30));
     }
     assert.equal(iter.next().done, true);
+  });
+
+  test('plain reads packed in wasm memory: other tables, many keys, failures, grown memory', () => {
+    // Plain reads are packed straight into a buffer of each object's in
+    // wasm memory, the table name left in place from the read before when
+    // it is the same (tabletop.js, packRead): reads that switch tables,
+    // one that outgrows the buffer, reads that fail in the core, reads
+    // after an answer that grew the memory, and two objects in turn.
+    const db = withTable({ a: {}, b: {} });
+    db.createTable({ parent: PARENT, tableId: 'u', table: { columnFamilies: { a: {} } } });
+    writeRows(db, 0, 300);
+    const OTHER = `${PARENT}/tables/u`;
+    db.mutateRow({ tableName: OTHER, rowKey: key(1), mutations: [{ setCell: { familyName: 'a', value: b64('other') } }] });
+    const point = (table, i) => ({ tableName: table, rows: { rowKeys: [key(i)] } });
+    for (let i = 0; i < 4; i++) {
+      sameAsHandle(db, point(TABLE, 1));
+      sameAsHandle(db, point(OTHER, 1));
+      // A name of another length, then one that differs in its last byte.
+      throwsStatus(() => db.readRows(point(`${PARENT}/tables/nope`, 1)), 'NOT_FOUND');
+      throwsStatus(() => db.readRows(point(`${PARENT}/tables/v`, 1)), 'NOT_FOUND');
+      sameAsHandle(db, point(TABLE, 2));
+    }
+    assert.equal(db.readRows(point(OTHER, 1)).rows[0].families[0].columns[0].cells[0].value, b64('other'));
+    // 600 keys: more than the buffer holds.
+    const many = { tableName: TABLE, rows: { rowKeys: Array.from({ length: 600 }, (_, i) => key(i % 300)) } };
+    sameAsHandle(db, many);
+    sameAsHandle(db, point(TABLE, 3));
+    sameAsHandle(db, many);
+    // An answer of several megabytes grows the memory.
+    writeRows(db, 300, 20000);
+    assert.equal(db.readRows({ tableName: TABLE }).rows.length, 20000);
+    sameAsHandle(db, point(TABLE, 19999));
+    const other = withTable({ a: {}, b: {} });
+    writeRows(other, 0, 10, 'o');
+    for (let i = 0; i < 3; i++) {
+      sameAsHandle(other, point(TABLE, i));
+      sameAsHandle(db, point(TABLE, i));
+    }
+    db.restore(other.snapshot());
+    sameAsHandle(db, point(TABLE, 5));
+    other.free();
   });
 
   test('two objects side by side keep dictionaries of their own', () => {
