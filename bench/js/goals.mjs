@@ -19,13 +19,15 @@
 // collector's and compiler's threads included, but not time spent waiting
 // for a core) and by the wall clock. Then the core's rounds alone, back to
 // back with no collection between them (its best case, caches hot). The
-// goals' status is computed from the CPU medians, against both figures of
-// the core.
+// goals' status is computed from the CPU medians, against the core's
+// interleaved figures, measured as the package's are (like for like); its
+// rounds alone are printed beside them as context.
 //
 // The "floor" row is plain JavaScript, no wasm: the regex answer's row
 // keys made as strings from base64 text in a buffer (Buffer's latin1Slice,
-// as the package makes them) and one `{ key, cells }` object per row. No
-// API that answers one JavaScript object per row can cost less than that.
+// cheaper in JavaScript than base64Slice of the raw bytes) and one
+// `{ key, cells }` object per row. No API that answers one JavaScript
+// object per row can cost less than the engine's scan plus that.
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -288,15 +290,23 @@ for (const [name, r] of [['load at least 5x faster than sql.js', load], ['point 
   console.log(`| ${name} | ${j.figures} | ${j.status} |`);
 }
 console.log(`| (the same scan against sql.js's REGEXP, not a goal) | ${judged(regexp, (f) => regexp.sql.median / f.median, () => true).figures} | |`);
+// The goal compares like with like: the core's rounds interleaved with the
+// package's, each phase after a full collection as the package's are. The
+// core's rounds alone (caches hot, no collection) are a context line: the
+// package is never measured that way.
 for (const [name, r] of [['load within 2x of the core', load], ['point reads within 2x of the core', point],
   ['prefix scans within 2x of the core', prefix], ['value-regex full scan within 2x of the core', glob]]) {
-  for (const [against, c] of (r === load ? [['', r.core]] : [[', interleaved', r.core], [', its rounds alone', r.alone]])) {
-    const j = judged(r, (f) => f.median / c.median, (f) => f.median / c.median <= 2);
-    console.log(`| ${name}${against} | ${j.figures} | ${j.status} |`);
+  const j = judged(r, (f) => f.median / r.core.median, (f) => f.median / r.core.median <= 2);
+  console.log(`| ${name} | ${j.figures} | ${j.status} |`);
+  if (r !== load) {
+    const alone = judged(r, (f) => f.median / r.alone.median, () => true);
+    console.log(`| (the same against the core's rounds alone, caches hot; context, not the goal) | ${alone.figures} | |`);
   }
 }
+// No package can answer in less than the engine's scan plus the making of
+// its answer's JavaScript values: the floor row added to the core's scan.
 for (const [against, c] of [['interleaved', floorRow.core], ['its rounds alone', floorRow.alone]]) {
-  const reach = floorRow.flat.median / c.median;
-  console.log(`| (floor: ${floorRow.rows.toLocaleString('en')} keys and row objects in plain JavaScript, against the core's regex scan, ${against}) | ${x(reach)} | ${reach <= 2 ? 'within 2x: reachable' : 'over 2x: out of reach for any answer of one object per row'} |`);
+  const least = (c.median + floorRow.flat.median) / c.median;
+  console.log(`| (the least any answer of one object per row could cost: the core's regex scan, ${against}, plus the floor row, against that scan) | ${x(least)} | ${least <= 2 ? 'within 2x: reachable' : 'over 2x: out of reach for any answer of one object per row'} |`);
 }
 if (kept === null) throw new Error('the floor never ran');
