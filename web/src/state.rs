@@ -199,6 +199,9 @@ enum CatchUp {
 /// The User Timing name of a slice of the live Key Visualizer's build (or
 /// of a refresh of its traffic).
 pub const LIVE_MEASURE: &str = "tabletop:live";
+/// The User Timing name of making the Schema panel's lists of views
+/// (done again only when the instance may have changed).
+pub const VIEWS_MEASURE: &str = "tabletop:views";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
