@@ -177,7 +177,7 @@ pub fn app() -> Html {
                 if booted {
                     let step = schedule
                         .borrow_mut()
-                        .changed(js_sys::Date::now(), state.loading());
+                        .changed(js_sys::Date::now(), state.load_in_progress());
                     match step {
                         SaveStep::Hold => {
                             save_timer.borrow_mut().take();
@@ -218,7 +218,7 @@ pub fn app() -> Html {
 fn save_leaving(state: &AppContext) {
     // Mid-load, the copy saved before the load stays (see
     // [`save_schedule`]): it holds what the user made, whole.
-    if state.embed || state.loading() {
+    if state.embed || state.load_in_progress() {
         return;
     }
     let mut saved = state.to_shared(false);
@@ -236,7 +236,7 @@ fn save_leaving(state: &AppContext) {
 fn save(state: &AppContext, tab: &autosave_owner::TabId) {
     // Never in the middle of a load (the tab claiming the autosave then
     // saves when the load ends, see [`save_schedule`]).
-    if state.loading() {
+    if state.load_in_progress() {
         return;
     }
     let clock = browser::BrowserClock;

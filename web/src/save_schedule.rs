@@ -8,8 +8,9 @@
 //! a table still growing (its rows left out, the load to be run again)
 //! and cost the load a long task every few seconds, while the save made
 //! before the load still holds everything the user had made. When the
-//! load ends or is stopped, the save follows within [`SAVE_DELAY_MS`],
-//! however busy the page stays catching up.
+//! load has ended or was stopped, and the panels have caught up with it
+//! (its progress is gone), the save follows within [`SAVE_DELAY_MS`],
+//! however busy the page stays.
 
 /// How long the state must stay unchanged before it is saved, in
 /// milliseconds.
@@ -45,7 +46,8 @@ pub struct SaveSchedule {
 
 impl SaveSchedule {
     /// The state changed at `now` (milliseconds); `loading` says whether
-    /// rows are being written in bulk.
+    /// a load is in progress (rows written in bulk, or the panels still
+    /// catching up with them).
     pub fn changed(&mut self, now: f64, loading: bool) -> SaveStep {
         if loading {
             self.pending_since = None;

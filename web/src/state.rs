@@ -589,6 +589,13 @@ impl AppState {
         self.job.is_some() || !self.queue.is_empty() || self.scenario_data.loading()
     }
 
+    /// Whether rows are being written in bulk or the panels are still
+    /// catching up with a load that ended (its progress is still on
+    /// screen): autosave waits for both.
+    pub fn load_in_progress(&self) -> bool {
+        self.loading() || self.catch_up.is_some()
+    }
+
     /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
     /// rows load, and until the last step of catching up with a load.
     pub fn samples_held(&self) -> bool {
@@ -1747,10 +1754,11 @@ mod tests {
         assert_eq!(state.tablets.as_deref(), Some(&fresh));
         assert_eq!(state.rows.table.as_deref(), Some("gen"));
         assert_eq!(state.loads.last().map(|l| l.rows), Some(60_000));
-        // The SampleRowKeys list is drawn again one task later.
-        assert!(state.samples_held());
+        // The SampleRowKeys list is drawn again one task later; autosave
+        // waits for that too.
+        assert!(state.samples_held() && state.load_in_progress());
         let state = state.apply(Action::Work);
-        assert!(!state.samples_held());
+        assert!(!state.samples_held() && !state.load_in_progress());
         let state = settle(state);
         assert_eq!(state.rows.total_rows(), 60_000);
         assert!(state.rows.index.exact);
