@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { inflateRawSync } from 'node:zlib';
 import path from 'node:path';
-import { SCREENSHOTS, openApp as open, region, runCommand, useApp } from './harness.mjs';
+import { SCREENSHOTS, openApp as open, region, runCommand, useApp, waitForLoad } from './harness.mjs';
 
 const env = useApp();
 const openApp = (options) => open(env, options);
@@ -199,4 +200,66 @@ test('someone else’s link opens over saved work without losing it; a damaged l
   await waitForTables(damaged.page, ['mine', 'mobile-time-series']);
   assert.deepEqual(mine.problems, []);
   await ctx.close();
+});
+
+/** The state an autosave text holds (format v1: deflated JSON, base64url). */
+function decodeSaved(text) {
+  assert.match(text, /^v1\./);
+  const base64 = text.slice(3).replace(/-/g, '+').replace(/_/g, '/');
+  return JSON.parse(inflateRawSync(Buffer.from(base64, 'base64')).toString('utf8'));
+}
+
+test('autosave waits while rows load, keeps what was made before, and saves the load once it ends', async () => {
+  const { page, problems, context } = await openApp();
+  await makeMyTable(page);
+  await settle(page);
+  const saved = () => page.evaluate(() => localStorage.getItem('tabletop.autosave'));
+  const beforeLoad = await saved();
+  const kept = decodeSaved(beforeLoad);
+  assert.ok(kept.snapshot, 'the rows typed by hand are in the autosave');
+  // Every autosave write from now on, and whether a load was on screen.
+  await page.evaluate(() => {
+    window.__autosaveWrites = [];
+    const setItem = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) {
+      if (this === window.localStorage && key === 'tabletop.autosave') {
+        window.__autosaveWrites.push({ at: performance.now(), loading: !!document.querySelector('[role=progressbar]') });
+      }
+      return setItem.call(this, key, value);
+    };
+  });
+  // A slower page, so that the load outlasts the longest wait between two
+  // saves of a busy page (3 s) on any machine.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const rows = region(page, 'Rows');
+  await rows.getByText('Load sample data').click();
+  await rows.getByRole('textbox', { name: 'Table to load into' }).fill('big');
+  await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption('1000000');
+  await rows.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForSelector('[aria-label="Loading sample data"]');
+  const started = await page.evaluate(() => performance.now());
+  // Mid-load (as a crash would find it), the autosave is the one made
+  // before the load, whole.
+  await page.waitForFunction((t) => performance.now() - t > 4000, started, { polling: 200, timeout: 120_000 });
+  assert.ok(await page.locator('[role=progressbar]').count(), 'the load is still running 4 s in');
+  assert.equal(await saved(), beforeLoad);
+  await waitForLoad(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  // Saved promptly once the load is over.
+  await page.waitForFunction(() => window.__autosaveWrites.length > 0, null, { timeout: 5_000 });
+  const writes = await page.evaluate(() => window.__autosaveWrites);
+  assert.deepEqual(
+    writes.filter((w) => w.loading),
+    [],
+    'nothing was written while the load ran',
+  );
+  const after = decodeSaved(await saved());
+  assert.ok(after.loads.some((l) => l.table === 'big'), JSON.stringify(after.loads));
+  // A reload brings both tables back.
+  await page.reload();
+  await page.waitForSelector('#rows .row');
+  await waitForTables(page, ['big', 'mine', 'mobile-time-series']);
+  assert.deepEqual(problems, []);
+  await context.close();
 });

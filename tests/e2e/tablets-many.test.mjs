@@ -112,3 +112,44 @@ test('on a phone the SampleRowKeys list scrolls in a box of its own, which a key
     await context.close();
   }
 });
+
+test('the SampleRowKeys list folds back to its first keys for a new load or another table', async () => {
+  const { page, problems, context } = await open(env);
+  const rows = region(page, 'Rows');
+  const tablets = region(page, 'Tablets');
+  const samples = tablets.getByRole('region', { name: 'SampleRowKeys answer' });
+  /** Waits until the Rows panel shows `table`, and its list is drawn anew. */
+  const waitForShown = async (table) => {
+    await page.waitForFunction((t) => document.querySelector('section[aria-label=Rows] .title-table')?.textContent.includes(t), table);
+    await tablets.locator('.samples:not(:has-text("Updated when the load ends"))').waitFor();
+  };
+  const load = async (table) => {
+    await rows.getByText('Load sample data').click();
+    await rows.getByRole('textbox', { name: 'Table to load into' }).fill(table);
+    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption('1000000');
+    await rows.getByRole('button', { name: 'Generate' }).click();
+    await page.waitForSelector('[aria-label="Loading sample data"]');
+    await waitForLoad(page);
+    await waitForShown(table);
+  };
+  const showMore = tablets.getByRole('button', { name: /^Show [\d,]+ more \(of [\d,]+\)$/ });
+  await load('first');
+  assert.equal(await samples.locator('tbody tr').count(), 40);
+  await showMore.click();
+  await samples.locator('tbody tr').nth(199).waitFor();
+
+  // A second load, into a new table: its list starts folded.
+  await load('second');
+  assert.equal(await samples.locator('tbody tr').count(), 40);
+  await showMore.waitFor();
+
+  // Unfolded again, then back to the first table: folded too.
+  await showMore.click();
+  await samples.locator('tbody tr').nth(199).waitFor();
+  await region(page, 'Schema').getByRole('button', { name: 'first', exact: true }).click();
+  await waitForShown('first');
+  await page.waitForFunction(() => document.querySelectorAll('[aria-label="SampleRowKeys answer"] tbody tr').length === 40);
+  await showMore.waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -12,6 +12,7 @@
 //! - [`browser`]: clocks, the address bar, storage, files.
 //! - [`autosave_owner`]: which tab writes the autosave when several are open.
 //! - [`recovered_work`]: the work of a closed tab that did not keep it.
+//! - [`save_schedule`]: when the state is saved (never in the middle of a load).
 //! - [`demo`]: the sample table the page opens with.
 //! - `components`: Yew components, one file per panel.
 //! - [`fatal`]: the panic hook that keeps a crash from leaving a blank page.
@@ -25,6 +26,7 @@ mod components;
 pub mod demo;
 pub mod fatal;
 pub mod recovered_work;
+pub mod save_schedule;
 pub mod share;
 pub mod state;
 pub mod view_model;
@@ -35,19 +37,12 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::Workspace;
+use crate::save_schedule::{SAVE_DELAY_MS, SaveSchedule, SaveStep};
 use crate::state::learn::LearnAction;
-use crate::state::{Action, AppContext, AppState, Notice};
+use crate::state::{Action, AppContext, AppState, Clock, Notice};
 use crate::view_model::learn::PROGRESS_KEY;
 
 pub use crate::fatal::{install_panic_hook, show_fatal_error};
-
-/// How long the state must stay unchanged before it is written to the
-/// address bar and autosave, in milliseconds.
-const SAVE_DELAY_MS: u32 = 400;
-
-/// The longest a save waits while the state keeps changing (a simulation
-/// playing, a load running: every frame is a change), in milliseconds.
-const SAVE_MAX_WAIT_MS: f64 = 3000.0;
 
 /// The whole app: owns the state, runs its effects (boot, background work
 /// per animation frame, saving to the address bar and autosave) and
@@ -170,33 +165,39 @@ pub fn app() -> Html {
     // Save the state to the address bar (a share link at all times) and to
     // autosave, once it has been still for a moment; while it keeps changing
     // (every frame of a playing simulation is a change), at least every few
-    // seconds.
+    // seconds; while rows load in bulk, not at all until the load ends
+    // (see [`save_schedule`]).
     let save_timer: Rc<RefCell<Option<gloo::timers::callback::Timeout>>> = use_mut_ref(|| None);
-    let pending_since: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
+    let schedule: Rc<RefCell<SaveSchedule>> = use_mut_ref(SaveSchedule::default);
     {
         let state = state.clone();
         use_effect_with(
             (state.rev(), state.booted),
             move |&(_, booted): &(u64, bool)| {
                 if booted {
-                    let now = js_sys::Date::now();
-                    let since = pending_since.borrow().unwrap_or(now);
-                    if now - since >= SAVE_MAX_WAIT_MS {
-                        save_timer.borrow_mut().take();
-                        *pending_since.borrow_mut() = None;
-                        save(&state, &tab);
-                    } else {
-                        *pending_since.borrow_mut() = Some(since);
-                        let handle = state.clone();
-                        let tab = tab.clone();
-                        let pending = Rc::clone(&pending_since);
-                        *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
-                            SAVE_DELAY_MS,
-                            move || {
-                                *pending.borrow_mut() = None;
-                                save(&handle, &tab);
-                            },
-                        ));
+                    let step = schedule
+                        .borrow_mut()
+                        .changed(js_sys::Date::now(), state.load_in_progress());
+                    match step {
+                        SaveStep::Hold => {
+                            save_timer.borrow_mut().take();
+                        }
+                        SaveStep::Now => {
+                            save_timer.borrow_mut().take();
+                            save(&state, &tab);
+                        }
+                        SaveStep::AfterDelay => {
+                            let handle = state.clone();
+                            let tab = tab.clone();
+                            let schedule = Rc::clone(&schedule);
+                            *save_timer.borrow_mut() = Some(gloo::timers::callback::Timeout::new(
+                                SAVE_DELAY_MS,
+                                move || {
+                                    schedule.borrow_mut().saved();
+                                    save(&handle, &tab);
+                                },
+                            ));
+                        }
                     }
                 }
             },
@@ -215,7 +216,9 @@ pub fn app() -> Html {
 /// already in the address bar (the one a reload opens, so a reload brings
 /// this state back); the address bar is left as it is.
 fn save_leaving(state: &AppContext) {
-    if state.embed {
+    // Mid-load, the copy saved before the load stays (see
+    // [`save_schedule`]): it holds what the user made, whole.
+    if state.embed || state.load_in_progress() {
         return;
     }
     let mut saved = state.to_shared(false);
@@ -231,6 +234,19 @@ fn save_leaving(state: &AppContext) {
 /// tables' recorded traffic, then without the rows of work set aside,
 /// then without any rows; the status line says so.
 fn save(state: &AppContext, tab: &autosave_owner::TabId) {
+    // Never in the middle of a load (the tab claiming the autosave then
+    // saves when the load ends, see [`save_schedule`]).
+    if state.load_in_progress() {
+        return;
+    }
+    let clock = browser::BrowserClock;
+    let start = clock.now_ms();
+    write_saves(state, tab);
+    clock.measure(save_schedule::SAVE_MEASURE, start);
+}
+
+/// The writing of [`save`].
+fn write_saves(state: &AppContext, tab: &autosave_owner::TabId) {
     let link = share::encode(&state.to_shared(true));
     browser::set_fragment(&link);
     if state.embed {

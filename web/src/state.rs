@@ -199,6 +199,9 @@ enum CatchUp {
 /// The User Timing name of a slice of the live Key Visualizer's build (or
 /// of a refresh of its traffic).
 pub const LIVE_MEASURE: &str = "tabletop:live";
+/// The User Timing name of making the Schema panel's lists of views
+/// (done again only when the instance may have changed).
+pub const VIEWS_MEASURE: &str = "tabletop:views";
 /// How much index building an ordinary action may do before it answers.
 pub const INLINE_INDEX_BUDGET_MS: f64 = 4.0;
 
@@ -584,6 +587,13 @@ impl AppState {
     /// one per animation frame (see [`LOAD_BUDGET_MS`]).
     pub fn loading(&self) -> bool {
         self.job.is_some() || !self.queue.is_empty() || self.scenario_data.loading()
+    }
+
+    /// Whether rows are being written in bulk or the panels are still
+    /// catching up with a load that ended (its progress is still on
+    /// screen): autosave waits for both.
+    pub fn load_in_progress(&self) -> bool {
+        self.loading() || self.catch_up.is_some()
     }
 
     /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
@@ -1744,10 +1754,11 @@ mod tests {
         assert_eq!(state.tablets.as_deref(), Some(&fresh));
         assert_eq!(state.rows.table.as_deref(), Some("gen"));
         assert_eq!(state.loads.last().map(|l| l.rows), Some(60_000));
-        // The SampleRowKeys list is drawn again one task later.
-        assert!(state.samples_held());
+        // The SampleRowKeys list is drawn again one task later; autosave
+        // waits for that too.
+        assert!(state.samples_held() && state.load_in_progress());
         let state = state.apply(Action::Work);
-        assert!(!state.samples_held());
+        assert!(!state.samples_held() && !state.load_in_progress());
         let state = settle(state);
         assert_eq!(state.rows.total_rows(), 60_000);
         assert!(state.rows.index.exact);

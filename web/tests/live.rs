@@ -135,3 +135,43 @@ async fn a_table_without_traffic_says_what_to_do() {
     .await;
     unmount(app, &root);
 }
+
+/// How many times the live map was drawn so far (its `data-renders`).
+fn map_renders(root: &web_sys::Element) -> u64 {
+    find(root, "section.keyviz-panel[data-view=live] .kv-map")
+        .get_attribute("data-renders")
+        .and_then(|n| n.parse().ok())
+        .expect("the map counts its renders")
+}
+
+#[wasm_bindgen_test]
+async fn a_redraw_of_the_live_panel_leaves_its_map_alone() {
+    let (root, app) = mounted().await;
+    run(&root, "read mobile-time-series prefix=phone#4c41");
+    wait_for(&root, LIVE_CANVAS).await;
+    wait_until("the live map is built", || {
+        region(&root, "Key Visualizer")
+            .get_attribute("data-live-building")
+            .as_deref()
+            == Some("false")
+    })
+    .await;
+    settle().await;
+    let kv = region(&root, "Key Visualizer");
+    let before = map_renders(&root);
+    // Asking again for the view already shown is an action of the live
+    // slice: the panel draws again, with the same map.
+    for _ in 0..3 {
+        click_button(&kv, "Your tables");
+        settle().await;
+    }
+    assert_eq!(
+        map_renders(&root),
+        before,
+        "the map was drawn again with unchanged data"
+    );
+    // A change of the map's own settings draws it again.
+    choose(&find(&kv, "select[aria-label=Scale]"), "absolute");
+    wait_until("the map follows its scale", || map_renders(&root) > before).await;
+    unmount(app, &root);
+}

@@ -213,3 +213,49 @@ async fn the_sql_tab_runs_queries_explains_them_and_lists_views() {
     let _ = input.dyn_ref::<web_sys::HtmlElement>().map(|e| e.focus());
     unmount(app, &root);
 }
+
+/// How many times the page made the Schema panel's lists of views (the
+/// User Timing entries it records each time).
+fn views_made() -> u32 {
+    let performance = gloo::utils::window()
+        .performance()
+        .expect("the test page has performance");
+    let get = js_sys::Reflect::get(&performance, &"getEntriesByName".into())
+        .expect("getEntriesByName exists")
+        .dyn_into::<js_sys::Function>()
+        .expect("a function");
+    let entries = get
+        .call1(&performance, &tabletop_web::state::VIEWS_MEASURE.into())
+        .expect("getEntriesByName works")
+        .dyn_into::<js_sys::Array>()
+        .expect("an array");
+    entries.length()
+}
+
+#[wasm_bindgen_test]
+async fn typing_redraws_the_page_without_listing_the_views_again() {
+    let (root, app) = mounted().await;
+    settle().await;
+    let before = views_made();
+    assert!(before > 0, "the views were listed for the first render");
+    // Every keystroke is an action the whole workspace redraws for; none
+    // can change a view.
+    let input = find(&root, "textarea[aria-label=Command]");
+    for text in ["l", "ls", "ls ", "ls x"] {
+        type_into(&input, text);
+        settle().await;
+    }
+    assert_eq!(views_made(), before, "typing listed the views again");
+    // A view made in the console is listed at once.
+    click(&root, "#console-tab-sql");
+    settle().await;
+    run_sql(
+        &root,
+        "CREATE MATERIALIZED VIEW builds AS SELECT stats_summary['os_build'] AS build, COUNT(*) AS n FROM `mobile-time-series` GROUP BY build",
+    )
+    .await;
+    wait_for(&root, "#views-list .view-item").await;
+    assert_eq!(texts(&root, "#views-list .view-name"), ["builds"]);
+    assert!(views_made() > before);
+    unmount(app, &root);
+}

@@ -35,6 +35,11 @@ pub struct LiveBodyProps {
 #[component(LiveBody)]
 pub fn live_body(props: &LiveBodyProps) -> Html {
     let live = &props.live;
+    // Made once per `on_live` (which the workspace makes once): a new
+    // callback at every redraw of this panel would redraw the map too.
+    let on_map = use_memo(props.on_live.clone(), |on_live| {
+        on_live.reform(LiveAction::Map)
+    });
     if props.tables.is_empty() {
         return html! {
             <p class="placeholder kv-live-empty">
@@ -42,7 +47,6 @@ pub fn live_body(props: &LiveBodyProps) -> Html {
             </p>
         };
     }
-    let on_map = props.on_live.reform(LiveAction::Map);
     let shown = live.table.as_deref() == props.selected.as_deref();
     let body = match (&live.error, &live.summary, &live.map) {
         (Some(e), _, _) if shown => html! { <p class="error">{ e.clone() }</p> },

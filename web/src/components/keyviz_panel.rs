@@ -90,8 +90,13 @@ pub fn keyviz_panel(props: &KeyVizPanelProps) -> Html {
         KvView::Live => live.table.clone(),
         KvView::Ab => props.ab.ran.as_ref().map(|[a, b]| format!("{a} vs {b}")),
     };
+    // Made once per `on_sim`, as the live view's (see `LiveBody`): a new
+    // callback at every redraw of the panel would redraw the map too.
+    let on_sim_map = use_memo(props.on_sim.clone(), |on_sim| {
+        on_sim.reform(SimAction::from)
+    });
     let body = match view {
-        KvView::Simulation => sim_body(sim, &props.on_sim, &props.on_live),
+        KvView::Simulation => sim_body(sim, &props.on_sim, &on_sim_map, &props.on_live),
         KvView::Live => html! {
             <LiveBody live={Rc::clone(live)} on_live={props.on_live.clone()} tables={Rc::clone(&props.tables)}
                 selected={props.selected.clone()} on_select={props.on_select.clone()} />
@@ -144,18 +149,16 @@ fn view_switch(view: KvView, on_live: &Callback<LiveAction>) -> Html {
 }
 
 /// The simulation's controls, then its map (or why there is none).
-fn sim_body(sim: &SimState, on_sim: &Callback<SimAction>, on_live: &Callback<LiveAction>) -> Html {
-    let on_map = on_sim.reform(SimAction::from);
+fn sim_body(
+    sim: &SimState,
+    on_sim: &Callback<SimAction>,
+    on_map: &Callback<MapAction>,
+    on_live: &Callback<LiveAction>,
+) -> Html {
     let body = match (&sim.map, &sim.error) {
         (_, Some(e)) => html! { <p class="error">{ e.clone() }</p> },
         (None, None) => intro(on_sim, on_live),
-        (Some(map), None) => map_view(
-            map,
-            sim.keyviz,
-            &sim.diagnostics,
-            sim.findings_open,
-            &on_map,
-        ),
+        (Some(map), None) => map_view(map, sim.keyviz, &sim.diagnostics, sim.findings_open, on_map),
     };
     html! {
         <>
@@ -432,6 +435,10 @@ pub(super) fn heatmap(props: &HeatmapProps) -> Html {
     let pinned = use_state(|| None::<Cell>);
     let drag = use_state(|| None::<Drag>);
     let pressed: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
+    // How many times the map was drawn (in `data-renders`): a redraw of
+    // the panel around it should not draw it again (the tests check).
+    let renders = use_mut_ref(|| 0u64);
+    *renders.borrow_mut() += 1;
 
     let (w, h, _) = *size;
     let map = &props.map;
@@ -458,7 +465,7 @@ pub(super) fn heatmap(props: &HeatmapProps) -> Html {
         .or(*hover)
         .and_then(|cell| tooltip_html(map, cell, pinned.is_some(), (w, h)));
     html! {
-        <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")}>
+        <div class="kv-map" style={format!("--kv-gutter: {gutter}ch")} data-renders={renders.borrow().to_string()}>
             { labels }
             <div class="kv-frame" ref={frame}>
                 <canvas ref={canvas} class="kv-canvas" role="img" aria-label={props.label.clone()} tabindex="0"

@@ -19,7 +19,7 @@ use yew::prelude::*;
 use super::key_view::key_html;
 use crate::view_model::tablets::{
     BarSegment, SplitNote, TabletLine, TabletsView, bar_blocks, bar_layout, labelled_splits,
-    split_note, tablet_of_key,
+    samples_print, split_note, tablet_of_key,
 };
 use crate::view_model::{count_noun, format_count};
 
@@ -453,22 +453,25 @@ const SAMPLES_FIRST: usize = 40;
 /// SampleRowKeys' answer: keys at tablet boundaries with byte offsets.
 #[component(Samples)]
 fn samples(props: &SamplesProps) -> Html {
-    let all = use_state(|| false);
+    // The list "Show all" was asked for (its print): a new load, another
+    // table or new keys fold the list back to its first rows.
+    let expanded = use_state(|| None::<u64>);
     let scroll = use_node_ref();
     let scrolls = use_scrolls(&scroll);
     let Ok(view) = props.view.as_ref() else {
         return html! {};
     };
+    let print = samples_print(view);
     let listed = view.samples.len().min(SAMPLES_SHOWN);
-    let drawn = if *all {
+    let drawn = if *expanded == Some(print) {
         listed
     } else {
         listed.min(SAMPLES_FIRST)
     };
     let more = view.samples.len().saturating_sub(drawn);
     let show_all = {
-        let all = all.clone();
-        Callback::from(move |_: MouseEvent| all.set(true))
+        let expanded = expanded.clone();
+        Callback::from(move |_: MouseEvent| expanded.set(Some(print)))
     };
     html! {
         <div class="samples">

@@ -5,33 +5,31 @@
 //! from the core's view status; it counts down as the background frames
 //! move the instance clock on and the core applies the queued changes.
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use crate::view_model::format_count;
-use crate::view_model::instance_views::{AuthorizedLine, LogicalLine};
+use crate::view_model::instance_views::{AuthorizedLine, LogicalLine, ViewLists};
 use crate::view_model::tools::ViewLine;
 
 /// Props of [`ViewsList`].
 #[derive(Properties, PartialEq)]
 pub struct ViewsListProps {
-    /// The materialized views, by name.
-    pub views: Vec<ViewLine>,
-    /// The logical views, by name.
-    #[prop_or_default]
-    pub logical: Vec<LogicalLine>,
-    /// The authorized views, by table and id.
-    #[prop_or_default]
-    pub authorized: Vec<AuthorizedLine>,
+    /// The materialized, logical and authorized views (made once per
+    /// change of the instance, see the workspace).
+    pub lists: Rc<ViewLists>,
 }
 
 /// The lists (nothing at all while there are no views of a kind).
 #[component(ViewsList)]
 pub fn views_list(props: &ViewsListProps) -> Html {
+    let lists = &props.lists;
     html! {
         <>
-            { materialized(&props.views) }
-            { logical(&props.logical) }
-            { authorized(&props.authorized) }
+            { materialized(&lists.materialized) }
+            { logical(&lists.logical) }
+            { authorized(&lists.authorized) }
         </>
     }
 }

@@ -30,7 +30,8 @@ use crate::share;
 use crate::state::console::Tab;
 use crate::state::generator::GeneratorSpec;
 use crate::state::layout::{Layout, PanelId, Panels, Splitter};
-use crate::state::{Action, AppContext, Notice};
+use crate::state::{Action, AppContext, Clock, Notice, VIEWS_MEASURE};
+use crate::view_model::instance_views::ViewLists;
 use tabletop_core::{CreateTableRequest, FamilyChange};
 
 /// Every callback the panels get, made once so that props stay equal
@@ -314,6 +315,7 @@ pub fn workspace() -> Html {
         use_memo((), move |()| callbacks(&app))
     };
     let grid = Grid::new(&app);
+    let views = use_view_lists(&app);
     let on_escape = {
         let restore = cb.maximize.clone();
         let maximized = app.maximized.is_some();
@@ -359,7 +361,7 @@ pub fn workspace() -> Html {
                 // heatmap's pin survive); the hidden ones are `display:
                 // none` slots, the visible ones place themselves in the grid.
                 if has_left(all) {
-                    { left_slot(&app, &cb, &grid) }
+                    { left_slot(&app, &cb, &grid, &views) }
                     if has_middle(all) || all.has(PanelId::KeyVisualizer) {
                         { grid.handle(Splitter::Left, app.layout.left, &cb, "grid-area: ls") }
                     }
@@ -388,6 +390,33 @@ pub fn workspace() -> Html {
             </main>
         </div>
     }
+}
+
+/// The instance's views for the Schema panel, made again only when they
+/// may have changed: data or schema changed (a view made or deleted goes
+/// through the console, which counts as such), the instance's clock moved
+/// (a materialized view's lag counts down with it) or the tables list was
+/// made anew. Other redraws (a slice of the live map, typing in the
+/// console) reuse them. Each making is measured as [`VIEWS_MEASURE`].
+#[hook]
+fn use_view_lists(app: &AppContext) -> Rc<ViewLists> {
+    let key = (
+        app.data_rev,
+        app.instance().now_micros(),
+        Rc::clone(&app.tables),
+        app.panels.has(PanelId::Schema),
+    );
+    let app = app.clone();
+    use_memo(key, move |(_, _, tables, shown)| {
+        if !*shown {
+            return ViewLists::default();
+        }
+        let clock = browser::BrowserClock;
+        let start = clock.now_ms();
+        let lists = ViewLists::of(&app.instance(), tables.iter().map(|t| t.name.as_str()));
+        clock.measure(VIEWS_MEASURE, start);
+        lists
+    })
 }
 
 /// The design's data bar for the Key Visualizer panel.
@@ -498,7 +527,7 @@ fn dialogs(app: &AppContext, cb: &Callbacks) -> Html {
 }
 
 /// The left column's slot: Schema and Lessons.
-fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
+fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid, views: &Rc<ViewLists>) -> Html {
     let all = grid.all;
     html! {
         <div class="slot" hidden={!has_left(grid.panels)}>
@@ -516,9 +545,7 @@ fn left_slot(app: &AppContext, cb: &Callbacks, grid: &Grid) -> Html {
                         on_modify={cb.modify_families.clone()}
                         maximize={grid.maximize(PanelId::Schema, cb)}
                     >
-                        <ViewsList views={crate::view_model::tools::view_lines(&app.instance())}
-                            logical={crate::view_model::instance_views::logical_lines(&app.instance())}
-                            authorized={crate::view_model::instance_views::authorized_lines(&app.instance())} />
+                        <ViewsList lists={Rc::clone(views)} />
                     </SchemaPanel>
                 }
             </LeftColumn>

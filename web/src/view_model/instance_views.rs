@@ -6,6 +6,8 @@
 
 use tabletop_core::{AuthorizedView, FamilySubset, Instance};
 
+use super::tools::{ViewLine, view_lines};
+
 /// One logical view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogicalLine {
@@ -32,6 +34,28 @@ pub struct AuthorizedLine {
     pub protected: bool,
 }
 
+/// The three lists of views the Schema panel shows, made together.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewLists {
+    /// The materialized views, by name.
+    pub materialized: Vec<ViewLine>,
+    /// The logical views, by name.
+    pub logical: Vec<LogicalLine>,
+    /// The authorized views, by table and id.
+    pub authorized: Vec<AuthorizedLine>,
+}
+
+impl ViewLists {
+    /// Every view of `db`, whose tables are `tables`.
+    pub fn of<'a>(db: &Instance, tables: impl IntoIterator<Item = &'a str>) -> ViewLists {
+        ViewLists {
+            materialized: view_lines(db),
+            logical: logical_lines(db),
+            authorized: authorized_lines(db, tables),
+        }
+    }
+}
+
 /// Every logical view of `db`, by name.
 pub fn logical_lines(db: &Instance) -> Vec<LogicalLine> {
     db.logical_views()
@@ -44,16 +68,22 @@ pub fn logical_lines(db: &Instance) -> Vec<LogicalLine> {
         .collect()
 }
 
-/// Every authorized view of `db`, by table then id.
-pub fn authorized_lines(db: &Instance) -> Vec<AuthorizedLine> {
+/// Every authorized view of `db`'s `tables` (the names the app already
+/// listed, in order), by table then id. Taking the names rather than
+/// listing the tables again spares describing each table (its schema and
+/// the bytes of every tablet) at every redraw of the Schema panel.
+pub fn authorized_lines<'a>(
+    db: &Instance,
+    tables: impl IntoIterator<Item = &'a str>,
+) -> Vec<AuthorizedLine> {
     let mut out = Vec::new();
-    for table in db.list_tables() {
-        let Ok(views) = db.authorized_views(&table.id) else {
+    for table in tables {
+        let Ok(views) = db.authorized_views(table) else {
             continue;
         };
         for (name, v) in views {
             out.push(AuthorizedLine {
-                table: table.id.clone(),
+                table: table.to_string(),
                 name: name.to_string(),
                 rows: rows_text(v),
                 columns: columns_text(v),
@@ -130,7 +160,7 @@ mod tests {
                 r#"{{"parent": "{parent}", "tableId": "t", "table": {{"columnFamilies": {{"cf": {{}}, "stats": {{}}}}}}}}"#
             ),
         );
-        assert!(logical_lines(&db).is_empty() && authorized_lines(&db).is_empty());
+        assert!(logical_lines(&db).is_empty() && authorized_lines(&db, ["t"]).is_empty());
         json(
             &mut db,
             "createLogicalView",
@@ -157,7 +187,7 @@ mod tests {
             }]
         );
         assert_eq!(
-            authorized_lines(&db),
+            authorized_lines(&db, ["t"]),
             [AuthorizedLine {
                 table: "t".into(),
                 name: "mine".into(),
@@ -171,6 +201,6 @@ mod tests {
             "deleteAuthorizedView",
             &format!(r#"{{"name": "{parent}/tables/t/authorizedViews/mine"}}"#),
         );
-        assert!(authorized_lines(&db).is_empty());
+        assert!(authorized_lines(&db, ["t"]).is_empty());
     }
 }

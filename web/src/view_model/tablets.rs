@@ -55,6 +55,20 @@ pub struct TabletsView {
     pub split_bytes: u64,
 }
 
+/// A print of which SampleRowKeys list `view` is: its table and its keys
+/// (not their offsets, which grow with every write). Equal prints are the
+/// same list; the Tablets panel keeps the list unfolded only as long as it
+/// stays the same.
+pub fn samples_print(view: &TabletsView) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    view.table.hash(&mut hasher);
+    for sample in &view.samples {
+        sample.key.text.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
 /// When tablets split: one short line, and the longer story for its
 /// hover text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,6 +235,34 @@ mod tests {
     use tabletop_core::{ColumnFamily, CreateTableRequest, Mutation, TableSchema};
 
     use super::*;
+
+    #[test]
+    fn a_samples_print_changes_with_the_table_or_its_keys_not_with_the_offsets() {
+        let view = |table: &str, keys: &[(&[u8], u64)]| TabletsView {
+            table: table.into(),
+            tablets: Vec::new(),
+            samples: keys
+                .iter()
+                .map(|(k, offset)| Sample {
+                    key: DisplayKey::new(k),
+                    offset: *offset,
+                })
+                .collect(),
+            total_bytes: 0,
+            split_bytes: 0,
+        };
+        let first = samples_print(&view("a", &[(b"k1", 10), (b"", 20)]));
+        // The same keys further on in a load: more bytes before each.
+        assert_eq!(first, samples_print(&view("a", &[(b"k1", 40), (b"", 90)])));
+        // A split (a new key), another table, or a key moved: another list.
+        for other in [
+            view("a", &[(b"k1", 10), (b"k5", 15), (b"", 20)]),
+            view("b", &[(b"k1", 10), (b"", 20)]),
+            view("a", &[(b"k2", 10), (b"", 20)]),
+        ] {
+            assert_ne!(first, samples_print(&other), "{other:?}");
+        }
+    }
 
     #[test]
     fn blocks_cover_the_tablets_in_order_and_bound_the_elements() {
