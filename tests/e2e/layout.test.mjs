@@ -3,7 +3,8 @@
 // screen, its findings are folded into one line that opens on demand, and
 // its time axis has several labelled ticks that never overlap; on a phone
 // the page settles (nothing keeps rewriting attributes while idle) and a
-// row's qualifier and value are both readable within the screen's width.
+// row's qualifier and value are both readable within the screen's width, as
+// is the Rows panel's footer (it wraps there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -210,4 +211,30 @@ test("on a phone a row's qualifier and value are both fully visible", async () =
     assert.deepEqual(problems, []);
     await context.close();
   }
+});
+
+test("on a phone the Rows panel's footer shows all it says (it wraps, never cut at the edge)", async () => {
+  const { page, problems, context } = await openApp({ viewport: PHONE });
+  await page.evaluate(() => document.querySelector('.rows-panel').scrollIntoView());
+  await page.waitForFunction(() => document.querySelector('#read-stats')?.textContent.includes('This view read'));
+  const foot = await page.evaluate(() => {
+    const box = document.querySelector('.rows-foot');
+    const b = box.getBoundingClientRect();
+    const spans = ['#rows-position', '#read-stats'].map((selector) => {
+      const e = box.querySelector(selector);
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      const r = range.getBoundingClientRect();
+      return { selector, text: e.textContent, left: r.left, right: r.right, bottom: r.bottom };
+    });
+    return { left: b.left, right: b.right, bottom: b.bottom, clipped: box.scrollWidth > box.clientWidth + 1, spans };
+  });
+  assert.equal(foot.clipped, false, `the footer's content is wider than the footer: ${JSON.stringify(foot)}`);
+  for (const s of foot.spans) {
+    assert.ok(s.text.length > 0, `${s.selector} has text`);
+    assert.ok(s.left >= foot.left - 0.5 && s.right <= foot.right + 0.5, `${s.selector} "${s.text}" inside the footer: ${JSON.stringify(foot)}`);
+    assert.ok(s.bottom <= foot.bottom + 0.5, `${s.selector} "${s.text}" not below the footer's edge: ${JSON.stringify(foot)}`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
 });
