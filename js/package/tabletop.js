@@ -78,6 +78,18 @@ function requestText(request) {
 
 const encoder = new TextEncoder();
 
+/**
+ * Each UTF-16 code unit's value as a base64 digit of the standard
+ * alphabet, -1 for every other unit (a table of all 65,536 units, so any
+ * `charCodeAt` indexes it without a range check).
+ */
+const BASE64_DIGITS = (() => {
+  const t = new Int8Array(0x10000).fill(-1);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) t[alphabet.charCodeAt(i)] = i;
+  return t;
+})();
+
 /** A growing byte buffer in the format js/src/write.rs reads. */
 class Packer {
   constructor(size) {
@@ -145,11 +157,15 @@ class Packer {
     this.at = start + written;
   }
 
-  /** A bytes field: absent, raw (Uint8Array) or base64 text (string). */
+  /**
+   * A bytes field: absent, raw (a Uint8Array, or base64 text this packer
+   * decodes) or base64 text left for wasm to decode.
+   */
   bytes(v) {
     if (v === undefined) {
       this.u8(0);
     } else if (typeof v === 'string') {
+      if (this.base64(v)) return;
       this.u8(2);
       this.str(v);
     } else if (v instanceof Uint8Array) {
@@ -170,6 +186,53 @@ class Packer {
     } else {
       throw DECLINE;
     }
+  }
+
+  /**
+   * Base64 text in groups of four of the standard alphabet, with at most
+   * two '=' closing the last group (what encoders write), decoded into a
+   * raw bytes field: wasm then borrows the bytes without decoding or
+   * copying them. False, with nothing written, for any other text, which
+   * goes to wasm as text to be accepted or refused there. Bits past the
+   * last byte are ignored, as the core's decoder ignores them.
+   */
+  base64(s) {
+    const n = s.length;
+    if ((n & 3) !== 0) return false;
+    let pad = 0;
+    if (n !== 0 && s.charCodeAt(n - 1) === 61) pad = s.charCodeAt(n - 2) === 61 ? 2 : 1;
+    const len = (n >> 2) * 3 - pad;
+    this.room(5 + len + pad);
+    const buf = this.buf;
+    const digits = BASE64_DIGITS;
+    let o = this.at + 5;
+    // The groups without padding, then the padded one.
+    const whole = pad === 0 ? n : n - 4;
+    for (let i = 0; i < whole; i += 4) {
+      const a = digits[s.charCodeAt(i)];
+      const b = digits[s.charCodeAt(i + 1)];
+      const c = digits[s.charCodeAt(i + 2)];
+      const d = digits[s.charCodeAt(i + 3)];
+      if ((a | b | c | d) < 0) return false;
+      const x = (a << 18) | (b << 12) | (c << 6) | d;
+      buf[o] = x >> 16;
+      buf[o + 1] = x >> 8;
+      buf[o + 2] = x;
+      o += 3;
+    }
+    if (pad !== 0) {
+      const a = digits[s.charCodeAt(whole)];
+      const b = digits[s.charCodeAt(whole + 1)];
+      const c = pad === 1 ? digits[s.charCodeAt(whole + 2)] : 0;
+      if ((a | b | c) < 0) return false;
+      const x = (a << 18) | (b << 12) | (c << 6);
+      buf[o] = x >> 16;
+      if (pad === 1) buf[o + 1] = x >> 8;
+    }
+    buf[this.at] = 1;
+    this.view.setUint32(this.at + 1, len, true);
+    this.at += 5 + len;
+    return true;
   }
 
   /** An int64 field: absent, a safe integer, or decimal text. */
@@ -284,9 +347,14 @@ function packEntry(p, entry) {
   for (let i = 0; i < mutations.length; i++) packMutation(p, mutations[i]);
 }
 
-/** mutateRows or mutateRow packed, or `null` for the general decoder. */
-function packWrite(kind, request) {
-  const p = new Packer(256);
+/**
+ * mutateRows or mutateRow packed into `p` from its start; false when it
+ * must go to the general decoder.
+ */
+function packWrite(p, kind, request) {
+  p.at = 0;
+  // The write overwrites the table name packRead may have left there.
+  p.table = null;
   try {
     let table, entries, key, mutations;
     for (const k in request) {
@@ -308,10 +376,10 @@ function packWrite(kind, request) {
       packEntry(p, { rowKey: key, mutations });
     }
   } catch (e) {
-    if (e === DECLINE) return null;
+    if (e === DECLINE) return false;
     throw e;
   }
-  return p.buf.subarray(0, p.at);
+  return true;
 }
 
 /** A range bound: 0 none, 1 closed, 2 open (js/src/request.rs). */
@@ -790,10 +858,14 @@ const GENERAL = [
 const RELEASE_BYTES = 1 << 20;
 
 /**
- * The size of each object's request buffer in wasm's memory; larger plain
- * reads (hundreds of keys) are packed apart and copied in.
+ * The first size of each object's request buffer in wasm's memory. A
+ * request that outgrows it is packed apart and copied in, and the buffer
+ * is made larger for the next ones (bulk writes of a thousand rows take
+ * about half a megabyte), up to REQUEST_MAX_BYTES: past that, requests
+ * are always copied in.
  */
 const REQUEST_BYTES = 4096;
+const REQUEST_MAX_BYTES = 16 << 20;
 
 /** What readRequested answers for a declined request and for a failed read (js/src/lib.rs). */
 const READ_DECLINED = 0xffffffff;
@@ -845,6 +917,8 @@ function makeTabletop(raw) {
      */
     #requestAt = 0;
     #request = null;
+    /** The request buffer's size. */
+    #requestBytes = REQUEST_BYTES;
 
     /**
      * `options.engine`: 'default' (the playground's engine thresholds:
@@ -945,15 +1019,25 @@ function makeTabletop(raw) {
     /**
      * The packer over this object's request buffer in wasm's memory,
      * remade when the memory has grown (its view is then of the old
-     * buffer) or a request outgrew it.
+     * buffer) or a request outgrew it (the buffer then grows to the
+     * request's size, within REQUEST_MAX_BYTES).
      */
     #requestPacker() {
       let p = this.#request;
       const { buffer } = memoryViews();
       if (p === null || p.buf.buffer !== buffer) {
-        if (this.#requestAt === 0) this.#requestAt = this.#raw.requestBuffer(REQUEST_BYTES);
+        // Twice the size a request outgrew it to, so that requests of about
+        // that size (a load's batches) fit from then on: a buffer
+        // reallocated again and again amid a load's growing tables leaves
+        // holes in wasm's memory, which then grows further.
+        const wanted = p === null ? 0 : Math.min(2 * p.buf.length, REQUEST_MAX_BYTES);
+        if (wanted > this.#requestBytes) {
+          this.#requestBytes = wanted;
+          this.#requestAt = 0;
+        }
+        if (this.#requestAt === 0) this.#requestAt = this.#raw.requestBuffer(this.#requestBytes);
         // requestBuffer may have grown the memory.
-        p = Packer.over(memoryViews().buffer, this.#requestAt, REQUEST_BYTES);
+        p = Packer.over(memoryViews().buffer, this.#requestAt, this.#requestBytes);
         this.#request = p;
       }
       return p;
@@ -969,21 +1053,31 @@ function makeTabletop(raw) {
       return this.#run((r) => r.call(method, text));
     }
 
+    /**
+     * A mutateRow (kind 2) or mutateRows (1) run the packed way: what
+     * writePacked answers (js/src/lib.rs), `undefined` when the request
+     * must go to the general decoder. The request is packed straight into
+     * the request buffer in wasm's memory, or apart and copied in when it
+     * outgrew it.
+     */
+    #writePacked(kind, request) {
+      const p = this.#requestPacker();
+      if (!packWrite(p, kind, request)) return undefined;
+      if (p.buf.buffer === memoryViews().buffer) return this.#run((r) => r.writeRequested(p.at));
+      const packed = p.buf.subarray(0, p.at);
+      return this.#run((r) => r.writePacked(packed));
+    }
+
     mutateRow(request) {
       requireObject('mutateRow', request);
-      const packed = packWrite(2, request);
-      if (packed) {
-        const done = this.#run((r) => r.writePacked(packed));
-        if (done === null) return {};
-      }
+      if (this.#writePacked(2, request) === null) return {};
       const text = requestText(request);
       return this.#run((r) => r.call('mutateRow', text));
     }
 
     mutateRows(request) {
       requireObject('mutateRows', request);
-      const packed = packWrite(1, request);
-      const failed = packed ? this.#run((r) => r.writePacked(packed)) : undefined;
+      const failed = this.#writePacked(1, request);
       if (failed === undefined) {
         const text = requestText(request);
         return this.#run((r) => r.call('mutateRows', text));

@@ -247,22 +247,20 @@ impl Tabletop {
     /// `[index, code, message, ...]` of the entries that failed.
     #[wasm_bindgen(js_name = writePacked)]
     pub fn write_packed(&mut self, packed: &[u8]) -> Result<JsValue, JsValue> {
-        match write::run(&mut self.instance, packed) {
-            None => Ok(JsValue::UNDEFINED),
-            Some(Err(e)) => Err(error_to_js(&e)),
-            Some(Ok(write::Written::Row)) => Ok(JsValue::NULL),
-            Some(Ok(write::Written::Rows(results))) => {
-                let mut failed = Vec::new();
-                for (i, r) in results.iter().enumerate() {
-                    if let Err(e) = r {
-                        failed.push(json!(i));
-                        failed.push(json!(e.code().number()));
-                        failed.push(json!(e.message()));
-                    }
-                }
-                Ok(to_js(&Value::Array(failed)))
-            }
-        }
+        written_to_js(write::run(&mut self.instance, packed))
+    }
+
+    /// [`Tabletop::write_packed`] for the first `len` bytes of the request
+    /// buffer ([`Tabletop::request_buffer`]), which the package writes in
+    /// place: the request is neither copied in nor allocated per call.
+    /// `undefined` (the general decoder's turn) when `len` is past the
+    /// buffer.
+    #[wasm_bindgen(js_name = writeRequested)]
+    pub fn write_requested(&mut self, len: u32) -> Result<JsValue, JsValue> {
+        let Some(packed) = self.request.get(..len as usize) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        written_to_js(write::run(&mut self.instance, packed))
     }
 
     /// Runs a readRows request object and returns its answer packed (the
@@ -497,6 +495,30 @@ impl Tabletop {
             max_bytes: self.max_answer_bytes,
             format: Format::from_bits(format),
             known,
+        }
+    }
+}
+
+/// What a packed write answers JavaScript: `undefined` to send the
+/// request to the general decoder, `null` for a mutateRow done, the flat
+/// `[index, code, message, ...]` of a mutateRows' failed entries.
+fn written_to_js(
+    written: Option<tabletop_core::Result<write::Written>>,
+) -> Result<JsValue, JsValue> {
+    match written {
+        None => Ok(JsValue::UNDEFINED),
+        Some(Err(e)) => Err(error_to_js(&e)),
+        Some(Ok(write::Written::Row)) => Ok(JsValue::NULL),
+        Some(Ok(write::Written::Rows(results))) => {
+            let mut failed = Vec::new();
+            for (i, r) in results.iter().enumerate() {
+                if let Err(e) = r {
+                    failed.push(json!(i));
+                    failed.push(json!(e.code().number()));
+                    failed.push(json!(e.message()));
+                }
+            }
+            Ok(to_js(&Value::Array(failed)))
         }
     }
 }

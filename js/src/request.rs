@@ -24,8 +24,7 @@ fn bound(r: &mut Reader<'_>) -> Option<KeyBound> {
     if kind == 0 {
         return Some(KeyBound::Unbounded);
     }
-    let mut key = Vec::new();
-    r.bytes(&mut key)?;
+    let key = r.bytes()?.into_owned();
     match kind {
         1 => Some(KeyBound::Closed(key)),
         2 => Some(KeyBound::Open(key)),
@@ -39,8 +38,7 @@ pub(crate) fn decode(packed: &[u8]) -> Option<(String, ReadRowsRequest)> {
     let table = table_id(r.str()?)?.to_string();
     let mut rows = RowSet::default();
     for _ in 0..r.u32()? {
-        let mut key = Vec::new();
-        r.bytes(&mut key)?;
+        let key = r.bytes()?.into_owned();
         if key.is_empty() {
             return None;
         }

@@ -24,7 +24,6 @@
 //! ```
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 use base64::Engine as _;
 use base64::alphabet;
@@ -78,22 +77,23 @@ impl<'a> Reader<'a> {
         self.last_str = Some(s);
         Some(s)
     }
-    /// A bytes field, appended to `out`; its range there.
-    pub(crate) fn bytes(&mut self, out: &mut Vec<u8>) -> Option<Range<usize>> {
-        let start = out.len();
-        match self.u8()? {
-            0 => {}
+    /// A bytes field: raw bytes borrowed from the buffer, base64 text
+    /// decoded into bytes of its own.
+    pub(crate) fn bytes(&mut self) -> Option<Cow<'a, [u8]>> {
+        Some(match self.u8()? {
+            0 => Cow::Borrowed(&[]),
             1 => {
                 let n = self.u32()?;
-                out.extend_from_slice(self.take(n)?);
+                Cow::Borrowed(self.take(n)?)
             }
             2 => {
                 let n = self.u32()?;
-                decode_base64(self.take(n)?, out)?;
+                let mut out = Vec::new();
+                decode_base64(self.take(n)?, &mut out)?;
+                Cow::Owned(out)
             }
             _ => return None,
-        }
-        Some(start..out.len())
+        })
     }
     pub(crate) fn int(&mut self) -> Option<i64> {
         match self.u8()? {
@@ -144,25 +144,19 @@ fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
     Some(())
 }
 
-/// A mutation whose byte fields are ranges of the decoded buffer.
-enum Planned<'a> {
-    Set(&'a str, Range<usize>, i64, Range<usize>),
-    DeleteColumn(&'a str, Range<usize>, Option<TimestampRange>),
-    DeleteFamily(&'a str),
-    DeleteRow,
-}
-
-fn mutation<'a>(r: &mut Reader<'a>, out: &mut Vec<u8>) -> Option<Planned<'a>> {
+/// One mutation, its byte fields borrowed from the buffer where they came
+/// raw.
+fn mutation<'a>(r: &mut Reader<'a>) -> Option<Mutation<'a>> {
     Some(match r.u8()? {
-        1 => {
-            let family = r.str()?;
-            let qualifier = r.bytes(out)?;
-            let ts = r.int()?;
-            Planned::Set(family, qualifier, ts, r.bytes(out)?)
-        }
+        1 => Mutation::SetCell {
+            family_name: Cow::Borrowed(r.str()?),
+            column_qualifier: r.bytes()?,
+            timestamp_micros: r.int()?,
+            value: r.bytes()?,
+        },
         2 => {
             let family = r.str()?;
-            let qualifier = r.bytes(out)?;
+            let qualifier = r.bytes()?;
             let range = match r.u8()? {
                 0 => None,
                 1 => Some(TimestampRange {
@@ -171,32 +165,18 @@ fn mutation<'a>(r: &mut Reader<'a>, out: &mut Vec<u8>) -> Option<Planned<'a>> {
                 }),
                 _ => return None,
             };
-            Planned::DeleteColumn(family, qualifier, range)
+            Mutation::DeleteFromColumn {
+                family_name: Cow::Borrowed(family),
+                column_qualifier: qualifier,
+                time_range: range,
+            }
         }
-        3 => Planned::DeleteFamily(r.str()?),
-        4 => Planned::DeleteRow,
+        3 => Mutation::DeleteFromFamily {
+            family_name: Cow::Borrowed(r.str()?),
+        },
+        4 => Mutation::DeleteFromRow,
         _ => return None,
     })
-}
-
-fn build<'b>(p: &Planned<'b>, buf: &'b [u8]) -> Mutation<'b> {
-    match p {
-        Planned::Set(family, q, ts, v) => Mutation::SetCell {
-            family_name: Cow::Borrowed(family),
-            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
-            timestamp_micros: *ts,
-            value: Cow::Borrowed(&buf[v.clone()]),
-        },
-        Planned::DeleteColumn(family, q, range) => Mutation::DeleteFromColumn {
-            family_name: Cow::Borrowed(family),
-            column_qualifier: Cow::Borrowed(&buf[q.clone()]),
-            time_range: *range,
-        },
-        Planned::DeleteFamily(family) => Mutation::DeleteFromFamily {
-            family_name: Cow::Borrowed(family),
-        },
-        Planned::DeleteRow => Mutation::DeleteFromRow,
-    }
 }
 
 /// The table id of a well-formed table name,
@@ -222,46 +202,37 @@ pub(crate) enum Written {
     Rows(Vec<Result<()>>),
 }
 
-type PlannedEntry<'a> = (Range<usize>, Vec<Planned<'a>>);
-
 /// Runs a packed write, or `None` if the request must go through the
 /// general decoder. Nothing is written unless the whole request decoded.
+/// One pass: each entry's mutations borrow `packed` wherever its bytes came
+/// raw (the package decodes plain base64 itself).
 pub(crate) fn run(db: &mut Instance, packed: &[u8]) -> Option<Result<Written>> {
-    let mut r = Reader {
-        buf: packed,
-        at: 0,
-        last_str: None,
-    };
+    let mut r = Reader::new(packed);
     let kind = r.u8()?;
     let table = table_id(r.str()?)?;
     let count = r.u32()?;
     if kind == 2 && count != 1 {
         return None;
     }
-    let mut out = Vec::with_capacity(packed.len());
-    let mut planned: Vec<PlannedEntry<'_>> = Vec::with_capacity(count.min(packed.len()));
+    // Every entry takes at least six bytes: counts that say otherwise are
+    // not believed when reserving room.
+    let mut entries: Vec<MutateRowsEntry<'_>> = Vec::with_capacity(count.min(packed.len() / 6));
     for _ in 0..count {
-        let key = r.bytes(&mut out)?;
+        let row_key = r.bytes()?;
         let n = r.u32()?;
-        if key.is_empty() || key.len() > MAX_ROW_KEY_BYTES || (n == 0 && kind == 1) {
+        if row_key.is_empty() || row_key.len() > MAX_ROW_KEY_BYTES || (n == 0 && kind == 1) {
             return None;
         }
-        let muts = (0..n)
-            .map(|_| mutation(&mut r, &mut out))
-            .collect::<Option<Vec<_>>>()?;
-        planned.push((key, muts));
+        // A mutation takes at least one byte.
+        let mut mutations = Vec::with_capacity(n.min(packed.len() - r.at));
+        for _ in 0..n {
+            mutations.push(mutation(&mut r)?);
+        }
+        entries.push(MutateRowsEntry { row_key, mutations });
     }
-    if r.at != packed.len() {
+    if !r.is_done() {
         return None;
     }
-    let buf = out.as_slice();
-    let mut entries: Vec<MutateRowsEntry<'_>> = planned
-        .iter()
-        .map(|(key, muts)| MutateRowsEntry {
-            row_key: Cow::Borrowed(&buf[key.clone()]),
-            mutations: muts.iter().map(|m| build(m, buf)).collect(),
-        })
-        .collect();
     Some(match (kind, entries.pop()) {
         (2, Some(e)) => db
             .mutate_row(table, &e.row_key, &e.mutations)
@@ -288,6 +259,91 @@ mod tests {
             let fast = decode_base64(text.as_bytes(), &mut out).map(|()| out[1..].to_vec());
             assert_eq!(fast, base64_text::decode(text).ok(), "{text:?}");
         }
+    }
+
+    /// A packed mutateRows of `entries`: (key, [(family, qualifier, value)])
+    /// with every bytes field raw except values given as `Err(text)`, which
+    /// go as base64 text.
+    type Cell<'a> = (&'a str, &'a [u8], std::result::Result<&'a [u8], &'a str>);
+    fn packed_rows(table: &str, entries: &[(&[u8], Vec<Cell<'_>>)]) -> Vec<u8> {
+        let str = |out: &mut Vec<u8>, s: &[u8]| {
+            out.extend_from_slice(&u32::try_from(s.len()).unwrap().to_le_bytes());
+            out.extend_from_slice(s);
+        };
+        let mut out = vec![1];
+        str(&mut out, table.as_bytes());
+        out.extend_from_slice(&u32::try_from(entries.len()).unwrap().to_le_bytes());
+        for (key, cells) in entries {
+            out.push(1);
+            str(&mut out, key);
+            out.extend_from_slice(&u32::try_from(cells.len()).unwrap().to_le_bytes());
+            for (family, qualifier, value) in cells {
+                out.push(1);
+                str(&mut out, family.as_bytes());
+                out.push(1);
+                str(&mut out, qualifier);
+                out.push(1);
+                out.extend_from_slice(&1000f64.to_le_bytes());
+                match value {
+                    Ok(_) => out.push(1),
+                    Err(_) => out.push(2),
+                }
+                str(&mut out, value.map_or_else(str::as_bytes, |raw| raw));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn raw_and_base64_fields_are_written_and_a_bad_one_writes_nothing() {
+        let mut t = crate::Tabletop::new();
+        t.cbt("createtable t families=cf,cg");
+        let table = "projects/p/instances/i/tables/t";
+        let bad = packed_rows(
+            table,
+            &[
+                (b"a", vec![("cf", b"q", Ok(b"1"))]),
+                (b"b", vec![("cf", b"q", Err("!!!!"))]),
+            ],
+        );
+        assert!(run(&mut t.instance, &bad).is_none());
+        assert_eq!(t.cbt("count t"), "0\n");
+        let good = packed_rows(
+            table,
+            &[
+                (
+                    b"a",
+                    vec![("cf", b"q", Ok(b"raw")), ("cg", b"r", Err("YjY0"))],
+                ),
+                (b"b", vec![("cf", b"", Err("")), ("nope", b"q", Ok(b"x"))]),
+                (b"c", vec![("cg", b"q", Err("LV8"))]),
+            ],
+        );
+        let Some(Ok(Written::Rows(statuses))) = run(&mut t.instance, &good) else {
+            panic!("the write was declined or failed");
+        };
+        assert!(statuses[0].is_ok() && statuses[2].is_ok());
+        assert_eq!(
+            statuses[1].as_ref().map_err(tabletop_core::Error::code),
+            Err(tabletop_core::Code::NotFound)
+        );
+        // Row b failed whole; row c's value came as unpadded text, which
+        // the core's own reader decodes.
+        let cell =
+            |q: &str, v: &str| format!("  {q:<40} @ 1970/01/01-00:00:00.001000\n    \"{v}\"\n");
+        let rule = "-".repeat(40);
+        let expected = format!(
+            "{rule}\na\n{}{}\n{rule}\nc\n{}\n",
+            cell("cf:q", "raw"),
+            cell("cg:r", "b64"),
+            cell("cg:q", "-_")
+        );
+        assert_eq!(t.cbt("read t"), expected);
+        assert_eq!(t.cbt("count t"), "2\n");
+        // Bytes past the last entry decline the whole request.
+        let mut trailing = good.clone();
+        trailing.push(0);
+        assert!(run(&mut t.instance, &trailing).is_none());
     }
 
     #[test]

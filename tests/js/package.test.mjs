@@ -203,6 +203,72 @@ describe('writes', () => {
     assert.deepEqual(a.readRows(read), b.readRows(read));
   });
 
+  test('every form of base64 text writes what the JSON path writes, or fails as it fails', () => {
+    // The packer decodes plain base64 itself (groups of four, standard
+    // alphabet, '=' only closing the last group) and leaves everything else
+    // to wasm: each form here must end as the JSON path ends it.
+    const forms = [
+      '', 'QQ==', 'QUI=', 'QUJD', 'QUJDRA==', '/+8=', '+/+/', 'QR==', 'QUJ=', // plain (QR==, QUJ= with trailing bits)
+      'QQ', 'QUJDRA', '-_8=', '_w', 'QQ=', // valid for the core, left to wasm
+      'Q===', '====', 'QQ==QQ==', 'QU=D', 'QUJD\n', '!!!!', 'QUJ\u0141', 'Q\u0141==', '\u00c4QQ=', // invalid
+    ];
+    const families = { cf: {} };
+    for (const form of forms) {
+      for (const field of ['rowKey', 'columnQualifier', 'value']) {
+        const cell = { familyName: 'cf', columnQualifier: 'cQ==', timestampMicros: 1000, value: 'dg==' };
+        let rowKey = 'cm93';
+        if (field === 'rowKey') rowKey = form;
+        else cell[field] = form;
+        const req = { tableName: TABLE, entries: [{ rowKey, mutations: [{ setCell: cell }] }] };
+        const a = withTable(families);
+        const b = withTable(families);
+        const expected = viaHandle(b, 'mutateRows', req);
+        const what = `${field} ${JSON.stringify(form)}`;
+        if (expected.error) {
+          assert.throws(() => a.mutateRows(req), (err) => {
+            assert.deepEqual({ code: err.code, status: err.status, message: err.message }, expected.error, what);
+            return true;
+          });
+        } else {
+          assert.deepEqual(a.mutateRows(req), expected.response, what);
+        }
+        assert.deepEqual(a.readRows({ tableName: TABLE }), b.readRows({ tableName: TABLE }), what);
+      }
+    }
+  });
+
+  test('writes that outgrow the request buffer in wasm memory, then reads and small writes', () => {
+    // Each object packs its requests straight into a buffer in wasm's
+    // memory that starts small: a larger request is packed apart and
+    // copied in, and the buffer grows for the next ones, which then share
+    // it with plain reads (whose table name the packer may keep there).
+    const db = withTable({ cf: {} });
+    const batch = (from, n, size) => ({ tableName: TABLE, entries: Array.from({ length: n }, (_, i) => ({
+      rowKey: b64(`k${String(from + i).padStart(6, '0')}`),
+      mutations: [{ setCell: { familyName: 'cf', columnQualifier: 'cQ==', timestampMicros: (from + i) * 1000, value: b64('v'.repeat(size)) } }],
+    })) });
+    const point = (i) => ({ tableName: TABLE, rows: { rowKeys: [bytes(`k${String(i).padStart(6, '0')}`)] } });
+    let written = 0;
+    for (const [n, size] of [[10, 3], [2000, 40], [1, 5], [3000, 100], [5, 7], [2500, 60]]) {
+      assert.equal(db.readRows(point(0)).rows.length, written ? 1 : 0);
+      const answer = db.mutateRows(batch(written, n, size));
+      assert.equal(answer.entries.length, n);
+      assert.ok(answer.entries.every((e, i) => e.index === i && e.status.code === 0));
+      const last = db.readRows(point(written + n - 1)).rows[0];
+      assert.equal(text(last.families[0].columns[0].cells[0].value), 'v'.repeat(size));
+      assert.equal(last.families[0].columns[0].cells[0].timestampMicros, String((written + n - 1) * 1000));
+      written += n;
+      // An entry that fails in a large batch still fails alone.
+      const mixed = batch(written, 1500, 20);
+      mixed.entries[700].mutations[0].setCell.familyName = 'nope';
+      const statuses = db.mutateRows(mixed).entries.map((e) => e.status.code);
+      assert.deepEqual(statuses.filter((c) => c !== 0), [5]);
+      assert.equal(statuses[700], 5);
+      written += 1500;
+    }
+    assert.equal(db.readRows({ tableName: TABLE }).rows.length, written - 6);
+  });
+
   test('requests the packed path declines get the precise errors of the JSON path', () => {
     const db = withTable();
     const bad = [
