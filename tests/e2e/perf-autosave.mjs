@@ -11,11 +11,10 @@
 // screen) and when the first one after it came. TABLETOP_DIST=/some/dist
 // measures another build.
 import os from 'node:os';
-import { withApp } from './perf-watch.mjs';
+import { createTableWithRows, loadSampleData, withApp } from './perf-watch.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const SLOWDOWN = Number(process.argv[3] ?? 4);
-const region = (page, name) => page.getByRole('region', { name, exact: true });
 
 /** Wraps localStorage.setItem so that each autosave write is timed. */
 const recordWrites = (page) =>
@@ -29,25 +28,8 @@ const recordWrites = (page) =>
   });
 
 const LOADS = {
-  'Load sample data': async (page) => {
-    const rows = region(page, 'Rows');
-    await rows.getByText('Load sample data').click();
-    await rows.getByRole('textbox', { name: 'Table to load into' }).fill('perf');
-    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await rows.getByRole('button', { name: 'Generate' }).click();
-    await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
-    await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 600_000 });
-  },
-  'Create table with rows': async (page) => {
-    const kv = region(page, 'Key Visualizer');
-    await kv.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
-    await kv.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await kv.getByRole('button', { name: 'Create table with rows' }).click();
-    await page.waitForFunction(() => /rows in /.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
-      timeout: 600_000,
-      polling: 50,
-    });
-  },
+  'Load sample data': (page) => loadSampleData(page, ROWS, undefined, 600_000),
+  'Create table with rows': (page) => createTableWithRows(page, ROWS, undefined, 600_000),
 };
 
 console.log(`Build: ${process.env.TABLETOP_DIST ?? 'dist'}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -16,12 +16,11 @@
 // keystrokes in the console, from the event until Yew has drawn it.
 // TABLETOP_DIST=/some/dist measures another build.
 import os from 'node:os';
-import { withApp } from './perf-watch.mjs';
+import { createTableWithRows, loadSampleData, withApp } from './perf-watch.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const WHAT = process.argv.length > 3 ? process.argv.slice(3) : ['sample', 'scenario'];
 const AFTER_MS = 1500;
-const region = (page, name) => page.getByRole('region', { name, exact: true });
 
 /** Starts the long-task observer (the click follows). */
 const observe = (page) =>
@@ -76,28 +75,13 @@ console.log(`Build: ${process.env.TABLETOP_DIST ?? 'dist'}; load average ${os.lo
 await withApp(async ({ fresh }) => {
   if (WHAT.includes('sample')) {
     const page = await fresh();
-    const rows = region(page, 'Rows');
-    await rows.getByText('Load sample data').click();
-    await rows.getByRole('textbox', { name: 'Table to load into' }).fill('perf');
-    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await observe(page);
-    await rows.getByRole('button', { name: 'Generate' }).click();
-    await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
-    await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 300_000 });
+    await loadSampleData(page, ROWS, () => observe(page));
     print(`Load sample data, ${ROWS.toLocaleString('en')} rows`, await collect(page));
     await page.close();
   }
   if (WHAT.includes('scenario')) {
     const page = await fresh();
-    const kv = region(page, 'Key Visualizer');
-    await kv.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
-    await kv.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await observe(page);
-    await kv.getByRole('button', { name: 'Create table with rows' }).click();
-    await page.waitForFunction(() => /rows in /.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
-      timeout: 300_000,
-      polling: 50,
-    });
+    await createTableWithRows(page, ROWS, () => observe(page));
     print(`Create table with rows, ${ROWS.toLocaleString('en')} rows`, await collect(page));
     await page.close();
   }
@@ -107,13 +91,7 @@ await withApp(async ({ fresh }) => {
     // keystrokes in the console. Each is timed from the event until the
     // page has drawn it (Yew's work, not the browser's paint).
     const page = await fresh();
-    const rows = region(page, 'Rows');
-    await rows.getByText('Load sample data').click();
-    await rows.getByRole('textbox', { name: 'Table to load into' }).fill('perf');
-    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await rows.getByRole('button', { name: 'Generate' }).click();
-    await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
-    await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 300_000 });
+    await loadSampleData(page, ROWS);
     await page.waitForSelector('section.keyviz-panel[data-view=live][data-live-building=false] canvas', { timeout: 60_000 });
     await page.waitForTimeout(AFTER_MS);
     const timed = (what) =>

@@ -15,25 +15,18 @@
 // tasks: what the long tasks were made of.
 // TABLETOP_DIST=/some/dist measures another build (e.g. an older one, for
 // a before/after comparison; `scenario` and `replay` need this branch).
-import { line, partsLine, printTable, startWatch, stopWatch, withApp } from './perf-watch.mjs';
+import { region } from './harness.mjs';
+import { createTableWithRows, line, loadSampleData, partsLine, printTable, startWatch, stopWatch, withApp } from './perf-watch.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const WHAT = process.argv.length > 3 ? process.argv.slice(3) : ['sample', 'scenario', 'replay'];
-const region = (page, name) => page.getByRole('region', { name, exact: true });
 
 const { lines, notes } = await withApp(async ({ fresh }) => {
   const lines = [];
   const notes = [];
   if (WHAT.includes('sample')) {
     const page = await fresh();
-    const rows = region(page, 'Rows');
-    await rows.getByText('Load sample data').click();
-    await rows.getByRole('textbox', { name: 'Table to load into' }).fill('perf');
-    await rows.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await startWatch(page);
-    await rows.getByRole('button', { name: 'Generate' }).click();
-    await page.waitForSelector('[aria-label="Loading sample data"]', { timeout: 30_000 });
-    await page.waitForSelector('[aria-label="Loading sample data"]', { state: 'detached', timeout: 300_000 });
+    await loadSampleData(page, ROWS, () => startWatch(page));
     const r = await stopWatch(page);
     lines.push(line(`Load sample data, ${ROWS.toLocaleString('en')} rows`, r));
     notes.push(partsLine('Load sample data', r));
@@ -41,15 +34,8 @@ const { lines, notes } = await withApp(async ({ fresh }) => {
   }
   if (WHAT.includes('scenario') || WHAT.includes('replay')) {
     const page = await fresh();
+    await createTableWithRows(page, ROWS, () => startWatch(page));
     const kv = region(page, 'Key Visualizer');
-    await kv.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
-    await kv.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(ROWS));
-    await startWatch(page);
-    await kv.getByRole('button', { name: 'Create table with rows' }).click();
-    await page.waitForFunction(() => /rows in /.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
-      timeout: 300_000,
-      polling: 50,
-    });
     const r = await stopWatch(page);
     lines.push(line(`Create table with rows (timestamp-first), ${ROWS.toLocaleString('en')} rows`, r));
     notes.push(partsLine('Create table with rows', r));

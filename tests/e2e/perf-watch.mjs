@@ -6,7 +6,7 @@
 // build, since their figures depend on the machine.
 import os from 'node:os';
 import { chromium } from 'playwright-core';
-import { ARGS, CHROMIUM, DIST, SUB_PATH } from './harness.mjs';
+import { ARGS, CHROMIUM, DIST, SUB_PATH, region } from './harness.mjs';
 import { serveStatic } from './static-server.mjs';
 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
@@ -35,6 +35,48 @@ export async function withApp(body) {
 }
 
 /** Starts recording long tasks and frame intervals in the page. */
+/**
+ * *Load sample data* of `rows` rows into table `perf` from the Rows panel:
+ * `before()` runs just before the click (to start watching), and the
+ * promise ends when the load's progress bar has gone and the Rows panel
+ * counts every row.
+ */
+export async function loadSampleData(page, rows, before = async () => {}, timeout = 300_000) {
+  const panel = region(page, 'Rows');
+  await panel.getByText('Load sample data').click();
+  await panel.getByRole('textbox', { name: 'Table to load into' }).fill('perf');
+  await panel.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(rows));
+  await before();
+  await panel.getByRole('button', { name: 'Generate' }).click();
+  // A small load can end before a wait for its progress bar begins: wait
+  // for the bar to be gone and the table to hold every row.
+  const whole = `of ${rows.toLocaleString('en')} rows`;
+  await page.waitForFunction(
+    (whole) =>
+      !document.querySelector('[aria-label="Loading sample data"]') &&
+      (document.querySelector('#rows-position')?.textContent ?? '').endsWith(whole),
+    whole,
+    { timeout, polling: 50 },
+  );
+}
+
+/**
+ * *Create table with rows* of the timestamp-first scenario with `rows`
+ * rows, from the Key Visualizer: `before()` runs just before the click,
+ * and the promise ends when the panel says how many rows the table got.
+ */
+export async function createTableWithRows(page, rows, before = async () => {}, timeout = 300_000) {
+  const kv = region(page, 'Key Visualizer');
+  await kv.getByRole('combobox', { name: 'Scenario' }).selectOption('mobile_timestamp_first.toml');
+  await kv.getByRole('combobox', { name: 'Rows to generate' }).selectOption(String(rows));
+  await before();
+  await kv.getByRole('button', { name: 'Create table with rows' }).click();
+  await page.waitForFunction(() => /rows in /.test(document.querySelector('.scenario-data')?.textContent ?? ''), null, {
+    timeout,
+    polling: 50,
+  });
+}
+
 export async function startWatch(page) {
   await page.evaluate(() => {
     const w = { long: [], frames: [], last: performance.now(), on: true };
