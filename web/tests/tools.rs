@@ -197,13 +197,7 @@ async fn the_sql_tab_runs_queries_explains_them_and_lists_views() {
     })
     .await;
 
-    run_sql(
-        &root,
-        "CREATE MATERIALIZED VIEW builds AS SELECT stats_summary['os_build'] AS build, COUNT(*) AS n FROM `mobile-time-series` GROUP BY build",
-    )
-    .await;
-    wait_for(&root, "#views-list .view-item").await;
-    assert_eq!(texts(&root, "#views-list .view-name"), ["builds"]);
+    create_builds_view(&root).await;
     assert!(
         texts(&root, "#views-list .view-lag")
             .concat()
@@ -212,6 +206,18 @@ async fn the_sql_tab_runs_queries_explains_them_and_lists_views() {
     let input = find(&root, "textarea[aria-label=Command]");
     let _ = input.dyn_ref::<web_sys::HtmlElement>().map(|e| e.focus());
     unmount(app, &root);
+}
+
+/// Makes the materialized view `builds` in the SQL console and waits until
+/// the Schema panel lists it, alone.
+async fn create_builds_view(root: &web_sys::Element) {
+    run_sql(
+        root,
+        "CREATE MATERIALIZED VIEW builds AS SELECT stats_summary['os_build'] AS build, COUNT(*) AS n FROM `mobile-time-series` GROUP BY build",
+    )
+    .await;
+    wait_for(root, "#views-list .view-item").await;
+    assert_eq!(texts(root, "#views-list .view-name"), ["builds"]);
 }
 
 /// How many times the page made the Schema panel's lists of views (the
@@ -249,13 +255,7 @@ async fn typing_redraws_the_page_without_listing_the_views_again() {
     // A view made in the console is listed at once.
     click(&root, "#console-tab-sql");
     settle().await;
-    run_sql(
-        &root,
-        "CREATE MATERIALIZED VIEW builds AS SELECT stats_summary['os_build'] AS build, COUNT(*) AS n FROM `mobile-time-series` GROUP BY build",
-    )
-    .await;
-    wait_for(&root, "#views-list .view-item").await;
-    assert_eq!(texts(&root, "#views-list .view-name"), ["builds"]);
+    create_builds_view(&root).await;
     assert!(views_made() > before);
     unmount(app, &root);
 }
