@@ -56,6 +56,8 @@ pub mod console;
 pub mod design;
 pub mod flows;
 pub mod generator;
+#[cfg(test)]
+mod hand_work_tests;
 pub mod layout;
 pub mod learn;
 pub mod live;
@@ -390,6 +392,9 @@ pub enum Action {
     Notify(Notice),
     /// Another tab took the autosave (`true`), or this tab takes it back.
     AutosaveElsewhere(bool),
+    /// The last autosave left the instance's snapshot out (`true`: a
+    /// reload replays definitions and loads), or kept it.
+    SnapshotLeftOut(bool),
     /// Hide the status line's message.
     DismissNotice,
     /// This message's time is up: hide it, unless another one has taken
@@ -482,6 +487,18 @@ pub struct AppState {
     pub replaced: Option<SetAside>,
     /// A snapshot import waiting for the user's confirmation.
     pub pending_import: Option<PendingImport>,
+    /// How many changes the instance holds that its tables' definitions
+    /// and data loads cannot rebuild (see [`AppState::unsaved_work`]): rows
+    /// written or deleted by hand, tables changed or deleted, CSV and
+    /// translated imports, a design's rows and replays, a snapshot
+    /// imported. Zero once the instance is rebuilt from definitions and
+    /// loads alone.
+    pub hand_changes: u64,
+    /// Whether the last autosave left the instance's snapshot out (it is
+    /// past [`share::SAVE_SNAPSHOT_BYTES`], or the browser's storage was
+    /// full): a reload then rebuilds the tables from their definitions and
+    /// replays the loads.
+    pub snapshot_left_out: bool,
     next_ghost: u64,
     work_frames: u64,
     /// What the panels still have to catch up with after a load's slices.
@@ -545,6 +562,8 @@ impl AppState {
             home: None,
             replaced: None,
             pending_import: None,
+            hand_changes: 0,
+            snapshot_left_out: false,
             next_ghost: 0,
             work_frames: 0,
             catch_up: None,
@@ -620,6 +639,13 @@ impl AppState {
         self.instance.borrow_mut().snapshot()
     }
 
+    /// Whether the instance holds work that autosave does not keep: changes
+    /// made by hand while the last save left the snapshot out. A reload
+    /// would lose them (and replay the loads over what they deleted).
+    pub fn unsaved_work(&self) -> bool {
+        self.snapshot_left_out && self.hand_changes > 0
+    }
+
     /// The autosave's snapshot without the tables' traffic (when the
     /// browser's storage is full, traffic goes before rows do).
     pub fn saved_snapshot_without_traffic(&self) -> Option<String> {
@@ -677,6 +703,7 @@ impl AppState {
                 .flatten(),
             link: None,
             emulator_parity: instance.fidelity().is_emulator(),
+            hand_changes: self.hand_changes,
         }
     }
 
@@ -747,6 +774,7 @@ impl AppState {
     /// brings the tables, tablets and rows up to date when it may have
     /// changed data or schema.
     fn reduce_in_place(&mut self, action: Action) {
+        let console_changes = self.console.hand_changes;
         let data_changed = match action {
             Action::Boot(boot) => {
                 self.booted = true;
@@ -804,7 +832,14 @@ impl AppState {
                 false
             }
             Action::ImportSnapshot(name, bytes) => self.import_snapshot(name, &bytes),
-            Action::ConfirmImport(yes) => self.confirm_import(yes),
+            Action::ConfirmImport(yes) => {
+                let imported = self.confirm_import(yes);
+                // Only the snapshot itself can bring the rows back.
+                if imported {
+                    self.hand_changes = 1;
+                }
+                imported
+            }
             Action::OpenLink(link) => {
                 self.open_link(*link);
                 true
@@ -824,6 +859,10 @@ impl AppState {
             }
             Action::AutosaveElsewhere(elsewhere) => {
                 self.autosave_elsewhere = elsewhere;
+                false
+            }
+            Action::SnapshotLeftOut(left_out) => {
+                self.snapshot_left_out = left_out;
                 false
             }
             Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
@@ -865,15 +904,22 @@ impl AppState {
                 false
             }
             Action::Learn(action) => self.reduce_learn(action),
+            // Imports of CSV or translated tables, and a design's rows or
+            // replayed workload, are not data loads that autosave replays.
             Action::Tools(action) => {
                 let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
+                self.hand_changes += u64::from(effects.data_changed);
                 self.apply_effects(effects)
             }
             Action::ScenarioData(action) => {
                 let effects = Rc::make_mut(&mut self.scenario_data).reduce(action, &cx!(self));
+                self.hand_changes += u64::from(effects.data_changed);
                 self.apply_effects(effects)
             }
         };
+        // Commands run by hand or by a panel's button (see
+        // [`console::changes_by_hand`]).
+        self.hand_changes += self.console.hand_changes.saturating_sub(console_changes);
         // A lesson that made its sample table hands the rows over.
         let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {

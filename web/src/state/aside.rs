@@ -36,6 +36,7 @@ struct Work {
     selected: Option<String>,
     design: Rc<DesignState>,
     sim: Rc<SimState>,
+    hand_changes: u64,
 }
 
 /// Work set aside, and why. Cheap to clone: every revision of the app
@@ -150,6 +151,7 @@ impl AppState {
         let loads = std::mem::take(&mut self.loads);
         let queue = std::mem::take(&mut self.queue);
         let selected = self.selected.take();
+        let hand_changes = std::mem::take(&mut self.hand_changes);
         let saved = SharedState {
             tables: share::table_requests(&mut instance),
             snapshot: if queue.is_empty() {
@@ -160,6 +162,7 @@ impl AppState {
             loads: loads.iter().chain(queue.iter().rev()).cloned().collect(),
             selected: selected.clone(),
             sim: self.sim.shared(&self.design),
+            hand_changes,
             ..SharedState::default()
         };
         // Dependants compare revisions: the empty design is a new one.
@@ -185,6 +188,7 @@ impl AppState {
                 selected,
                 design,
                 sim,
+                hand_changes,
             }))),
         }
     }
@@ -205,6 +209,7 @@ impl AppState {
                 self.loads = work.loads;
                 self.queue = work.queue;
                 self.selected = work.selected;
+                self.hand_changes = work.hand_changes;
                 // The design and the simulation come back as they were
                 // (the heatmap too), under a revision newer than any seen.
                 let rev = self.design.rev + 1;

@@ -251,8 +251,12 @@ impl AppState {
             Some(instance) => {
                 *self.instance.borrow_mut() = instance;
                 self.loads = shared.loads;
+                self.hand_changes = shared.hand_changes;
             }
             None => {
+                // Definitions and loads are all there is: nothing beyond
+                // them is held.
+                self.hand_changes = 0;
                 let mut instance = self.instance.borrow_mut();
                 instance.set_now(now);
                 let errors = share::create_tables(&mut instance, &shared.tables);

@@ -217,6 +217,10 @@ pub struct ConsoleState {
     /// normally; a lesson asks for the returned keys while it runs, so its
     /// check can judge the reads from their entries.
     pub trace_options: TraceOptions,
+    /// How many commands have changed rows or tables in a way that the
+    /// tables' definitions alone do not record (see [`changes_by_hand`]),
+    /// since the console began: autosave's replay cannot rebuild them.
+    pub hand_changes: u64,
     next_id: u64,
 }
 
@@ -336,6 +340,9 @@ impl ConsoleState {
             entry.id = self.next_id;
             self.next_id += 1;
             writes |= entry.writes;
+            if entry.ok && entry.writes && changes_by_hand(tab, &command) {
+                self.hand_changes += 1;
+            }
             self.entries.push(Rc::new(entry));
         }
         if self.entries.len() > MAX_ENTRIES {
@@ -430,6 +437,32 @@ fn cbt_writes(args: &[Vec<u8>]) -> bool {
         b"ls" | b"read" | b"lookup" | b"count" | b"help" | b"version" => false,
         b"clock" => at + 1 < args.len(),
         _ => true,
+    }
+}
+
+/// Whether a command that succeeded and wrote changed what the saved
+/// tables' definitions and data loads cannot rebuild: any write of rows,
+/// delete or drop, and table change, but not the creation of a table or a
+/// family, a GC rule (the definitions record those), a compaction or the
+/// instance's clock. Every SQL statement that wrote counts.
+pub fn changes_by_hand(tab: Tab, command: &str) -> bool {
+    match tab {
+        Tab::Cbt => cbt::tokenize(command).is_ok_and(|args| {
+            command_start(&args).is_some_and(|at| {
+                !matches!(
+                    args[at].as_slice(),
+                    b"createtable" | b"createfamily" | b"setgcpolicy" | b"compact" | b"clock"
+                )
+            })
+        }),
+        Tab::Json => {
+            let method = serde_json::from_str::<Value>(command)
+                .ok()
+                .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_default();
+            api::is_bigtable_write(&method) && method != "createTable"
+        }
+        Tab::Sql => true,
     }
 }
 
