@@ -31,12 +31,12 @@ pub fn unsaved_text(loads: usize) -> String {
     let deleted = if loads == 0 {
         ""
     } else {
-        " Rows you deleted from loaded data would come back."
+        ", and rows deleted from loaded data come back"
     };
     format!(
-        "Autosave stores rows only up to {limit} (and only while the browser has room), so a reload {rebuilt}: \
-         rows and cells written or deleted by hand (console, panels, imports, a design's rows) and \
-         changes to tables are not kept.{deleted} Export snapshot keeps everything."
+        "Autosave stores rows only up to {limit} (and while the browser has room), so a reload \
+         {rebuilt}. Rows and cells you wrote or deleted (console, panels, imports, a design's rows) \
+         and changes to tables are lost{deleted}. Export snapshot keeps everything."
     )
 }
 

@@ -144,7 +144,7 @@ fn a_snapshot_kept_by_autosave_keeps_the_count_and_a_replay_starts_from_zero() {
 
     // Past the size autosave stores, the snapshot is left out: a reload
     // replays the load and the typed row is gone, which the notice warns of.
-    let big = load(&typed, "gen", 20_000);
+    let big = load(&typed, "gen", 10_000);
     let big = cbt(&big, "set gen zz-by-hand stats_summary:q=v");
     assert_eq!(big.hand_changes, 2);
     assert!(big.to_shared(false).snapshot.is_none());
