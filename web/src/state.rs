@@ -714,6 +714,12 @@ impl AppState {
         let mut next = self.clone();
         next.rev += 1;
         next.reduce_in_place(action);
+        // Commands run by hand or by a panel's button, counted once per
+        // action however deep they ran (see [`console::changes_by_hand`]).
+        next.hand_changes += next
+            .console
+            .hand_changes
+            .saturating_sub(self.console.hand_changes);
         // What follows the design and the data, whichever action moved them.
         next.follow_design();
         next.follow_advisor();
@@ -774,7 +780,6 @@ impl AppState {
     /// brings the tables, tablets and rows up to date when it may have
     /// changed data or schema.
     fn reduce_in_place(&mut self, action: Action) {
-        let console_changes = self.console.hand_changes;
         let data_changed = match action {
             Action::Boot(boot) => {
                 self.booted = true;
@@ -917,9 +922,6 @@ impl AppState {
                 self.apply_effects(effects)
             }
         };
-        // Commands run by hand or by a panel's button (see
-        // [`console::changes_by_hand`]).
-        self.hand_changes += self.console.hand_changes.saturating_sub(console_changes);
         // A lesson that made its sample table hands the rows over.
         let data_changed = self.follow_lesson_sample() || data_changed;
         if data_changed {
