@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SCREENSHOTS, openApp as open, region, runCommand, useApp, waitForLoad } from './harness.mjs';
+import { SCREENSHOTS, audit, openApp as open, region, runCommand, useApp, waitForLoad } from './harness.mjs';
 
 const env = useApp();
 const openApp = (options) => open(env, options);
@@ -43,6 +43,7 @@ test('a row typed past the autosave limit brings a strip that says what a reload
   assert.match(text, /runs the 1 data load again/);
   assert.match(text, /rows deleted from loaded data come back/);
   assert.ok(await strip.getByRole('button', { name: 'Export snapshot' }).isVisible());
+  assert.deepEqual(await audit(page), [], 'the strip passes axe');
   await page.screenshot({ path: path.join(SCREENSHOTS, 'unsaved-work.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'unsaved-work-dark.png') });
