@@ -118,6 +118,11 @@ pub struct SharedState {
     /// snapshot).
     #[serde(skip_serializing_if = "is_zero")]
     pub hand_changes: u64,
+    /// The writes made by hand since the last data load, to run again after
+    /// the loads when there is no snapshot (autosave only; absent when it
+    /// does not hold every change made by hand).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand_log: Vec<crate::state::hand_log::HandWrite>,
 }
 
 /// Whether a count is zero (left out of the text).

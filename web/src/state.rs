@@ -56,6 +56,7 @@ pub mod console;
 pub mod design;
 pub mod flows;
 pub mod generator;
+pub mod hand_log;
 #[cfg(test)]
 mod hand_work_tests;
 pub mod layout;
@@ -499,6 +500,12 @@ pub struct AppState {
     /// full): a reload then rebuilds the tables from their definitions and
     /// replays the loads.
     pub snapshot_left_out: bool,
+    /// The writes made by hand since the last data load, which a reload
+    /// runs again after the loads (see [`hand_log`]).
+    pub hand_log: Rc<Vec<hand_log::HandWrite>>,
+    /// Logged writes a reload brought back, waiting for the loads before
+    /// them.
+    replay: Vec<hand_log::HandWrite>,
     next_ghost: u64,
     work_frames: u64,
     /// What the panels still have to catch up with after a load's slices.
@@ -564,6 +571,8 @@ impl AppState {
             pending_import: None,
             hand_changes: 0,
             snapshot_left_out: false,
+            hand_log: Rc::default(),
+            replay: Vec::new(),
             next_ghost: 0,
             work_frames: 0,
             catch_up: None,
@@ -593,6 +602,7 @@ impl AppState {
         self.job.is_some()
             || self.catch_up.is_some()
             || !self.queue.is_empty()
+            || !self.replay.is_empty()
             || self.indexer.borrow().pending(self.data_rev)
             || self.tools_has_work()
             || self.sim.has_work()
@@ -612,7 +622,7 @@ impl AppState {
     /// catching up with a load that ended (its progress is still on
     /// screen): autosave waits for both.
     pub fn load_in_progress(&self) -> bool {
-        self.loading() || self.catch_up.is_some()
+        self.loading() || self.catch_up.is_some() || !self.replay.is_empty()
     }
 
     /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
@@ -640,10 +650,11 @@ impl AppState {
     }
 
     /// Whether the instance holds work that autosave does not keep: changes
-    /// made by hand while the last save left the snapshot out. A reload
-    /// would lose them (and replay the loads over what they deleted).
+    /// made by hand, not all in the log of writes, while the last save left
+    /// the snapshot out. A reload would lose them (and replay the loads
+    /// over what they deleted).
     pub fn unsaved_work(&self) -> bool {
-        self.snapshot_left_out && self.hand_changes > 0
+        self.snapshot_left_out && self.hand_changes > 0 && !self.hand_log_whole()
     }
 
     /// The autosave's snapshot without the tables' traffic (when the
@@ -704,6 +715,11 @@ impl AppState {
             link: None,
             emulator_parity: instance.fidelity().is_emulator(),
             hand_changes: self.hand_changes,
+            hand_log: if !for_link && self.hand_log_whole() {
+                self.hand_log.to_vec()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -720,6 +736,7 @@ impl AppState {
             .console
             .hand_changes
             .saturating_sub(self.console.hand_changes);
+        next.take_hand_writes();
         // What follows the design and the data, whichever action moved them.
         next.follow_design();
         next.follow_advisor();
@@ -1036,6 +1053,14 @@ impl AppState {
                 // its progress): the first slice, which creates the table,
                 // runs in the next task, and the panels follow the new
                 // selection once it exists (see `work_frame`).
+                // Logged writes waiting for the loads before them run
+                // first when those loads are done; otherwise the new load
+                // would come between them and their loads.
+                if self.queue.is_empty() && !self.replay.is_empty() {
+                    self.replay_hand_writes();
+                }
+                self.replay.clear();
+                self.load_starts();
                 let mut spec = self.generator.clone();
                 spec.rows = spec.rows.min(generator::MAX_ROWS);
                 self.selected = Some(spec.table.clone());
@@ -1165,6 +1190,7 @@ impl AppState {
         self.job.is_some()
             || self.catch_up.is_some()
             || !self.queue.is_empty()
+            || !self.replay.is_empty()
             || self.scenario_data.has_work()
             || self.indexer.borrow().pending(self.data_rev)
     }
@@ -1288,6 +1314,12 @@ impl AppState {
         let clock = Rc::clone(&self.clock);
         let deadline = clock.now_ms() + budget_ms;
         let mut out_of_time = move || clock.now_ms() >= deadline;
+        // The loads a reload queued have all run: the writes made by hand
+        // after them follow.
+        if self.job.is_none() && self.queue.is_empty() && !self.replay.is_empty() {
+            self.replay_hand_writes();
+            return true;
+        }
         if self.job.is_none()
             && let Some(spec) = self.queue.pop()
         {

@@ -1,11 +1,13 @@
 //! The strip that says autosave is not keeping everything: the instance is
 //! past the size whose rows autosave stores, and it holds work made by
-//! hand that a reload (tables from their definitions, data loads replayed)
-//! would not bring back. It offers *Export snapshot*, which keeps it all.
+//! hand that a reload (tables from their definitions, data loads and the
+//! log of writes made after them run again) would not bring back. It
+//! offers *Export snapshot*, which keeps it all.
 
 use yew::prelude::*;
 
 use crate::share::SAVE_SNAPSHOT_BYTES;
+use crate::state::hand_log::MAX_LOG_BYTES;
 
 /// Props of [`UnsavedBar`].
 #[derive(Properties, PartialEq)]
@@ -31,12 +33,15 @@ pub fn unsaved_text(loads: usize) -> String {
     let deleted = if loads == 0 {
         ""
     } else {
-        ", and rows deleted from loaded data come back"
+        ", and rows deleted from loaded data would come back"
     };
+    let log = tabletop_core::human_bytes(MAX_LOG_BYTES as f64);
     format!(
         "Autosave stores rows only up to {limit} (and while the browser has room), so a reload \
-         {rebuilt}. Rows and cells you wrote or deleted (console, panels, imports, a design's rows) \
-         and changes to tables are lost{deleted}. Export snapshot keeps everything."
+         {rebuilt}, then the rows written by hand after the loads. But this playground also holds \
+         changes that cannot be run again (a table or family deleted, an import, a SQL write, a \
+         design's rows, writes made before a load, or more than {log} of writes), so none of the \
+         work made by hand would come back{deleted}. Export snapshot keeps everything."
     )
 }
 

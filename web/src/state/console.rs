@@ -221,6 +221,9 @@ pub struct ConsoleState {
     /// tables' definitions alone do not record (see [`changes_by_hand`]),
     /// since the console began: autosave's replay cannot rebuild them.
     pub hand_changes: u64,
+    /// The hand-made changes of the current action that change rows only
+    /// (see [`replays_rows_only`]), for the app state's log to take.
+    pub hand_writes: Vec<super::hand_log::HandWrite>,
     next_id: u64,
 }
 
@@ -330,6 +333,7 @@ impl ConsoleState {
         let mut writes = false;
         let options = self.trace_options;
         for command in split_commands(tab, text) {
+            let at_micros = instance.now_micros();
             let mut entry = match tab {
                 Tab::Cbt => run_cbt(instance, host, &command, options),
                 Tab::Json => run_json(instance, &command, options),
@@ -342,6 +346,13 @@ impl ConsoleState {
             writes |= entry.writes;
             if entry.ok && entry.writes && changes_by_hand(tab, &command) {
                 self.hand_changes += 1;
+                if replays_rows_only(tab, &command) {
+                    self.hand_writes.push(super::hand_log::HandWrite {
+                        tab: tab.slug().to_string(),
+                        command: command.clone(),
+                        at_micros,
+                    });
+                }
             }
             self.entries.push(Rc::new(entry));
         }
@@ -463,6 +474,32 @@ pub fn changes_by_hand(tab: Tab, command: &str) -> bool {
             api::is_bigtable_write(&method) && method != "createTable"
         }
         Tab::Sql => true,
+    }
+}
+
+/// Whether a command changes rows only (writes, deletes of cells or rows,
+/// dropped row ranges), so running it again after the data loads, with
+/// the tables' definitions as they are now, does what it did. SQL is not
+/// run again.
+pub fn replays_rows_only(tab: Tab, command: &str) -> bool {
+    match tab {
+        Tab::Cbt => cbt::tokenize(command).is_ok_and(|args| {
+            command_start(&args).is_some_and(|at| {
+                matches!(
+                    args[at].as_slice(),
+                    b"set" | b"addtocell" | b"deleterow" | b"deletecolumn" | b"deleteallrows"
+                )
+            })
+        }),
+        Tab::Json => serde_json::from_str::<Value>(command)
+            .ok()
+            .and_then(|v| {
+                v.get("method")
+                    .and_then(Value::as_str)
+                    .map(api::writes_rows_only)
+            })
+            .unwrap_or(false),
+        Tab::Sql => false,
     }
 }
 
