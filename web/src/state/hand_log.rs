@@ -23,6 +23,9 @@ use tabletop_core::cbt::MemFiles;
 use super::console::{self, Tab};
 use super::{AppState, Notice};
 
+/// The performance measure of running the log again after a reload.
+pub const REPLAY_MEASURE: &str = "tabletop:hand-writes";
+
 /// Largest log autosave keeps, in bytes of commands.
 pub const MAX_LOG_BYTES: usize = 256 * 1024;
 
@@ -102,9 +105,11 @@ impl AppState {
     /// Runs the logged writes a reload brought back, once the loads before
     /// them have run; the clock then goes back to the present.
     pub(super) fn replay_hand_writes(&mut self) {
+        let start = self.clock.now_ms();
         let writes = std::mem::take(&mut self.replay);
         let failed = replay(&mut self.instance.borrow_mut(), &writes);
         self.sync_clock();
+        self.clock.measure(REPLAY_MEASURE, start);
         if let Some(first) = failed.first() {
             self.notice = Some(Notice {
                 error: true,
