@@ -467,14 +467,29 @@ pub fn changes_by_hand(tab: Tab, command: &str) -> bool {
             })
         }),
         Tab::Json => {
-            let method = serde_json::from_str::<Value>(command)
-                .ok()
-                .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
+            let value = serde_json::from_str::<Value>(command).unwrap_or_default();
+            let method = value
+                .get("method")
+                .and_then(Value::as_str)
                 .unwrap_or_default();
-            api::is_bigtable_write(&method) && method != "createTable"
+            api::is_bigtable_write(method)
+                && method != "createTable"
+                && (method != "modifyColumnFamilies" || drops_a_family(&value))
         }
         Tab::Sql => true,
     }
+}
+
+/// Whether a ModifyColumnFamilies request drops a family (and its cells);
+/// families created or given a new GC rule are in the tables' definitions.
+fn drops_a_family(request: &Value) -> bool {
+    request
+        .pointer("/request/modifications")
+        .and_then(Value::as_array)
+        .is_some_and(|m| {
+            m.iter()
+                .any(|m| m.get("drop").is_some_and(|d| d != &Value::Bool(false)))
+        })
 }
 
 /// Whether a command changes rows only (writes, deletes of cells or rows,

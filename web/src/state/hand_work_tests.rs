@@ -92,6 +92,29 @@ fn json_writes_count_and_json_table_creation_does_not() {
 }
 
 #[test]
+fn the_schema_panels_family_changes_count_only_when_a_family_goes() {
+    use tabletop_core::{ColumnFamily, FamilyChange};
+    let updated = test_app().apply(Action::ModifyFamilies {
+        table: demo::TABLE_ID.into(),
+        changes: vec![FamilyChange::Create(
+            "extra".into(),
+            ColumnFamily::default(),
+        )],
+    });
+    assert!(updated.console.entries.last().unwrap().ok);
+    assert_eq!(
+        updated.hand_changes, 0,
+        "a new family is in the definitions"
+    );
+    let dropped = updated.apply(Action::ModifyFamilies {
+        table: demo::TABLE_ID.into(),
+        changes: vec![FamilyChange::Drop(demo::DETAIL_FAMILY.into())],
+    });
+    assert!(dropped.console.entries.last().unwrap().ok);
+    assert_eq!(dropped.hand_changes, 1, "a dropped family takes its cells");
+}
+
+#[test]
 fn deleting_a_table_in_the_schema_panel_counts() {
     let state = test_app().apply(Action::DeleteTable(demo::TABLE_ID.into()));
     assert!(state.tables.is_empty());
