@@ -38,6 +38,7 @@ mod sim_tablets;
 mod splitter;
 mod tablets_panel;
 mod toast;
+mod unsaved_bar;
 mod views_list;
 mod workspace;
 

@@ -256,6 +256,7 @@ fn write_saves(state: &AppContext, tab: &autosave_owner::TabId) {
     saved.link = Some(share::link_hash(&link));
     let text = share::encode(&saved);
     browser::session_set(browser::AUTOSAVE_KEY, &text);
+    note_snapshot_left_out(state, saved.snapshot.is_none());
     if !tab.owns_autosave() {
         if !state.autosave_elsewhere {
             state.dispatch(Action::AutosaveElsewhere(true));
@@ -277,6 +278,7 @@ fn write_saves(state: &AppContext, tab: &autosave_owner::TabId) {
     }
     let stored = browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved)) || {
         saved.snapshot = None;
+        note_snapshot_left_out(state, true);
         browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved))
     };
     let text = if stored {
@@ -289,6 +291,14 @@ fn write_saves(state: &AppContext, tab: &autosave_owner::TabId) {
             error: true,
             text: text.into(),
         }));
+    }
+}
+
+/// Tells the state whether the autosave just written holds the instance's
+/// snapshot (the unsaved-work strip follows it), when that changed.
+fn note_snapshot_left_out(state: &AppContext, left_out: bool) {
+    if state.snapshot_left_out != left_out {
+        state.dispatch(Action::SnapshotLeftOut(left_out));
     }
 }
 

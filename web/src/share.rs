@@ -112,6 +112,22 @@ pub struct SharedState {
     /// field keeps it when the rows are too big to travel.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub emulator_parity: bool,
+    /// How many changes made by hand the snapshot holds beyond what the
+    /// tables and loads rebuild (see `AppState::hand_changes`; added within
+    /// v1: absent, and zero, in older links and in states without a
+    /// snapshot).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hand_changes: u64,
+    /// The writes made by hand since the last data load, to run again after
+    /// the loads when there is no snapshot (autosave only; absent when it
+    /// does not hold every change made by hand).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand_log: Vec<crate::state::hand_log::HandWrite>,
+}
+
+/// Whether a count is zero (left out of the text).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why work was set aside.

@@ -56,6 +56,9 @@ pub mod console;
 pub mod design;
 pub mod flows;
 pub mod generator;
+pub mod hand_log;
+#[cfg(test)]
+mod hand_work_tests;
 pub mod layout;
 pub mod learn;
 pub mod live;
@@ -390,6 +393,9 @@ pub enum Action {
     Notify(Notice),
     /// Another tab took the autosave (`true`), or this tab takes it back.
     AutosaveElsewhere(bool),
+    /// The last autosave left the instance's snapshot out (`true`: a
+    /// reload replays definitions and loads), or kept it.
+    SnapshotLeftOut(bool),
     /// Hide the status line's message.
     DismissNotice,
     /// This message's time is up: hide it, unless another one has taken
@@ -482,6 +488,24 @@ pub struct AppState {
     pub replaced: Option<SetAside>,
     /// A snapshot import waiting for the user's confirmation.
     pub pending_import: Option<PendingImport>,
+    /// How many changes the instance holds that its tables' definitions
+    /// and data loads cannot rebuild (see [`AppState::unsaved_work`]): rows
+    /// written or deleted by hand, tables changed or deleted, CSV and
+    /// translated imports, a design's rows and replays, a snapshot
+    /// imported. Zero once the instance is rebuilt from definitions and
+    /// loads alone.
+    pub hand_changes: u64,
+    /// Whether the last autosave left the instance's snapshot out (it is
+    /// past [`share::SAVE_SNAPSHOT_BYTES`], or the browser's storage was
+    /// full): a reload then rebuilds the tables from their definitions and
+    /// replays the loads.
+    pub snapshot_left_out: bool,
+    /// The writes made by hand since the last data load, which a reload
+    /// runs again after the loads (see [`hand_log`]).
+    pub hand_log: Rc<Vec<hand_log::HandWrite>>,
+    /// Logged writes a reload brought back, waiting for the loads before
+    /// them.
+    replay: Vec<hand_log::HandWrite>,
     next_ghost: u64,
     work_frames: u64,
     /// What the panels still have to catch up with after a load's slices.
@@ -545,6 +569,10 @@ impl AppState {
             home: None,
             replaced: None,
             pending_import: None,
+            hand_changes: 0,
+            snapshot_left_out: false,
+            hand_log: Rc::default(),
+            replay: Vec::new(),
             next_ghost: 0,
             work_frames: 0,
             catch_up: None,
@@ -574,6 +602,7 @@ impl AppState {
         self.job.is_some()
             || self.catch_up.is_some()
             || !self.queue.is_empty()
+            || !self.replay.is_empty()
             || self.indexer.borrow().pending(self.data_rev)
             || self.tools_has_work()
             || self.sim.has_work()
@@ -593,7 +622,7 @@ impl AppState {
     /// catching up with a load that ended (its progress is still on
     /// screen): autosave waits for both.
     pub fn load_in_progress(&self) -> bool {
-        self.loading() || self.catch_up.is_some()
+        self.loading() || self.catch_up.is_some() || !self.replay.is_empty()
     }
 
     /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
@@ -618,6 +647,14 @@ impl AppState {
     /// holds).
     pub fn snapshot(&self) -> Vec<u8> {
         self.instance.borrow_mut().snapshot()
+    }
+
+    /// Whether the instance holds work that autosave does not keep: changes
+    /// made by hand, not all in the log of writes, while the last save left
+    /// the snapshot out. A reload would lose them (and replay the loads
+    /// over what they deleted).
+    pub fn unsaved_work(&self) -> bool {
+        self.snapshot_left_out && self.hand_changes > 0 && !self.hand_log_whole()
     }
 
     /// The autosave's snapshot without the tables' traffic (when the
@@ -677,6 +714,12 @@ impl AppState {
                 .flatten(),
             link: None,
             emulator_parity: instance.fidelity().is_emulator(),
+            hand_changes: self.hand_changes,
+            hand_log: if !for_link && self.hand_log_whole() {
+                self.hand_log.to_vec()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -687,6 +730,13 @@ impl AppState {
         let mut next = self.clone();
         next.rev += 1;
         next.reduce_in_place(action);
+        // Commands run by hand or by a panel's button, counted once per
+        // action however deep they ran (see [`console::changes_by_hand`]).
+        next.hand_changes += next
+            .console
+            .hand_changes
+            .saturating_sub(self.console.hand_changes);
+        next.take_hand_writes();
         // What follows the design and the data, whichever action moved them.
         next.follow_design();
         next.follow_advisor();
@@ -804,7 +854,14 @@ impl AppState {
                 false
             }
             Action::ImportSnapshot(name, bytes) => self.import_snapshot(name, &bytes),
-            Action::ConfirmImport(yes) => self.confirm_import(yes),
+            Action::ConfirmImport(yes) => {
+                let imported = self.confirm_import(yes);
+                // Only the snapshot itself can bring the rows back.
+                if imported {
+                    self.hand_changes = 1;
+                }
+                imported
+            }
             Action::OpenLink(link) => {
                 self.open_link(*link);
                 true
@@ -824,6 +881,10 @@ impl AppState {
             }
             Action::AutosaveElsewhere(elsewhere) => {
                 self.autosave_elsewhere = elsewhere;
+                false
+            }
+            Action::SnapshotLeftOut(left_out) => {
+                self.snapshot_left_out = left_out;
                 false
             }
             Action::Notify(_) | Action::DismissNotice | Action::ExpireNotice(_) => {
@@ -865,12 +926,16 @@ impl AppState {
                 false
             }
             Action::Learn(action) => self.reduce_learn(action),
+            // Imports of CSV or translated tables, and a design's rows or
+            // replayed workload, are not data loads that autosave replays.
             Action::Tools(action) => {
                 let effects = Rc::make_mut(&mut self.tools).reduce(action, &cx!(self));
+                self.hand_changes += u64::from(effects.data_changed);
                 self.apply_effects(effects)
             }
             Action::ScenarioData(action) => {
                 let effects = Rc::make_mut(&mut self.scenario_data).reduce(action, &cx!(self));
+                self.hand_changes += u64::from(effects.data_changed);
                 self.apply_effects(effects)
             }
         };
@@ -988,6 +1053,14 @@ impl AppState {
                 // its progress): the first slice, which creates the table,
                 // runs in the next task, and the panels follow the new
                 // selection once it exists (see `work_frame`).
+                // Logged writes waiting for the loads before them run
+                // first when those loads are done; otherwise the new load
+                // would come between them and their loads.
+                if self.queue.is_empty() && !self.replay.is_empty() {
+                    self.replay_hand_writes();
+                }
+                self.replay.clear();
+                self.load_starts();
                 let mut spec = self.generator.clone();
                 spec.rows = spec.rows.min(generator::MAX_ROWS);
                 self.selected = Some(spec.table.clone());
@@ -1117,6 +1190,7 @@ impl AppState {
         self.job.is_some()
             || self.catch_up.is_some()
             || !self.queue.is_empty()
+            || !self.replay.is_empty()
             || self.scenario_data.has_work()
             || self.indexer.borrow().pending(self.data_rev)
     }
@@ -1240,6 +1314,12 @@ impl AppState {
         let clock = Rc::clone(&self.clock);
         let deadline = clock.now_ms() + budget_ms;
         let mut out_of_time = move || clock.now_ms() >= deadline;
+        // The loads a reload queued have all run: the writes made by hand
+        // after them follow.
+        if self.job.is_none() && self.queue.is_empty() && !self.replay.is_empty() {
+            self.replay_hand_writes();
+            return true;
+        }
         if self.job.is_none()
             && let Some(spec) = self.queue.pop()
         {

@@ -24,6 +24,7 @@ use super::schema_panel::SchemaPanel;
 use super::sim_tablets::{SimTabletsPanel, TabletsSwitch};
 use super::splitter::SplitHandle;
 use super::tablets_panel::TabletsPanel;
+use super::unsaved_bar::UnsavedBar;
 use super::views_list::ViewsList;
 use crate::browser;
 use crate::share;
@@ -353,6 +354,9 @@ pub fn workspace() -> Html {
                     <AutosaveBar on_take={cb.take_autosave.clone()} />
                 }
                 <RecoveredBar embed={app.embed} on_open={cb.open_recovered.clone()} />
+                if app.unsaved_work() && !app.embed {
+                    <UnsavedBar loads={app.loads.len()} on_export={cb.export.clone()} />
+                }
             </AppHeader>
             { dialogs(&app, &cb) }
             <main class={classes!("workspace", app.maximized.is_some().then_some("maximized"))} style={grid_style(&lesson_layout(&app.layout, app.learn.active.is_some()), panels, kv_has_map(&app))} onkeydown={on_escape}>

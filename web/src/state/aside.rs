@@ -36,6 +36,8 @@ struct Work {
     selected: Option<String>,
     design: Rc<DesignState>,
     sim: Rc<SimState>,
+    hand_changes: u64,
+    hand_log: Rc<Vec<super::hand_log::HandWrite>>,
 }
 
 /// Work set aside, and why. Cheap to clone: every revision of the app
@@ -150,6 +152,13 @@ impl AppState {
         let loads = std::mem::take(&mut self.loads);
         let queue = std::mem::take(&mut self.queue);
         let selected = self.selected.take();
+        // Logged writes still waiting for their loads cannot be put back in
+        // order: the log then no longer stands for the work.
+        if !std::mem::take(&mut self.replay).is_empty() {
+            self.hand_log = Rc::default();
+        }
+        let hand_changes = std::mem::take(&mut self.hand_changes);
+        let hand_log = std::mem::take(&mut self.hand_log);
         let saved = SharedState {
             tables: share::table_requests(&mut instance),
             snapshot: if queue.is_empty() {
@@ -160,6 +169,12 @@ impl AppState {
             loads: loads.iter().chain(queue.iter().rev()).cloned().collect(),
             selected: selected.clone(),
             sim: self.sim.shared(&self.design),
+            hand_changes,
+            hand_log: if hand_log.len() as u64 == hand_changes {
+                hand_log.to_vec()
+            } else {
+                Vec::new()
+            },
             ..SharedState::default()
         };
         // Dependants compare revisions: the empty design is a new one.
@@ -185,6 +200,8 @@ impl AppState {
                 selected,
                 design,
                 sim,
+                hand_changes,
+                hand_log,
             }))),
         }
     }
@@ -205,6 +222,9 @@ impl AppState {
                 self.loads = work.loads;
                 self.queue = work.queue;
                 self.selected = work.selected;
+                self.hand_changes = work.hand_changes;
+                self.hand_log = work.hand_log;
+                self.replay.clear();
                 // The design and the simulation come back as they were
                 // (the heatmap too), under a revision newer than any seen.
                 let rev = self.design.rev + 1;

@@ -251,8 +251,17 @@ impl AppState {
             Some(instance) => {
                 *self.instance.borrow_mut() = instance;
                 self.loads = shared.loads;
+                self.hand_changes = shared.hand_changes;
+                self.hand_log = Rc::new(shared.hand_log);
+                self.replay.clear();
             }
             None => {
+                // Definitions, loads and the log of writes made by hand
+                // after them are all there is; the log runs once the loads
+                // have.
+                self.hand_changes = shared.hand_log.len() as u64;
+                self.replay.clone_from(&shared.hand_log);
+                self.hand_log = Rc::new(shared.hand_log);
                 let mut instance = self.instance.borrow_mut();
                 instance.set_now(now);
                 let errors = share::create_tables(&mut instance, &shared.tables);

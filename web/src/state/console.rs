@@ -217,6 +217,13 @@ pub struct ConsoleState {
     /// normally; a lesson asks for the returned keys while it runs, so its
     /// check can judge the reads from their entries.
     pub trace_options: TraceOptions,
+    /// How many commands have changed rows or tables in a way that the
+    /// tables' definitions alone do not record (see [`changes_by_hand`]),
+    /// since the console began: autosave's replay cannot rebuild them.
+    pub hand_changes: u64,
+    /// The hand-made changes of the current action that change rows only
+    /// (see [`replays_rows_only`]), for the app state's log to take.
+    pub hand_writes: Vec<super::hand_log::HandWrite>,
     next_id: u64,
 }
 
@@ -326,6 +333,7 @@ impl ConsoleState {
         let mut writes = false;
         let options = self.trace_options;
         for command in split_commands(tab, text) {
+            let at_micros = instance.now_micros();
             let mut entry = match tab {
                 Tab::Cbt => run_cbt(instance, host, &command, options),
                 Tab::Json => run_json(instance, &command, options),
@@ -336,6 +344,16 @@ impl ConsoleState {
             entry.id = self.next_id;
             self.next_id += 1;
             writes |= entry.writes;
+            if entry.ok && entry.writes && changes_by_hand(tab, &command) {
+                self.hand_changes += 1;
+                if replays_rows_only(tab, &command) {
+                    self.hand_writes.push(super::hand_log::HandWrite {
+                        tab: tab.slug().to_string(),
+                        command: command.clone(),
+                        at_micros,
+                    });
+                }
+            }
             self.entries.push(Rc::new(entry));
         }
         if self.entries.len() > MAX_ENTRIES {
@@ -430,6 +448,73 @@ fn cbt_writes(args: &[Vec<u8>]) -> bool {
         b"ls" | b"read" | b"lookup" | b"count" | b"help" | b"version" => false,
         b"clock" => at + 1 < args.len(),
         _ => true,
+    }
+}
+
+/// Whether a command that succeeded and wrote changed what the saved
+/// tables' definitions and data loads cannot rebuild: any write of rows,
+/// delete or drop, and table change, but not the creation of a table or a
+/// family, a GC rule (the definitions record those), a compaction or the
+/// instance's clock. Every SQL statement that wrote counts.
+pub fn changes_by_hand(tab: Tab, command: &str) -> bool {
+    match tab {
+        Tab::Cbt => cbt::tokenize(command).is_ok_and(|args| {
+            command_start(&args).is_some_and(|at| {
+                !matches!(
+                    args[at].as_slice(),
+                    b"createtable" | b"createfamily" | b"setgcpolicy" | b"compact" | b"clock"
+                )
+            })
+        }),
+        Tab::Json => {
+            let value = serde_json::from_str::<Value>(command).unwrap_or_default();
+            let method = value
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            api::is_bigtable_write(method)
+                && method != "createTable"
+                && (method != "modifyColumnFamilies" || drops_a_family(&value))
+        }
+        Tab::Sql => true,
+    }
+}
+
+/// Whether a ModifyColumnFamilies request drops a family (and its cells);
+/// families created or given a new GC rule are in the tables' definitions.
+fn drops_a_family(request: &Value) -> bool {
+    request
+        .pointer("/request/modifications")
+        .and_then(Value::as_array)
+        .is_some_and(|m| {
+            m.iter()
+                .any(|m| m.get("drop").is_some_and(|d| d != &Value::Bool(false)))
+        })
+}
+
+/// Whether a command changes rows only (writes, deletes of cells or rows,
+/// dropped row ranges), so running it again after the data loads, with
+/// the tables' definitions as they are now, does what it did. SQL is not
+/// run again.
+pub fn replays_rows_only(tab: Tab, command: &str) -> bool {
+    match tab {
+        Tab::Cbt => cbt::tokenize(command).is_ok_and(|args| {
+            command_start(&args).is_some_and(|at| {
+                matches!(
+                    args[at].as_slice(),
+                    b"set" | b"addtocell" | b"deleterow" | b"deletecolumn" | b"deleteallrows"
+                )
+            })
+        }),
+        Tab::Json => serde_json::from_str::<Value>(command)
+            .ok()
+            .and_then(|v| {
+                v.get("method")
+                    .and_then(Value::as_str)
+                    .map(api::writes_rows_only)
+            })
+            .unwrap_or(false),
+        Tab::Sql => false,
     }
 }
 

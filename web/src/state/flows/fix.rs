@@ -45,6 +45,9 @@ impl AppState {
                     text: format!("Applied: {}", fix.title),
                 });
                 Rc::make_mut(&mut self.learn).push_undo(undo);
+                // A fix that changed the instance is work autosave's
+                // replay of loads cannot redo.
+                self.hand_changes += u64::from(touches_instance);
                 true
             }
             Err(e) => {
@@ -71,6 +74,7 @@ impl AppState {
         let mut data = false;
         if let Some(i) = undo.instance {
             *self.instance.borrow_mut() = Rc::unwrap_or_clone(i);
+            self.hand_changes += 1;
             data = true;
         }
         match undo.scenario {
