@@ -37,11 +37,10 @@ pub fn unsaved_text(loads: usize) -> String {
     };
     let log = tabletop_core::human_bytes(MAX_LOG_BYTES as f64);
     format!(
-        "Autosave stores rows only up to {limit} (and while the browser has room), so a reload \
-         {rebuilt}, then the rows written by hand after the loads. But this playground also holds \
-         changes that cannot be run again (a table or family deleted, an import, a SQL write, a \
-         design's rows, writes made before a load, or more than {log} of writes), so none of the \
-         work made by hand would come back{deleted}. Export snapshot keeps everything."
+        "It keeps rows only up to {limit}: past that, a reload {rebuilt}, then the writes made by \
+         hand since. This playground also holds changes a reload cannot redo (a deleted table or \
+         family, an import, a SQL write, a design's rows, writes made before a load, or over {log} \
+         of writes): they would be lost{deleted}. Export snapshot keeps everything."
     )
 }
 
