@@ -282,7 +282,7 @@ fn write_saves(state: &AppContext, tab: &autosave_owner::TabId) {
         browser::storage_set(browser::AUTOSAVE_KEY, &share::encode(&saved))
     };
     let text = if stored {
-        "The browser's storage is full: autosave keeps the tables and data loads, but rows typed by hand are only in Export snapshot."
+        "The browser's storage is full: autosave now keeps only the tables' definitions, the data loads and the writes made by hand since the last load. Export snapshot keeps everything."
     } else {
         "The browser refused to store the playground: use Export snapshot to keep your work."
     };
