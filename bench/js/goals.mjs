@@ -38,6 +38,7 @@ import vm from 'node:vm';
 import { VALUE_REGEX, generate, sample } from './mobile-data.mjs';
 import { REGEX_REQUEST, TABLE, createMobileTable, pointRequests, prefixRequests, writeAll, writeBatches } from './package-requests.mjs';
 import { CellReads, insertAll, insertBatches, openCells } from './sqljs-store.mjs';
+import { collectAndSettle } from './settle.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ROWS = Number(process.argv[2] ?? 100000);
@@ -65,20 +66,9 @@ if (typeof globalThis.gc !== 'function') {
   globalThis.gc = vm.runInNewContext('gc');
 }
 
-// After a forced collection V8 still sweeps the heap on its background
-// threads for a few ms; on a quiet machine that work ran inside the next
-// phase and counted in the process's CPU time (the core's interleaved regex
-// scan read 8.7 ms of CPU for 4.8 ms of wall time). The main thread waits
-// this long after each collection, outside the clock, so they finish.
-const SETTLE_MS = 30;
-const settle = new Int32Array(new SharedArrayBuffer(4));
-
 /** CPU ms and wall ms of `fn()`, and its result; a full GC first, untimed, unless `collect` is false. */
 function time(fn, collect = true) {
-  if (collect) {
-    globalThis.gc();
-    Atomics.wait(settle, 0, 0, SETTLE_MS);
-  }
+  if (collect) collectAndSettle();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();

@@ -22,6 +22,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DETAIL, QUALIFIERS, SUMMARY, generate, prefixEnd, sample } from './mobile-data.mjs';
+import { collectAndSettle } from './settle.mjs';
 
 const [ROWS, ROUNDS, PHASES, ...DIRS] = process.argv.slice(2);
 if (!DIRS.length) {
@@ -92,7 +93,7 @@ for (let round = 0; round < Number(ROUNDS); round++) {
     const order = dbs.map((_, i) => i);
     if (round % 2) order.reverse();
     for (const i of order) {
-      globalThis.gc?.();
+      if (globalThis.gc) collectAndSettle();
       const start = process.cpuUsage();
       const rows = phases[p](dbs[i]);
       const used = process.cpuUsage(start);

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { DETAIL, QUALIFIERS, SUMMARY, generate, prefixEnd, sample } from './mobile-data.mjs';
+import { settle } from './settle.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ROWS = Number(process.argv[2] ?? 100000);
@@ -59,7 +60,10 @@ function collect() {
  */
 function time(fn) {
   const gc = globalThis.gc;
-  if (gc) collect();
+  if (gc) {
+    collect();
+    settle();
+  }
   const cpu = process.cpuUsage();
   const start = performance.now();
   const result = fn();
