@@ -8,7 +8,9 @@
 #                                    on the same data, in the same sitting;
 #                                    wall-clock and CPU-time figures both;
 #                                    then issue 18's goals measured warm, all
-#                                    stores in one process (bench/js/goals.mjs)
+#                                    stores in one process (bench/js/goals.mjs);
+#                                    then the browser build's reads in
+#                                    headless Chromium (bench/js/browser.mjs)
 #
 # Results go to stdout; BENCHMARKS.md explains them. Needs what
 # scripts/setup.sh installs (the wasm32 target and wasm-bindgen-cli).
@@ -53,6 +55,9 @@ if [ "${1:-}" = "--js" ]; then
     echo
     echo "== issue 18's goals, warm, in one process (bench/js/goals.mjs), $rows rows"
     node --expose-gc bench/js/goals.mjs "$rows" 11 target/tabletop-js
+    echo
+    echo "== the browser build's reads in headless Chromium (bench/js/browser.mjs), $rows rows"
+    node bench/js/browser.mjs "$rows" 15 target/tabletop-js
     exit 0
 fi
 sizes=("$@")
