@@ -298,6 +298,15 @@ export class Tabletop {
   restore(bytes: Uint8Array): void;
   /** A new object holding what `bytes` (from `snapshot()`) hold. */
   static restore(bytes: Uint8Array): Tabletop;
+  /**
+   * Makes sure `bytes` bytes of the module's memory (shared by every
+   * object) are free, growing it now, at most once; answers its size in
+   * bytes. Call it early, before building large data sets in JavaScript:
+   * in Node each growth of the memory during a load can start a full
+   * garbage collection of the whole JavaScript heap. Throws a
+   * TabletopError (RESOURCE_EXHAUSTED) if the memory cannot grow that much.
+   */
+  static reserveMemory(bytes: number): number;
 
   /** The most bytes (packed, base64) one readRows answer may take; 256 MiB unless set. */
   maxAnswerBytes: number;

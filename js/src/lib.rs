@@ -382,6 +382,19 @@ impl Tabletop {
         self.answer.trim();
     }
 
+    /// Makes sure `bytes` bytes of this module's memory are free in one
+    /// block, growing the memory at most once, by about that much, and
+    /// answers whether it could. The block is allocated and freed at once:
+    /// the allocator keeps it for the allocations that follow (wasm memory
+    /// never shrinks), and its pages are not touched. Why a caller wants
+    /// this: `Tabletop.reserveMemory` in the package.
+    #[wasm_bindgen(js_name = reserveMemory)]
+    #[must_use]
+    pub fn reserve_memory(bytes: u32) -> bool {
+        let mut block: Vec<u8> = Vec::new();
+        block.try_reserve_exact(bytes as usize).is_ok()
+    }
+
     /// This module's `WebAssembly.Memory`, where answers are read.
     #[must_use]
     pub fn memory() -> JsValue {

@@ -1031,6 +1031,59 @@ describe('made for tests', () => {
   });
 });
 
+describe('loading large data sets', () => {
+  // In a fresh process each (the module's memory only grows): a load of
+  // about 10 MB of cells (100,000 of 100 bytes), with and without a
+  // reservation first; the sizes of the memory at each step.
+  function loadInFreshProcess(reserve) {
+    const script = `
+      const { Tabletop } = require(${JSON.stringify(installed.cjs)});
+      const start = Tabletop.reserveMemory(0);
+      const reserved = Tabletop.reserveMemory(${reserve});
+      const again = Tabletop.reserveMemory(${reserve});
+      const db = new Tabletop({ engine: 'bulk' });
+      const TABLE = ${JSON.stringify(TABLE)};
+      db.createTable({ parent: ${JSON.stringify(PARENT)}, tableId: 't', table: { columnFamilies: { cf: {} } } });
+      const value = new Uint8Array(100).fill(7);
+      let failed = 0;
+      for (let batch = 0; batch < 10; batch++) {
+        const answer = db.mutateRows({
+          tableName: TABLE,
+          entries: Array.from({ length: 1000 }, (_, i) => ({
+            rowKey: new TextEncoder().encode('row-' + String(batch * 1000 + i).padStart(6, '0')),
+            mutations: Array.from({ length: 10 }, (__, q) => ({ setCell: { familyName: 'cf', columnQualifier: new TextEncoder().encode('q' + q), value } })),
+          })),
+        });
+        failed += answer.entries.filter((e) => e.status.code !== 0).length;
+      }
+      const rows = db.readRows({ tableName: TABLE, rowsLimit: '3' }).rows.length;
+      console.log(JSON.stringify({ start, reserved, again, after: Tabletop.reserveMemory(0), failed, rows }));`;
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+  }
+
+  test('reserveMemory grows the memory once; a load that fits then grows nothing', () => {
+    const MIB = 1024 * 1024;
+    const plain = loadInFreshProcess(0);
+    assert.deepEqual([plain.failed, plain.rows], [0, 3]);
+    assert.equal(plain.reserved, plain.start);
+    assert.ok(plain.after > plain.start + 10 * MIB, `without a reservation the load grows the memory: ${JSON.stringify(plain)}`);
+    const reserved = loadInFreshProcess(64 * MIB);
+    assert.deepEqual([reserved.failed, reserved.rows], [0, 3]);
+    assert.ok(reserved.reserved >= reserved.start + 64 * MIB - MIB, JSON.stringify(reserved));
+    assert.equal(reserved.again, reserved.reserved, 'asking again grows nothing');
+    assert.equal(reserved.after, reserved.reserved, 'the load grew the memory');
+  });
+
+  test('reserveMemory checks its argument and says when the memory cannot grow', () => {
+    for (const bad of [-1, 1.5, '1024', undefined, null, 2 ** 32, Number.NaN, 10n]) {
+      assert.throws(() => Tabletop.reserveMemory(bad), TypeError, String(bad));
+    }
+    const db = withTable();
+    throwsStatus(() => Tabletop.reserveMemory(0xffffffff), 'RESOURCE_EXHAUSTED');
+    stillAnswers(db);
+  });
+});
+
 describe('the text API stays', () => {
   test('handle answers lines and cbt speaks to the same instance', () => {
     const db = withTable();

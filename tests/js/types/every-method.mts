@@ -187,6 +187,9 @@ export async function everyMethod(): Promise<void> {
   const cbtTraced: string = known(db.cbtTraced('count t'));
   const methods: string = known(Tabletop.methods());
   const commands: string = known(Tabletop.cbtCommands());
+  const memoryBytes: number = known(Tabletop.reserveMemory(1 << 20));
+  // @ts-expect-error reserveMemory takes a number of bytes
+  Tabletop.reserveMemory('1 MiB');
   // @ts-expect-error handle takes a line of text, not an object
   db.handle({ method: 'listTables' });
 
