@@ -878,8 +878,22 @@ const REQUEST_MAX_BYTES = 16 << 20;
 const READ_DECLINED = 0xffffffff;
 const READ_FAILED = 0xfffffffe;
 
-function makeTabletop(raw) {
+/**
+ * The package's classes over a wasm-bindgen build `raw`. `isLoaded` says
+ * whether its wasm is instantiated yet (the browser build loads it in
+ * init(); Node's is loaded when required): until then every way into wasm
+ * throws FAILED_PRECONDITION saying so, rather than wasm-bindgen's
+ * "Cannot read properties of undefined".
+ */
+function makeTabletop(raw, isLoaded = () => true) {
   const Raw = raw.Tabletop;
+
+  function requireLoaded(what) {
+    if (!isLoaded()) {
+      throw new TabletopError(9, 'FAILED_PRECONDITION',
+        `${what}: the WebAssembly module is not loaded yet; await init() (the package's default export) first`);
+    }
+  }
 
   /**
    * Views of the wasm module's memory, remade when the memory has grown
@@ -941,6 +955,7 @@ function makeTabletop(raw) {
         this.#raw = options;
         return;
       }
+      requireLoaded('new Tabletop()');
       if (options === undefined) {
         this.#raw = new Raw();
         return;
@@ -1231,6 +1246,7 @@ function makeTabletop(raw) {
 
     /** A new object holding the instance `bytes` (from `snapshot()`) describe. */
     static restore(bytes) {
+      requireLoaded('Tabletop.restore');
       if (!(bytes instanceof Uint8Array)) throw new TypeError(`restore: expected a Uint8Array, got ${describe(bytes)}`);
       try {
         return new Tabletop(Raw.restore(bytes));
@@ -1255,6 +1271,7 @@ function makeTabletop(raw) {
      * early, while the heap is small, the same load grows nothing.
      */
     static reserveMemory(bytes) {
+      requireLoaded('Tabletop.reserveMemory');
       if (!Number.isInteger(bytes) || bytes < 0 || bytes > 0xffffffff) {
         throw new TypeError(`reserveMemory: expected an integer from 0 to 4294967295, got ${describe(bytes)}`);
       }
@@ -1313,10 +1330,12 @@ function makeTabletop(raw) {
     }
 
     static methods() {
+      requireLoaded('Tabletop.methods');
       return Raw.methods();
     }
 
     static cbtCommands() {
+      requireLoaded('Tabletop.cbtCommands');
       return Raw.cbtCommands();
     }
   }

@@ -7,8 +7,9 @@
 import initWasm, * as raw from './tabletop_js.js';
 import { makeTabletop } from '../lib/tabletop.mjs';
 
-const api = makeTabletop(raw);
 let loading = null;
+let loaded = false;
+const api = makeTabletop(raw, () => loaded);
 
 export const { Tabletop, TabletopError } = api;
 
@@ -16,6 +17,7 @@ export const { Tabletop, TabletopError } = api;
 export async function init(input) {
   loading ??= initWasm(input === undefined ? undefined : { module_or_path: input });
   await loading;
+  loaded = true;
   return api;
 }
 

@@ -34,10 +34,14 @@ const attempt = (fn) => {
     return { threw: e.name, status: e.status, code: e.code, isTabletopError: e instanceof TabletopError };
   }
 };
+// Before init(): each way in says to await init() first.
+const beforeInit = [() => new Tabletop(), () => Tabletop.restore(new Uint8Array(3)), () => Tabletop.reserveMemory(1),
+  () => Tabletop.methods(), () => Tabletop.cbtCommands()].map((fn) => attempt(fn));
+const beforeInitMessage = (() => { try { new Tabletop(); } catch (e) { return e.message; } })();
 window.run = async () => {
   await init();
   const db = new Tabletop();
-  const out = {};
+  const out = { beforeInit, beforeInitMessage };
   out.created = db.createTable({ parent: 'projects/p/instances/i', tableId: 't', table: { columnFamilies: { cf: {} } } });
   out.written = db.mutateRows({
     tableName: TABLE,
@@ -118,6 +122,8 @@ test('the browser build loads with init() and answers like the Node one', async 
   await page.waitForFunction(() => window.ready === true);
   const out = await page.evaluate(() => window.run());
   assert.deepEqual(errors, []);
+  assert.deepEqual(out.beforeInit, Array(5).fill({ threw: 'TabletopError', status: 'FAILED_PRECONDITION', code: 9, isTabletopError: true }));
+  assert.match(out.beforeInitMessage, /await init\(\)/);
   assert.equal(out.created.name, 'projects/p/instances/i/tables/t');
   assert.deepEqual(out.written.entries.map((e) => e.status.code), [0, 0, 0]);
   assert.deepEqual(out.read, {
