@@ -106,6 +106,9 @@ export async function runCommand(page, command, { tab = 'cbt' } = {}) {
 /** Waits until the data generator (and the row index after it) is done. */
 export async function waitForLoad(page) {
   await page.waitForSelector('[role=progressbar]', { state: 'detached', timeout: 120_000 });
+  // The panels catch up with a load in tasks of their own after the
+  // progress bar goes; the page marks its body until they have.
+  await page.waitForFunction(() => document.body.dataset.settling === 'false', null, { timeout: 60_000 });
   await page.waitForFunction(() => !document.querySelector('#rows-position')?.textContent.includes('counting'), null, {
     timeout: 60_000,
   });

@@ -44,6 +44,18 @@ impl Clock for BrowserClock {
     }
 }
 
+/// Marks the page's body with whether a load or its catching up is still
+/// under way (`data-settling="true"`, else `"false"`): until then the
+/// panels' counts may still change, and end-to-end tests wait for it.
+pub fn mark_settling(settling: bool) {
+    let body = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body());
+    if let Some(body) = body {
+        let _ = body.set_attribute("data-settling", if settling { "true" } else { "false" });
+    }
+}
+
 thread_local! {
     /// When the last slice of background work ended (0: measured since).
     static SLICE_END_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };

@@ -135,6 +135,7 @@ pub fn app() -> Html {
         let frame = Rc::clone(&frame);
         use_effect_with(state.rev(), move |_| {
             browser::measure_redraw_after_slice();
+            browser::mark_settling(state.settling());
             let scheduled = frame.borrow().is_some() || *posted.borrow();
             if state.has_work() && !scheduled {
                 let by_message = state.loading() && (*poster).as_ref().is_some_and(|p| p.post());

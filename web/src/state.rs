@@ -625,6 +625,12 @@ impl AppState {
         self.loading() || self.catch_up.is_some() || !self.replay.is_empty()
     }
 
+    /// Whether a load or its catching up is under way, or the rows index
+    /// is still counting: until then the panels' figures may change.
+    pub fn settling(&self) -> bool {
+        self.load_in_progress() || self.indexer.borrow().pending(self.data_rev)
+    }
+
     /// Whether the Tablets panel keeps the SampleRowKeys list it shows: while
     /// rows load, and until the last step of catching up with a load.
     pub fn samples_held(&self) -> bool {
