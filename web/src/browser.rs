@@ -47,7 +47,12 @@ impl Clock for BrowserClock {
 /// Marks the page's body with whether a load or its catching up is still
 /// under way (`data-settling="true"`, else `"false"`): until then the
 /// panels' counts may still change, and end-to-end tests wait for it.
+/// Called after every action (every frame of a playing simulation), it
+/// touches the page only when the mark changes.
 pub fn mark_settling(settling: bool) {
+    if SETTLING_MARK.replace(Some(settling)) == Some(settling) {
+        return;
+    }
     let body = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.body());
@@ -57,6 +62,8 @@ pub fn mark_settling(settling: bool) {
 }
 
 thread_local! {
+    /// The body's data-settling mark as last set (None: never).
+    static SETTLING_MARK: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
     /// When the last slice of background work ended (0: measured since).
     static SLICE_END_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
