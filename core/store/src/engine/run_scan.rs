@@ -238,6 +238,33 @@ impl<'t> RunReader<'t> {
         }
     }
 
+    /// Reads what answering `cells` (`(row, cell)` pairs) will read, ahead
+    /// of it: each cell's record, then its row's key and its value. Answers
+    /// a sum of what it read, for the caller to hand to
+    /// [`std::hint::black_box`] so that the reads stay.
+    ///
+    /// The passing cells of a value test lie far apart in the run, so on a
+    /// cold cache each record is a miss. Answered row by row, each miss
+    /// waits for the one before (the work between two rows fills the
+    /// processor's window); read here in a loop with nothing else in it,
+    /// many are in flight at once. In the wasm build this took the
+    /// benchmark's cold value-regex scan from 6.5 to 4.2 ms (BENCHMARKS.md,
+    /// "Reading passing cells ahead").
+    pub(crate) fn read_ahead(&self, cells: &[(usize, usize)]) -> u64 {
+        let run = self.run;
+        let mut sum = 0u64;
+        for &(_, i) in cells {
+            sum = sum.wrapping_add(run.cell(i).ts as u64);
+        }
+        // The key and value bytes, whose places the first loop fetched.
+        for &(row, i) in cells {
+            let key = run.row_key(row).first().copied().unwrap_or(0);
+            let value = run.value(run.cell(i)).first().copied().unwrap_or(0);
+            sum = sum.wrapping_add(u64::from(key) ^ u64::from(value));
+        }
+        sum
+    }
+
     /// Appends the views of `cells` (of `row`, increasing) to `out`, each
     /// marked for GC as [`RunReader::views`] would. Only for a
     /// [`clean`](Self::is_clean) run, where every stored cell is visible.
