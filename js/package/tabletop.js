@@ -879,20 +879,18 @@ const READ_DECLINED = 0xffffffff;
 const READ_FAILED = 0xfffffffe;
 
 /**
- * The package's classes over a wasm-bindgen build `raw`. `isLoaded` says
- * whether its wasm is instantiated yet (the browser build loads it in
- * init(); Node's is loaded when required): until then every way into wasm
- * throws FAILED_PRECONDITION saying so, rather than wasm-bindgen's
- * "Cannot read properties of undefined".
+ * The package's classes over a wasm-bindgen build `raw`. `notLoaded()`
+ * answers null once its wasm is instantiated (the browser build loads it
+ * in init(); Node's is loaded when required) and until then why not:
+ * every way into wasm throws FAILED_PRECONDITION with that reason, rather
+ * than wasm-bindgen's "Cannot read properties of undefined".
  */
-function makeTabletop(raw, isLoaded = () => true) {
+function makeTabletop(raw, notLoaded = () => null) {
   const Raw = raw.Tabletop;
 
   function requireLoaded(what) {
-    if (!isLoaded()) {
-      throw new TabletopError(9, 'FAILED_PRECONDITION',
-        `${what}: the WebAssembly module is not loaded yet; await init() (the package's default export) first`);
-    }
+    const reason = notLoaded();
+    if (reason !== null) throw new TabletopError(9, 'FAILED_PRECONDITION', `${what}: ${reason}`);
   }
 
   /**

@@ -39,9 +39,14 @@ const beforeInit = [() => new Tabletop(), () => Tabletop.restore(new Uint8Array(
   () => Tabletop.methods(), () => Tabletop.cbtCommands()].map((fn) => attempt(fn));
 const beforeInitMessage = (() => { try { new Tabletop(); } catch (e) { return e.message; } })();
 window.run = async () => {
+  // A failed init() rejects with its reason, objects then say so, and
+  // init() can be called again.
+  const failedInit = await init('./no-such-module.wasm').then(() => 'loaded', (e) => e instanceof Error);
+  const afterFailure = attempt(() => new Tabletop());
+  const afterFailureMessage = (() => { try { new Tabletop(); } catch (e) { return e.message; } })();
   await init();
   const db = new Tabletop();
-  const out = { beforeInit, beforeInitMessage };
+  const out = { beforeInit, beforeInitMessage, failedInit, afterFailure, afterFailureMessage };
   out.created = db.createTable({ parent: 'projects/p/instances/i', tableId: 't', table: { columnFamilies: { cf: {} } } });
   out.written = db.mutateRows({
     tableName: TABLE,
@@ -124,6 +129,9 @@ test('the browser build loads with init() and answers like the Node one', async 
   assert.deepEqual(errors, []);
   assert.deepEqual(out.beforeInit, Array(5).fill({ threw: 'TabletopError', status: 'FAILED_PRECONDITION', code: 9, isTabletopError: true }));
   assert.match(out.beforeInitMessage, /await init\(\)/);
+  assert.equal(out.failedInit, true);
+  assert.deepEqual(out.afterFailure, { threw: 'TabletopError', status: 'FAILED_PRECONDITION', code: 9, isTabletopError: true });
+  assert.match(out.afterFailureMessage, /init\(\) failed \(.+\); call init\(\) again/);
   assert.equal(out.created.name, 'projects/p/instances/i/tables/t');
   assert.deepEqual(out.written.entries.map((e) => e.status.code), [0, 0, 0]);
   assert.deepEqual(out.read, {
