@@ -245,11 +245,12 @@ impl<'t> RunReader<'t> {
     ///
     /// The passing cells of a value test lie far apart in the run, so on a
     /// cold cache each record is a miss. Answered row by row, each miss
-    /// waits for the one before (the work between two rows fills the
-    /// processor's window); read here in a loop with nothing else in it,
-    /// many are in flight at once. In the wasm build this took the
-    /// benchmark's cold value-regex scan from 6.5 to 4.2 ms (BENCHMARKS.md,
-    /// "Reading passing cells ahead").
+    /// waited for the one before (the work of answering a row comes
+    /// between two of them); read here in a loop with nothing else in it,
+    /// several are in flight at once. The benchmark's value-regex scan
+    /// after a full collection went from 7.2 to 4.7 ms in wasm, and from
+    /// 3.7-4.5 to 2.7-3.7 ms natively with the caches emptied (BENCHMARKS.md,
+    /// "Passing cells read ahead").
     pub(crate) fn read_ahead(&self, cells: &[(usize, usize)]) -> u64 {
         let run = self.run;
         let mut sum = 0u64;
