@@ -77,8 +77,9 @@ window.run = async () => {
   out.oddExpected = [odd[0], odd[2], odd[1]].map(base64);
   out.missing = attempt(() => db.readRows({ tableName: TABLE + 'x', rows: { rowKeys: [bytes('a')] } }));
   out.afterMissing = db.readRows({ tableName: TABLE, rows: { rowKeys: [bytes('a')] } }).rows.length;
-  // Row keys, qualifiers and values of every length from 1 to 40 bytes
-  // (as base64, 4 to 56 characters) and timestamps of 4 to 16 digits,
+  // Row keys, qualifiers and values of every length from 1 to 52 bytes
+  // (as base64, 4 to 72 characters: each way of making a string, and the
+  // ends of each) and timestamps of 4 to 16 digits,
   // read whole and a chunk at a time (where the last string of a chunk
   // ends its buffer), against the JSON path, in an object of its own.
   const lengthsDb = new Tabletop();
@@ -86,7 +87,7 @@ window.run = async () => {
   lengthsDb.createTable({ parent: 'projects/p/instances/i', tableId: 'lengths', table: { columnFamilies: { cf: {} } } });
   lengthsDb.mutateRows({
     tableName: LENGTHS,
-    entries: Array.from({ length: 40 }, (_, i) => ({
+    entries: Array.from({ length: 52 }, (_, i) => ({
       rowKey: bytes('k'.repeat(i + 1)),
       mutations: [{ setCell: { familyName: 'cf', columnQualifier: bytes('q'.repeat(i + 1)), timestampMicros: String(1000 * 10 ** (i % 13)), value: bytes('v'.repeat(i + 1)) } }],
     })),
@@ -150,7 +151,7 @@ test('the browser build loads with init() and answers like the Node one', async 
   assert.equal(out.missing.status, 'NOT_FOUND');
   assert.equal(out.missing.isTabletopError, true);
   assert.equal(out.afterMissing, 1);
-  assert.equal(out.lengths.json.rows.length, 40);
+  assert.equal(out.lengths.json.rows.length, 52);
   assert.deepEqual(out.lengths.whole, out.lengths.json);
   assert.deepEqual(out.lengths.iterated, out.lengths.json.rows);
   await page.close();
