@@ -11,6 +11,8 @@
 #                                    stores in one process (bench/js/goals.mjs);
 #                                    then the browser build's reads in
 #                                    headless Chromium (bench/js/browser.mjs)
+#                                    and its short strings
+#                                    (bench/js/browser-strings.mjs)
 #
 # Results go to stdout; BENCHMARKS.md explains them. Needs what
 # scripts/setup.sh installs (the wasm32 target and wasm-bindgen-cli).
@@ -58,6 +60,9 @@ if [ "${1:-}" = "--js" ]; then
     echo
     echo "== the browser build's reads in headless Chromium (bench/js/browser.mjs), $rows rows"
     node bench/js/browser.mjs "$rows" 15 target/tabletop-js
+    echo
+    echo "== short strings from bytes in headless Chromium (bench/js/browser-strings.mjs)"
+    node bench/js/browser-strings.mjs
     exit 0
 fi
 sizes=("$@")
@@ -74,6 +79,9 @@ for rows in "${sizes[@]}"; do
     echo
     echo "== native, $rows rows"
     ./target/release/tabletop-bench "$rows"
+    echo
+    echo "== native, the value-regex scan with the caches emptied first, $rows rows"
+    ./target/release/tabletop-cold-scan "$rows"
     echo
     echo "== wasm in Node, $rows rows"
     node -e '
