@@ -1389,9 +1389,32 @@ fn windows_read_ahead<'a>(
     })
 }
 
-/// Whether two `(row, cell)` pairs are of one row.
-fn same_row(a: &(usize, usize), b: &(usize, usize)) -> bool {
-    a.0 == b.0
+/// The candidate rows' passing cells, a row at a time in the read's order
+/// (from the end when `reversed`), read ahead a window at a time
+/// ([`windows_read_ahead`]).
+fn rows_read_ahead<'a>(
+    reader: &'a RunReader<'_>,
+    candidates: &'a Candidates<'_>,
+    reversed: bool,
+) -> impl Iterator<Item = &'a [(usize, usize)]> {
+    windows_read_ahead(reader, candidates, reversed).flat_map(move |window| {
+        let mut rest = window;
+        std::iter::from_fn(move || {
+            let row = if reversed { rest.last() } else { rest.first() }?.0;
+            let n = if reversed {
+                rest.iter().rev().take_while(|c| c.0 == row).count()
+            } else {
+                rest.iter().take_while(|c| c.0 == row).count()
+            };
+            let cells;
+            if reversed {
+                (rest, cells) = rest.split_at(rest.len() - n);
+            } else {
+                (cells, rest) = rest.split_at(n);
+            }
+            Some(cells)
+        })
+    })
 }
 
 /// Reads only the candidate rows of a clean compacted tablet; the others
@@ -1417,26 +1440,17 @@ fn read_candidates<'t, S: RowSink + ?Sized>(
     let rows = &candidates.rows;
     // The first row not yet counted as seen, in the read's direction.
     let mut next = if reversed { rows.end } else { rows.start };
-    for window in windows_read_ahead(reader, candidates, reversed) {
-        let mut forward = window.chunk_by(same_row);
-        let mut backward = window.chunk_by(same_row).rev();
-        let groups: &mut dyn Iterator<Item = &[(usize, usize)]> = if reversed {
-            &mut backward
+    for cells in rows_read_ahead(reader, candidates, reversed) {
+        let row = cells[0].0;
+        if reversed {
+            out.seen(reader.seen_totals(row + 1..next));
+            next = row;
         } else {
-            &mut forward
-        };
-        for cells in groups {
-            let row = cells[0].0;
-            if reversed {
-                out.seen(reader.seen_totals(row + 1..next));
-                next = row;
-            } else {
-                out.seen(reader.seen_totals(next..row));
-                next = row + 1;
-            }
-            if !visit(cells, out) {
-                return false;
-            }
+            out.seen(reader.seen_totals(next..row));
+            next = row + 1;
+        }
+        if !visit(cells, out) {
+            return false;
         }
     }
     out.seen(reader.seen_totals(if reversed {
@@ -1463,19 +1477,9 @@ fn read_passing<'t, S: RowSink + ?Sized>(
         reader.views_of(row, cells, &mut out.views);
         out.hand_over(reader.row_key(row))
     };
-    let mut stopped = None;
-    for window in windows_read_ahead(reader, candidates, reversed) {
-        let mut rows = window.chunk_by(same_row);
-        let refused = if reversed {
-            rows.rev().find(|c| !answer(c))
-        } else {
-            rows.find(|c| !answer(c))
-        };
-        if let Some(cells) = refused {
-            stopped = Some(cells[0].0);
-            break;
-        }
-    }
+    let stopped = rows_read_ahead(reader, candidates, reversed)
+        .find(|c| !answer(c))
+        .map(|c| c[0].0);
     let rows = candidates.rows.clone();
     let seen = match stopped {
         None => rows,
