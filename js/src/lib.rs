@@ -264,11 +264,12 @@ impl Tabletop {
     }
 
     /// Runs a readRows request object and returns its answer packed (the
-    /// format is in `read.rs`: a `u32` length, the dictionary base, the
-    /// rows, then that many bytes of `requestStats` JSON, none unless asked
-    /// for). Past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED.
+    /// format is in `read.rs`: a header of the stats' length, the
+    /// dictionary base and the keys' length, the rows, then the
+    /// `requestStats` JSON, none unless asked for; keys asked apart are at
+    /// [`Tabletop::answer_keys_at`]). Past `maxAnswerBytes` it throws RESOURCE_EXHAUSTED.
     /// `format` says what goes as bytes rather than base64 (bit 0 the cell
-    /// values, bit 1 the row keys; see `read::Format`);
+    /// values, bit 1 the row keys) and bit 2 keys apart (see `read::Format`);
     /// `known` is how many dictionary entries the caller holds. Answers
     /// the answer's length; the answer itself is in this module's memory at
     /// [`Tabletop::answer_at`], until the next call.
@@ -373,6 +374,16 @@ impl Tabletop {
     pub fn answer_at(&self) -> u32 {
         // wasm32 addresses are 32-bit.
         read::len32(self.answer.buf.as_ptr() as usize)
+    }
+
+    /// Where the keys' text of the last answer asked with its keys apart
+    /// (format bit 2) starts in this module's memory; the answer's header
+    /// says how long it is. Read as the answer is, before the next call.
+    #[wasm_bindgen(getter = answerKeysAt)]
+    #[must_use]
+    pub fn answer_keys_at(&self) -> u32 {
+        // wasm32 addresses are 32-bit.
+        read::len32(self.answer.keys().as_ptr() as usize)
     }
 
     /// Gives back the memory of the last answer if it was unusually large
@@ -591,11 +602,11 @@ mod tests {
         };
         // A row: the header, the key and one cell.
         let n = read(&mut t, &packed_read(table, &[b"k"]));
-        assert!(n > 8 && n < READ_FAILED, "{n}");
+        assert!(n > 12 && n < READ_FAILED, "{n}");
         assert_eq!(n as usize, t.answer.buf.len());
         assert!(t.failure.is_none());
         // No row: the header alone.
-        assert_eq!(read(&mut t, &packed_read(table, &[b"nope"])), 8);
+        assert_eq!(read(&mut t, &packed_read(table, &[b"nope"])), 12);
         // A missing table fails; its error waits.
         let missing = packed_read("projects/p/instances/i/tables/u", &[b"k"]);
         assert_eq!(read(&mut t, &missing), READ_FAILED);

@@ -764,9 +764,11 @@ describe('the strings dictionary kept across calls', () => {
   });
 
   test('row keys of any bytes and length read as the JSON path writes them', () => {
-    // In Node, keys cross from wasm as their bytes and Buffer writes their
-    // base64 (js/src/read.rs, Format): every byte value, lengths around the
-    // base64 groups of 3, keys up to the 4 KiB limit, the first row of an answer, a
+    // A whole answer's keys come as one base64 text that each key is cut
+    // from; in Node, a chunk's keys cross from wasm as their bytes and
+    // Buffer writes their base64 (js/src/read.rs, Format): every byte
+    // value, lengths around the base64 groups of 3, keys up to the 4 KiB
+    // limit (past the packer's stack copy), the first row of an answer, a
     // one-cell row and a many-cell one, in whole answers, with values as
     // bytes, and through the iterator's chunks.
     const db = withTable({ a: {}, b: {} });
