@@ -284,7 +284,7 @@ impl Packed {
     /// A family name; a row's families repeat from row to row.
     fn family(&mut self, name: &str) {
         for id in self.families.into_iter().flatten() {
-            if self.dict.key(id) == (Kind::Text, name.as_bytes()) {
+            if self.dict.holds(id, Kind::Text, name.as_bytes()) {
                 self.shared_ref(id);
                 return;
             }
@@ -298,7 +298,7 @@ impl Packed {
         let at = self.columns.len();
         if let Some(&id) = self.prev_columns.get(at)
             && (id as usize) < self.dict.len()
-            && self.dict.key(id) == (Kind::Base64, q)
+            && self.dict.holds(id, Kind::Base64, q)
         {
             self.shared_ref(id);
             self.columns.push(id);
