@@ -580,8 +580,12 @@ class Unpacker {
     this.rawValues = false;
     this.rawKeys = false;
     this.keysApart = false;
-    this.keyText = '';
+    this.keyViews = NO_VIEWS;
     this.keyAt = 0;
+    this.keysEnd = 0;
+    this.keyText = '';
+    this.pieceAt = 0;
+    this.pieceEnd = 0;
     this.flat = false;
     this.u8 = NO_VIEWS.u8;
     this.view = NO_VIEWS.view;
@@ -596,15 +600,20 @@ class Unpacker {
 
   /**
    * Points this unpacker at the rows from `at` to `end` of `views`,
-   * packed as `format` says; `keyText` is the rows' keys' text when they
-   * came apart (format bit 2), one after the other.
+   * packed as `format` says; when the keys came apart (format bit 2),
+   * their text, one after the other, is `keysAt` to `keysEnd` of
+   * `keyViews`.
    */
-  aim(views, at, end, { raw, flat }, format, shared, keyText = '') {
+  aim(views, at, end, { raw, flat }, format, shared, keyViews = NO_VIEWS, keysAt = 0, keysEnd = 0) {
     this.rawValues = raw;
     this.rawKeys = (format & 2) !== 0;
     this.keysApart = (format & 4) !== 0;
-    this.keyText = keyText;
-    this.keyAt = 0;
+    this.keyViews = keyViews;
+    this.keyAt = keysAt;
+    this.keysEnd = keysEnd;
+    this.keyText = '';
+    this.pieceAt = keysAt;
+    this.pieceEnd = keysAt;
     this.flat = flat;
     this.u8 = views.u8;
     this.view = views.view;
@@ -626,6 +635,7 @@ class Unpacker {
    * are read (allocating nothing: an unpacker let go of reads no row).
    */
   release() {
+    this.keyViews = NO_VIEWS;
     this.keyText = '';
     this.u8 = NO_VIEWS.u8;
     this.view = NO_VIEWS.view;
@@ -661,24 +671,33 @@ class Unpacker {
   }
 
   /**
-   * A row's key: cut from the answer's keys' text, inline base64 text, or
-   * its bytes that Node writes as base64. A key cut from the keys' text
-   * is a view of it (V8 makes a sliced string from 13 characters on), so
-   * a key kept holds its answer's keys' text alive: about 1 MiB for an
-   * answer of 33,433 rows of 23-byte keys.
+   * A row's key: cut from a piece of the answer's keys' text, inline
+   * base64 text, or its bytes that Node writes as base64. A key cut from
+   * a piece is a view of it (V8 makes a sliced string from 13 characters
+   * on), so a key kept holds its piece alive: at most KEY_PIECE_BYTES
+   * (more only for a key longer than that).
    */
   key() {
     if (this.keysApart) {
-      const n = this.u32();
       const s = this.keyAt;
-      this.keyAt = s + n;
-      return this.keyText.slice(s, s + n);
+      const e = s + this.u32();
+      this.keyAt = e;
+      if (e > this.pieceEnd) this.piece(s, e);
+      return this.keyText.slice(s - this.pieceAt, e - this.pieceAt);
     }
     if (!this.rawKeys) return this.str();
     const n = this.u32();
     const s = this.at;
     this.at = s + n;
     return this.node.base64Slice(s, s + n);
+  }
+
+  /** Makes the keys' text from `s` (to `e` at least) the piece keys are cut from. */
+  piece(s, e) {
+    const end = Math.min(this.keysEnd, Math.max(e, s + KEY_PIECE_BYTES));
+    this.keyText = asciiText(this.keyViews, s, end);
+    this.pieceAt = s;
+    this.pieceEnd = end;
   }
 
   /** A cell's value: base64 text (undefined for none) or a view of its bytes. */
@@ -858,15 +877,22 @@ const KEYS_AS_BYTES = NodeBuffer !== null && typeof NodeBuffer.prototype.base64S
  * The four sets of read options, made once (a read allocates none), each
  * with the `format` numbers wasm packs its answers by: bit 0 values as
  * bytes, bit 1 row keys as bytes, bit 2 row keys' text apart. A whole
- * answer has its keys apart: the reader makes one string of all their
- * text and cuts each key from it: in Node, 33,433 keys of 23 bytes cost
- * 2.4 ms as one base64Slice each (a call into C++ per key) and 0.7 ms as
- * cuts, and the packer's base64 of them in wasm about 0.4 ms. A cursor's
- * chunk (`chunkFormat`) has no place for them.
+ * answer has its keys apart: the reader makes their text into strings
+ * a piece at a time and cuts each key from one. In Node, 33,433 keys of
+ * 23 bytes cost 2.4 ms as one base64Slice each (a call into C++ per key)
+ * and 0.7 ms as cuts, and the packer's base64 of them in wasm about
+ * 0.4 ms. A cursor's chunk (`chunkFormat`) has no place for them.
  */
 const READ_OPTIONS = [false, true].flatMap((flat) => [false, true].map((raw) => ({
   raw, flat, format: (raw ? 1 : 0) | 4, chunkFormat: (raw ? 1 : 0) | (KEYS_AS_BYTES ? 2 : 0),
 })));
+
+/**
+ * How much of an answer's keys' text is made into one string at a time
+ * (keys are cut from it): few calls, and a kept key holds at most this
+ * much alive.
+ */
+const KEY_PIECE_BYTES = 16384;
 
 /** Bytes `u8[s .. e]` of `views`, ASCII, as one string. */
 function asciiText(views, s, e) {
@@ -1176,10 +1202,9 @@ function makeTabletop(raw, notLoaded = () => null) {
       // values stay views into the answer, so that answer is copied first.
       const at = this.#raw.answerAt;
       const keysAt = this.#raw.answerKeysAt;
-      let views = memoryViews();
-      // The keys' text is made into one string here, before the answer
-      // may be copied.
-      const keyText = asciiText(views, keysAt, keysAt + views.view.getUint32(at + 8, true));
+      const keyViews = memoryViews();
+      const keysEnd = keysAt + keyViews.view.getUint32(at + 8, true);
+      let views = keyViews;
       let start = at;
       if (opts.raw) {
         views = viewsOf(views.u8.slice(at, at + length).buffer);
@@ -1201,7 +1226,7 @@ function makeTabletop(raw, notLoaded = () => null) {
       const end = start + length - statsLength;
       let rows;
       try {
-        rows = answers.aim(views, start + 12, end, opts, opts.format, shared, keyText).rows([]);
+        rows = answers.aim(views, start + 12, end, opts, opts.format, shared, keyViews, keysAt, keysEnd).rows([]);
       } finally {
         answers.release();
       }

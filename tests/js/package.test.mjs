@@ -804,6 +804,32 @@ describe('the strings dictionary kept across calls', () => {
     assert.deepEqual(all.map((k) => k.toString('hex')).sort(), keys.map((k) => Buffer.from(k).toString('hex')).sort());
   });
 
+  test('keys whose text runs across many pieces all read as the JSON path writes them', () => {
+    // The reader makes a whole answer's keys' text into strings 16 KiB at
+    // a time and cuts keys from them (tabletop.js, KEY_PIECE_BYTES): 3,000
+    // keys of 2 to 91 bytes (about 190 KB as base64) cross many pieces'
+    // ends, most of them inside a key; and one key at the 4 KiB limit.
+    const db = withTable({ a: {} });
+    const keys = [];
+    for (let i = 0; i < 3000; i++) {
+      keys.push(Uint8Array.from({ length: 2 + ((i * 7) % 90) }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 255 : (i * 31 + j * 7) % 256)));
+    }
+    keys.push(Uint8Array.from({ length: 4096 }, (_, j) => (j === 0 ? 0xfe : (j * 13) % 256)));
+    for (let i = 0; i < keys.length; i += 500) {
+      const entries = keys.slice(i, i + 500).map((rowKey, n) => ({
+        rowKey, mutations: [{ setCell: { familyName: 'a', columnQualifier: bytes('q'), timestampMicros: 1000, value: bytes(`v${n}`) } }],
+      }));
+      assert.ok(db.mutateRows({ tableName: TABLE, entries }).entries.every((e) => e.status.code === 0));
+    }
+    for (const req of [{ tableName: TABLE }, { tableName: TABLE, reversed: true }, { tableName: TABLE, rowsLimit: 1777 }]) {
+      sameAsHandle(db, req);
+      const expected = viaHandle(db, 'readRows', asJson(req)).response.rows.map((r) => r.key);
+      assert.deepEqual(db.readRows(req, { values: 'bytes' }).rows.map((r) => r.key), expected);
+    }
+    const all = db.readRows({ tableName: TABLE }).rows.map((r) => Buffer.from(r.key, 'base64').toString('hex'));
+    assert.deepEqual(all.sort(), keys.map((k) => Buffer.from(k).toString('hex')).sort());
+  });
+
   test('one-byte values, repeated timestamps, and an answer that failed part way', () => {
     // The packer keeps each one-byte value's dictionary entry and the last
     // timestamp's (js/src/read.rs): an answer that failed after sending new
