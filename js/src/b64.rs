@@ -34,9 +34,25 @@ pub(crate) fn encoded_len(n: usize) -> usize {
     n.div_ceil(3) * 4
 }
 
+/// Appends `bytes` as base64 to `out`. Text up to 64 bytes is made on the
+/// stack and copied once, rather than into zeroes `out` was first grown
+/// with.
+pub(crate) fn extend(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = encoded_len(bytes.len());
+    let mut text = [0u8; 64];
+    if let Some(text) = text.get_mut(..n) {
+        encode_into(bytes, text);
+        out.extend_from_slice(text);
+    } else {
+        let at = out.len();
+        out.resize(at + n, 0);
+        encode_into(bytes, &mut out[at..]);
+    }
+}
+
 /// Writes `bytes` as base64 into `out`, which is exactly
 /// [`encoded_len`]`(bytes.len())` long.
-pub(crate) fn encode_into(bytes: &[u8], out: &mut [u8]) {
+fn encode_into(bytes: &[u8], out: &mut [u8]) {
     if bytes.len() > SHORT {
         // `out` is exactly the encoded length, so this cannot fail.
         let _ = STANDARD.encode_slice(bytes, out);
@@ -100,5 +116,20 @@ mod tests {
         assert_eq!(encode(&[0xff; 3]), "////");
         assert_eq!(encode(&[0xfb, 0xff]), "+/8=");
         assert_eq!(encode(b""), "");
+    }
+
+    #[test]
+    fn extending_appends_the_same_text_on_and_off_the_stack() {
+        // Around the stack copy's bound of 64 characters (48 bytes).
+        for n in [0, 1, 47, 48, 49, 100] {
+            let bytes: Vec<u8> = (0..n as u32).map(|i| (i * 89 + 3) as u8).collect();
+            let mut out = b"x".to_vec();
+            extend(&mut out, &bytes);
+            assert_eq!(
+                out,
+                [b"x".as_slice(), STANDARD.encode(&bytes).as_bytes()].concat(),
+                "{n}"
+            );
+        }
     }
 }

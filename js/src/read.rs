@@ -363,9 +363,7 @@ impl Packed {
         }
         let flag = if shared { SHARED_NEW } else { 0 };
         self.buf.extend_from_slice(&(len32(n) | flag).to_le_bytes());
-        let at = self.buf.len();
-        self.buf.resize(at + n, 0);
-        b64::encode_into(bytes, &mut self.buf[at..]);
+        b64::extend(&mut self.buf, bytes);
         shared.then(|| self.dict.add(Kind::Base64, bytes))
     }
 }
@@ -425,15 +423,7 @@ impl RowSink for Packed {
         if self.format.keys_apart {
             let n = b64::encoded_len(row.key.len());
             self.buf.extend_from_slice(&len32(n).to_le_bytes());
-            let mut text = [0u8; KEY_TEXT_ON_STACK];
-            if let Some(text) = text.get_mut(..n) {
-                b64::encode_into(row.key, text);
-                self.keys.extend_from_slice(text);
-            } else {
-                let at = self.keys.len();
-                self.keys.resize(at + n, 0);
-                b64::encode_into(row.key, &mut self.keys[at..]);
-            }
+            b64::extend(&mut self.keys, row.key);
         } else if self.format.raw_keys {
             self.raw(row.key);
         } else {
@@ -515,9 +505,6 @@ pub(crate) fn answer(
 
 /// A whole answer's header: `stats_len:u32 base:u32 keys_len:u32`.
 const HEADER_BYTES: usize = 12;
-
-/// Keys' text up to this long is made on the stack and copied once.
-const KEY_TEXT_ON_STACK: usize = 64;
 
 /// A reused answer buffer keeps at most this much memory between calls.
 const KEEP_BYTES: usize = 1 << 20;
